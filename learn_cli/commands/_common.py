@@ -1,0 +1,150 @@
+"""What every command shares: global state, the store, the project, errors, output mode.
+
+Exit codes (documented in the README and the man page): 0 ok, 1 user error (one line on
+stderr), 2 usage error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+
+import typer
+
+EXIT_OK = 0
+EXIT_USER = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+@dataclass
+class State:
+    home: str | None = None
+    project_path: str | None = None
+    _store: object = field(default=None, repr=False)
+    _project: object = field(default=None, repr=False)
+
+
+class UserError(Exception):
+    def __init__(self, message: str, code: int = EXIT_USER):
+        super().__init__(message)
+        self.code = code
+
+
+def fail(message: str, code: int = EXIT_USER):
+    """Stop the command with one clear line on stderr."""
+    raise UserError(message, code)
+
+
+def state(ctx: typer.Context) -> State:
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, State) else State()
+
+
+def open_store(st: State):
+    """The store, created on first use (announced once on stderr)."""
+    if st._store is None:
+        from learn_cli.store.repo import Store
+
+        store = Store(st.home)
+        if store.first_run:
+            sys.stderr.write(f"learn: created a new store at {store.home}\n")
+        st._store = store
+    return st._store
+
+
+def current_project(st: State, register: bool = True):
+    """The project of `--project` (default: the current directory), registered in the store."""
+    if st._project is None:
+        from learn_cli.store.project import identify
+
+        path = st.project_path or os.getcwd()
+        if st.project_path and not os.path.isdir(os.path.expanduser(path)):
+            fail(f"--project {path}: no such folder")
+        st._project = identify(path)
+    if register:
+        open_store(st).register_project(st._project)
+    return st._project
+
+
+def is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def json_out(obj) -> None:
+    """Stable JSON for scripts: sorted keys, UTF-8, one document."""
+    import orjson
+
+    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
+
+
+def run_guarded(call) -> int:
+    """Run the click/typer app; turn every user-facing error into one line and an exit code."""
+    from typer.exceptions import TyperException
+
+    from learn_cli.store.repo import StoreError
+
+    try:
+        result = call()
+        return result if isinstance(result, int) else EXIT_OK
+    except UserError as exc:
+        _error_line(str(exc))
+        return exc.code
+    except StoreError as exc:
+        _error_line(str(exc))
+        return EXIT_USER
+    except typer.Exit as exc:
+        return exc.exit_code
+    except TyperException as exc:  # usage errors (typer vendors click): usage line + message
+        show = getattr(exc, "show", None)
+        show() if show else _error_line(exc.format_message())
+        return getattr(exc, "exit_code", EXIT_USAGE)
+    except typer.Abort:
+        _error_line("aborted")
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        _error_line("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return EXIT_OK
+    except PermissionError as exc:
+        _error_line(f"permission denied: {exc.filename or exc}")
+        return EXIT_USER
+    except OSError as exc:
+        _error_line(f"{exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''}")
+        return EXIT_USER
+    except Exception as exc:  # a bug of ours: one line for the user, the traceback to a file
+        if os.environ.get("LEARN_DEBUG"):
+            raise
+        where = _save_traceback()
+        _error_line(f"internal error: {type(exc).__name__}: {exc} (details in {where})")
+        return EXIT_USER
+
+
+def _save_traceback() -> str:
+    import tempfile
+    import traceback
+
+    path = os.path.join(tempfile.gettempdir(), f"learn-crash-{os.getpid()}.txt")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(traceback.format_exc())
+    except OSError:
+        return "nowhere: could not write the report"
+    return path
+
+
+def _error_line(message: str) -> None:
+    sys.stderr.write(f"learn: error: {' '.join(message.split())}\n")
+
+
+def _quiet_broken_pipe() -> None:
+    # stdout was closed early (`learn recall x | head -1`): silence the interpreter's flush error.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass

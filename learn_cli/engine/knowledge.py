@@ -1,0 +1,98 @@
+"""Storing a learning the way every entry point must: the same key merges, never duplicates.
+
+Used by `learn`, `learn add`, `learn import` and automatic capture, so the merge rule (SPEC
+§2.2) lives in exactly one place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from learn_cli.store.record import now_iso
+
+LIVE = ("pending", "active", "global", "conflicted")
+
+
+class Outcome(NamedTuple):
+    record: dict  # the record as stored
+    path: Path  # the file it is in
+    merged: bool  # merged into an existing learning with the same key
+    before_frequency: int | None  # that learning's frequency before the merge
+    global_merge: tuple | None  # (old frequency, new frequency) of a global learning bumped too
+
+
+def key_for(rec: dict) -> str:
+    """The dedup key of a record that has none yet."""
+    from learn_cli.engine.keys import error_key, text_key
+
+    if rec.get("type", "error") == "error" and (rec.get("error") or "").strip():
+        return error_key(rec["error"], rec.get("command"), rec.get("tool"))
+    return text_key(" ".join(str(rec.get(f) or "") for f in ("context", "fix")))
+
+
+def find_same(store, key: str, path: Path) -> tuple[Path, dict] | None:
+    """The live learning with this key in this file, if any."""
+    for rel, _scope, _pid, rec in store.index.by_key(key, LIVE):
+        if store.path_of(rel) == Path(path):
+            return store.path_of(rel), rec
+    return None
+
+
+def remember(store, project, rec: dict, to_global: bool = False, bump_global: bool = True) -> Outcome:
+    """Store `rec` in the project's file (or the global one); merge with the same key."""
+    from learn_cli.engine.merge import merge
+
+    rec.setdefault("key", "")
+    if not rec["key"]:
+        rec["key"] = key_for(rec)
+    if project is not None:
+        rec["project"] = rec.get("project") or project.name
+        projects = list(rec.get("projects") or [])
+        if project.id not in projects:
+            projects.append(project.id)
+        rec["projects"] = projects
+    if to_global:
+        rec["status"] = "global"
+        path = store.global_file(rec)
+    else:
+        path = store.layout.learnings(project.id)
+        store.layout.ensure_project(project.id)
+    store.refresh([path])
+    same = find_same(store, rec["key"], path)
+    if same is None:
+        store.put(path, rec)
+        outcome = Outcome(rec, path, False, None, None)
+    else:
+        before = int(same[1].get("frequency") or 1)
+        merged = store.update(path, same[1]["id"], lambda cur: _merged(merge, cur, rec))
+        outcome = Outcome(merged or same[1], path, True, before, None)
+    if bump_global and not to_global:
+        outcome = outcome._replace(global_merge=_bump_global(store, project, rec))
+    return outcome
+
+
+def _merged(merge, current: dict, new: dict) -> dict:
+    out = merge(current, new)
+    out["last_used"] = now_iso()
+    return out
+
+
+def _bump_global(store, project, rec: dict) -> tuple[int, int] | None:
+    """A global learning with the same key was seen again: frequency + 1, project added."""
+    path = store.global_file(rec)
+    store.refresh([path])
+    same = find_same(store, rec["key"], path)
+    if same is None:
+        return None
+    before = int(same[1].get("frequency") or 1)
+
+    def bump(cur: dict) -> dict:
+        cur["frequency"] = before + 1
+        cur["last_used"] = now_iso()
+        if project is not None and project.id not in (cur.get("projects") or []):
+            cur["projects"] = list(cur.get("projects") or []) + [project.id]
+        return cur
+
+    store.update(path, same[1]["id"], bump)
+    return before, before + 1

@@ -1,0 +1,451 @@
+"""Shell-command understanding: segments, wrappers, the program that really runs.
+
+Stdlib only and cheap to import (hot path). Everything here is tolerant of the
+commands agents actually type and of transcript exports that cut commands short:
+nothing raises on unbalanced quotes or odd syntax.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = [
+    "split_segments",
+    "tokenize",
+    "unwrap",
+    "program",
+    "canonical_program",
+    "normalize_command",
+]
+
+# Segments that only prepare the shell for the command that follows them.
+_SETUP_PROGRAMS = frozenset({"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask"})
+
+# Wrappers that run their arguments as a command, after their own options.
+# Value: options that consume the next token as their argument.
+_PLAIN_WRAPPERS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-C", "-h", "-p", "-U", "-r", "-t", "-D", "-T", "--user", "--group", "--prompt", "--chdir"}),
+    "doas": frozenset({"-u", "-C"}),
+    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}),
+    "time": frozenset({"-f", "-o", "--format", "--output"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "-n", "-p", "--class", "--classdata"}),
+    "nohup": frozenset(),
+    "command": frozenset(),
+    "exec": frozenset({"-a"}),
+    "builtin": frozenset(),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "xvfb-run": frozenset({"-s", "-n", "-e", "-f", "--server-args", "--server-num"}),
+    "npx": frozenset({"-p", "--package", "-c", "--call"}),
+    "bunx": frozenset({"-p", "--package"}),
+    "uvx": frozenset({"--from", "--with", "--python", "-p", "--index", "--with-requirements"}),
+    "pnpx": frozenset(),
+}
+
+# `<tool> <sub>` pairs that run the rest as a command (e.g. `uv run pytest`).
+_RUNNER_OPTS_UV = frozenset({
+    "--with", "--with-requirements", "--with-editable", "--python", "-p", "--project", "--directory",
+    "--extra", "--group", "--only-group", "--package", "--env-file", "--index", "--default-index",
+    "--extra-index-url", "--index-url", "--no-group", "--script", "-w",
+})
+_SUB_WRAPPERS: dict[tuple[str, str], frozenset[str]] = {
+    ("uv", "run"): _RUNNER_OPTS_UV,
+    ("uv", "tool"): frozenset(),  # `uv tool run X`: "run" is skipped below as a second step
+    ("poetry", "run"): frozenset({"-C", "--directory", "-P", "--project"}),
+    ("pipenv", "run"): frozenset(),
+    ("pdm", "run"): frozenset({"-p", "--project"}),
+    ("rye", "run"): frozenset(),
+    ("hatch", "run"): frozenset(),
+    ("conda", "run"): frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
+    ("micromamba", "run"): frozenset({"-n", "--name", "-p", "--prefix"}),
+    ("pnpm", "exec"): frozenset({"-C", "--dir", "--filter", "-F"}),
+    ("pnpm", "dlx"): frozenset({"--package"}),
+    ("yarn", "dlx"): frozenset({"-p", "--package"}),
+    ("yarn", "exec"): frozenset(),
+    ("npm", "exec"): frozenset({"-p", "--package", "-c", "--call", "-w", "--workspace"}),
+    ("bun", "x"): frozenset({"-p", "--package"}),
+    ("bundle", "exec"): frozenset(),
+    ("dotenv", "run"): frozenset({"-f", "--file"}),
+}
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_PYTHON_RE_SRC = r"(?:python(?:\d+(?:\.\d+)*)?[tw]?|py|pypy\d*(?:\.\d+)?)"
+_ASSIGNMENT_RE_SRC = r"[A-Za-z_][A-Za-z0-9_]*\+?=.*"
+# Python options that take a value before `-m` (`python -X importtime -m mod`).
+_PYTHON_VALUE_OPTS = frozenset({"-X", "-W", "-Q"})
+
+
+@functools.cache
+def _python_re() -> re.Pattern[str]:
+    return re.compile(_PYTHON_RE_SRC + r"(?:\.exe)?", re.IGNORECASE)
+
+
+@functools.cache
+def _assignment_re() -> re.Pattern[str]:
+    return re.compile(_ASSIGNMENT_RE_SRC, re.DOTALL)
+
+
+# ---------------------------------------------------------------------------
+# Lexing
+
+
+def split_segments(command: str) -> list[str]:
+    """Split a shell line on `&&`, `||`, `;`, `|`, `|&` and newlines outside quotes.
+
+    Quotes, backslash escapes, `$(...)`, backticks and heredoc bodies are kept
+    whole. Unbalanced quotes swallow the rest of the line; never raises.
+    Empty segments are dropped; each segment is stripped.
+    """
+    return [text for text, _op in _split_with_ops(command or "")]
+
+
+def _split_with_ops(command: str) -> list[tuple[str, str]]:
+    """Segments paired with the operator that ends them ('' for the last one)."""
+    out: list[tuple[str, str]] = []
+    buf: list[str] = []
+    quote = ""  # current quote char, or "" outside quotes
+    depth = 0  # nesting of $( ... ) and ( ... ) outside quotes
+    pending: list[str] = []  # heredoc delimiters whose bodies start at the next newline
+    i, n = 0, len(command)
+
+    def flush(op: str) -> None:
+        text = "".join(buf).strip()
+        buf.clear()
+        if text:
+            out.append((text, op))
+        elif out and op:
+            # `a && ; b` or leading operator: keep the stronger meaning on the previous one
+            out[-1] = (out[-1][0], out[-1][1] or op)
+
+    while i < n:
+        ch = command[i]
+        if ch == "\\" and quote != "'" and i + 1 < n:
+            buf.append(command[i : i + 2])
+            i += 2
+            continue
+        if quote:
+            if ch == quote:
+                quote = ""
+            buf.append(ch)
+            i += 1
+            continue
+        if ch in "'\"`":
+            quote = ch
+            buf.append(ch)
+            i += 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        elif depth == 0:
+            two = command[i : i + 2]
+            if two == "<<" and command[i + 2 : i + 3] != "<":
+                delimiter, end = _heredoc_delimiter(command, i + 2)
+                if delimiter:
+                    pending.append(delimiter)
+                buf.append(command[i:end])
+                i = end
+                continue
+            if ch == "\n" and pending:
+                end = _heredoc_body_end(command, i, pending)
+                buf.append(command[i:end])
+                pending.clear()
+                i = end
+                continue
+            if two in ("&&", "||", "|&"):
+                flush(two)
+                i += 2
+                continue
+            if ch in "|;\n":
+                # `>|` (clobber) and `;;` are rare enough to treat plainly
+                flush("\n" if ch == "\n" else ch)
+                i += 1
+                continue
+        buf.append(ch)
+        i += 1
+    flush("")
+    return out
+
+
+def _heredoc_delimiter(command: str, start: int) -> tuple[str, int]:
+    """Delimiter word of a heredoc whose `<<` ends at start, and where the word ends."""
+    i, n = start, len(command)
+    if i < n and command[i] in "-~":
+        i += 1
+    while i < n and command[i] in " \t":
+        i += 1
+    j = i
+    while j < n and not command[j].isspace() and command[j] not in ";|&<>()":
+        j += 1
+    word = command[i:j].replace("'", "").replace('"', "").replace("\\", "")
+    return word, j
+
+
+def _heredoc_body_end(command: str, newline: int, delimiters: list[str]) -> int:
+    """Index just after the last heredoc body that starts at `newline` (end of text if cut)."""
+    pos = newline + 1
+    for delimiter in delimiters:
+        while pos <= len(command):
+            end = command.find("\n", pos)
+            line = command[pos:] if end < 0 else command[pos:end]
+            pos = len(command) if end < 0 else end
+            if line.strip() == delimiter:
+                break
+            if end < 0:
+                return len(command)
+            pos = end + 1
+        else:
+            return len(command)
+    return pos
+
+
+def tokenize(segment: str) -> list[str]:
+    """POSIX-like word splitting with quotes removed; tolerant (never raises).
+
+    An unbalanced quote extends to the end of the text. Operators are not
+    split off words (call on a segment from split_segments).
+    """
+    tokens: list[str] = []
+    buf: list[str] = []
+    in_word = False
+    quote = ""
+    i, n = 0, len(segment or "")
+    while i < n:
+        ch = segment[i]
+        if quote == "'":
+            if ch == "'":
+                quote = ""
+            else:
+                buf.append(ch)
+            i += 1
+            continue
+        if quote == '"':
+            if ch == "\\" and i + 1 < n and segment[i + 1] in '"\\$`':
+                buf.append(segment[i + 1])
+                i += 2
+                continue
+            if ch == '"':
+                quote = ""
+            else:
+                buf.append(ch)
+            i += 1
+            continue
+        if ch.isspace():
+            if in_word:
+                tokens.append("".join(buf))
+                buf.clear()
+                in_word = False
+            i += 1
+            continue
+        in_word = True
+        if ch == "\\" and i + 1 < n:
+            if segment[i + 1] != "\n":
+                buf.append(segment[i + 1])
+            i += 2
+            continue
+        if ch in "'\"":
+            quote = ch
+        else:
+            buf.append(ch)
+        i += 1
+    if in_word:
+        tokens.append("".join(buf))
+    return tokens
+
+
+# ---------------------------------------------------------------------------
+# Unwrapping
+
+
+def _basename(token: str) -> str:
+    token = token.rstrip("/\\")
+    cut = max(token.rfind("/"), token.rfind("\\"))
+    return token[cut + 1 :] if cut >= 0 else token
+
+
+def _is_assignment(token: str) -> bool:
+    return "=" in token and not token.startswith("-") and _assignment_re().fullmatch(token) is not None
+
+
+def _skip_options(tokens: list[str], start: int, value_opts: frozenset[str]) -> int:
+    """Index of the first non-option token at or after start (`--` ends options)."""
+    i = start
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "--":
+            return i + 1
+        if not tok.startswith("-") or tok == "-":
+            return i
+        if tok in value_opts and "=" not in tok:
+            i += 2
+        else:
+            i += 1
+    return i
+
+
+def _is_python(token: str) -> bool:
+    return _python_re().fullmatch(_basename(token)) is not None
+
+
+def _strip_npx_version(name: str) -> str:
+    """`create-vite@latest` -> `create-vite`; `@scope/pkg@1` -> `@scope/pkg`."""
+    at = name.rfind("@")
+    return name[:at] if at > 0 else name
+
+
+def _unwrap_once(tokens: list[str]) -> list[str] | None:
+    """Remove one layer of wrapper; None when the tokens are not wrapped."""
+    if not tokens:
+        return None
+    head = tokens[0]
+    if _is_assignment(head):
+        i = 0
+        while i < len(tokens) and _is_assignment(tokens[i]):
+            i += 1
+        return tokens[i:]
+    name = _basename(head).lower()
+    if name.endswith(".exe"):
+        name = name[:-4]
+    if name in _PLAIN_WRAPPERS:
+        i = _skip_options(tokens, 1, _PLAIN_WRAPPERS[name])
+        if name == "env":
+            while i < len(tokens) and _is_assignment(tokens[i]):
+                i += 1
+        rest = tokens[i:]
+        if rest and name in ("npx", "bunx", "uvx", "pnpx"):
+            rest = [_strip_npx_version(rest[0]), *rest[1:]]
+        return rest or None
+    if name == "timeout":
+        i = _skip_options(tokens, 1, frozenset({"-s", "-k", "--signal", "--kill-after"}))
+        return tokens[i + 1 :] or None  # skip the duration
+    if len(tokens) >= 2 and (name, tokens[1]) in _SUB_WRAPPERS:
+        i = _skip_options(tokens, 2, _SUB_WRAPPERS[(name, tokens[1])])
+        if name == "uv" and tokens[1] == "tool":
+            if i < len(tokens) and tokens[i] == "run":
+                i = _skip_options(tokens, i + 1, _PLAIN_WRAPPERS["uvx"])
+            else:
+                return None  # `uv tool install …` is uv itself
+        rest = tokens[i:]
+        if rest and tokens[1] in ("dlx", "x"):
+            rest = [_strip_npx_version(rest[0]), *rest[1:]]
+        return rest or None
+    if name in _SHELLS and len(tokens) >= 3 and tokens[1].startswith("-") and "c" in tokens[1]:
+        inner = unwrap(tokens[2])
+        return inner or None
+    if _is_python(head):
+        return _unwrap_python_module(tokens)
+    return None
+
+
+def _unwrap_python_module(tokens: list[str]) -> list[str] | None:
+    """`python [-opts] -m mod args` -> `mod args`; None for scripts and `-c`."""
+    i = 1
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "-m" and i + 1 < len(tokens):
+            return tokens[i + 1 :]
+        if tok.startswith("-m") and len(tok) > 2:  # `-mpytest`
+            return [tok[2:], *tokens[i + 1 :]]
+        if not tok.startswith("-") or tok.startswith("-c"):
+            return None
+        i += 2 if tok in _PYTHON_VALUE_OPTS else 1
+    return None
+
+
+def _main_segment(command: str) -> str:
+    """The segment that does the work: setup segments joined by `&&`/`;` are skipped.
+
+    `cd app && npm test` -> `npm test`; `source .venv/bin/activate && pytest` ->
+    `pytest`; `curl … | jq .` -> `curl …` (the first command of a pipeline).
+    A line of setup segments only (`cd src`) is its own main segment.
+    """
+    parts = _split_with_ops(command or "")
+    if not parts:
+        return ""
+    for text, op in parts:
+        tokens = tokenize(text)
+        while tokens and _is_assignment(tokens[0]):
+            tokens = tokens[1:]
+        name = _basename(tokens[0]).lower() if tokens else ""
+        if name in _SETUP_PROGRAMS and op in ("&&", ";", "\n"):
+            continue
+        return text
+    return parts[-1][0]
+
+
+def unwrap(command: str) -> list[str]:
+    """Tokens of the main segment with every wrapper removed.
+
+    Wrappers: `sudo`/`doas`, `env` and `VAR=val`, `time`, `nice`, `nohup`,
+    `timeout N`, `command`/`exec`, `uv run`/`uvx`/`uv tool run`, `poetry run`,
+    `pipenv run`, `pdm run`, `npx`, `pnpm exec`/`dlx`, `bunx`/`bun x`,
+    `yarn dlx`/`exec`, `npm exec`, `bash -c '…'`, `python -m X` -> `X`;
+    the program token itself becomes its basename (`.venv/bin/ruff` -> `ruff`).
+    Leading `cd DIR &&`, `source X &&`, `. X &&`, `export …;` segments are skipped.
+    """
+    tokens = tokenize(_main_segment(command))
+    for _ in range(12):  # wrappers nest (`sudo env A=1 uv run python -m x`); bounded
+        inner = _unwrap_once(tokens)
+        if inner is None:
+            break
+        tokens = inner
+    if tokens:
+        tokens = [_basename(tokens[0]) or tokens[0], *tokens[1:]]
+    return tokens
+
+
+def canonical_program(name: str) -> str:
+    """Lower-cased basename with interpreter versions folded: python3.11 -> python."""
+    base = _basename(name).lower()
+    if base.endswith(".exe"):
+        base = base[:-4]
+    if _python_re().fullmatch(base):
+        return "python"
+    if re.fullmatch(r"pip\d+(?:\.\d+)*", base):
+        return "pip"
+    return base
+
+
+def program(command: str) -> str:
+    """The canonical program that the command runs once wrappers are removed.
+
+    `sudo -E env X=1 .venv/bin/python3 -m pytest -q` -> `pytest`;
+    `cd web && npx tsc` -> `tsc`; `python3 app.py` -> `python`. '' when empty.
+    """
+    tokens = unwrap(command)
+    return canonical_program(tokens[0]) if tokens else ""
+
+
+# ---------------------------------------------------------------------------
+# Normalisation
+
+
+@functools.cache
+def _noise_tail_re() -> re.Pattern[str]:
+    # Output plumbing at the end of a command that does not change what it does.
+    return re.compile(
+        r"(?:\s*(?:\|\s*(?:head|tail)(?:\s+-[nc]?\s*\+?\d+|\s+-[fFqv]+|\s+--lines=\d+)*"
+        r"|\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null))+\s*$"
+    )
+
+
+def normalize_command(command: str, root: str | None = None) -> str:
+    """Canonical text of a command for dedup keys and rule text.
+
+    Whitespace collapsed, absolute paths under root made relative (`root/x` ->
+    `x`, `root` -> `.`), trailing `| head -n N`, `| tail …`, `2>&1`,
+    `2>/dev/null` and `>/dev/null` removed.
+    """
+    text = " ".join((command or "").split())
+    if root:
+        base = root.rstrip("/\\")
+        if base:
+            text = text.replace(base + "/", "").replace(base + "\\", "")
+            text = re.sub(re.escape(base) + r"(?=$|[\s'\"`;|&)])", ".", text)
+    previous = None
+    while previous != text:
+        previous = text
+        text = _noise_tail_re().sub("", text).rstrip()
+    return text

@@ -1,0 +1,28 @@
+"""Rich consoles that do the right thing: colour and boxes on a terminal, plain stable text
+when piped, and no colour at all under NO_COLOR."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from rich.console import Console
+
+
+def console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    tty = stream.isatty()
+    return Console(
+        file=stream,
+        force_terminal=tty,
+        no_color=bool(os.environ.get("NO_COLOR")) or not tty,
+        highlight=False,
+        soft_wrap=not tty,
+        emoji=tty,
+        width=None if tty else 10_000,
+    )
+
+
+def fancy() -> bool:
+    """True when stdout is a terminal: use the seed's emoji and boxes; else plain text."""
+    return sys.stdout.isatty()

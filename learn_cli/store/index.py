@@ -1,0 +1,290 @@
+"""The derived SQLite index (SPEC §1.4): lookups by key and id, full-text search.
+
+The JSONL files are the truth. For every file the index remembers the (size, mtime_ns, inode)
+it last saw; whenever a file's stat differs (a crash between the append and the index update,
+a hand edit, a copy from another machine) that file alone is re-read. A missing or corrupt
+database is rebuilt from scratch, logged once. Writers update the file and then the index while
+holding the file's lock, and never wait for a file lock inside an open transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Callable, Iterable
+
+from . import jsonl
+from .locks import file_lock
+from .paths import FILE_MODE
+
+SCHEMA_VERSION = 3
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime_ns INT, ino INT,
+    lines INT, superseded INT, bad INT);
+CREATE TABLE IF NOT EXISTS learnings(rowid INTEGER PRIMARY KEY, file TEXT NOT NULL,
+    id TEXT NOT NULL, key TEXT, scope TEXT, pid TEXT, type TEXT, category TEXT, status TEXT,
+    updated TEXT, body TEXT, data TEXT, UNIQUE(file, id));
+CREATE INDEX IF NOT EXISTS learnings_key ON learnings(key);
+CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
+CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='learnings',
+    content_rowid='rowid', tokenize="unicode61 tokenchars '-_'");
+CREATE TRIGGER IF NOT EXISTS learnings_ai AFTER INSERT ON learnings BEGIN
+    INSERT INTO fts(rowid, body) VALUES (new.rowid, new.body); END;
+CREATE TRIGGER IF NOT EXISTS learnings_ad AFTER DELETE ON learnings BEGIN
+    INSERT INTO fts(fts, rowid, body) VALUES ('delete', old.rowid, old.body); END;
+CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, remote TEXT);
+"""
+
+SEARCH_FIELDS = ("context", "error", "fix", "command", "fix_command", "category", "type", "project")
+
+
+def search_body(rec: dict) -> str:
+    parts = [str(rec.get(f) or "") for f in SEARCH_FIELDS]
+    tags = rec.get("tags")
+    if isinstance(tags, list):
+        parts.extend(str(t) for t in tags)
+    return " ".join(p for p in parts if p)[:6000]
+
+
+class Index:
+    def __init__(self, layout, on_event: Callable[[str], None] | None = None):
+        self.layout = layout
+        self.path = layout.index_db
+        self.on_event = on_event or (lambda msg: None)
+        self.db = self._open()
+
+    # -- opening and rebuilding ------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            self.on_event(f"index rebuilt ({exc})")
+            self._remove_files()
+            return self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        fresh = not self.path.exists()
+        if fresh:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
+            os.close(fd)
+        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout=30000")
+            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(_SCHEMA)
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost commit is re-read
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _remove_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+
+    def rebuild(self, reason: str) -> None:
+        """Drop everything and re-read every file (corruption, schema change, user request)."""
+        self.db.close()
+        self._remove_files()
+        self.on_event(f"index rebuilt ({reason})")
+        self.db = self._connect()
+        self.refresh(self.all_files())
+
+    # -- freshness -------------------------------------------------------------------------
+    def all_files(self) -> list[Path]:
+        lay = self.layout
+        files = [lay.global_errors, lay.global_patterns, lay.global_preferences, lay.global_archive]
+        try:
+            entries = list(os.scandir(lay.projects_dir))
+        except FileNotFoundError:
+            entries = []
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.is_dir():
+                files.append(lay.learnings(entry.name))
+                files.append(lay.archive(entry.name))
+        return files
+
+    def refresh(self, paths: Iterable[Path], loads: Callable = json.loads, progress=None) -> list:
+        """Re-read the files whose stat differs from the index. Returns bad lines found."""
+        known = self._known_stats()
+        bad: list = []
+        for path in paths:
+            rel = self.rel(path)
+            st = _stat(path)
+            if st is None:
+                if rel in known:
+                    self._forget_file(rel)
+                continue
+            if known.get(rel) != st:
+                bad.extend(self.reindex_file(path, loads))
+            if progress:
+                progress()
+        return bad
+
+    def refresh_all(self, loads: Callable = json.loads, progress=None) -> list:
+        files = self.all_files()
+        live = {self.rel(p) for p in files}
+        for rel in set(self._known_stats()) - live:
+            self._forget_file(rel)
+        return self.refresh(files, loads, progress)
+
+    def _known_stats(self) -> dict:
+        rows = self.db.execute("SELECT path, size, mtime_ns, ino FROM files")
+        return {p: (s, m, i) for p, s, m, i in rows}
+
+    def reindex_file(self, path: Path, loads: Callable = json.loads) -> list:
+        """Replace the index rows of one file with what the file holds now."""
+        with file_lock(path):
+            return self._reindex_locked(path, loads)
+
+    def _forget_file(self, rel: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM learnings WHERE file=?", (rel,))
+            db.execute("DELETE FROM files WHERE path=?", (rel,))
+
+    # -- writes by our own writers (caller holds the file lock) ---------------------------
+    def record_write(self, path: Path, records: list[dict], lines_added: int) -> None:
+        """Mirror records just appended to `path` (tombstones delete) and note its new stat.
+
+        If the index had not seen the file's previous state, the file is re-read instead, so
+        an earlier crash between append and index update heals here.
+        """
+        rel = self.rel(path)
+        row = self.db.execute("SELECT size, mtime_ns, ino, lines, superseded, bad FROM files "
+                              "WHERE path=?", (rel,)).fetchone()
+        st = _stat(path)
+        if row is None or st is None:
+            self._reindex_locked(path)
+            return
+        scope, pid = self.scope_of(path)
+        with self._tx() as db:
+            for rec in records:
+                db.execute("DELETE FROM learnings WHERE file=? AND id=?", (rel, rec["id"]))
+                if rec.get("deleted") is not True:
+                    db.execute(_INSERT, self._row(rel, scope, pid, rec))
+            db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
+                       (*st, lines_added, rel))
+
+    def expect_stat(self, path: Path) -> bool:
+        """True when the index has seen `path` exactly as it is now (before our append)."""
+        row = self.db.execute("SELECT size, mtime_ns, ino FROM files WHERE path=?",
+                              (self.rel(path),)).fetchone()
+        return row is not None and tuple(row) == _stat(path)
+
+    def _reindex_locked(self, path: Path, loads: Callable = json.loads) -> list:
+        st = _stat(path)
+        loaded = jsonl.load(path, loads) if st else jsonl.Loaded({}, [], 0, 0)
+        rel = self.rel(path)
+        scope, pid = self.scope_of(path)
+        rows = [self._row(rel, scope, pid, r) for r in loaded.records.values()]
+        with self._tx() as db:
+            db.execute("DELETE FROM learnings WHERE file=?", (rel,))
+            db.executemany(_INSERT, rows)
+            if st:
+                db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
+                           (rel, *st, loaded.lines, loaded.superseded, len(loaded.bad)))
+            else:
+                db.execute("DELETE FROM files WHERE path=?", (rel,))
+        return loaded.bad
+
+    def note_project(self, pid: str, name: str, root: str, remote: str | None) -> None:
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO projects VALUES (?,?,?,?)", (pid, name, root, remote))
+
+    # -- queries ---------------------------------------------------------------------------
+    def by_key(self, key: str, statuses: tuple = ()) -> list[tuple[str, str, str, dict]]:
+        sql = "SELECT file, scope, pid, data FROM learnings WHERE key=?"
+        args: list = [key]
+        if statuses:
+            sql += f" AND status IN ({','.join('?' * len(statuses))})"
+            args.extend(statuses)
+        return [(f, s, p, json.loads(d)) for f, s, p, d in self.db.execute(sql, args)]
+
+    def by_id(self, rid: str) -> list[tuple[str, str, str, dict]]:
+        rows = self.db.execute("SELECT file, scope, pid, data FROM learnings WHERE id=?", (rid,))
+        return [(f, s, p, json.loads(d)) for f, s, p, d in rows]
+
+    def by_id_prefix(self, prefix: str, limit: int = 5) -> list[tuple[str, str, str, dict]]:
+        rows = self.db.execute("SELECT file, scope, pid, data FROM learnings WHERE id >= ? AND id < ? "
+                               "LIMIT ?", (prefix, prefix + "\uffff", limit))
+        return [(f, s, p, json.loads(d)) for f, s, p, d in rows]
+
+    def search(self, fts_query: str, limit: int = 200, scopes: tuple = ()) -> list:
+        sql = ("SELECT l.file, l.scope, l.pid, l.data, bm25(fts) FROM fts JOIN learnings l "
+               "ON l.rowid = fts.rowid WHERE fts MATCH ?")
+        args: list = [fts_query]
+        if scopes:
+            sql += f" AND l.scope IN ({','.join('?' * len(scopes))})"
+            args.extend(scopes)
+        sql += " ORDER BY bm25(fts) LIMIT ?"
+        args.append(limit)
+        return [(f, s, p, json.loads(d), -rank) for f, s, p, d, rank in self.db.execute(sql, args)]
+
+    def project_names(self) -> dict[str, dict]:
+        rows = self.db.execute("SELECT pid, name, root, remote FROM projects")
+        return {p: {"id": p, "name": n, "root": r, "remote": rm} for p, n, r, rm in rows}
+
+    def file_stats(self) -> dict[str, tuple]:
+        rows = self.db.execute("SELECT path, lines, superseded, bad FROM files")
+        return {p: (lines, sup, bad) for p, lines, sup, bad in rows}
+
+    def count(self, where: str = "1=1", args: tuple = ()) -> int:
+        return self.db.execute(f"SELECT count(*) FROM learnings WHERE {where}", args).fetchone()[0]
+
+    # -- helpers ---------------------------------------------------------------------------
+    def rel(self, path: Path) -> str:
+        try:
+            return str(Path(path).relative_to(self.layout.home))
+        except ValueError:
+            return str(path)
+
+    def scope_of(self, path: Path) -> tuple[str, str]:
+        """('project'|'archive'|'global'|'global-archive', project id or '')."""
+        rel = Path(self.rel(path))
+        if rel.parts and rel.parts[0] == "projects" and len(rel.parts) >= 3:
+            return ("archive" if rel.name == "archive.jsonl" else "project"), rel.parts[1]
+        return ("global-archive" if rel.name == "archive.jsonl" else "global"), ""
+
+    def _row(self, rel: str, scope: str, pid: str, rec: dict) -> tuple:
+        return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
+                rec.get("status"), rec.get("updated") or "", search_body(rec),
+                json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
+
+    def _tx(self):
+        return _Transaction(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+_INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data) "
+           "VALUES (?,?,?,?,?,?,?,?,?,?,?)")
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _stat(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)

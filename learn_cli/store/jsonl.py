@@ -1,0 +1,201 @@
+"""Record files. A `.jsonl` file is a log: a later line with the same `id` supersedes an
+earlier one and `{"id": X, "deleted": true}` removes X, so updating one record on the hot path
+is one appended line, never a rewrite. `.json` files (global preferences) hold
+`{"schema": 1, "learnings": [...]}` and are always rewritten whole (they stay small).
+
+Whole-file rewrites go through a temp file in the same folder, fsync and rename: a crash leaves
+the old file or the new one, never a mix. A line that does not parse is skipped and reported
+with its file and line number; every other record still loads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterable, NamedTuple
+
+from .locks import file_lock
+from .paths import FILE_MODE
+
+MAX_LINE = 1 << 20  # a record line over 1 MiB is not ours: skip and report it
+
+
+class BadLine(NamedTuple):
+    path: str
+    line: int
+    reason: str
+
+
+class Loaded(NamedTuple):
+    records: dict  # id -> record, in first-seen order
+    bad: list  # list[BadLine]
+    lines: int  # non-empty lines read
+    superseded: int  # lines that a later line replaced or deleted
+
+
+def dumps(rec: dict) -> str:
+    return json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+
+
+def load(path: Path, loads: Callable = json.loads) -> Loaded:
+    """Read a record file; a missing file is an empty one."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return Loaded({}, [], 0, 0)
+    if str(path).endswith(".json"):
+        return _load_doc(path, data, loads)
+    return parse_log(str(path), data, loads)
+
+
+def parse_log(name: str, data: bytes, loads: Callable = json.loads) -> Loaded:
+    records: dict = {}
+    bad: list = []
+    lines = superseded = 0
+    for lineno, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        lines += 1
+        rec = _parse_line(raw, loads)
+        if isinstance(rec, str):
+            bad.append(BadLine(name, lineno, rec))
+            continue
+        rid = rec["id"]
+        if rid in records:
+            superseded += 1
+        if rec.get("deleted") is True:
+            if records.pop(rid, None) is not None:
+                superseded += 1
+            continue
+        records[rid] = rec
+    return Loaded(records, bad, lines, superseded)
+
+
+def _parse_line(raw: bytes, loads: Callable):
+    """The record on a line, or a short reason why there is none."""
+    if len(raw) > MAX_LINE:
+        return f"line longer than {MAX_LINE} bytes"
+    try:
+        rec = loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return f"not JSON ({str(exc).splitlines()[0][:60]})"
+    if not isinstance(rec, dict):
+        return "not a JSON object"
+    if not isinstance(rec.get("id"), str) or not rec["id"]:
+        return "record without an id"
+    return rec
+
+
+def _load_doc(path: Path, data: bytes, loads: Callable) -> Loaded:
+    if not data.strip():
+        return Loaded({}, [], 0, 0)
+    try:
+        doc = loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return Loaded({}, [BadLine(str(path), 1, f"not JSON ({str(exc)[:60]})")], 1, 0)
+    items = doc.get("learnings") if isinstance(doc, dict) else None
+    if not isinstance(items, list):
+        return Loaded({}, [BadLine(str(path), 1, "no 'learnings' list")], 1, 0)
+    records: dict = {}
+    bad = []
+    for n, rec in enumerate(items, 1):
+        if isinstance(rec, dict) and isinstance(rec.get("id"), str) and rec["id"]:
+            records[rec["id"]] = rec
+        else:
+            bad.append(BadLine(str(path), n, f"entry {n} is not a record"))
+    return Loaded(records, bad, len(items), 0)
+
+
+def append(path: Path, records: Iterable[dict]) -> None:
+    """Append records (or tombstones) to a log under its lock. Caller may hold the lock."""
+    payload = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
+    if not payload:
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, FILE_MODE)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            payload = b"\n" + payload  # a crash cut the last line: never glue onto it
+        _write_all(fd, payload)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def tombstone(rid: str) -> dict:
+    return {"id": rid, "deleted": True}
+
+
+def rewrite(path: Path, records: Iterable[dict], durable: bool = True) -> None:
+    """Replace the file's content atomically (temp file, fsync, rename, fsync folder)."""
+    path = Path(path)
+    if str(path).endswith(".json"):
+        body = json.dumps({"schema": 1, "learnings": list(records)}, ensure_ascii=False, indent=1) + "\n"
+    else:
+        body = "".join(dumps(r) + "\n" for r in records)
+    atomic_write(path, body.encode("utf-8"), durable)
+
+
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        _write_all(fd, data)
+        if durable:
+            os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, path)
+        if durable:
+            _fsync_dir(path.parent)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        dfd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def compact(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
+    """Fold a log to one line per live record. Returns (lines before, lines after).
+
+    Lines that do not parse are kept verbatim at the end, so compaction never drops data a
+    person may still want to repair by hand.
+    """
+    with file_lock(path):
+        try:
+            data = Path(path).read_bytes()
+        except FileNotFoundError:
+            return 0, 0
+        loaded = parse_log(str(path), data, loads)
+        if not loaded.superseded:
+            return loaded.lines, loaded.lines
+        raw_lines = data.split(b"\n")
+        kept_bad = b"".join(raw_lines[b.line - 1] + b"\n" for b in loaded.bad)
+        body = "".join(dumps(r) + "\n" for r in loaded.records.values()).encode("utf-8")
+        atomic_write(path, body + kept_bad)
+        return loaded.lines, len(loaded.records) + len(loaded.bad)

@@ -1,0 +1,122 @@
+"""Where the store lives and what its layout is (SPEC §1)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+DEFAULT_CONFIG = {
+    "schema": 1,
+    "auto_capture": True,
+    "budget": 2000,
+    "min_evidence": 2,
+    "promote_min_projects": 2,
+    "archive_days": 30,
+    "hard_delete_days": 90,
+    "session_max_events": 50,
+    "session_max_age_days": 14,
+    "lookback": 5,
+    "search_timeout_s": 5.0,
+}
+
+
+def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
+    """`--home` beats `$SELF_LEARNING_HOME`, which beats `~/.openclaw/self-learning`."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    env = os.environ.get("SELF_LEARNING_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    return Path.home() / ".openclaw" / "self-learning"
+
+
+class Layout:
+    """Every path of the store, in one place."""
+
+    def __init__(self, home: Path):
+        self.home = Path(home)
+        self.config = self.home / "config.json"
+        self.global_dir = self.home / "global"
+        self.global_errors = self.global_dir / "errors.jsonl"
+        self.global_patterns = self.global_dir / "patterns.jsonl"
+        self.global_preferences = self.global_dir / "preferences.json"
+        self.global_archive = self.global_dir / "archive.jsonl"
+        self.index_json = self.global_dir / "index.json"
+        self.index_db = self.global_dir / "index.db"
+        self.projects_dir = self.home / "projects"
+        self.sessions_dir = self.home / "sessions"
+        self.analytics = self.home / "analytics"
+        self.stats = self.analytics / "stats.json"
+        self.log = self.home / "learn.log"
+
+    def project_dir(self, pid: str) -> Path:
+        return self.projects_dir / pid
+
+    def learnings(self, pid: str) -> Path:
+        return self.projects_dir / pid / "learnings.jsonl"
+
+    def archive(self, pid: str) -> Path:
+        return self.projects_dir / pid / "archive.jsonl"
+
+    def overrides(self, pid: str) -> Path:
+        return self.projects_dir / pid / "overrides.json"
+
+    def project_json(self, pid: str) -> Path:
+        return self.projects_dir / pid / "project.json"
+
+    def session(self, sid: str) -> Path:
+        return self.sessions_dir / f"{safe_name(sid)}.jsonl"
+
+    def global_files(self) -> list[Path]:
+        return [self.global_errors, self.global_patterns, self.global_preferences]
+
+    def ensure(self) -> bool:
+        """Create the whole layout; True when this was the first run."""
+        first = not self.config.exists()
+        for d in (self.home, self.global_dir, self.projects_dir, self.sessions_dir, self.analytics):
+            make_dir(d)
+        for f in (self.global_errors, self.global_patterns, self.global_archive):
+            touch(f)
+        if not self.global_preferences.exists():
+            write_new(self.global_preferences, '{"schema": 1, "learnings": []}\n')
+        if not self.stats.exists():
+            write_new(self.stats, '{"schema": 1}\n')
+        if not self.config.exists():
+            import json
+
+            write_new(self.config, json.dumps(DEFAULT_CONFIG, indent=2) + "\n")
+        return first
+
+    def ensure_project(self, pid: str) -> None:
+        make_dir(self.project_dir(pid))
+        touch(self.learnings(pid))
+        touch(self.archive(pid))
+
+
+def safe_name(text: str) -> str:
+    """A file-name-safe form of an id that came from outside (session ids, project ids)."""
+    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(text))[:128]
+    return cleaned.lstrip(".") or "unknown"
+
+
+def make_dir(path: Path) -> None:
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+
+
+def touch(path: Path) -> None:
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+        os.close(fd)
+
+
+def write_new(path: Path, text: str) -> None:
+    """Create a file that does not exist yet; lose no race with another creator."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)

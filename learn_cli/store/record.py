@@ -1,0 +1,142 @@
+"""The learning record (SPEC §1.2): plain dicts, so unknown fields survive every rewrite."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import datetime, timezone
+
+SCHEMA = 1
+TYPES = ("error", "pattern", "preference", "workflow")
+STATUSES = ("pending", "active", "global", "archived", "conflicted")
+ERROR_CATEGORIES = ("syntax", "runtime", "config", "network", "permission", "dependency", "logic")
+DEFAULT_CATEGORY = {"error": "runtime", "pattern": "workflow", "preference": "tooling", "workflow": "testing"}
+
+# Caps on untrusted text (imports, transcripts, payloads).
+FIELD_CAPS = {"context": 500, "error": 2000, "fix": 1000, "command": 1000, "fix_command": 1000, "project": 200}
+
+
+def now_iso(ts: float | None = None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if ts is None else ts))
+
+
+def parse_iso(text) -> datetime | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def new_id(ts: float | None = None) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(time.time() if ts is None else ts))
+    return f"learn-{stamp}-{os.urandom(3).hex()}"
+
+
+def make_record(**fields) -> dict:
+    """A new record with every required field; caller's fields win."""
+    now = fields.pop("now", None) or now_iso()
+    rtype = fields.get("type") or "error"
+    rec = {
+        "id": new_id(),
+        "type": rtype,
+        "category": DEFAULT_CATEGORY.get(rtype, "runtime"),
+        "context": "",
+        "error": "",
+        "fix": "",
+        "project": "",
+        "projects": [],
+        "frequency": 1,
+        "impact": 0.5,
+        "created": now,
+        "last_used": now,
+        "status": "active",
+        "source": "manual",
+        "key": "",
+        "schema": SCHEMA,
+    }
+    rec.update({k: v for k, v in fields.items() if v is not None})
+    return rec
+
+
+def store_file_kind(rec: dict) -> str:
+    """Which global file a promoted copy of this record belongs to."""
+    rtype = rec.get("type")
+    if rtype == "preference":
+        return "preferences"
+    if rtype in ("pattern", "workflow"):
+        return "patterns"
+    return "errors"
+
+
+def coerce_record(obj) -> tuple[dict | None, str | None]:
+    """Validate an untrusted record (import files). Returns (record, None) or (None, reason).
+
+    Field types are checked and coerced, text capped, unknown fields kept (after capping
+    strings), so a hostile file cannot smuggle huge or mistyped values into the store.
+    """
+    if not isinstance(obj, dict):
+        return None, f"not an object ({type(obj).__name__})"
+    text_of = {k: obj.get(k) for k in ("context", "error", "fix")}
+    if not any(isinstance(v, str) and v.strip() for v in text_of.values()):
+        return None, "no text: context, error and fix are all missing or empty"
+    rec: dict = {}
+    for key, value in obj.items():
+        if not isinstance(key, str) or len(key) > 64:
+            continue
+        rec[key] = _cap_value(value)
+    rtype = obj.get("type", "error")
+    if rtype not in TYPES:
+        return None, f"unknown type {str(rtype)[:30]!r}"
+    rec["type"] = rtype
+    cat = obj.get("category")
+    rec["category"] = cat.lower()[:40] if isinstance(cat, str) and cat.strip() else DEFAULT_CATEGORY[rtype]
+    for field, cap in FIELD_CAPS.items():
+        value = obj.get(field, "")
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            return None, f"field {field!r} must be text, got {type(value).__name__}"
+        rec[field] = value[:cap]
+    rec["frequency"] = _int(obj.get("frequency"), 1, 1, 1_000_000)
+    rec["impact"] = _float(obj.get("impact"), 0.5, 0.0, 1.0)
+    for field in ("created", "last_used"):
+        if parse_iso(obj.get(field)) is None:
+            rec[field] = now_iso()
+    projects = obj.get("projects")
+    rec["projects"] = [p[:64] for p in projects if isinstance(p, str)][:1000] if isinstance(projects, list) else []
+    status = obj.get("status", "active")
+    rec["status"] = status if status in STATUSES else "active"
+    ident = obj.get("id")
+    if not (isinstance(ident, str) and 0 < len(ident) <= 80 and ident.isprintable()):
+        rec["id"] = new_id()
+    rec.setdefault("schema", SCHEMA)
+    return rec, None
+
+
+def _cap_value(value, depth: int = 0):
+    if isinstance(value, str):
+        return value[:2000]
+    if isinstance(value, (int, float, bool)) or value is None:
+        return value
+    if depth > 3:
+        return None
+    if isinstance(value, list):
+        return [_cap_value(v, depth + 1) for v in value[:200]]
+    if isinstance(value, dict):
+        return {str(k)[:64]: _cap_value(v, depth + 1) for k, v in list(value.items())[:100]}
+    return None
+
+
+def _int(value, default: int, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return max(lo, min(hi, int(value)))
+
+
+def _float(value, default: float, lo: float, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return default
+    return max(lo, min(hi, float(value)))

@@ -1,0 +1,309 @@
+"""`Store`: the one API through which every part of `learn` reads and writes the store."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from . import jsonl, log
+from .index import Index
+from .locks import file_lock
+from .paths import DEFAULT_CONFIG, Layout, make_dir, resolve_home, write_new
+from .project import Project
+from .record import now_iso, store_file_kind
+
+
+class StoreError(Exception):
+    """A problem a person can act on; commands print it as one line."""
+
+
+class Store:
+    def __init__(self, home=None, *, create: bool = True, warn_stderr: bool = True):
+        self.layout = Layout(resolve_home(home))
+        self.home = self.layout.home
+        self.warn_stderr = warn_stderr
+        self.first_run = False
+        self._index: Index | None = None
+        self._config: dict | None = None
+        if create:
+            try:
+                self.first_run = self.layout.ensure()
+            except OSError as exc:
+                raise StoreError(f"cannot create the store at {self.home}: {exc.strerror or exc}") from exc
+        elif not self.home.exists():
+            raise StoreError(f"no store at {self.home}")
+
+    # -- warnings --------------------------------------------------------------------------
+    def warn(self, message: str) -> None:
+        log.warn(message, self.layout.log if self.writable() else None, self.warn_stderr)
+
+    def writable(self) -> bool:
+        return os.access(self.home, os.W_OK)
+
+    # -- config ----------------------------------------------------------------------------
+    def config(self) -> dict:
+        if self._config is None:
+            cfg = dict(DEFAULT_CONFIG)
+            doc = self._read_json(self.layout.config)
+            if doc is not None:
+                cfg.update({k: v for k, v in doc.items() if k in DEFAULT_CONFIG or k not in cfg})
+            self._config = cfg
+        return self._config
+
+    def save_config(self, cfg: dict) -> None:
+        jsonl.atomic_write(self.layout.config, (json.dumps(cfg, indent=2) + "\n").encode())
+        self._config = None
+
+    def overrides(self, pid: str) -> dict:
+        return self._read_json(self.layout.overrides(pid)) or {}
+
+    def save_overrides(self, pid: str, doc: dict) -> None:
+        make_dir(self.layout.project_dir(pid))
+        jsonl.atomic_write(self.layout.overrides(pid), (json.dumps(doc, indent=2) + "\n").encode())
+
+    def setting(self, name: str, pid: str | None = None):
+        """A setting with the project's override applied."""
+        if pid:
+            over = self.overrides(pid)
+            if name in over:
+                return over[name]
+        return self.config().get(name, DEFAULT_CONFIG.get(name))
+
+    def _read_json(self, path: Path) -> dict | None:
+        try:
+            doc = json.loads(path.read_bytes() or b"{}")
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            self.warn(f"{path}: unreadable ({exc}); using defaults")
+            return None
+        return doc if isinstance(doc, dict) else None
+
+    # -- projects --------------------------------------------------------------------------
+    def register_project(self, project: Project) -> None:
+        """Create the project's folder and project.json the first time it is seen."""
+        pj = self.layout.project_json(project.id)
+        if pj.exists():
+            return
+        self.layout.ensure_project(project.id)
+        doc = dict(project.as_json(), created=now_iso())
+        write_new(pj, json.dumps(doc, indent=2) + "\n")
+        try:
+            self.index.note_project(project.id, project.name, project.root, project.remote)
+        except sqlite3.Error:
+            pass
+
+    def projects(self) -> dict[str, dict]:
+        """pid -> {id, name, root, remote, label}; label disambiguates shared basenames."""
+        known = self.index.project_names()
+        try:
+            pids = [e.name for e in os.scandir(self.layout.projects_dir) if e.is_dir()]
+        except FileNotFoundError:
+            pids = []
+        for pid in pids:
+            if pid not in known:
+                doc = self._read_json(self.layout.project_json(pid)) or {}
+                known[pid] = {"id": pid, "name": str(doc.get("name") or pid), "root": doc.get("root"),
+                              "remote": doc.get("remote")}
+                try:
+                    self.index.note_project(pid, known[pid]["name"], known[pid]["root"] or "", known[pid]["remote"])
+                except sqlite3.Error:
+                    pass
+        known = {p: v for p, v in known.items() if p in set(pids)}
+        names: dict[str, int] = {}
+        for info in known.values():
+            names[info["name"]] = names.get(info["name"], 0) + 1
+        for pid, info in known.items():
+            info["label"] = info["name"] if names[info["name"]] == 1 else f"{info['name']} ({pid})"
+        return known
+
+    # -- files -----------------------------------------------------------------------------
+    def global_file(self, rec: dict) -> Path:
+        return {"errors": self.layout.global_errors, "patterns": self.layout.global_patterns,
+                "preferences": self.layout.global_preferences}[store_file_kind(rec)]
+
+    def data_files(self) -> list[Path]:
+        return self.index.all_files()
+
+    # -- the index -------------------------------------------------------------------------
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            self._index = self._open_index()
+        return self._index
+
+    def _open_index(self) -> Index:
+        try:
+            return Index(self.layout, on_event=self.warn)
+        except (sqlite3.Error, OSError) as exc:
+            # A read-only or full home: answer from an index in memory, built from the files.
+            self.warn(f"index unavailable ({exc}); reading the files directly")
+            mem = Layout(self.home)
+            mem.index_db = Path(":memory:")
+            return _MemoryIndex(mem, on_event=self.warn)
+
+    def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = json.loads, progress=None) -> list:
+        """Bring the index up to date (all files, or just `paths`). Returns bad lines."""
+        try:
+            if paths is None:
+                bad = self.index.refresh_all(loads, progress)
+            else:
+                bad = self.index.refresh(paths, loads)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            self.index.rebuild(str(exc))
+            bad = []
+        for b in bad:
+            self.warn(f"{b.path}:{b.line}: skipped a corrupt line ({b.reason})")
+        return bad
+
+    # -- reading ---------------------------------------------------------------------------
+    def records(self, path: Path, loads: Callable = json.loads) -> dict:
+        return jsonl.load(path, loads).records
+
+    def iter_index(self, where: str = "1=1", args: tuple = (), loads: Callable = json.loads) -> Iterator:
+        """(file, scope, pid, record) for every indexed record matching a SQL condition."""
+        sql = f"SELECT file, scope, pid, data FROM learnings WHERE {where}"
+        for f, s, p, d in self.index.db.execute(sql, args):
+            yield f, s, p, loads(d)
+
+    def get(self, rid: str) -> tuple[Path, dict] | None:
+        """The newest copy of a record by id (or unique id prefix)."""
+        rows = self.index.by_id(rid) or self.index.by_id_prefix(rid)
+        if not rows:
+            return None
+        ids = {r[3]["id"] for r in rows}
+        if len(ids) > 1:
+            raise StoreError(f"id {rid!r} is ambiguous: {', '.join(sorted(ids)[:5])}")
+        f, _, _, rec = max(rows, key=lambda r: r[3].get("updated") or "")
+        return self.home / f, rec
+
+    def path_of(self, rel: str) -> Path:
+        return self.home / rel
+
+    # -- writing ---------------------------------------------------------------------------
+    def put(self, path: Path, rec: dict) -> dict:
+        self.put_many(path, [rec])
+        return rec
+
+    def put_many(self, path: Path, recs: list[dict]) -> None:
+        """Insert or supersede records in one file (one appended line each)."""
+        if not recs:
+            return
+        stamp = now_iso()
+        for rec in recs:
+            rec["updated"] = stamp
+        if str(path).endswith(".json"):
+            return self._put_doc(path, recs)
+        with file_lock(path):
+            self._sync_locked(path)
+            jsonl.append(path, recs)
+            self._index_write(path, recs)
+
+    def update(self, path: Path, rid: str, change: Callable[[dict], dict | None]) -> dict | None:
+        """Read-modify-write one record under the file lock; `change` returns the new record."""
+        with file_lock(path):
+            self._sync_locked(path)
+            current = next((r for f, _, _, r in self.index.by_id(rid) if self.home / f == Path(path)), None)
+            if current is None:
+                return None
+            new = change(dict(current))
+            if new is None:
+                return None
+            new["updated"] = now_iso()
+            if str(path).endswith(".json"):
+                self._rewrite_doc_locked(path, lambda recs: recs.update({rid: new}))
+            else:
+                jsonl.append(path, [new])
+                self._index_write(path, [new])
+            return new
+
+    def remove(self, path: Path, rid: str) -> None:
+        if str(path).endswith(".json"):
+            with file_lock(path):
+                self._rewrite_doc_locked(path, lambda recs: recs.pop(rid, None))
+            return
+        with file_lock(path):
+            self._sync_locked(path)
+            jsonl.append(path, [jsonl.tombstone(rid)])
+            self._index_write(path, [jsonl.tombstone(rid)])
+
+    def move(self, rec: dict, src: Path, dst: Path) -> None:
+        """Write to the destination first, then delete from the source: a crash in between
+        leaves two copies (the newer `updated` wins on read), never none."""
+        self.put(dst, rec)
+        self.remove(src, rec["id"])
+
+    def replace_file(self, path: Path, recs: Iterable[dict]) -> None:
+        """Atomically replace a whole file (prune, promote, import, compaction)."""
+        recs = list(recs)
+        with file_lock(path):
+            jsonl.rewrite(path, recs)
+            self._reindex_locked(path)
+
+    def compact(self, path: Path) -> tuple[int, int]:
+        before, after = jsonl.compact(path)
+        if before != after:
+            self.refresh([path])
+        return before, after
+
+    # -- internals -------------------------------------------------------------------------
+    def _sync_locked(self, path: Path) -> None:
+        try:
+            if not self.index.expect_stat(path):
+                bad = self.index._reindex_locked(path)
+                for b in bad:
+                    self.warn(f"{b.path}:{b.line}: skipped a corrupt line ({b.reason})")
+        except sqlite3.DatabaseError as exc:
+            self._index_failed(exc)
+
+    def _index_write(self, path: Path, recs: list[dict]) -> None:
+        try:
+            self.index.record_write(path, recs, len(recs))
+        except sqlite3.DatabaseError as exc:
+            self._index_failed(exc)
+
+    def _reindex_locked(self, path: Path) -> None:
+        try:
+            self.index._reindex_locked(path)
+        except sqlite3.DatabaseError as exc:
+            self._index_failed(exc)
+
+    def _index_failed(self, exc: Exception) -> None:
+        # The data file is already safe; the index heals from file stats on the next read.
+        self.warn(f"index not updated ({exc}); it will be rebuilt from the files")
+
+    def _put_doc(self, path: Path, recs: list[dict]) -> None:
+        with file_lock(path):
+            self._rewrite_doc_locked(path, lambda cur: cur.update({r["id"]: r for r in recs}))
+
+    def _rewrite_doc_locked(self, path: Path, change: Callable[[dict], object]) -> None:
+        current = jsonl.load(path).records
+        change(current)
+        jsonl.rewrite(path, current.values())
+        self._reindex_locked(path)
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+
+class _MemoryIndex(Index):
+    """An index that lives in memory, for homes we may not write to."""
+
+    def _connect(self):
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        from .index import _SCHEMA
+
+        db.executescript(_SCHEMA)
+        return db
+
+    def _open(self):
+        db = self._connect()
+        self.db = db
+        return db
