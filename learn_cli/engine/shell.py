@@ -41,6 +41,7 @@ _PLAIN_WRAPPERS: dict[str, frozenset[str]] = {
     "bunx": frozenset({"-p", "--package"}),
     "uvx": frozenset({"--from", "--with", "--python", "-p", "--index", "--with-requirements"}),
     "pnpx": frozenset(),
+    "xargs": frozenset({"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a", "--max-args", "--max-procs", "--delimiter", "--arg-file"}),
 }
 
 # `<tool> <sub>` pairs that run the rest as a command (e.g. `uv run pytest`).
@@ -141,7 +142,11 @@ def _split_with_ops(command: str) -> list[tuple[str, str]]:
             depth -= 1
         elif depth == 0:
             two = command[i : i + 2]
-            if two == "<<" and command[i + 2 : i + 3] != "<":
+            if command.startswith("<<<", i):  # here-string, not a heredoc
+                buf.append("<<<")
+                i += 3
+                continue
+            if two == "<<":
                 delimiter, end = _heredoc_delimiter(command, i + 2)
                 if delimiter:
                     pending.append(delimiter)
@@ -184,21 +189,20 @@ def _heredoc_delimiter(command: str, start: int) -> tuple[str, int]:
 
 
 def _heredoc_body_end(command: str, newline: int, delimiters: list[str]) -> int:
-    """Index just after the last heredoc body that starts at `newline` (end of text if cut)."""
+    """Index of the newline that follows the last heredoc body starting after `newline`.
+
+    A body cut short (no terminator line) runs to the end of the text.
+    """
     pos = newline + 1
     for delimiter in delimiters:
-        while pos <= len(command):
+        while True:
             end = command.find("\n", pos)
-            line = command[pos:] if end < 0 else command[pos:end]
-            pos = len(command) if end < 0 else end
-            if line.strip() == delimiter:
-                break
             if end < 0:
                 return len(command)
-            pos = end + 1
-        else:
-            return len(command)
-    return pos
+            line, pos = command[pos:end], end + 1
+            if line.strip() == delimiter:
+                break
+    return pos - 1
 
 
 def tokenize(segment: str) -> list[str]:
@@ -241,8 +245,14 @@ def tokenize(segment: str) -> list[str]:
             continue
         in_word = True
         if ch == "\\" and i + 1 < n:
-            if segment[i + 1] != "\n":
-                buf.append(segment[i + 1])
+            nxt = segment[i + 1]
+            if nxt.isalnum() or nxt in "._-":
+                # not an escape worth honouring: keep it (Windows paths `C:\\py\\python.exe`)
+                buf.append(ch)
+                i += 1
+                continue
+            if nxt != "\n":  # backslash-newline is a line continuation
+                buf.append(nxt)
             i += 2
             continue
         if ch in "'\"":
@@ -331,12 +341,22 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
         if rest and tokens[1] in ("dlx", "x"):
             rest = [_strip_npx_version(rest[0]), *rest[1:]]
         return rest or None
-    if name in _SHELLS and len(tokens) >= 3 and tokens[1].startswith("-") and "c" in tokens[1]:
-        inner = unwrap(tokens[2])
-        return inner or None
+    if name in _SHELLS:
+        return _unwrap_shell(tokens)
     if _is_python(head):
         return _unwrap_python_module(tokens)
     return None
+
+
+def _unwrap_shell(tokens: list[str]) -> list[str] | None:
+    """`bash -lc 'cmd'` -> tokens of cmd; `bash [-x] script.sh args` -> `script.sh args`."""
+    i = 1
+    while i < len(tokens) and tokens[i].startswith("-") and tokens[i] != "-":
+        tok = tokens[i]
+        if not tok.startswith("--") and "c" in tok:
+            return (unwrap(tokens[i + 1]) or None) if i + 1 < len(tokens) else None
+        i += 2 if tok in ("-o", "+o", "-O") else 1
+    return tokens[i:] or None
 
 
 def _unwrap_python_module(tokens: list[str]) -> list[str] | None:

@@ -30,9 +30,15 @@ def parse_iso(text) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
 
 
+_sequence = [int.from_bytes(os.urandom(3), "big")]
+
+
 def new_id(ts: float | None = None) -> str:
+    """Random start, then a per-process sequence: ids made by one process never collide, and
+    two processes collide only if their random 24-bit ranges meet within the same second."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(time.time() if ts is None else ts))
-    return f"learn-{stamp}-{os.urandom(3).hex()}"
+    _sequence[0] = (_sequence[0] + 1) % 0x1000000
+    return f"learn-{stamp}-{_sequence[0]:06x}"
 
 
 def make_record(**fields) -> dict:

@@ -1,0 +1,95 @@
+"""Shared fixtures. End-to-end tests run the installed `learn` executable in a subprocess with
+a temporary home (SELF_LEARNING_HOME); nothing here touches the real `~`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def learn_executable() -> str:
+    """The `learn` installed beside the interpreter running the tests (the venv's)."""
+    candidate = Path(sys.executable).with_name("learn")
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("learn")
+    if not found:
+        pytest.exit("the `learn` executable is not installed: run `make install` first", 2)
+    return found
+
+
+class Learn:
+    """Runs `learn` as a user would: a real process, a throwaway home, a project folder."""
+
+    def __init__(self, home: Path, cwd: Path, tmp: Path):
+        self.home = home
+        self.cwd = cwd
+        self.tmp = tmp
+        self.exe = learn_executable()
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "LEARN_"))}
+        self.env.update(SELF_LEARNING_HOME=str(home), NO_COLOR="1", HOME=str(tmp / "userhome"),
+                        COLUMNS="100", PYTHONDONTWRITEBYTECODE="1")
+        (tmp / "userhome").mkdir(exist_ok=True)
+
+    def __call__(self, *args, input=None, cwd=None, env=None, timeout=60, check=None) -> subprocess.CompletedProcess:
+        full_env = dict(self.env, **(env or {}))
+        if isinstance(input, (dict, list)):
+            input = json.dumps(input)
+        proc = subprocess.run([self.exe, *map(str, args)], input=input, capture_output=True, text=True,
+                              cwd=str(cwd or self.cwd), env=full_env, timeout=timeout)
+        if check is not None:
+            assert proc.returncode == check, (proc.returncode, proc.stdout, proc.stderr)
+        return proc
+
+    def json(self, *args, **kw):
+        proc = self(*args, "--json", **kw)
+        assert proc.returncode == 0, (proc.stdout, proc.stderr)
+        return json.loads(proc.stdout)
+
+    def project(self, name: str, remote: str | None = None, files: dict | None = None) -> Path:
+        """A project folder; with `remote`, a git repository whose origin is that URL."""
+        path = self.tmp / "work" / name
+        path.mkdir(parents=True, exist_ok=True)
+        if remote:
+            git = path / ".git"
+            git.mkdir(exist_ok=True)
+            (git / "config").write_text(f'[core]\n\tbare = false\n[remote "origin"]\n\turl = {remote}\n')
+        for rel, text in (files or {}).items():
+            (path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (path / rel).write_text(text)
+        return path
+
+
+@pytest.fixture
+def learn(tmp_path) -> Learn:
+    home = tmp_path / "home"
+    cwd = tmp_path / "work" / "web-api"
+    cwd.mkdir(parents=True)
+    return Learn(home, cwd, tmp_path)
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A Store in a temporary home, for in-process tests."""
+    from learn_cli.store.repo import Store
+
+    s = Store(tmp_path / "home", warn_stderr=False)
+    yield s
+    s.close()
+
+
+def shared_path(*parts) -> Path:
+    """A file under ../shared; skips the test when shared/ is not beside the project."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    return path

@@ -1,0 +1,152 @@
+"""The store: layout, modes, project identity, the JSONL log, corrupt lines, the index."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+from learn_cli.store import jsonl
+from learn_cli.store.project import identify, normalize_remote
+from learn_cli.store.record import coerce_record, make_record, new_id
+
+
+def modes(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        for d in dirnames:
+            yield os.path.join(dirpath, d), 0o700
+        for f in filenames:
+            yield os.path.join(dirpath, f), 0o600
+
+
+def test_first_run_creates_layout_with_private_modes(store):
+    home = store.home
+    for rel in ("config.json", "global/errors.jsonl", "global/patterns.jsonl", "global/preferences.json",
+                "projects", "sessions", "analytics/stats.json"):
+        assert (home / rel).exists(), rel
+    store.index  # opening the index creates its files too
+    for path, want in modes(home):
+        assert stat.S_IMODE(os.stat(path).st_mode) == want, path
+
+
+def test_ids_are_unique_within_one_second():
+    ids = {new_id(1_700_000_000) for _ in range(5000)}
+    assert len(ids) == 5000
+    assert all(i.startswith("learn-20231114T221320Z-") for i in ids)
+
+
+def test_remote_normalisation_makes_clones_one_project(tmp_path):
+    assert normalize_remote("git@github.com:Me/App.git") == normalize_remote("https://github.com/me/app")
+    assert normalize_remote("ssh://git@github.com/me/app.git") == "github.com/me/app"
+    assert normalize_remote("https://user:secret@gitlab.com/x/y.git") == "gitlab.com/x/y"
+    a, b = tmp_path / "a" / "app", tmp_path / "b" / "app"
+    for p, url in ((a, "git@github.com:me/app.git"), (b, "https://github.com/me/app")):
+        (p / ".git").mkdir(parents=True)
+        (p / ".git" / "config").write_text(f'[remote "origin"]\n\turl = {url}\n')
+    assert identify(a).id == identify(b / "sub" if (b / "sub").mkdir() is None else b).id
+
+
+def test_same_basename_different_projects(tmp_path):
+    a, b = tmp_path / "x" / "api", tmp_path / "y" / "api"
+    a.mkdir(parents=True), b.mkdir(parents=True)
+    assert identify(a).name == identify(b).name == "api"
+    assert identify(a).id != identify(b).id
+
+
+def test_log_supersedes_and_deletes(tmp_path):
+    path = tmp_path / "l.jsonl"
+    r1 = make_record(context="a", fix="b")
+    jsonl.append(path, [r1, dict(r1, frequency=5), make_record(context="c", fix="d")])
+    jsonl.append(path, [jsonl.tombstone(r1["id"])])
+    loaded = jsonl.load(path)
+    assert r1["id"] not in loaded.records and len(loaded.records) == 1
+    assert loaded.superseded == 3  # both versions of r1 and the tombstone are dead lines
+
+
+def test_corrupt_lines_are_skipped_and_reported(tmp_path):
+    path = tmp_path / "l.jsonl"
+    good = [make_record(context=f"c{i}", fix="f") for i in range(3)]
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in good[:2]) + b"{not json\n\xff\xfe\n[1,2]\n"
+                     + json.dumps(good[2]).encode() + b"\n" + b'{"id": "trunc')
+    loaded = jsonl.load(path)
+    assert len(loaded.records) == 3
+    assert [b.line for b in loaded.bad] == [3, 4, 5, 7]
+
+
+def test_append_after_truncated_line_does_not_glue(tmp_path):
+    path = tmp_path / "l.jsonl"
+    path.write_bytes(b'{"id": "x", "context": "half')
+    rec = make_record(context="new", fix="f")
+    jsonl.append(path, [rec])
+    loaded = jsonl.load(path)
+    assert rec["id"] in loaded.records and len(loaded.bad) == 1
+
+
+def test_rewrite_is_atomic_and_private(tmp_path):
+    path = tmp_path / "l.jsonl"
+    jsonl.rewrite(path, [make_record(context="a", fix="b")])
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_compaction_keeps_live_records_and_bad_lines(tmp_path):
+    path = tmp_path / "l.jsonl"
+    rec = make_record(context="a", fix="b")
+    jsonl.append(path, [dict(rec, frequency=n) for n in range(1, 11)])
+    with open(path, "ab") as fh:
+        fh.write(b"garbage\n")
+    before, after = jsonl.compact(path)
+    assert (before, after) == (11, 2)
+    loaded = jsonl.load(path)
+    assert loaded.records[rec["id"]]["frequency"] == 10 and len(loaded.bad) == 1
+
+
+def test_unknown_fields_survive_update(store, tmp_path):
+    project = identify(tmp_path)
+    store.register_project(project)
+    path = store.layout.learnings(project.id)
+    rec = make_record(context="a", fix="b", key="k1", future_field={"x": 1})
+    store.put(path, rec)
+    store.update(path, rec["id"], lambda r: dict(r, frequency=3))
+    on_disk = jsonl.load(path).records[rec["id"]]
+    assert on_disk["future_field"] == {"x": 1} and on_disk["frequency"] == 3
+
+
+def test_index_rebuilds_when_deleted_or_corrupt(store, tmp_path):
+    project = identify(tmp_path)
+    store.register_project(project)
+    path = store.layout.learnings(project.id)
+    rec = make_record(context="docker platform", fix="--platform linux/amd64", key="k2")
+    store.put(path, rec)
+    store.close()
+    db = store.layout.index_db
+    db.write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(f"{db}{suffix}"):
+            os.unlink(f"{db}{suffix}")
+    store.refresh()
+    assert store.index.by_key("k2")[0][3]["id"] == rec["id"]
+    store.close()
+    os.unlink(db)
+    store.refresh()
+    assert store.index.by_key("k2")
+
+
+def test_index_notices_hand_edits(store, tmp_path):
+    project = identify(tmp_path)
+    store.register_project(project)
+    path = store.layout.learnings(project.id)
+    store.put(path, make_record(context="a", fix="b", key="k3"))
+    extra = make_record(context="added by hand", fix="x", key="k4")
+    with open(path, "a") as fh:
+        fh.write(json.dumps(extra) + "\n")
+    store.refresh()
+    assert store.index.by_key("k4")
+
+
+def test_coerce_record_rejects_and_caps():
+    assert coerce_record([1])[0] is None
+    assert coerce_record({"type": "error"})[1].startswith("no text")
+    assert "must be text" in coerce_record({"context": 5, "fix": "x"})[1] or coerce_record({"context": 5, "fix": "x"})[0]
+    rec, why = coerce_record({"context": "x" * 10_000, "fix": "y", "frequency": "lots", "impact": 7, "id": "../../etc"})
+    assert why is None and len(rec["context"]) == 500 and rec["frequency"] == 1 and rec["impact"] == 1.0
