@@ -12,8 +12,10 @@ import re
 
 __all__ = [
     "split_segments",
+    "split_segments_ops",
     "tokenize",
     "unwrap",
+    "unwrap_tokens",
     "program",
     "canonical_program",
     "normalize_command",
@@ -98,11 +100,16 @@ def split_segments(command: str) -> list[str]:
     whole. Unbalanced quotes swallow the rest of the line; never raises.
     Empty segments are dropped; each segment is stripped.
     """
-    return [text for text, _op in _split_with_ops(command or "")]
+    return [text for text, _op in split_segments_ops(command)]
 
 
-def _split_with_ops(command: str) -> list[tuple[str, str]]:
-    """Segments paired with the operator that ends them ('' for the last one)."""
+def split_segments_ops(command: str) -> list[tuple[str, str]]:
+    """Like split_segments, each segment paired with the operator that ends it.
+
+    The operator is one of `&&`, `||`, `|`, `|&`, `;`, a newline, or '' for the
+    last segment: `cd a && ls | wc -l` -> [("cd a", "&&"), ("ls", "|"), ("wc -l", "")].
+    """
+    command = command or ""
     out: list[tuple[str, str]] = []
     buf: list[str] = []
     quote = ""  # current quote char, or "" outside quotes
@@ -247,7 +254,7 @@ def tokenize(segment: str) -> list[str]:
         if ch == "\\" and i + 1 < n:
             nxt = segment[i + 1]
             if nxt.isalnum() or nxt in "._-":
-                # not an escape worth honouring: keep it (Windows paths `C:\\py\\python.exe`)
+                # not an escape worth honouring: keep it (Windows paths such as C:\py\python.exe)
                 buf.append(ch)
                 i += 1
                 continue
@@ -381,7 +388,7 @@ def _main_segment(command: str) -> str:
     `pytest`; `curl … | jq .` -> `curl …` (the first command of a pipeline).
     A line of setup segments only (`cd src`) is its own main segment.
     """
-    parts = _split_with_ops(command or "")
+    parts = split_segments_ops(command)
     if not parts:
         return ""
     for text, op in parts:
@@ -405,7 +412,11 @@ def unwrap(command: str) -> list[str]:
     the program token itself becomes its basename (`.venv/bin/ruff` -> `ruff`).
     Leading `cd DIR &&`, `source X &&`, `. X &&`, `export …;` segments are skipped.
     """
-    tokens = tokenize(_main_segment(command))
+    return unwrap_tokens(tokenize(_main_segment(command)))
+
+
+def unwrap_tokens(tokens: list[str]) -> list[str]:
+    """unwrap() for one segment that is already tokenized."""
     for _ in range(12):  # wrappers nest (`sudo env A=1 uv run python -m x`); bounded
         inner = _unwrap_once(tokens)
         if inner is None:
@@ -416,14 +427,15 @@ def unwrap(command: str) -> list[str]:
     return tokens
 
 
+@functools.lru_cache(maxsize=1024)
 def canonical_program(name: str) -> str:
-    """Lower-cased basename with interpreter versions folded: python3.11 -> python."""
+    """Lower-cased basename, `.exe` dropped, versions folded: python3.11 -> python, pip3 -> pip."""
     base = _basename(name).lower()
     if base.endswith(".exe"):
         base = base[:-4]
     if _python_re().fullmatch(base):
         return "python"
-    if re.fullmatch(r"pip\d+(?:\.\d+)*", base):
+    if base.startswith("pip") and base[3:].replace(".", "").isdigit():
         return "pip"
     return base
 

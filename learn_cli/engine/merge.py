@@ -1,0 +1,299 @@
+"""One learning seen twice becomes one record (SPEC §2.2).
+
+`merge` folds two copies of the same learning; `similarity` and `near_duplicates` find
+learnings whose text says the same thing (used by `learn prune` and `learn import`, not on
+the hot path). Stdlib only; difflib is imported when first needed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import cache
+
+from learn_cli.engine.scoring import frequency_of, impact_of, parse_time
+
+TEXT_FIELDS = ("context", "error", "fix")
+# Strongest first. `conflicted` is sticky: a merge never silently clears a conflict the
+# user has to resolve. `archived` is the weakest: a fresh sighting revives a learning.
+_STATUS_RANK = {"global": 4, "active": 3, "pending": 2, "archived": 0}
+_UNKNOWN_STATUS_RANK = 1
+_TRUNCATION_MARKS = ("…", "...", "characters truncated]", "[truncated]")
+
+
+# ---------------------------------------------------------------- merge
+
+
+def merge(into: dict, other: dict) -> dict:
+    """A new record holding both copies of one learning; `into` keeps its id and wins clashes.
+
+    frequency summed · projects, tags, conflict_with unioned in order · impact max ·
+    created min · last_used and updated max · helped / not_helped summed · evidence unioned
+    by (session, event) · better text per field (non-empty, not truncated, then longer) ·
+    status the stronger (conflicted > global > active > pending > unknown > archived) ·
+    low_since kept only when both were low (the later one) · any other field: `into`'s
+    value unless it is empty.
+    """
+    result = dict(other)
+    result.update({k: v for k, v in into.items() if not _is_empty(v) or k not in other})
+    result["frequency"] = frequency_of(into) + frequency_of(other)
+    result["impact"] = max(impact_of(into), impact_of(other))
+    for field in ("projects", "tags", "conflict_with"):
+        merged = _union(_as_list(into.get(field)), _as_list(other.get(field)), _plain_key)
+        if merged or field in result:
+            result[field] = merged
+    evidence = _union(_as_list(into.get("evidence")), _as_list(other.get("evidence")), _evidence_key)
+    if evidence or "evidence" in result:
+        result["evidence"] = evidence
+    for field in ("helped", "not_helped"):
+        if field in into or field in other:
+            result[field] = _count(into.get(field)) + _count(other.get(field))
+    _pick_time(result, "created", into, other, min)
+    _pick_time(result, "last_used", into, other, max)
+    _pick_time(result, "updated", into, other, max)
+    _merge_low_since(result, into, other)
+    for field in TEXT_FIELDS:
+        text = better_text(into.get(field), other.get(field))
+        if text is not None:
+            result[field] = text
+    result["status"] = _stronger_status(into.get("status"), other.get("status"))
+    if "schema" in into or "schema" in other:
+        result["schema"] = max(_count(into.get("schema")), _count(other.get("schema"))) or 1
+    return result
+
+
+def better_text(a, b):
+    """The better of two texts: non-empty, then not truncated, then longer; ties keep a."""
+    a_ok, b_ok = isinstance(a, str) and a.strip(), isinstance(b, str) and b.strip()
+    if not a_ok or not b_ok:
+        return a if a_ok else (b if b_ok else a)
+    a_cut, b_cut = _looks_truncated(a), _looks_truncated(b)
+    if a_cut != b_cut:
+        return b if a_cut else a
+    return b if len(b.strip()) > len(a.strip()) else a
+
+
+def _looks_truncated(text: str) -> bool:
+    tail = text.rstrip()
+    return tail.endswith(_TRUNCATION_MARKS[:2]) or any(m in text for m in _TRUNCATION_MARKS[2:])
+
+
+def _stronger_status(a, b) -> str:
+    if "conflicted" in (a, b):
+        return "conflicted"
+    a = a if isinstance(a, str) and a else "active"
+    b = b if isinstance(b, str) and b else "active"
+    rank = _STATUS_RANK.get
+    return b if rank(b, _UNKNOWN_STATUS_RANK) > rank(a, _UNKNOWN_STATUS_RANK) else a
+
+
+def _pick_time(result: dict, field: str, into: dict, other: dict, choose) -> None:
+    candidates = [(t, v) for v in (into.get(field), other.get(field)) if (t := parse_time(v))]
+    if candidates:
+        result[field] = choose(candidates, key=lambda pair: pair[0])[1]
+
+
+def _merge_low_since(result: dict, into: dict, other: dict) -> None:
+    # The archive clock runs only while a learning is low; if either copy was healthy the
+    # merged learning is not known to have been low all along (the caller re-scores it).
+    a, b = parse_time(into.get("low_since")), parse_time(other.get("low_since"))
+    if a and b:
+        result["low_since"] = into["low_since"] if a >= b else other["low_since"]
+    else:
+        result.pop("low_since", None)
+
+
+def _is_empty(value) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _as_list(value) -> list:
+    if isinstance(value, list):
+        return value
+    if value is None or value == "":
+        return []
+    return [value]
+
+
+def _union(first: list, second: list, key) -> list:
+    seen, out = set(), []
+    for item in (*first, *second):
+        marker = key(item)
+        if marker not in seen:
+            seen.add(marker)
+            out.append(item)
+    return out
+
+
+def _plain_key(item):
+    return item.casefold() if isinstance(item, str) else repr(item)
+
+
+def _evidence_key(item):
+    if isinstance(item, dict) and (item.get("session") or item.get("event")):
+        return ("sighting", str(item.get("session")), str(item.get("event")))
+    if isinstance(item, dict):
+        return ("other", repr(sorted(item.items(), key=lambda kv: str(kv[0]))))
+    return ("other", repr(item))
+
+
+def _count(value) -> int:
+    if isinstance(value, bool):
+        return 0
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0
+    return 0 if math.isnan(number) or number < 0 else int(min(number, 1e12))
+
+
+# ---------------------------------------------------------------- similarity
+
+
+@cache
+def _word_re():
+    return re.compile(r"\w+")
+
+
+def normalize_text(text) -> str:
+    """Lower-case words joined by single spaces (punctuation and spacing ignored)."""
+    if not isinstance(text, str):
+        return ""
+    return " ".join(_word_re().findall(text.casefold()))
+
+
+# difflib is quadratic in the worst case; the head of a learning says what it is about.
+_RATIO_CHARS = 400
+
+
+def text_similarity(a, b) -> float:
+    """Mean of token Jaccard and difflib's character ratio over normalised text, in [0, 1]."""
+    na, nb = normalize_text(a), normalize_text(b)
+    if not na or not nb:  # no words at all: only identical non-blank text counts as alike
+        same = isinstance(a, str) and isinstance(b, str) and a.strip() == b.strip() != ""
+        return 1.0 if same else 0.0
+    if na == nb:
+        return 1.0
+    return (_jaccard(set(na.split()), set(nb.split())) + _char_ratio(na, nb)) / 2
+
+
+def _jaccard(x: set, y: set) -> float:
+    union = len(x | y)
+    return len(x & y) / union if union else 0.0
+
+
+def _char_ratio(a: str, b: str) -> float:
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, a[:_RATIO_CHARS], b[:_RATIO_CHARS], autojunk=False).ratio()
+
+
+def problem_text(rec: dict) -> str:
+    """What the learning is about: its error, else its context."""
+    for field in ("error", "context", "command"):
+        value = rec.get(field)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def fix_text(rec: dict) -> str:
+    for field in ("fix", "fix_command"):
+        value = rec.get(field)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def similarity(a, b) -> float:
+    """How alike two learnings (records) or two texts are, in [0, 1].
+
+    For records: the lower of the problem similarity (error, else context) and the fix
+    similarity, so the same error with a different fix is *not* a near-duplicate (that is
+    a conflict or a refinement, see engine.conflicts). A part present on one side only
+    counts as 0.
+    """
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return text_similarity(a, b)
+    parts = []
+    for part in (problem_text, fix_text):
+        pa, pb = part(a), part(b)
+        if pa or pb:
+            parts.append(text_similarity(pa, pb))
+    return min(parts) if parts else 0.0
+
+
+similar = similarity  # ARCHITECTURE's name
+
+
+def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[dict]]:
+    """Groups (≥ 2 records each) of learnings whose similarity() ≥ threshold.
+
+    Leader clustering in input order (pass records best first to make the best one the
+    leader): each record joins the first earlier leader it is similar to, else leads a new
+    group, so there is no chaining: every member is similar to its leader. Leaders are only compared when they
+    share (type, category, which parts are present) and a prefix-filter token: since
+    similarity ≥ t needs token Jaccard ≥ 2t − 1 on the problem part (the char ratio is at
+    most 1), two such texts must share a token among the first |x| − ⌈(2t−1)|x|⌉ + 1 of
+    their tokens ordered rarest first (Bayardo et al., "Scaling up all pairs similarity
+    search"), so the filter loses no pair. Exact duplicates are folded by a dict first.
+
+    Cost: O(n · p) to index plus one check per candidate pair that shares a rare token;
+    near-linear for real stores (10,000 records in well under a second), O(n²) only when
+    thousands of different records share their rarest tokens.
+    """
+    jaccard_floor = max(0.0, 2 * threshold - 1)
+    buckets: dict[tuple, list[tuple[dict, str, frozenset]]] = {}
+    for rec in records:
+        if not isinstance(rec, dict):
+            continue
+        problem, fix = normalize_text(problem_text(rec)), normalize_text(fix_text(rec))
+        if not problem and not fix:
+            continue
+        primary = problem or fix
+        bucket = (str(rec.get("type") or ""), str(rec.get("category") or ""), bool(problem), bool(fix))
+        buckets.setdefault(bucket, []).append((rec, problem + "\x00" + fix, frozenset(primary.split())))
+    groups: list[list[dict]] = []
+    for entries in buckets.values():
+        groups.extend(_cluster_bucket(entries, threshold, jaccard_floor))
+    return [group for group in groups if len(group) > 1]
+
+
+def _cluster_bucket(entries, threshold: float, jaccard_floor: float) -> list[list[dict]]:
+    document_frequency: dict[str, int] = {}
+    for _, _, tokens in entries:
+        for token in tokens:
+            document_frequency[token] = document_frequency.get(token, 0) + 1
+    exact: dict[str, list[dict]] = {}
+    leaders: list[tuple[dict, list[dict]]] = []
+    index: dict[str, list[int]] = {}
+    for rec, signature, tokens in entries:
+        if signature in exact:  # identical normalised text: no comparison needed
+            exact[signature].append(rec)
+            continue
+        ordered = sorted(tokens, key=lambda t: (document_frequency[t], t))
+        keep = len(ordered) - math.ceil(jaccard_floor * len(ordered) - 1e-9) + 1  # float-safe ceil
+        prefix = ordered[:keep]
+        seen: set[int] = set()
+        home = None
+        for token in prefix:
+            for leader_at in index.get(token, ()):
+                if leader_at in seen:
+                    continue
+                seen.add(leader_at)
+                leader, members = leaders[leader_at]
+                if similarity(leader, rec) >= threshold:
+                    home = members
+                    break
+            if home is not None:
+                break
+        if home is not None:
+            home.append(rec)
+            exact[signature] = home
+            continue
+        members = [rec]
+        leaders.append((rec, members))
+        exact[signature] = members
+        for token in prefix:
+            index.setdefault(token, []).append(len(leaders) - 1)
+    return [members for _, members in leaders]

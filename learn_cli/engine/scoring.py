@@ -1,0 +1,193 @@
+"""Score and lifecycle of a learning (SPEC §2.1).
+
+    score   = min(frequency, 10) / 10 × impact × recency
+    recency = max(0, 1 − 0.1 × whole weeks since last_used)
+
+Hot path (every capture re-scores): stdlib only, nothing compiled at import time.
+Records come from users' files, so every field is read defensively: a missing or odd
+frequency counts as 1, impact as 0.5, last_used falls back to created, then to now.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+
+PROMOTE = "promote"
+CANDIDATE = "candidate"
+ARCHIVE = "archive"
+KEEP = "keep"
+
+LOW_SCORE = 0.3  # below this a learning starts its way to the archive
+HIGH_SCORE = 0.7  # strictly above this a learning is worth promoting
+PROMOTE_ALWAYS_PROJECTS = 3  # seen in this many projects: promoted whatever the score
+DEFAULT_PROMOTE_MIN_PROJECTS = 2
+DEFAULT_ARCHIVE_DAYS = 30
+
+_WEEK_SECONDS = 7 * 24 * 3600
+# Scores are rounded so that float noise (0.1 × 3 = 0.30000000000000004) never moves a
+# learning across the 0.3 / 0.7 boundaries; 6 decimals is far finer than the 2 shown.
+_SCORE_DECIMALS = 6
+
+
+def parse_time(value) -> datetime | None:
+    """An aware UTC datetime from an ISO-8601 string (or datetime), None when unusable."""
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str) and value:
+        try:
+            moment = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    if moment.tzinfo is None:  # naive timestamps in users' files are taken as UTC
+        return moment.replace(tzinfo=timezone.utc)
+    return moment
+
+
+def format_time(moment: datetime) -> str:
+    """`2026-11-29T17:55:00Z`: the record's timestamp format."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _now(now) -> datetime:
+    return parse_time(now) or datetime.now(timezone.utc)
+
+
+def frequency_of(rec: dict) -> int:
+    """The record's frequency as an int ≥ 1 (1 when missing or not a number)."""
+    value = rec.get("frequency")
+    if isinstance(value, bool):
+        return 1
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 1
+    if math.isnan(number) or number < 1:
+        return 1
+    return int(min(number, 1e9))
+
+
+def impact_of(rec: dict) -> float:
+    """The record's impact clamped to [0, 1] (0.5 when missing or not a number)."""
+    value = rec.get("impact")
+    if isinstance(value, bool):
+        return 0.5
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.5
+    if math.isnan(number):
+        return 0.5
+    return min(max(number, 0.0), 1.0)
+
+
+def last_used_of(rec: dict, now=None) -> datetime:
+    """last_used, else created, else now."""
+    return parse_time(rec.get("last_used")) or parse_time(rec.get("created")) or _now(now)
+
+
+def project_count(rec: dict) -> int:
+    """Distinct projects the learning was seen in (at least 1 when it names a project)."""
+    projects = rec.get("projects")
+    if isinstance(projects, str):
+        projects = [projects]
+    distinct = {str(p) for p in projects if p} if isinstance(projects, list) else set()
+    if not distinct and rec.get("project"):
+        return 1
+    return len(distinct)
+
+
+def recency(last_used, now=None) -> float:
+    """1.0 minus 0.1 per whole week since last_used, never below 0; future dates give 1.0."""
+    moment = parse_time(last_used)
+    if moment is None:
+        return 1.0
+    elapsed = (_now(now) - moment).total_seconds()
+    if elapsed <= 0:
+        return 1.0
+    weeks = int(elapsed // _WEEK_SECONDS)
+    return max(0, 10 - weeks) / 10  # integer arithmetic: 0.7, not 0.7000000000000001
+
+
+def score(rec: dict, now=None) -> float:
+    """min(frequency, 10)/10 × impact × recency, in [0, 1]."""
+    now = _now(now)
+    value = min(frequency_of(rec), 10) / 10 * impact_of(rec) * recency(last_used_of(rec, now), now)
+    return round(min(max(value, 0.0), 1.0), _SCORE_DECIMALS)
+
+
+def lifecycle(
+    rec: dict,
+    now=None,
+    promote_min_projects: int = DEFAULT_PROMOTE_MIN_PROJECTS,
+    archive_days: float = DEFAULT_ARCHIVE_DAYS,
+) -> str:
+    """What the lifecycle wants done with a learning: promote, candidate, archive or keep.
+
+    - only `active` learnings (and records without a status) are promoted or listed as
+      candidates: `pending` ones have not earned it yet, `conflicted` ones wait for the
+      user, `global` ones are already promoted copies, `archived` ones are gone;
+    - promote: seen in ≥ 3 distinct projects, or score > 0.7 and seen in ≥
+      promote_min_projects projects;
+    - candidate: 0.3 ≤ score ≤ 0.7, or > 0.7 in too few projects;
+    - archive: score < 0.3 and `low_since` at least archive_days old (active, pending
+      and global learnings alike; conflicted and archived ones are left alone);
+    - keep: everything else.
+    """
+    now = _now(now)
+    status = rec.get("status") or "active"
+    if status in ("archived", "conflicted"):
+        return KEEP
+    value = score(rec, now)
+    if value < LOW_SCORE:
+        low_since = parse_time(rec.get("low_since"))
+        if low_since is not None and (now - low_since).total_seconds() >= archive_days * 86400:
+            return ARCHIVE
+        return KEEP
+    if status != "active":
+        return KEEP
+    projects = project_count(rec)
+    if projects >= PROMOTE_ALWAYS_PROJECTS:
+        return PROMOTE
+    if value > HIGH_SCORE and projects >= promote_min_projects:
+        return PROMOTE
+    return CANDIDATE
+
+
+def update_low_since(rec: dict, now=None) -> bool:
+    """Start the archive clock when the score first falls below 0.3, stop it when it rises.
+
+    Mutates rec (sets or removes `low_since`) and returns whether it changed.
+    """
+    now = _now(now)
+    low = score(rec, now) < LOW_SCORE
+    has_clock = parse_time(rec.get("low_since")) is not None
+    if low and not has_clock:
+        rec["low_since"] = format_time(now)
+        return True
+    if not low and "low_since" in rec:
+        del rec["low_since"]
+        return True
+    return False
+
+
+def classify(rec: dict, now=None, cfg: dict | None = None) -> str:
+    """lifecycle() with thresholds read from a config dict (ARCHITECTURE's name)."""
+    cfg = cfg or {}
+    return lifecycle(
+        rec,
+        now,
+        promote_min_projects=_positive(cfg.get("promote_min_projects"), DEFAULT_PROMOTE_MIN_PROJECTS),
+        archive_days=_positive(cfg.get("archive_days"), DEFAULT_ARCHIVE_DAYS),
+    )
+
+
+touch_low_since = update_low_since  # ARCHITECTURE's name
+
+
+def _positive(value, default):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return default
+    return value
