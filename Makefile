@@ -14,6 +14,7 @@ $(BIN)/learn: pyproject.toml
 	@touch $(BIN)/learn
 
 install: $(BIN)/learn
+	@$(BIN)/python -m compileall -q learn_cli  # hooks start fast even where PYTHONDONTWRITEBYTECODE is set
 	@mkdir -p $(PREFIX)/bin $(PREFIX)/share/man/man1
 	@ln -sf $(abspath $(BIN)/learn) $(PREFIX)/bin/learn
 	@install -m 0644 man/learn.1 $(PREFIX)/share/man/man1/learn.1

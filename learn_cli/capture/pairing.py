@@ -6,7 +6,7 @@ this module answers the per-pair questions precisely:
 
 - `is_retry(failed, ok)`: same program once wrappers are removed (see
   engine.shell.unwrap), and a normalised edit ratio <= 0.40 or a shared
-  substantive token.
+  substantive token, with the guards listed in its docstring.
 - `is_same_command(a, b)`: the same command again (a fix happened in between).
 - `paths_related(a, b)`: a path-tool retry with a corrected path.
 - `is_mutating(cmd)` / `is_read_only(cmd)`: which successful commands can be the
@@ -18,11 +18,17 @@ Stdlib only, cheap to import, nothing compiled at import time.
 
 from __future__ import annotations
 
+import functools
+import re
+from collections.abc import Sequence
+
 from learn_cli.engine.shell import (
+    SETUP_PROGRAMS,
     canonical_program,
     normalize_command,
     program,
     split_segments_ops,
+    strip_output_noise,
     tokenize,
     unwrap_tokens,
 )
@@ -55,10 +61,12 @@ NOISE_WORDS = frozenset({"head", "tail", "cat", "grep", "awk", "sed", "sort", "u
 #     classic "this repo uses pnpm" lesson (headroom missed it, §5 item 5).
 #   pip/`uv pip`/pip3: the same installer interface ("externally managed" -> uv pip).
 #   make/`cmake --build`/ninja: driving the same build.
+#   apt/apt-get, yum/dnf: the same system package manager.
 _FAMILIES = {
     "npm": "js-pm", "pnpm": "js-pm", "yarn": "js-pm", "bun": "js-pm",
-    "pip": "pip", "pipx": "pip",
+    "pip": "pip",
     "make": "build", "gmake": "build", "ninja": "build",
+    "apt": "apt", "apt-get": "apt", "aptitude": "apt", "yum": "dnf", "dnf": "dnf",
 }
 # Subcommands that are the package manager itself; any other first word of
 # `yarn X`/`pnpm X`/`bun X` runs a script or a binary named X (`yarn prettier`).
@@ -140,22 +148,27 @@ def within_ratio(a: str, b: str, limit: float = RETRY_RATIO) -> bool:
 
 
 def _clean(command: str) -> str:
-    """Whitespace-normalised text with an export's truncation mark removed."""
-    text = normalize_command(command or "")
-    return text.rstrip(TRUNCATION).rstrip() if text.endswith(TRUNCATION) else text
+    """The command without trailing output plumbing and an export's truncation mark.
+
+    Newlines are kept: they separate commands and delimit heredoc bodies.
+    """
+    text = strip_output_noise((command or "").strip())
+    return text[: -len(TRUNCATION)].rstrip() if text.endswith(TRUNCATION) else text
 
 
 _PLUMBING = frozenset({"2>&1", "1>&2", ">&2", "2>/dev/null", ">/dev/null", "&>/dev/null", "1>/dev/null"})
 
 
-def _parts(command: str) -> list[list[str]]:
-    """Token lists of the working segments of a command.
+@functools.lru_cache(maxsize=256)
+def _parts(command: str) -> tuple[tuple[str, ...], ...]:
+    """Token lists of the working segments of a command (cached: the hook compares
+    one success with several failures).
 
     Leading setup segments (`cd DIR &&`, `source X &&`) are dropped, each segment
     is unwrapped (`uv run pytest` -> `pytest`), `| head`/`| tail` filters and
     stderr plumbing (`2>&1`, `2>/dev/null`) are removed.
     """
-    parts: list[list[str]] = []
+    parts: list[tuple[str, ...]] = []
     previous_op = ""
     for text, op in split_segments_ops(_clean(command)):
         tokens = [t for t in unwrap_tokens(tokenize(text)) if t not in _PLUMBING]
@@ -166,27 +179,111 @@ def _parts(command: str) -> list[list[str]]:
         name = canonical_program(tokens[0])
         if piped and name in ("head", "tail"):
             continue
-        if not parts and name in _SETUP and op in ("&&", ";", "\n"):
+        if not parts and name in SETUP_PROGRAMS and op in ("&&", ";", "\n", "&"):
             continue
-        parts.append(tokens)
-    return parts
+        parts.append(tuple(_canonical_form(name, tokens)))
+    return tuple(parts)
 
 
-_SETUP = frozenset({"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask"})
+def _canonical_form(name: str, tokens: Sequence[str]) -> list[str]:
+    """Spellings of one command made equal: `npm run test` -> `npm test`, `uv pip` -> `pip`."""
+    if name in ("npm", "pnpm", "yarn", "bun") and len(tokens) > 2 and tokens[1] in ("run", "run-script"):
+        return [tokens[0], *tokens[2:]]
+    if name in ("docker", "podman") and len(tokens) > 1 and tokens[1] == "compose":
+        return ["docker-compose", *tokens[2:]]
+    if name == "yarn" and len(tokens) > 3 and tokens[1] == "workspace":
+        return [tokens[0], *tokens[3:]]  # `yarn workspace <name> <cmd>` runs <cmd> there
+    if name == "uv" and len(tokens) > 1 and tokens[1] == "pip":
+        return tokens[1:]
+    return tokens
 
 
-def _core_text(parts: list[list[str]]) -> str:
+def _core_text(parts) -> str:
     """One string for edit distance: parts joined, programs canonical."""
     return " ; ".join(" ".join([canonical_program(p[0]), *p[1:]]) for p in parts)
 
 
-def _identities(tokens: list[str]) -> set[str]:
+_INTERPRETERS = frozenset({
+    "python", "node", "bash", "sh", "zsh", "ruby", "perl", "php", "deno", "bun", "tsx", "ts-node", "pwsh", "powershell",
+})
+
+
+# Options of multi-command tools that take a value before the subcommand.
+_GLOBAL_VALUE_OPTIONS = frozenset({
+    "-C", "-c", "--dir", "--prefix", "--filter", "-F", "-w", "--workspace", "--git-dir",
+    "--work-tree", "--manifest-path", "--directory", "--project", "-f", "--file", "-H",
+    "--context", "--namespace", "-n", "--profile", "--region", "--cwd",
+})
+# Subcommand spellings that mean the same thing.
+_VERB_ALIASES = {"i": "install", "add": "install", "rm": "remove", "uninstall": "remove",
+                 "un": "remove", "t": "test", "tst": "test", "run-script": "run", "ls": "list"}
+
+
+def _verb(tokens: Sequence[str]) -> str:
+    """The first positional word (a subcommand when the tool has them), or ''.
+
+    For an interpreter running a script it is the script's own first word
+    (`python manage.py migrate` -> `migrate`).
+    """
+    positional = _positional(tokens, 2)
+    if positional and canonical_program(tokens[0]) in _INTERPRETERS and _path_like(positional[0]):
+        positional = positional[1:]
+    return positional[0].lower() if positional else ""
+
+
+def _positional(tokens: Sequence[str], count: int) -> list[str]:
+    """The first `count` arguments that are not options (nor known option values)."""
+    found: list[str] = []
+    i = 1
+    while i < len(tokens) and len(found) < count:
+        tok = tokens[i]
+        if tok.startswith("-"):
+            i += 2 if tok in _GLOBAL_VALUE_OPTIONS else 1
+            continue
+        found.append(tok)
+        i += 1
+    return found
+
+
+def _word_like(verb: str) -> bool:
+    """A subcommand-like word (`build`, `db:migrate`), not a path, URL or number."""
+    return bool(verb) and not verb[0].isdigit() and all(c.isalnum() or c in "-_:" for c in verb)
+
+
+def _verbs_compatible(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Do two segments of one program do the same kind of thing?
+
+    Only subcommand-like words are compared (paths, URLs, code and numbers are
+    left to the edit ratio): `npm run build` vs `npm run lint` and `docker
+    compose up` vs `git push` style pairs are not retries, while `build:prod`
+    vs `build` (a prefix), `isntall` vs `install` (a typo) and `i` vs
+    `install` (an alias) are.
+    """
+    verb_a, verb_b = _verb(a), _verb(b)
+    if not _word_like(verb_a) or not _word_like(verb_b):
+        return True
+    verb_a, verb_b = _VERB_ALIASES.get(verb_a, verb_a), _VERB_ALIASES.get(verb_b, verb_b)
+    if verb_a == verb_b or verb_a.startswith(verb_b) or verb_b.startswith(verb_a):
+        return True
+    # An option value may have been taken for the verb (`flask --app app run`).
+    if verb_a in (w.lower() for w in _positional(b, 2)) or verb_b in (w.lower() for w in _positional(a, 2)):
+        return True
+    longest = max(len(verb_a), len(verb_b))
+    return levenshtein(verb_a, verb_b) <= (1 if longest <= 4 else max(2, longest // 4))
+
+
+def _identities(tokens: Sequence[str]) -> set[str]:
     """Names under which a segment's program counts as "the same program"."""
     name = canonical_program(tokens[0])
     names = {name, _FAMILIES.get(name, name)}
     args = [t for t in tokens[1:] if not t.startswith("-")]
+    script = _script_stem(name, tokens[0], args)
+    if script:
+        names.add("script:" + script)
     if name == "uv" and args[:1] == ["pip"]:
         names.add("pip")
+    elif name == "git" and args[:1] in (["mv"], ["rm"]):
+        names.add(args[0])  # `git mv` refused (untracked) -> plain `mv`
     elif name == "cmake" and "--build" in tokens:
         names.add("build")
     elif name in ("npm", "pnpm", "yarn", "bun") and args:
@@ -197,38 +294,61 @@ def _identities(tokens: list[str]) -> set[str]:
     return names
 
 
+def _script_stem(name: str, first: str, args: list[str]) -> str:
+    """Stem of the script a segment runs, directly or through an interpreter.
+
+    `./stage-label.sh x` and `python3 scripts/stage-label.py x` both run
+    "stage-label": one job whose implementation the agent switched.
+    """
+    target = (args[0] if args else "") if name in _INTERPRETERS else first
+    if not _path_like(target):
+        return ""
+    base = target.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, ext = base.rpartition(".")
+    if not dot or not stem or not ext.isalnum() or len(ext) > 4:
+        return ""
+    return stem.lower()
+
+
 # ---------------------------------------------------------------------------
 # Substantive tokens
 
 
-_STRIP_CHARS = "\"'`()[]{},;:!?<>=|&*"
+# Words of inline code (`python -c`, `node -e`) that say nothing about the job.
+CODE_WORDS = frozenset({
+    "import", "print", "return", "lambda", "class", "while", "yield", "async", "await", "const",
+    "function", "require", "except", "raise", "assert", "global", "finally", "continue", "break",
+    "false", "undefined", "console.log", "export", "default", "string", "number", "object",
+    "throw", "catch", "sys.exit", "sys.argv", "sys.path", "json.dumps", "json.loads", "json.load",
+    "range", "format",
+})
 
 
-def _words(tokens: list[str]) -> list[str]:
-    """Words of a token list; quoted code or messages are split on whitespace."""
-    words: list[str] = []
-    for token in tokens:
-        words.extend(token.split() if any(c.isspace() for c in token) else (token,))
-    return words
+@functools.cache
+def _word_split_re() -> re.Pattern[str]:
+    # Keeps paths, URLs, dotted names and package specs whole; splits code and prose.
+    return re.compile(r"[^\w./:@~+-]+")
 
 
-def _substantive(parts: list[list[str]]) -> set[str]:
+def _substantive(parts: Sequence[Sequence[str]]) -> set[str]:
+    """substantive_tokens() over already parsed parts."""
     programs = {canonical_program(p[0]) for p in parts} | {p[0].lower() for p in parts}
     found: set[str] = set()
     for tokens in parts:
-        for word in _words(tokens[1:]):
-            if TRUNCATION in word:
-                continue  # cut off by the export: not the real word
-            word = word.strip(_STRIP_CHARS).lower()
-            if word.startswith("-") or "=" in word and word.split("=", 1)[0].startswith("-"):
-                continue
-            candidates = [word]
-            if "/" in word or "\\" in word:
-                base = word.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-                candidates.append(base)
-            for cand in candidates:
-                if len(cand) >= 5 and not cand.isdigit() and cand not in NOISE_WORDS and cand not in programs:
-                    found.add(cand)
+        for token in tokens[1:]:
+            if token.startswith("-"):
+                continue  # a flag (and `--opt=value` with it)
+            for word in _word_split_re().split(token.lower()):
+                word = word.strip(".:/")
+                if not word or word.startswith("-") or TRUNCATION in word:
+                    continue  # an inner flag, or a word cut off by an export
+                candidates = [word]
+                if "/" in word:
+                    candidates.append(word.rsplit("/", 1)[-1])  # a path also counts by its basename
+                for cand in candidates:
+                    if (len(cand) >= 5 and not cand.isdigit() and cand not in NOISE_WORDS
+                            and cand not in CODE_WORDS and cand not in programs):
+                        found.add(cand)
     return found
 
 
@@ -258,7 +378,7 @@ def is_same_command(a: str, b: str) -> bool:
     """
     if not a or not b:
         return False
-    clean_a, clean_b = _clean(a), _clean(b)
+    clean_a, clean_b = normalize_command(_clean(a)), normalize_command(_clean(b))
     if not clean_a or not clean_b:
         return False
     if clean_a == clean_b:
@@ -274,17 +394,28 @@ def is_same_command(a: str, b: str) -> bool:
     return False
 
 
+_BACKING_OUT = frozenset({"--abort", "--quit", "--continue", "--skip"})
+
+
 def is_retry(failed: str, ok: str) -> bool:
     """Is the successful command `ok` a (corrected) retry of the failed command?
 
-    1. The same command again counts (a fix happened in between).
-    2. Same program: the failed command's main program (wrappers removed, see
-       engine.shell.unwrap; `python`≈`python3`; `npm`≈`pnpm`≈`yarn`≈`bun`;
-       `pip`≈`uv pip`; `make`≈`cmake --build`; `yarn X`≈`X`) must be the
-       program of one working segment of `ok` (the retry may prefix a fix:
-       `pip install x && pytest`, `git fetch o b && git checkout b`).
-    3. And either the normalised, unwrapped commands are within an edit ratio of
-       0.40, or they share a substantive token (see substantive_tokens).
+    1. The same command again is one (a fix happened in between; is_same_command).
+    2. Same job: some working segment of `ok` runs the failed command's main
+       program (wrappers removed, see engine.shell.unwrap; `python`≈`python3`,
+       `npm`≈`pnpm`≈`yarn`≈`bun`, `pip`≈`uv pip`, `make`≈`cmake --build`,
+       `docker compose`≈`docker-compose`, `yarn X`≈`X`, `./x.sh`≈`python x.py`)
+       with a compatible subcommand (`build` vs `lint` is another job; typos,
+       prefixes and aliases such as `i`/`install` are not). The retry may prefix
+       a fix: `pip install x && pytest`, `git fetch o b && git checkout b`.
+    3. Not a retry: a read-only `ok` after a failure that was not read-only
+       (`git status` after `git commit` is looking around), backing out
+       (`git rebase --abort`, `--continue`, `--skip`), or the same command on
+       another, unrelated path (`pytest tests/unit` -> `pytest tests/integration`).
+    4. Then any of: the failed command's words reappear in order in the retry
+       with more added (`cargo build` -> `cargo build --release`); a normalised
+       edit ratio <= 0.40 (whole commands, or the main segment against its
+       counterpart); a shared substantive token (see substantive_tokens).
     """
     if not failed or not ok or not failed.strip() or not ok.strip():
         return False
@@ -293,12 +424,68 @@ def is_retry(failed: str, ok: str) -> bool:
     failed_parts, ok_parts = _parts(failed), _parts(ok)
     if not failed_parts or not ok_parts:
         return False
-    wanted = _identities(failed_parts[0])
-    if not any(wanted & _identities(tokens) for tokens in ok_parts):
+    main = failed_parts[0]
+    wanted = _identities(main)
+    matching = [
+        tokens for tokens in ok_parts
+        if wanted & _identities(tokens) and _verbs_compatible(main, tokens) and not _other_target(main, tokens)
+    ]
+    if not matching or any(t in _BACKING_OUT for tokens in ok_parts for t in tokens[1:]):
         return False
-    if within_ratio(_core_text(failed_parts), _core_text(ok_parts)):
+    if is_read_only(ok) and not is_read_only(failed):
+        return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
+    main_text = _core_text([main])
+    for tokens in matching:
+        if len(main) >= 2 and _is_subsequence(main[1:], tokens[1:]):
+            return True
+        if _close(main_text, _core_text([tokens])):
+            return True
+    if _close(_core_text(failed_parts), _core_text(ok_parts)):
         return True
     return bool(_substantive(failed_parts) & _substantive(ok_parts))
+
+
+# Edit distance is quadratic-ish: long scripts and heredocs are compared by their start,
+# which names the job (`cat > f <<EOF`, `python - <<PY\nimport x`), keeping a pair under 5 ms.
+_RATIO_SPAN = 1000
+
+
+def _close(a: str, b: str) -> bool:
+    return within_ratio(a[:_RATIO_SPAN], b[:_RATIO_SPAN])
+
+
+def _is_subsequence(needle: Sequence[str], haystack: Sequence[str]) -> bool:
+    """Do all words of needle appear in haystack, in order?"""
+    rest = iter(haystack)
+    return all(any(word == other for other in rest) for word in needle)
+
+
+def _path_like(token: str) -> bool:
+    """Looks like a file or folder (`src/x`, `app.py`), not code, prose or a version."""
+    if not token or any(c.isspace() or c in "()'\",;=<>|&$`{}" for c in token):
+        return False  # code, a message or an expression, not a path
+    if "/" in token or "\\" in token:
+        return True
+    stem, dot, ext = token.rpartition(".")
+    return bool(dot and stem and ext) and any(c.isalpha() for c in ext) and ext.isalnum()
+
+
+def _other_target(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Same command line with exactly one path swapped for an unrelated one."""
+    if len(a) != len(b):
+        return False
+    diffs = [(x, y) for x, y in zip(a[1:], b[1:]) if x != y]
+    if len(diffs) != 1:
+        return False
+    x, y = diffs[0]
+    if not (_path_like(x) and _path_like(y)):
+        return False
+    if same_path(x, y):
+        return False
+    x_key, y_key = _path_key(x), _path_key(y)
+    if x_key.startswith(y_key + "/") or y_key.startswith(x_key + "/") or x_key == y_key:
+        return False  # one is inside the other: narrowing or widening the same target
+    return not paths_related(x, y)
 
 
 # ---------------------------------------------------------------------------
@@ -343,15 +530,26 @@ def same_path(a: str, b: str) -> bool:
     return False
 
 
+def _same_dir(key_a: str, key_b: str) -> bool:
+    """Same folder, allowing a bare name or a relative path against an absolute one."""
+    dir_a = key_a.rsplit("/", 1)[0] if "/" in key_a else ""
+    dir_b = key_b.rsplit("/", 1)[0] if "/" in key_b else ""
+    if dir_a == dir_b or not dir_a or not dir_b:
+        return True
+    return dir_a.endswith("/" + dir_b) or dir_b.endswith("/" + dir_a)
+
+
 def paths_related(a: str, b: str) -> bool:
     """Is path `b` a likely correction of path `a` (Read/Edit/Write/Glob/Grep retry)?
 
     Never for the same path (see same_path). Related when the basenames are the
-    same in different directories, or the stems are the same with a different
-    extension (`config.yml` -> `config.yaml`), or the stems are a likely typo of
-    each other with the same extension: both at least 3 characters and within
-    an edit distance of max(1, len // 4). The extension is compared separately so
-    `ab.py`/`cd.py` (headroom's false positive) is not a typo.
+    same in different directories (`src/app.py` -> `app/app.py`); or, in the same
+    directory (a bare name or a relative path matches any), when the stems are
+    the same with another extension (`config.yml` -> `config.yaml`) or a likely
+    typo of each other with the same extension: both at least 3 characters and
+    within an edit distance of max(1, len // 4). The extension is compared
+    separately so `ab.py`/`cd.py` (headroom's false positive) is not a typo, and
+    `models/user_spec.rb` -> `requests/users_spec.rb` (two changes) is not one.
     """
     if not a or not b or same_path(a, b):
         return False
@@ -361,6 +559,8 @@ def paths_related(a: str, b: str) -> bool:
         return False
     if base_a == base_b:
         return True
+    if not _same_dir(key_a, key_b):
+        return False  # a typo sits in one place: a new name in another folder is another file
     (stem_a, ext_a), (stem_b, ext_b) = _split_name(key_a), _split_name(key_b)
     if stem_a.lower() == stem_b.lower():
         return True  # other extension (`.yml`/`.yaml`) or other case (`readme.md`)
@@ -411,17 +611,18 @@ def mentions_path(text: str, path: str) -> bool:
 _READ_ONLY_PROGRAMS = frozenset({
     "ls", "ll", "la", "dir", "cat", "bat", "less", "more", "head", "tail", "grep", "egrep", "fgrep",
     "rg", "ag", "ack", "fd", "pwd", "echo", "printf", "which", "whereis", "type", "wc", "stat",
-    "file", "tree", "printenv", "man", "help", "info", "du", "df", "diff", "cmp", "comm", "date",
+    "file", "tree", "printenv", "env", "man", "help", "du", "df", "diff", "cmp", "comm", "date",
     "cal", "whoami", "id", "groups", "uname", "hostname", "uptime", "ps", "pgrep", "lsof", "jq",
-    "yq", "sort", "uniq", "cut", "tr", "awk", "gawk", "column", "nl", "basename", "dirname",
+    "yq", "uniq", "cut", "tr", "awk", "gawk", "sed", "gsed", "column", "nl", "basename", "dirname",
     "realpath", "readlink", "history", "sha1sum", "sha256sum", "sha512sum", "md5sum", "md5",
     "shasum", "cksum", "xxd", "hexdump", "od", "strings", "test", "[", "[[", "true", "false",
-    "sleep", "wait", "nproc", "free", "lscpu", "locale", "tput", "seq", "expr", "getconf", "ldd",
-    "otool", "nm", "objdump", "readelf", "netstat", "ss", "dig", "nslookup", "host", "ping",
-    "zcat", "zgrep", "look", "fold", "fmt", "rev", "tac", "paste", "join", "split-never",
-    "command", "hash", "compgen", "declare", "sw_vers", "system_profiler", "lsb_release",
-    "env", "tasklist", "where", "get-childitem", "get-content", "select-string",
+    "sleep", "nproc", "free", "lscpu", "locale", "seq", "expr", "getconf", "ldd", "otool", "nm",
+    "objdump", "readelf", "netstat", "ss", "dig", "nslookup", "host", "ping", "zcat", "zgrep",
+    "tac", "rev", "paste", "join", "fold", "command", "compgen", "declare", "sw_vers",
+    "lsb_release", "where", "tasklist", "get-childitem", "get-content", "select-string",
+    "get-command", "get-location", "test-path",
 })
+# `<program> <first word>` forms that only read.
 _READ_ONLY_SUBCOMMANDS = {
     "git": frozenset({"status", "log", "diff", "show", "blame", "ls-files", "ls-tree", "ls-remote",
                       "rev-parse", "rev-list", "describe", "shortlog", "reflog", "grep", "cat-file",
@@ -432,68 +633,86 @@ _READ_ONLY_SUBCOMMANDS = {
                       "search", "explain", "why", "root", "prefix", "bin", "fund", "doctor", "query"}),
     "pnpm": frozenset({"ls", "list", "outdated", "why", "root", "bin", "view", "info", "help"}),
     "yarn": frozenset({"list", "info", "why", "outdated", "help", "bin", "licenses"}),
-    "bun": frozenset({"pm"}),
-    "cargo": frozenset({"tree", "metadata", "search", "help", "locate-project", "pkgid", "read-manifest", "verify-project"}),
+    "cargo": frozenset({"tree", "metadata", "search", "help", "locate-project", "pkgid", "verify-project"}),
     "go": frozenset({"list", "env", "version", "doc", "help", "vet"}),
-    "docker": frozenset({"ps", "images", "logs", "inspect", "version", "info", "stats", "top", "port", "history", "search", "diff"}),
-    "kubectl": frozenset({"get", "describe", "logs", "top", "explain", "version", "api-resources", "cluster-info"}),
-    "brew": frozenset({"list", "ls", "info", "search", "deps", "uses", "outdated", "config", "doctor", "--prefix", "leaves", "desc", "home"}),
+    "docker": frozenset({
+        "ps", "images", "logs", "inspect", "version", "info", "stats", "top", "port", "history", "search",
+    }),
+    "kubectl": frozenset({
+        "get", "describe", "logs", "top", "explain", "version", "api-resources", "cluster-info",
+    }),
+    "brew": frozenset({
+        "list", "ls", "info", "search", "deps", "uses", "outdated", "config", "doctor", "leaves", "desc",
+    }),
     "apt": frozenset({"list", "show", "search", "policy", "depends", "rdepends"}),
     "apt-cache": frozenset({"search", "show", "policy", "depends", "rdepends", "madison", "showpkg"}),
-    "dpkg": frozenset({"-l", "-L", "-s", "-S", "--list", "--listfiles", "--status", "--search"}),
     "conda": frozenset({"list", "info", "search"}),
     "uv": frozenset({"tree", "version", "help"}),
-    "poetry": frozenset({"show", "check", "version", "env", "config", "about", "search"}),
+    "poetry": frozenset({"show", "check", "env", "about", "search"}),
+    "docker-compose": frozenset({"ps", "logs", "config", "images", "top", "ls", "version", "port"}),
     "systemctl": frozenset({"status", "is-active", "is-enabled", "list-units", "show", "cat"}),
-    "gh": frozenset({"status"}),
     "rustup": frozenset({"show", "which"}),
-    "launchctl": frozenset({"list", "print"}),
-    "node": frozenset(),
 }
-# `git <sub>` listing forms that turn mutating with a name argument.
-_GIT_LISTING = {"branch": frozenset({"-a", "-r", "-v", "-vv", "--list", "-l", "--show-current", "--all", "--remotes", "--merged", "--no-merged", "--contains"}),
-                "tag": frozenset({"-l", "--list", "-n"}),
-                "remote": frozenset({"-v", "show", "get-url", "--verbose"}),
-                "stash": frozenset({"list", "show"}),
-                "config": frozenset({"--get", "--list", "-l", "--get-all", "--get-regexp", "--show-origin"}),
-                "worktree": frozenset({"list"}),
-                "submodule": frozenset({"status", "summary"})}
-_GIT_MUTATING = frozenset({
-    "checkout", "switch", "pull", "fetch", "stash", "reset", "restore", "add", "rm", "mv", "commit",
-    "merge", "rebase", "cherry-pick", "revert", "config", "init", "clone", "apply", "am", "push",
-    "clean", "submodule", "branch", "tag", "remote", "worktree", "lfs", "sparse-checkout", "update-index",
-    "gc", "prune", "notes", "bisect", "switch", "filter-branch", "filter-repo", "update-ref",
+# Git subcommands that only list without a name argument (`git branch` vs `git branch x`).
+_GIT_LISTING_FLAGS = frozenset({
+    "-a", "-r", "-v", "-vv", "--list", "-l", "--show-current", "--all", "--remotes", "--merged",
+    "--no-merged", "--contains", "--get", "--get-all", "--get-regexp", "--show-origin", "-n",
 })
+_GIT_LISTING_WORDS = {"remote": frozenset({"show", "get-url"}), "stash": frozenset({"list", "show"}),
+                      "worktree": frozenset({"list"}), "submodule": frozenset({"status", "summary"})}
 _MUTATING_PROGRAMS = frozenset({
     "mkdir", "rmdir", "touch", "cp", "mv", "ln", "rm", "chmod", "chown", "chgrp", "install", "tee",
     "dd", "truncate", "patch", "unzip", "gunzip", "bunzip2", "unxz", "7z", "rsync", "scp", "wget",
     "export", "unset", "source", ".", "alias", "unalias", "eval", "set", "ulimit", "umask",
     "kill", "pkill", "killall", "createdb", "dropdb", "createuser", "initdb", "ssh-keygen",
-    "ssh-add", "direnv", "deactivate", "activate", "pushd", "popd", "cd", "mkfifo", "mktemp",
-    "crontab", "update-alternatives", "ldconfig", "chsh", "setx", "new-item", "set-content",
-    "remove-item", "copy-item", "move-item", "set-executionpolicy", "configure", "autoreconf",
-    "meson", "ninja", "make", "gmake", "cmake", "bazel", "corepack", "dpkg-reconfigure",
+    "ssh-add", "direnv", "deactivate", "cd", "pushd", "popd", "crontab", "update-alternatives",
+    "ldconfig", "setx", "new-item", "set-content", "remove-item", "copy-item", "move-item",
+    "set-executionpolicy", "configure", "autoreconf", "meson", "ninja", "make", "gmake", "cmake",
+    "bazel", "corepack", "black", "isort", "autopep8", "rustfmt",
 })
+# Words among a tool's first arguments that mean it changes state (`gcloud components
+# install`, `alembic upgrade head`, `docker compose up`, `python manage.py migrate`).
 _MUTATING_VERBS = frozenset({
     "install", "i", "add", "remove", "uninstall", "rm", "update", "upgrade", "up", "down", "init",
     "setup", "create", "generate", "migrate", "makemigrations", "sync", "lock", "apply", "enable",
     "disable", "start", "restart", "stop", "set", "use", "activate", "build", "compile", "clean",
-    "configure", "login", "logout", "auth", "link", "unlink", "pull", "push", "fetch", "deploy",
+    "configure", "login", "logout", "link", "unlink", "pull", "push", "fetch", "deploy",
     "reset", "rebuild", "bootstrap", "prepare", "download", "tidy", "vendor", "seed", "develop",
-    "import", "load", "tap", "pin", "global", "local", "default", "venv", "new", "run-migrations",
-    "revision", "stamp", "downgrade", "upgradedb", "db:migrate", "db:setup", "db:create", "db:seed",
-    "db:push", "collectstatic", "ci", "dedupe", "prune", "rebase", "kill", "rmi", "tag", "commit",
-    "switch", "mount", "unmount", "format", "fix", "write", "save", "put", "patch", "delete",
-    "unzip", "extract", "x", "dlx",
+    "tap", "pin", "default", "venv", "new", "revision", "stamp", "downgrade", "db:migrate",
+    "db:setup", "db:create", "db:seed", "db:push", "db:reset", "collectstatic", "ci", "dedupe",
+    "prune", "kill", "rmi", "tag", "commit", "save", "delete", "fix", "fmt", "format",
 })
-# Verbs that are read-only even though the word alone looks otherwise (`pip index`).
-_TEST_LIKE = frozenset({"test", "check", "lint", "run", "show", "list", "status", "help", "version"})
+# Targets and scripts that check rather than change (`make test`, `npm run lint`).
+_CHECK_WORDS = frozenset({"test", "tests", "check", "lint", "run", "show", "list", "status", "help",
+                          "version", "dev", "serve", "preview", "typecheck", "-n"})
+_FIX_FLAGS = frozenset({"--fix", "--write", "--apply", "--in-place", "--fix-only", "--unsafe-fixes"})
+_VERSION_MANAGERS = frozenset({"conda", "mamba", "micromamba", "nvm", "pyenv", "rbenv", "nodenv",
+                               "fnm", "volta", "asdf", "mise", "sdk", "rustup"})
 
 
-def _real_redirects(segment: str) -> bool:
-    """Does the segment write output into a file (`>`, `>>`, `&>`), not /dev/*?"""
+@functools.cache
+def _python_write_re() -> re.Pattern[str]:
+    # Inline Python (`python -c`, `python - <<EOF`) that writes or moves files.
+    return re.compile(
+        r"""open\([^)]*,\s*(?:mode\s*=\s*)?['"][wax]"""
+        r"|\.write_(?:text|bytes)\("
+        r"|\bos\.(?:remove|unlink|rename|replace|makedirs|mkdir|rmdir)\("
+        r"|\bshutil\.(?:copy\w*|move|rmtree)\("
+        r"|\.(?:mkdir|unlink|touch|rename)\("
+        r"|\b(?:json|pickle|yaml)\.dump\("
+        r"|\.to_(?:csv|parquet|json|excel)\(|savefig\("
+    )
+
+
+def _writes_to_file(segment: str) -> bool:
+    """Does the segment redirect output into a file (`>`, `>>`, `&>`, not /dev/*)?
+
+    Only the command line counts: a heredoc body is data (`if a > b:`).
+    """
     if ">" not in segment:
         return False
+    if "<<" in segment:
+        segment = segment.split("\n", 1)[0]
     quote = ""
     i, n = 0, len(segment)
     while i < n:
@@ -507,18 +726,14 @@ def _real_redirects(segment: str) -> bool:
             quote = ch
         elif ch == "\\":
             i += 1
-        elif ch == "<" and segment.startswith("<<", i):
-            return _redirects_before_heredoc(segment, i)
         elif ch == ">":
             j = i + 1
             if j < n and segment[j] in ">|":
                 j += 1
-            if j < n and segment[j] == "&":  # `>&2`, `2>&1`: descriptor copy
+            if j < n and segment[j] == "&":  # `>&2`, `2>&1`: a descriptor copy
                 i = j + 1
                 continue
-            while j < n and segment[j] in " \t":
-                j += 1
-            target = tokenize(segment[j:])[:1]
+            target = tokenize(segment[j:].split("<<", 1)[0])[:1]
             if target and not target[0].startswith("/dev/"):
                 return True
             i = j
@@ -527,18 +742,11 @@ def _real_redirects(segment: str) -> bool:
     return False
 
 
-def _redirects_before_heredoc(segment: str, at: int) -> bool:
-    """Redirection on the heredoc's command line (`cat > f <<EOF`, `cat <<EOF > f`)."""
-    line_end = segment.find("\n", at)
-    line = segment[: line_end if line_end >= 0 else len(segment)]
-    return _real_redirects(line[:at] + line[at:].replace("<<", "  ", 1).split("<<")[0]) if ">" in line else False
-
-
-def _first_args(tokens: list[str], count: int = 3) -> list[str]:
-    """The first few non-option words after the program, lower-cased."""
+def _first_args(tokens: Sequence[str], count: int = 3) -> list[str]:
+    """The first few words after the program that are neither options nor assignments."""
     args: list[str] = []
     for tok in tokens[1:]:
-        if tok.startswith("-") or "=" in tok and not tok.startswith("db:"):
+        if tok.startswith("-") or ("=" in tok and not tok.startswith("db:")):
             continue
         args.append(tok.lower())
         if len(args) == count:
@@ -546,129 +754,160 @@ def _first_args(tokens: list[str], count: int = 3) -> list[str]:
     return args
 
 
-def _asks_version_or_help(tokens: list[str]) -> bool:
-    return any(t in ("--version", "-V", "--help", "-h", "version", "-v") for t in tokens[1:3]) and len(tokens) <= 3
+def _asks_version_or_help(name: str, tokens: Sequence[str]) -> bool:
+    """`X --version`, `X -V`, `X --help`, `X help`, `node -v` (not `pytest -v`)."""
+    rest = tokens[1:]
+    if not rest or len(rest) > 2:
+        return False
+    flags = {"--version", "-V", "--help", "-h", "-help", "/?"}
+    if len(rest) == 1 and rest[0] in ("version", "help"):
+        return True
+    if len(rest) == 1 and rest[0] == "-v" and name in ("node", "npm", "pnpm", "yarn", "bun", "deno", "nvm"):
+        return True
+    return rest[-1] in flags or rest[0] in flags
 
 
-def _git_subcommand(tokens: list[str]) -> tuple[str, list[str]]:
-    """`git -C dir --no-pager log -3` -> ("log", ["-3"])."""
+_GIT_MUTATING = frozenset({
+    "checkout", "switch", "pull", "fetch", "reset", "restore", "add", "rm", "mv", "commit", "merge",
+    "rebase", "cherry-pick", "revert", "init", "clone", "apply", "am", "push", "clean", "lfs",
+    "sparse-checkout", "update-index", "gc", "prune", "notes", "bisect", "filter-branch",
+    "filter-repo", "update-ref",
+})
+
+
+def _git_verdict(tokens: Sequence[str]) -> bool | None:
+    """True mutating, False read-only, None unknown."""
     i = 1
     while i < len(tokens) and tokens[i].startswith("-"):
         i += 2 if tokens[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
-    return (tokens[i].lower(), tokens[i + 1 :]) if i < len(tokens) else ("", [])
-
-
-def _git_mutates(tokens: list[str]) -> bool | None:
-    """True mutating, False read-only, None for unknown git subcommands."""
-    sub, rest = _git_subcommand(tokens)
-    if not sub or sub in _READ_ONLY_SUBCOMMANDS["git"]:
+    if i >= len(tokens):
+        return False  # `git --version`, bare `git`
+    sub, rest = tokens[i].lower(), tokens[i + 1 :]
+    if sub in _READ_ONLY_SUBCOMMANDS["git"]:
         return False
-    if sub in _GIT_LISTING:
-        listing = _GIT_LISTING[sub]
-        words = [t for t in rest if not t.startswith("-")]
-        if sub == "config":
-            return not any(t in listing for t in rest) and len(words) >= 2
-        if sub == "stash":
-            return not (words and words[0] in listing)
-        if not rest or any(t in listing for t in rest) and (sub != "remote" or words[:1] in ([], ["show"], ["get-url"])):
-            return False
-        return sub in ("branch", "tag", "remote", "worktree", "submodule")
-    if sub in _GIT_MUTATING:
+    words = [t for t in rest if not t.startswith("-")]
+    if sub in ("branch", "tag"):
+        listing = not words or any(t in _GIT_LISTING_FLAGS for t in rest)
+        return not listing or any(t in ("-d", "-D", "-m", "-M", "--delete", "--move", "-f") for t in rest)
+    if sub == "config":
+        return not any(t in _GIT_LISTING_FLAGS for t in rest) and len(words) >= 2
+    if sub in _GIT_LISTING_WORDS:
+        if not words:
+            return sub == "stash"  # a bare `git stash` stashes; `git remote`/`submodule` list
+        return words[0] not in _GIT_LISTING_WORDS[sub]
+    return True if sub in _GIT_MUTATING else None
+
+
+def _tar_lists(tokens: Sequence[str]) -> bool:
+    """`tar tzf x`, `tar -t …`, `tar --list …`: listing an archive, not extracting or creating."""
+    if "--list" in tokens or "-t" in tokens:
         return True
-    return None
+    mode = tokens[1] if len(tokens) > 1 else ""
+    return not mode.startswith("--") and "t" in mode.lstrip("-") and not any(c in mode for c in "cxru")
 
 
-def _python_writes(tokens: list[str], segment: str) -> bool:
-    """`python -c`/heredoc code that writes files (`open(p, 'w')`, `.write_text(`)."""
-    code = segment if "<<" in segment else " ".join(tokens)
-    return ".write(" in code or "write_text(" in code or "write_bytes(" in code or "os.remove(" in code \
-        or "shutil." in code or "os.makedirs(" in code or ".mkdir(" in code or "os.rename(" in code
+def _curl_saves(tokens: Sequence[str]) -> bool:
+    """`curl -o f`, `-O`, `-fsSLO`, `--output f`: a download that leaves a file behind."""
+    for tok in tokens[1:]:
+        if tok.startswith("--"):
+            if tok.split("=", 1)[0] in ("--output", "--remote-name", "--remote-name-all", "--output-dir"):
+                return True
+        elif tok.startswith("-") and ("o" in tok or "O" in tok):
+            return True
+    return False
 
 
-def _segment_mutates(tokens: list[str], segment: str) -> bool | None:
-    """True mutating, False read-only, None neither (tests, scripts, servers)."""
-    if _real_redirects(segment):
+def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
+    """True mutating, False read-only, None neither (tests, scripts, servers, network)."""
+    if _writes_to_file(segment):
         return True
     name = canonical_program(tokens[0])
-    if name.endswith(".exe"):
-        name = name[:-4]
     args = _first_args(tokens)
-    if name in ("sed", "gsed", "perl", "ruby") and any(t == "-i" or t.startswith("-i") or t.startswith("--in-place") or t.startswith("-pi") for t in tokens[1:]):
+    if name in ("sed", "gsed", "perl", "ruby") and any(
+        t.startswith("-i") or t.startswith("--in-place") or t.startswith("-pi") for t in tokens[1:]
+    ):
         return True
     if name == "find":
-        if "-delete" in tokens:
-            return True
         for flag in ("-exec", "-execdir", "-ok"):
             if flag in tokens:
                 inner = tokens[tokens.index(flag) + 1 :]
-                return bool(inner) and _segment_mutates(inner, " ".join(inner)) is True
-        return False
-    if name == "sort" and any(t == "-o" or t.startswith("--output") for t in tokens):
-        return True
+                return bool(inner) and _segment_verdict(inner, " ".join(inner)) is True
+        return "-delete" in tokens
+    if name == "sort":
+        return any(t == "-o" or t.startswith("--output") for t in tokens)
     if name in _READ_ONLY_PROGRAMS:
         return False
-    if name in ("tar",):
-        return not (args and ("t" in args[0] and not args[0].startswith("-") or "--list" in tokens)) and not any(
-            t.startswith("-") and not t.startswith("--") and "t" in t for t in tokens[1:2])
-    if name in ("curl", "http", "https"):
-        return any(t in ("-o", "-O", "--output", "--remote-name", "-OL", "-LO", "-sLO", "-sSLO", "-fsSLO") or t.startswith("--output=") for t in tokens)
+    if name == "tar":
+        return not _tar_lists(tokens)
+    if name == "curl":
+        return True if _curl_saves(tokens) else None
     if name == "git":
-        return _git_mutates(tokens)
+        return _git_verdict(tokens)
+    if _asks_version_or_help(name, tokens):
+        return False
     if name in _MUTATING_PROGRAMS:
-        if name in ("make", "gmake") and args and args[0] in _TEST_LIKE | {"help", "-n"}:
+        if name in ("make", "gmake", "ninja") and args and args[0] in _CHECK_WORDS:
             return None
         return True
-    if _asks_version_or_help(tokens):
-        return False
-    if name == "python" and _python_writes(tokens, segment):
+    if name == "python" and _python_write_re().search(segment):
         return True
-    read_only = _READ_ONLY_SUBCOMMANDS.get(_FAMILIES.get(name, name) if name in ("pnpm", "yarn") else name)
+    read_only = _READ_ONLY_SUBCOMMANDS.get(name)
     if read_only is not None and args and args[0] in read_only:
         return False
-    if args and args[0] in ("run", "run-script") and name in ("npm", "pnpm", "yarn", "bun"):
-        return any(word in _MUTATING_VERBS - _TEST_LIKE for word in args[1].replace(":", " ").split()) if len(args) > 1 else None
+    if any(t in _FIX_FLAGS for t in tokens[1:]) or name in ("gofmt", "prettier") and "-w" in tokens:
+        return True
+    if name in ("npm", "pnpm", "yarn", "bun") and args and args[0] in ("run", "run-script"):
+        script = args[1].replace(":", " ").split() if len(args) > 1 else []
+        return True if any(w in _MUTATING_VERBS and w not in _CHECK_WORDS for w in script) else None
+    if name in ("docker", "podman") and args[:1] == ["run"] or name == "go" and args[:1] == ["get"]:
+        return True
     if any(arg in _MUTATING_VERBS for arg in args):
         return True
-    if name in ("conda", "mamba", "micromamba", "nvm", "pyenv", "rbenv", "nodenv", "fnm", "volta", "asdf", "mise", "sdk") and args:
-        return True  # version managers: anything but listing changes the active toolchain
+    if name in _VERSION_MANAGERS and args and args[0] not in ("list", "ls", "info", "current", "which", "show", "env"):
+        return True  # `nvm use 20`, `pyenv local 3.11`, `conda activate x`: the active toolchain
     return None
 
 
-def _judge(command: str) -> list[bool | None]:
-    """Verdict of each segment of a command (see _segment_mutates)."""
-    segments = split_segments_ops(_clean(command))
-    verdicts: list[bool | None] = []
-    all_setup = all(_is_setup(text) for text, _ in segments)
-    for index, (text, op) in enumerate(segments):
+def _verdict_form(tokens: Sequence[str]) -> list[str]:
+    """`docker compose logs` judged as `docker-compose logs`; bare `yarn` is `yarn install`."""
+    name = canonical_program(tokens[0])
+    if name in ("docker", "podman") and len(tokens) > 1 and tokens[1] == "compose":
+        return ["docker-compose", *tokens[2:]]
+    if name == "yarn" and len(tokens) == 1:
+        return ["yarn", "install"]
+    return tokens
+
+
+def _is_setup(tokens: Sequence[str]) -> bool:
+    """cd/source/export/set…: a segment that prepares the shell for the next one."""
+    return bool(tokens) and canonical_program(tokens[0]) in SETUP_PROGRAMS
+
+
+@functools.lru_cache(maxsize=256)
+def _verdicts(command: str) -> tuple[bool | None, ...]:
+    """One verdict per working segment; setup prefixes serve the segment after them.
+
+    A line made only of setup (`cd backend`, `source .venv/bin/activate`) is one
+    mutating verdict: the agent's shell keeps that state for the next command.
+    """
+    pairs = []
+    for text, _op in split_segments_ops(_clean(command)):
         tokens = unwrap_tokens(tokenize(text))
-        if not tokens:
-            continue
-        if _is_setup(text) and not all_setup:
-            # `cd DIR && X`: the cd serves X; `source env && X`/`export A=1; X` still set state
-            name = canonical_program(tokens[0])
-            verdicts.append(None if name in ("cd", "pushd", "popd") else True)
-            continue
-        verdicts.append(_segment_mutates(tokens, text))
-    return verdicts
-
-
-def _is_setup(segment: str) -> bool:
-    tokens = tokenize(segment)
-    while tokens and "=" in tokens[0] and not tokens[0].startswith("-"):
-        tokens = tokens[1:]
-    return bool(tokens) and canonical_program(tokens[0]) in _SETUP
+        if tokens:
+            pairs.append((_verdict_form(tokens), text))
+    if not pairs:
+        return ()
+    if all(_is_setup(tokens) for tokens, _ in pairs):
+        return (True,)
+    return tuple(_segment_verdict(tokens, text) for tokens, text in pairs if not _is_setup(tokens))
 
 
 def is_mutating(command: str) -> bool:
-    """Does the command change state that later commands see? (See the rule above.)"""
-    if not command or not command.strip():
-        return False
-    return any(v is True for v in _judge(command))
+    """Does the command change state that later commands see? (Rule above.)"""
+    return any(verdict is True for verdict in _verdicts(command or ""))
 
 
 def is_read_only(command: str) -> bool:
-    """Does the command only read (every segment read-only, no file redirection)?"""
-    if not command or not command.strip():
-        return False
-    verdicts = _judge(command)
-    return bool(verdicts) and all(v is False or v is None and False for v in verdicts) and any(v is False for v in verdicts)
+    """Does every working segment only read, with nothing written to a file? (Rule above.)"""
+    verdicts = _verdicts(command or "")
+    return bool(verdicts) and all(verdict is False for verdict in verdicts)

@@ -4,8 +4,8 @@ Three kinds are found, each in O(n) plus the pairs it reports:
 
 1. **same key, different fixes** – two records with one dedup `key` whose fixes are not
    refinements of each other. A refinement is a fix whose normalised words contain the
-   other's (`pip install x` → `pip install --user x`) or that is ≥ 0.8 similar; a fix that
-   says the opposite of the other ("never X" vs "X") is a conflict even though it contains it.
+   other's in order (`pip install x` → `pip install --user x`) or that is ≥ 0.8 similar;
+   a fix that says the opposite of the other ("never X" vs "X") is never a refinement.
 2. **reversed** – A→B beside B→A: `command`→`fix_command` (or `error`→`fix`) of one
    record is the other's the other way round.
 3. **preference slot** – two statements pick different values of one slot of mutually
@@ -102,11 +102,18 @@ def is_refinement(fix_a, fix_b) -> bool:
     na, nb = normalize_text(fix_a), normalize_text(fix_b)
     if not na or not nb or na == nb:
         return True
-    if _opposite(fix_a, fix_b):
-        return False
-    if f" {na} " in f" {nb} " or f" {nb} " in f" {na} ":
+    cores_b = clause_cores(fix_b)
+    if any((not negative, core) in cores_b for negative, core in clause_cores(fix_a)):
+        return False  # "never X" is no refinement of "X"
+    short, long_ = sorted((na.split(), nb.split()), key=len)
+    if _in_order(short, long_):  # `pip install x` ⊂ `pip install --user x`
         return True
     return text_similarity(na, nb) >= REFINEMENT_SIMILARITY
+
+
+def _in_order(needle: list[str], haystack: list[str]) -> bool:
+    words = iter(haystack)
+    return all(word in words for word in needle)
 
 
 def slot_stances(text: str) -> dict[str, tuple[frozenset, frozenset]]:
@@ -221,14 +228,19 @@ def _record_stances(rec: dict) -> dict[str, tuple[frozenset, frozenset]]:
 
 
 def _record_cores(rec: dict) -> set[tuple[bool, str]]:
-    clause_re = _patterns()[1]
     cores = set()
     for text in _statements(rec):
-        for clause in clause_re.split(_expand_contractions(text)):
-            parsed = clause and statement_core(clause)
-            if parsed:
-                cores.add(parsed)
+        cores |= clause_cores(text)
     return {(neg, core) for neg, core in cores if (not neg, core) not in cores}
+
+
+def clause_cores(text) -> set[tuple[bool, str]]:
+    """statement_core() of each clause of a text ("don't use npm, use pnpm" has two)."""
+    if not isinstance(text, str):
+        return set()
+    clause_re = _patterns()[1]
+    parsed = (statement_core(clause) for clause in clause_re.split(_expand_contractions(text)) if clause)
+    return {core for core in parsed if core}
 
 
 def _statements(rec: dict) -> list[str]:
@@ -271,11 +283,6 @@ def _match_alias(words: list[str], i: int):
             if tuple(words[i:i + len(alias)]) == alias:
                 return slot, value, len(alias)
     return None
-
-
-def _opposite(a: str, b: str) -> bool:
-    core_a, core_b = statement_core(a), statement_core(b)
-    return bool(core_a and core_b and core_a[1] == core_b[1] and core_a[0] != core_b[0])
 
 
 def _expand_contractions(text) -> str:

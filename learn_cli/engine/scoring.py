@@ -25,9 +25,8 @@ DEFAULT_PROMOTE_MIN_PROJECTS = 2
 DEFAULT_ARCHIVE_DAYS = 30
 
 _WEEK_SECONDS = 7 * 24 * 3600
-# Scores are rounded so that float noise (0.1 × 3 = 0.30000000000000004) never moves a
-# learning across the 0.3 / 0.7 boundaries; 6 decimals is far finer than the 2 shown.
-_SCORE_DECIMALS = 6
+# Scores are rounded to 6 decimals so that float noise (0.1 × 3 = 0.30000000000000004)
+# never moves a learning across the 0.3 / 0.7 boundaries; far finer than the 2 shown.
 
 
 def parse_time(value) -> datetime | None:
@@ -58,6 +57,8 @@ def _now(now) -> datetime:
 def frequency_of(rec: dict) -> int:
     """The record's frequency as an int ≥ 1 (1 when missing or not a number)."""
     value = rec.get("frequency")
+    if type(value) is int:  # the common case, checked first: scoring runs on every record
+        return value if value >= 1 else 1
     if isinstance(value, bool):
         return 1
     try:
@@ -72,6 +73,8 @@ def frequency_of(rec: dict) -> int:
 def impact_of(rec: dict) -> float:
     """The record's impact clamped to [0, 1] (0.5 when missing or not a number)."""
     value = rec.get("impact")
+    if type(value) is float and 0.0 <= value <= 1.0:
+        return value
     if isinstance(value, bool):
         return 0.5
     try:
@@ -104,7 +107,11 @@ def recency(last_used, now=None) -> float:
     moment = parse_time(last_used)
     if moment is None:
         return 1.0
-    elapsed = (_now(now) - moment).total_seconds()
+    return _recency_at(moment, _now(now))
+
+
+def _recency_at(moment: datetime, now: datetime) -> float:
+    elapsed = (now - moment).total_seconds()
     if elapsed <= 0:
         return 1.0
     weeks = int(elapsed // _WEEK_SECONDS)
@@ -113,9 +120,41 @@ def recency(last_used, now=None) -> float:
 
 def score(rec: dict, now=None) -> float:
     """min(frequency, 10)/10 × impact × recency, in [0, 1]."""
+    return _score_at(rec, now if type(now) is datetime and now.tzinfo is not None else _now(now))
+
+
+def scorer(now=None):
+    """score() with `now` fixed, for scoring many records at once."""
     now = _now(now)
-    value = min(frequency_of(rec), 10) / 10 * impact_of(rec) * recency(last_used_of(rec, now), now)
-    return round(min(max(value, 0.0), 1.0), _SCORE_DECIMALS)
+    return lambda rec: _score_at(rec, now)
+
+
+def _score_at(rec: dict, now: datetime) -> float:
+    # Inlined fast paths: the digest scores every record at each session start.
+    frequency = rec.get("frequency")
+    if type(frequency) is not int or frequency < 1:
+        frequency = frequency_of(rec)
+    impact = rec.get("impact")
+    if type(impact) is not float or not 0.0 <= impact <= 1.0:
+        impact = impact_of(rec)
+    moment = None
+    stamp = rec.get("last_used")
+    if type(stamp) is str:
+        try:
+            moment = datetime.fromisoformat(stamp)
+        except ValueError:
+            pass
+    if moment is None:
+        moment = last_used_of(rec, now)
+    elif moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    elapsed = (now - moment).total_seconds()
+    weeks = int(elapsed // _WEEK_SECONDS) if elapsed > 0 else 0
+    if weeks >= 10:
+        return 0.0
+    # min(frequency, 10)/10 × impact × (10 − weeks)/10, rounded to 6 decimals (round() is
+    # slow, and this is ≥ 0, so int(x + 0.5) does the same)
+    return int(min(frequency, 10) * (10 - weeks) * impact * 10_000 + 0.5) / 1_000_000
 
 
 def lifecycle(

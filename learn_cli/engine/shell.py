@@ -19,15 +19,19 @@ __all__ = [
     "program",
     "canonical_program",
     "normalize_command",
+    "strip_output_noise",
+    "SETUP_PROGRAMS",
 ]
 
 # Segments that only prepare the shell for the command that follows them.
-_SETUP_PROGRAMS = frozenset({"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask"})
+SETUP_PROGRAMS = frozenset({"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask"})
 
 # Wrappers that run their arguments as a command, after their own options.
 # Value: options that consume the next token as their argument.
 _PLAIN_WRAPPERS: dict[str, frozenset[str]] = {
-    "sudo": frozenset({"-u", "-g", "-C", "-h", "-p", "-U", "-r", "-t", "-D", "-T", "--user", "--group", "--prompt", "--chdir"}),
+    "sudo": frozenset({
+        "-u", "-g", "-C", "-h", "-p", "-U", "-r", "-t", "-D", "-T", "--user", "--group", "--prompt", "--chdir",
+    }),
     "doas": frozenset({"-u", "-C"}),
     "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}),
     "time": frozenset({"-f", "-o", "--format", "--output"}),
@@ -43,7 +47,10 @@ _PLAIN_WRAPPERS: dict[str, frozenset[str]] = {
     "bunx": frozenset({"-p", "--package"}),
     "uvx": frozenset({"--from", "--with", "--python", "-p", "--index", "--with-requirements"}),
     "pnpx": frozenset(),
-    "xargs": frozenset({"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a", "--max-args", "--max-procs", "--delimiter", "--arg-file"}),
+    "xargs": frozenset({
+        "-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a",
+        "--max-args", "--max-procs", "--delimiter", "--arg-file",
+    }),
 }
 
 # `<tool> <sub>` pairs that run the rest as a command (e.g. `uv run pytest`).
@@ -94,7 +101,7 @@ def _assignment_re() -> re.Pattern[str]:
 
 
 def split_segments(command: str) -> list[str]:
-    """Split a shell line on `&&`, `||`, `;`, `|`, `|&` and newlines outside quotes.
+    """Split a shell line on `&&`, `||`, `;`, `|`, `|&`, `&` and newlines outside quotes.
 
     Quotes, backslash escapes, `$(...)`, backticks and heredoc bodies are kept
     whole. Unbalanced quotes swallow the rest of the line; never raises.
@@ -106,7 +113,7 @@ def split_segments(command: str) -> list[str]:
 def split_segments_ops(command: str) -> list[tuple[str, str]]:
     """Like split_segments, each segment paired with the operator that ends it.
 
-    The operator is one of `&&`, `||`, `|`, `|&`, `;`, a newline, or '' for the
+    The operator is one of `&&`, `||`, `|`, `|&`, `&`, `;`, a newline, or '' for the
     last segment: `cd a && ls | wc -l` -> [("cd a", "&&"), ("ls", "|"), ("wc -l", "")].
     """
     command = command or ""
@@ -169,6 +176,10 @@ def split_segments_ops(command: str) -> list[tuple[str, str]]:
             if two in ("&&", "||", "|&"):
                 flush(two)
                 i += 2
+                continue
+            if ch == "&" and command[i - 1 : i] not in (">", "<") and command[i + 1 : i + 2] != ">":
+                flush("&")  # `server & sleep 2` (but not `2>&1`, `&>file`)
+                i += 1
                 continue
             if ch in "|;\n":
                 # `>|` (clobber) and `;;` are rare enough to treat plainly
@@ -325,6 +336,8 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     name = _basename(head).lower()
     if name.endswith(".exe"):
         name = name[:-4]
+    if name == "command" and any(t in ("-v", "-V") for t in tokens[1:2]):
+        return None  # `command -v x` looks x up; it does not run it
     if name in _PLAIN_WRAPPERS:
         i = _skip_options(tokens, 1, _PLAIN_WRAPPERS[name])
         if name == "env":
@@ -396,8 +409,8 @@ def _main_segment(command: str) -> str:
         while tokens and _is_assignment(tokens[0]):
             tokens = tokens[1:]
         name = _basename(tokens[0]).lower() if tokens else ""
-        if name in _SETUP_PROGRAMS and op in ("&&", ";", "\n"):
-            continue
+        if (not tokens or name in SETUP_PROGRAMS) and op in ("&&", ";", "\n", "&"):
+            continue  # `cd x &&`, `source env;`, `A=1 &&`: preparing the real work
         return text
     return parts[-1][0]
 
@@ -476,6 +489,14 @@ def normalize_command(command: str, root: str | None = None) -> str:
         if base:
             text = text.replace(base + "/", "").replace(base + "\\", "")
             text = re.sub(re.escape(base) + r"(?=$|[\s'\"`;|&)])", ".", text)
+    return strip_output_noise(text)
+
+
+def strip_output_noise(command: str) -> str:
+    """Drop trailing `| head …`, `| tail …`, `2>&1`, `2>/dev/null`, `>/dev/null` (repeatedly)."""
+    text = (command or "").rstrip()
+    if "|" not in text and ">" not in text:
+        return text
     previous = None
     while previous != text:
         previous = text

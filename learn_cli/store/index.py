@@ -5,6 +5,10 @@ it last saw; whenever a file's stat differs (a crash between the append and the 
 a hand edit, a copy from another machine) that file alone is re-read. A missing or corrupt
 database is rebuilt from scratch, logged once. Writers update the file and then the index while
 holding the file's lock, and never wait for a file lock inside an open transaction.
+
+The full-text table is kept in step by this module, not by triggers: FTS5 fired from a trigger
+flushes its buffer on every row's savepoint, which made indexing 100,000 records ~8x slower.
+A record whose searchable text did not change is updated in place without touching FTS.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from . import jsonl
 from .locks import file_lock
 from .paths import FILE_MODE
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime_ns INT, ino INT,
@@ -32,10 +36,8 @@ CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
 CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='learnings',
     content_rowid='rowid', tokenize="unicode61 tokenchars '-_'");
-CREATE TRIGGER IF NOT EXISTS learnings_ai AFTER INSERT ON learnings BEGIN
-    INSERT INTO fts(rowid, body) VALUES (new.rowid, new.body); END;
-CREATE TRIGGER IF NOT EXISTS learnings_ad AFTER DELETE ON learnings BEGIN
-    INSERT INTO fts(fts, rowid, body) VALUES ('delete', old.rowid, old.body); END;
+DROP TRIGGER IF EXISTS learnings_ai;
+DROP TRIGGER IF EXISTS learnings_ad;
 CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, remote TEXT);
 """
 
@@ -148,7 +150,7 @@ class Index:
 
     def _forget_file(self, rel: str) -> None:
         with self._tx() as db:
-            db.execute("DELETE FROM learnings WHERE file=?", (rel,))
+            _delete_file_rows(db, rel)
             db.execute("DELETE FROM files WHERE path=?", (rel,))
 
     # -- writes by our own writers (caller holds the file lock) ---------------------------
@@ -168,9 +170,7 @@ class Index:
         scope, pid = self.scope_of(path)
         with self._tx() as db:
             for rec in records:
-                db.execute("DELETE FROM learnings WHERE file=? AND id=?", (rel, rec["id"]))
-                if rec.get("deleted") is not True:
-                    db.execute(_INSERT, self._row(rel, scope, pid, rec))
+                self._write_row(db, rel, scope, pid, rec)
             db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
                        (*st, lines_added, rel))
 
@@ -187,14 +187,31 @@ class Index:
         scope, pid = self.scope_of(path)
         rows = [self._row(rel, scope, pid, r) for r in loaded.records.values()]
         with self._tx() as db:
-            db.execute("DELETE FROM learnings WHERE file=?", (rel,))
+            _delete_file_rows(db, rel)
             db.executemany(_INSERT, rows)
+            db.execute("INSERT INTO fts(rowid, body) SELECT rowid, body FROM learnings WHERE file=?", (rel,))
             if st:
                 db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
                            (rel, *st, loaded.lines, loaded.superseded, len(loaded.bad)))
             else:
                 db.execute("DELETE FROM files WHERE path=?", (rel,))
         return loaded.bad
+
+    def _write_row(self, db: sqlite3.Connection, rel: str, scope: str, pid: str, rec: dict) -> None:
+        """Insert, replace or (tombstone) delete one record's row, FTS included."""
+        old = db.execute("SELECT rowid, body FROM learnings WHERE file=? AND id=?", (rel, rec["id"])).fetchone()
+        if rec.get("deleted") is True:
+            if old:
+                _delete_row(db, *old)
+            return
+        row = self._row(rel, scope, pid, rec)
+        if old and old[1] == row[9]:  # same searchable text: leave the full-text index alone
+            db.execute(_UPDATE, (*row[2:9], row[10], old[0]))
+            return
+        if old:
+            _delete_row(db, *old)
+        rowid = db.execute(_INSERT, row).lastrowid
+        db.execute("INSERT INTO fts(rowid, body) VALUES (?, ?)", (rowid, row[9]))
 
     def note_project(self, pid: str, name: str, root: str, remote: str | None) -> None:
         with self._tx() as db:
@@ -268,6 +285,17 @@ class Index:
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data) "
            "VALUES (?,?,?,?,?,?,?,?,?,?,?)")
+_UPDATE = "UPDATE learnings SET key=?, scope=?, pid=?, type=?, category=?, status=?, updated=?, data=? WHERE rowid=?"
+
+
+def _delete_row(db: sqlite3.Connection, rowid: int, body: str) -> None:
+    db.execute("INSERT INTO fts(fts, rowid, body) VALUES ('delete', ?, ?)", (rowid, body))
+    db.execute("DELETE FROM learnings WHERE rowid=?", (rowid,))
+
+
+def _delete_file_rows(db: sqlite3.Connection, rel: str) -> None:
+    db.execute("INSERT INTO fts(fts, rowid, body) SELECT 'delete', rowid, body FROM learnings WHERE file=?", (rel,))
+    db.execute("DELETE FROM learnings WHERE file=?", (rel,))
 
 
 class _Transaction:

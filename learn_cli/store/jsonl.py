@@ -144,11 +144,11 @@ def rewrite(path: Path, records: Iterable[dict], durable: bool = True) -> None:
     atomic_write(path, body.encode("utf-8"), durable)
 
 
-def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int = FILE_MODE) -> None:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(fd, FILE_MODE)
+        os.fchmod(fd, mode)
         _write_all(fd, data)
         if durable:
             os.fsync(fd)

@@ -245,6 +245,55 @@ class Store:
             jsonl.rewrite(path, recs)
             self._reindex_locked(path)
 
+    def update_many(self, path: Path, changes: dict[str, Callable[[dict], dict | None]],
+                    remove: Iterable[str] = (), rewrite: bool = False) -> list[dict]:
+        """Store.update for many records of one file under one lock (promote, prune, import).
+
+        Each `changes[id]` gets the record as it is *now* (so a capture that appended a newer
+        copy meanwhile is not overwritten with a stale one) and returns the new record, or None
+        to leave it; ids in `remove` are deleted. Appends one line per change, or with
+        `rewrite` replaces the whole file atomically (folding superseded lines) unless it holds
+        corrupt lines, which a rewrite would drop. Returns the records written."""
+        remove = set(remove)
+        stamp = now_iso()
+        with file_lock(path):
+            self._sync_locked(path)
+            loaded = jsonl.load(path) if rewrite or str(path).endswith(".json") else None
+            if loaded is not None and (loaded.bad and not str(path).endswith(".json")):
+                loaded = None
+            current = loaded.records if loaded is not None else self._current(path, set(changes) | remove)
+            written = []
+            for rid, change in changes.items():
+                if rid in current and rid not in remove:
+                    new = change(dict(current[rid]))
+                    if new is not None:
+                        new["updated"] = stamp
+                        current[rid] = new
+                        written.append(new)
+            gone = [rid for rid in remove if rid in current]
+            if not written and not gone:
+                return []
+            if loaded is not None:
+                for rid in gone:
+                    del current[rid]
+                jsonl.rewrite(path, current.values())
+                self._reindex_locked(path)
+            else:
+                lines = written + [jsonl.tombstone(rid) for rid in gone]
+                jsonl.append(path, lines)
+                self._index_write(path, lines)
+            return written
+
+    def _current(self, path: Path, ids: set[str]) -> dict[str, dict]:
+        """The indexed copies of `ids` in one file (the caller has synced the index)."""
+        rel, ids, out = self.index.rel(path), sorted(ids), {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows = self.index.db.execute(f"SELECT id, data FROM learnings WHERE file=? AND id IN "
+                                         f"({','.join('?' * len(chunk))})", (rel, *chunk))
+            out.update((rid, json.loads(data)) for rid, data in rows)
+        return out
+
     def compact(self, path: Path) -> tuple[int, int]:
         before, after = jsonl.compact(path)
         if before != after:

@@ -1,0 +1,111 @@
+"""Claude Code hook payloads -> Event (reference/agent-hooks.md §1.5-1.6).
+
+Parsing is lenient: unknown keys are ignored, missing optional ones tolerated, every field is
+type-checked because the payload is untrusted input. Failures are what Claude Code reports as
+failures (`PostToolUseFailure`); the text of a successful result never turns it into one.
+"""
+
+from __future__ import annotations
+
+from learn_cli.capture import events as ev
+
+AGENT = "claude-code"
+
+_KINDS = {
+    "PostToolUseFailure": ev.FAILURE,
+    "PostToolUse": ev.SUCCESS,
+    "UserPromptSubmit": ev.PROMPT,
+    "PreToolUse": ev.PRE_TOOL,
+    "SessionStart": ev.SESSION_START,
+    "SessionEnd": ev.SESSION_END,
+    "Stop": ev.STOP,
+}
+
+# Caps applied while parsing: anything longer is not needed and is cut before redaction.
+MAX_ERROR = 20_000
+MAX_OUTPUT = 2_000
+MAX_COMMAND = 4_000
+MAX_PROMPT = 8_000
+MAX_ID = 200
+
+
+def _text(value, cap: int) -> str:
+    if isinstance(value, str):
+        return value[:cap]
+    return ""
+
+
+def _path_of(tool_input: dict) -> str:
+    for name in ("file_path", "notebook_path", "path", "pattern", "url"):
+        value = tool_input.get(name)
+        if isinstance(value, str) and value.strip():
+            return value[:MAX_COMMAND]
+    return ""
+
+
+def _response_text(response) -> str:
+    """The combined output of a successful tool (Bash: stdout; stderr is often empty)."""
+    if isinstance(response, str):
+        return response[:MAX_OUTPUT]
+    if isinstance(response, dict):
+        parts = [response.get(k) for k in ("stdout", "stderr", "output", "content")]
+        return "\n".join(p for p in parts if isinstance(p, str) and p)[:MAX_OUTPUT]
+    return ""
+
+
+def _error_text(value) -> str:
+    if isinstance(value, str):
+        return value[:MAX_ERROR]
+    if isinstance(value, dict):  # defensive: some versions may nest the message
+        for name in ("error", "message", "stderr", "output"):
+            if isinstance(value.get(name), str):
+                return value[name][:MAX_ERROR]
+    return ""
+
+
+def to_event(payload) -> ev.Event | None:
+    """The event of one hook payload, or None when it is not one of Claude Code's."""
+    if not isinstance(payload, dict):
+        return None
+    name = payload.get("hook_event_name")
+    if not isinstance(name, str):
+        return None
+    kind = _KINDS.get(name, ev.OTHER)
+    tool_input = payload.get("tool_input")
+    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    event = ev.Event(
+        kind,
+        AGENT,
+        hook_event=name[:64],
+        session_id=_text(payload.get("session_id"), MAX_ID),
+        cwd=_text(payload.get("cwd"), MAX_COMMAND),
+        tool=_text(payload.get("tool_name"), 100),
+        tool_use_id=_text(payload.get("tool_use_id"), MAX_ID),
+        input=tool_input,
+        source=_text(payload.get("source"), 40) or _text(payload.get("reason"), 40),
+        reason=_text(payload.get("reason"), 40),
+        is_interrupt=payload.get("is_interrupt") is True,
+    )
+    command = tool_input.get("command")
+    if isinstance(command, str):
+        event.command = command[:MAX_COMMAND]
+    if not event.is_shell:
+        event.path = _path_of(tool_input)
+    if kind == ev.FAILURE:
+        event.error = _error_text(payload.get("error"))
+        event.exit_code = _exit_code(event.error)
+    elif kind == ev.SUCCESS:
+        response = payload.get("tool_response")
+        if isinstance(response, dict) and response.get("interrupted") is True:
+            event.kind = ev.OTHER  # cut short by the user: neither a success nor a failure
+        event.output = _response_text(response)
+    elif kind == ev.PROMPT:
+        event.prompt = _text(payload.get("prompt"), MAX_PROMPT)
+        event.prompt_id = _text(payload.get("prompt_id"), MAX_ID)
+    return event
+
+
+def _exit_code(error: str) -> int | None:
+    from learn_cli.capture.classify import parse_exit_code
+
+    return parse_exit_code(error)

@@ -1,0 +1,686 @@
+"""Failure text: its exit code, the lines that carry the error, and its category.
+
+Stdlib only and cheap to import (hot path): every regex is compiled on first use.
+
+Failure text is what the agent saw (agent-hooks §1.4/§1.6): for shell tools a first line
+`Exit code N` (transcripts: `Error: Exit code N`; older docs: `Command exited with
+non-zero status code N`; Codex: `exit N`), then stdout and stderr interleaved, perhaps cut in
+the middle (`... [N characters truncated] ...`), perhaps with ANSI colours and with the
+transcript viewer's own lines (`… +4 lines (ctrl+o to see all)`).
+
+Categories (SPEC §1.2, §2.4), decided by ordered rules, first match wins:
+
+1. dependency  a missing module, package, program, header, library or image; versions that
+               cannot be resolved (`ModuleNotFoundError`, `command not found`, `Cannot find
+               module 'x'`, npm E404/ERESOLVE, `No matching distribution`, `cannot load such
+               file`, `fatal error: x.h: No such file`, `pull access denied`).
+2. permission  `Permission denied`, EACCES/EPERM, `Operation not permitted`, sudo needing a
+               password, read-only file systems, 401/403 and rejected credentials.
+3. network     DNS, refused/reset connections, connect/read timeouts, TLS, HTTP 5xx and 429.
+4. config      missing env vars (`unbound variable`, `KeyError: 'DATABASE_URL'`), missing or
+               broken config files, unknown options/arguments/commands, `Missing script:`,
+               no makefile/target, `not a git repository`, PEP 668 environments.
+5. syntax      the code or data is rejected before it runs: parse errors (`SyntaxError`,
+               `unexpected token`, JSON/YAML/TOML decoding) and, by decision, the other
+               static rejections too: compiler and type-checker diagnostics (`error TS2322`,
+               `error[E0308]`, `file.c:5:5: error:`), link errors, linters and formatters.
+6. logic       failed assertions and failed tests (`AssertionError`, `N failed`, `FAILED
+               tests/x.py::t`, `expected … received`, `--- FAIL`), and Edit calls whose
+               old text is not in the file (the agent's picture of the file was wrong).
+7. runtime     everything else: crashes, tracebacks, panics, signals, missing files and
+               directories, a port already in use, a command that hung and timed out.
+
+Rules are tried first on the meaningful lines (so a warning deep in a log does not outvote
+the error itself), then on the whole text. Deliberate exceptions to the plain order:
+- `command not found: A=b` (a sourced file that is not shell) is syntax, not dependency;
+- pip's `(from versions: none)` next to a connection failure is network: the index was not
+  reachable, the package is not missing;
+- a missing config file (`config.yaml`, `.env`, `*.toml`, …) is config, other missing files
+  runtime; `Cannot find module './x'` (a relative path) is runtime, `'x'` dependency;
+- `Command timed out after 2m 0s` (the agent stopping a hung command) is runtime.
+
+When the text decides nothing: non-shell tools fall back by kind (WebFetch/WebSearch are
+always network: the remote refused or failed, whatever the status; Read/Glob/Grep and
+Edit/Write preconditions are runtime), then exit code 127 → dependency, 126 → permission,
+then the program (test runners → logic, linters/compilers → syntax, installers →
+dependency, curl/ssh/… → network), else runtime.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache, lru_cache
+
+__all__ = [
+    "CATEGORIES", "NOT_PROGRAM_WORDS", "parse_exit_code", "strip_ansi", "meaningful_lines",
+    "is_boilerplate", "categorize",
+]
+
+CATEGORIES = ("syntax", "runtime", "config", "network", "permission", "dependency", "logic")
+
+# `X not found` names a missing program unless X is one of these ("File not found").
+NOT_PROGRAM_WORDS = frozenset("""
+    file files page module target package path directory dir key user resource image command
+    object host item entry record route endpoint script project repository repo branch tag table
+    container volume network service config model manifest match matches value element class
+    method function symbol name version release asset token secret variable document node
+""".split())
+
+# Only this much of a huge output is scanned: the head (collection errors, the first
+# compiler error) and the tail (summaries, the final exception) carry the error.
+_SCAN_HEAD = 8000
+_SCAN_TAIL = 8000
+_LINE_CAP = 300
+
+# ---------------------------------------------------------------------------
+# Exit code and ANSI
+
+
+@cache
+def _exit_re() -> re.Pattern[str]:
+    return re.compile(
+        r"^\s*(?:error:\s*)?(?:exit code|exit status|exit|"
+        r"command exited with non-zero status code|process exited with code)\s*:?\s*(-?\d+)\s*$",
+        re.IGNORECASE,
+    )
+
+
+@cache
+def _returncode_re() -> re.Pattern[str]:
+    return re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line
+    return ""
+
+
+def parse_exit_code(error_text: str | None) -> int | None:
+    """The exit code a failure text announces on its first line, else None.
+
+    Accepts `Exit code 1`, `Error: Exit code 1`, `Command exited with non-zero status code 1`,
+    Codex's `exit 127` and SWE-agent's `<returncode>1</returncode>`.
+    """
+    if not error_text:
+        return None
+    head = strip_ansi(error_text[:400])
+    match = _exit_re().match(_first_line(head))
+    if match is None:
+        match = _returncode_re().search(head)
+    return int(match.group(1)) if match else None
+
+
+@cache
+def _ansi_re() -> re.Pattern[str]:
+    # CSI sequences, OSC sequences (titles, hyperlinks), then lone two-byte escapes.
+    return re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+
+
+def strip_ansi(text: str | None) -> str:
+    """Text without ANSI escape sequences (colours, cursor moves, OSC hyperlinks)."""
+    if not text:
+        return ""
+    if "\x1b" not in text:
+        return text
+    return _ansi_re().sub("", text)
+
+
+# ---------------------------------------------------------------------------
+# Meaningful lines
+
+
+@cache
+def _noise_re() -> re.Pattern[str]:
+    """Lines that never carry the error: viewer chrome, truncation marks, progress."""
+    return re.compile(
+        r"""
+          \.\.\.\s*\[\d+\s+characters?\s+truncated\]\s*\.\.\.
+        | \(ctrl\+[a-z]\b                                  # transcript viewer chrome
+        | ^\s*…\s*\+\d+\s+lines?\b
+        | ^\s*\[rerun:\s*\w+\]\s*$
+        | ^\s*</?(?:returncode|output|error)>(?:\s*-?\d+\s*</returncode>)?\s*$
+        | ^\s*[=\-_*~#+.]{3,}\s*$                           # separators
+        | ^\s*[=_\-]{3,}\s*(?:FAILURES|ERRORS|short\ test\ summary\ info|test\ session\ starts|
+                              warnings\ summary|PASSES)\s*[=_\-]{3,}\s*$      # pytest section headers
+        | ^\s*failures:\s*$                                 # cargo/rspec section headers
+        | ^\s*[\^~]+\s*$                                    # caret/tilde markers under code
+        | ^\s*[.FEsxX]{2,}\s*(?:\[\s*\d+%\s*\])?\s*$         # pytest/unittest progress
+        | \d{1,3}%\s*\|[█▉▊▋▌▍▎▏#\s]*\|                     # tqdm
+        | [━█▓░▒]{4,} | \[[=#>\- ]{6,}\]                    # progress bars
+        | ^\s*[⠁-⣿]                                        # spinners
+        | ^\s*(?:Collecting|Downloading|Using\ cached|Requirement\ already\ satisfied|
+                 Obtaining|Installing\ collected\ packages|Preparing\ metadata|
+                 Building\ wheels?\ for|Created\ wheel|Stored\ in\ directory|
+                 Compiling|Checking|Downloaded|Updating\ crates\.io|Fetching|Resolving|
+                 Blocking\ waiting\ for|Pulling\ fs\ layer|Waiting|Verifying\ Checksum|
+                 Download\ complete|Extracting|Pull\ complete|Digest:|Status:|
+                 added\ \d+\ packages?|up\ to\ date|audited\ \d+|found\ 0\ vulnerabilit)\b
+        | ^\s*npm\ (?:WARN|notice)\b
+        """,
+        re.VERBOSE | re.IGNORECASE,
+    )
+
+
+@cache
+def _strong_re() -> re.Pattern[str]:
+    """Lines that state the error itself."""
+    return re.compile(
+        r"""
+          (?-i:(?:^|[\s(])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure|Warning)\b(?:\s*\[\w+\])?(?::|$))
+        | ^\S+?:\d+(?::\d+)?:\s                              # file:line[:col]: diagnostics
+        | \berror(?:\[[\w-]+\])?\s*[:!]
+        | \berror\s+(?:TS|CS)\d+\b
+        | ^\s*\d+:\d+\s+error\s
+        | ERR! | ^npm\ error\b | ^E\s{2,}\S | ^error(?=[\s:\[!]|$)
+        | \bfatal(?:\ error)?: | (?-i:\bFATAL\b) | \bpanic(?:ked)?\b | (?-i:\bFAIL(?:ED|URES?)?\b) | ---\ FAIL | \[FAIL
+        | \bfailure/error: | ^not\ ok\ \d+
+        | command\ not\ found | :\ not\ found\s*$ | ^[\w.+-]+\ not\ found\s*$ | not\ recognized\ as
+        | no\ such\ file\ or\ directory | cannot\ access | permission\ denied | operation\ not\ permitted
+        | access\ is\ denied | no\ module\ named | cannot\ find\ module | could\ not\ (?:find|resolve|connect|read|open)
+        | unable\ to\ (?:find|resolve|connect|access|locate|open) | unbound\ variable | connection\ refused
+        | segmentation\ fault | core\ dumped | ^killed\s*$ | ^aborted\b
+        | \b\d+\ (?:failed|failing|failures?|errors?)\b | \btests?\ failed\b
+        | timed\ out | \bdenied\b | \brefused\b | syntax\ error | unexpected\ (?:token|argument|eof|end)
+        | \bmissing\ script | no\ targets\ specified | no\ rule\ to\ make | not\ a\ git\ repository
+        | [✗✖×✕]\s
+        """,
+        re.VERBOSE | re.IGNORECASE | re.MULTILINE,
+    )
+
+
+@cache
+def _weak_re() -> re.Pattern[str]:
+    """Lines that hint at trouble when nothing states it outright."""
+    return re.compile(
+        r"error|fail|not found|invalid|cannot|can't|could not|unable|missing|denied|"
+        r"refused|exception|expected|abort|does not exist|no such|not allowed|unknown",
+        re.IGNORECASE,
+    )
+
+
+@cache
+def _boilerplate_re() -> re.Pattern[str]:
+    """Error-looking lines that only say "something above failed"."""
+    return re.compile(
+        r"""^(?:
+          (?:npm\ (?:ERR!|error)\s+)?a\ complete\ log\ of\ this\ run
+        | npm\ (?:ERR!|error)\s*(?:$|code\ (?:ELIFECYCLE|1|2|127)\b|errno\b|exit\ status|path\b|command\b|
+                                   failed\ at\ the|this\ is\ probably|lifecycle|\s+/.*_logs/)
+        | g?make(?:\[\d+\])?:\ \*\*\*\ \[.*\]\ error\ \d+
+        | error\ command\ failed\ with\ exit\ code
+        | (?:\[?ELIFECYCLE\]?\s+)?command\ failed\.?$
+        | info\ visit\ https?://
+        | for\ more\ information,\ try
+        | run\ with\ --(?:stacktrace|info|debug)
+        | error:\ process\ completed\ with\ exit\ code
+        | error:\ script\ .*\ failed
+        )""",
+        re.VERBOSE | re.IGNORECASE,
+    )
+
+
+@cache
+def is_boilerplate(line: str) -> bool:
+    """True for error-looking lines that only say that something above failed."""
+    return _boilerplate_re().search(line.strip()) is not None
+
+
+@cache
+def _export_prefix_re() -> re.Pattern[str]:
+    # Transcript exports prefix the tool result with "Error: "; drop it where another marker follows.
+    return re.compile(r"^Error:\s+(?=(?i:error\b|fatal\b|\(eval\)|Exit code|Compiling\b))")
+
+
+@cache
+def _decoration_re() -> re.Pattern[str]:
+    return re.compile(r"^[=\-_*!~#]{3,}\s*(.*?)\s*[=\-_*!~#]{3,}$")
+
+
+def _clean(line: str) -> str:
+    if "\r" in line:  # a progress line redrawn in place: keep what was shown last
+        parts = [p for p in line.split("\r") if p.strip()]
+        line = parts[-1] if parts else ""
+    line = line.strip()
+    decorated = _decoration_re().match(line)
+    if decorated:
+        line = decorated.group(1)
+    if len(line) > _LINE_CAP:
+        line = line[: _LINE_CAP - 1] + "…"
+    return line
+
+
+def _content_lines(error_text: str) -> list[str]:
+    """ANSI-free, cleaned, non-blank, non-noise lines; exit-code lines removed."""
+    text = _scan_window(strip_ansi(error_text).replace("\r\n", "\n"))
+    lines = text.split("\n")
+    out: list[str] = []
+    noise = _noise_re()
+    first = True
+    for raw in lines:
+        if not raw.strip() or _exit_re().match(raw):  # `Exit code N` says nothing more
+            continue
+        if first:
+            first = False
+            raw = _export_prefix_re().sub("", raw.strip())
+        if noise.search(raw):
+            continue
+        line = _clean(raw)
+        if line:
+            out.append(line)
+    return out
+
+
+def _tiers(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Split lines into strong (state the error), weak (hint at it) and the rest.
+
+    Python traceback frames are skipped; the line that ends a traceback is strong.
+    """
+    strong: list[str] = []
+    weak: list[str] = []
+    rest: list[str] = []
+    in_traceback = False
+    strong_re, weak_re, boiler_re = _strong_re(), _weak_re(), _boilerplate_re()
+    for line in lines:
+        if line.startswith("Traceback (most recent call last)"):
+            in_traceback = True
+            continue
+        if in_traceback:
+            if line.startswith(("File ", "[Previous line repeated")) or _looks_like_frame_code(line):
+                continue
+            in_traceback = False
+            strong.append(line)
+            continue
+        if boiler_re.search(line):
+            rest.append(line)
+        elif strong_re.search(line):
+            strong.append(line)
+        elif weak_re.search(line):
+            weak.append(line)
+        else:
+            rest.append(line)
+    return strong, weak, rest
+
+
+def _looks_like_frame_code(line: str) -> bool:
+    """Inside a traceback: a source line under `File ...`, not the exception that ends it."""
+    return _exception_line_re().match(line) is None
+
+
+@cache
+def _exception_line_re() -> re.Pattern[str]:
+    # `KeyError: 'x'`, `requests.exceptions.ConnectionError: …`, `KeyboardInterrupt`
+    return re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::\s|:?$)")
+
+
+def _dedupe(lines: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for line in lines:
+        if line not in seen:
+            seen.add(line)
+            out.append(line)
+    return out
+
+
+def meaningful_lines(error_text: str | None, max_lines: int = 6, max_chars: int = 600) -> str:
+    """The few lines of a failure text that carry the error, joined by newlines.
+
+    Drops the `Exit code N` line, ANSI escapes, blank lines, progress and viewer noise and
+    traceback frames; keeps the lines that state the error (exception lines, `error:`,
+    `ERR!`, `fatal:`, `FAILED`, `command not found`, the line that ends a traceback, test
+    summaries), else lines that hint at one, else the last lines. With more candidates than
+    max_lines, keeps the first max_lines - 1 and the last (first errors + final summary).
+    Idempotent: meaningful_lines(meaningful_lines(x)) == meaningful_lines(x).
+    """
+    if not error_text or max_lines <= 0:
+        return ""
+    return _meaningful_lines(error_text, max_lines, max_chars)
+
+
+@lru_cache(maxsize=16)  # capture asks for the same text's lines for category, error field and key
+def _meaningful_lines(error_text: str, max_lines: int, max_chars: int) -> str:
+    lines = _content_lines(error_text)
+    strong, weak, rest = _tiers(lines)
+    chosen = _dedupe(strong or weak or rest[-max_lines:])
+    if len(chosen) > max_lines:
+        chosen = chosen[: max_lines - 1] + chosen[-1:]
+    out: list[str] = []
+    used = 0
+    for line in chosen:
+        cost = len(line) + (1 if out else 0)
+        if used + cost > max_chars:
+            if not out:
+                out.append(line[: max(1, max_chars - 1)] + "…")
+            break
+        out.append(line)
+        used += cost
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Categories
+
+_DEPENDENCY = r"""
+      ModuleNotFoundError | No\ module\ named | \bcommand\ not\ found\b
+    | ^(?:\S+:\ )?(?:line\ )?(?:\d+:\ )?[\w.+-]+:\ not\ found\s*$
+    | ^(?!(?:{not_program})\ )[\w.+-]+\ not\ found\s*$
+    | which:\ no\ \S+\ in\ \(
+    | is\ not\ recognized\ as\ (?:an\ internal\ or\ external\ command|the\ name\ of\ a\ cmdlet)
+    | Cannot\ find\ module\ ['"`](?![./~]|[A-Za-z]:)
+    | ERR!\ 404 | npm\ error\ 404 | \bE404\b | \bETARGET\b | No\ matching\ version\ found
+    | not\ in\ (?:this|the\ npm)\ registry | ERR_PNPM_(?:FETCH_404|NO_MATCHING_VERSION)
+    | could\ not\ find\ a\ version\ that\ satisfies | No\ matching\ distribution\ found
+    | ResolutionImpossible | \bERESOLVE\b | conflicting\ peer\ dependency | \bEBADENGINE\b
+    | version\ solving\ failed | VersionConflict | dependency\ conflict
+    | requires\ a\ different\ python | engine\ "\w+"\ is\ incompatible
+    | Failed\ building\ wheel | Could\ not\ build\ wheels
+    | no\ matching\ package\ named | failed\ to\ select\ a\ version | use\ of\ undeclared\ crate
+    | no\ required\ module\ provides\ package | cannot\ find\ module\ providing | cannot\ find\ package
+    | missing\ go\.sum\ entry | is\ not\ in\ (?:std|GOROOT)
+    | cannot\ load\ such\ file | Could\ not\ find\ gem | GemNotFound | MissingSpecError
+    | ClassNotFoundException | NoClassDefFoundError | Could\ not\ resolve\ dependencies
+    | Could\ not\ find\ artifact | package\ [\w.]+\ does\ not\ exist
+    | fatal\ error:\ \S+\.(?:h|hh|hpp|hxx):\ No\ such\ file | cannot\ find\ -l\S
+    | library\ not\ found\ for\ -l | error\ while\ loading\ shared\ libraries
+    | cannot\ open\ shared\ object\ file | DLL\ load\ failed | not\ found\ in\ the\ pkg-config\ search\ path
+    | could\ not\ find\ system\ library | Could\ not\ find\ a\ package\ configuration\ file
+    | (?-i:Could\ NOT\ find\ \w+) | Unable\ to\ locate\ package | \bis\ not\ installed\b
+    | requires\ the\ installation\ of | pull\ access\ denied | manifest\ unknown
+    | manifest\ for\ \S+\ not\ found | Couldn't\ find\ package
+    | ImportError:\ cannot\ import\ name\ .*site-packages
+"""
+
+_PERMISSION = r"""
+      permission\ denied | \bEACCES\b | \bEPERM\b | operation\ not\ permitted | access\ is\ denied
+    | \baccess\ denied\b | PermissionError | not\ in\ the\ sudoers | a\ terminal\ is\ required\ to\ read\ the\ password
+    | a\ password\ is\ required | read-only\ file\ system | \bEROFS\b | must\ be\ run\ as\ root
+    | are\ you\ root | insufficient\ permission | permission\ to\ \S+\ denied | authentication\ failed
+    | authentication\ required | \bunauthori[sz]ed\b | \bnot\ authorized\b | \b403\ Forbidden\b
+    | status(?:\ code)?:?\ 40[13]\b | HTTP(?:/[\d.]+)?\ 40[13]\b | HTTP\ Error\ 40[13]\b
+    | returned\ error:\ 40[13]\b | Host\ key\ verification\ failed
+"""
+
+_NETWORK = r"""
+      could\ not\ resolve\ host | getaddrinfo | \bENOTFOUND\b | \bEAI_AGAIN\b | name\ or\ service\ not\ known
+    | temporary\ failure\ in\ name\ resolution | nodename\ nor\ servname | \bno\ such\ host\b | NameResolutionError
+    | connection\ refused | \bECONNREFUSED\b | connection\ reset | \bECONNRESET\b | connection\ aborted
+    | \bECONNABORTED\b | connection\ closed\ by | socket\ hang\ up | connection\ timed\ out | \bETIMEDOUT\b
+    | \bESOCKETTIMEDOUT\b | (?:connect|connection|read|request|socket|handshake|gateway|network|i/o|tls)\ time(?:d\ )?out
+    | ReadTimeout | ConnectTimeout | TimeoutError | deadline\ exceeded | timeout\ was\ reached
+    | Timeout\ exceeded\ while\ awaiting | network\ is\ unreachable | \bENETUNREACH\b | no\ route\ to\ host
+    | \bEHOSTUNREACH\b | failed\ to\ connect | could\ not\ connect | failed\ to\ establish\ a\ new\ connection
+    | max\ retries\ exceeded | RemoteDisconnected | ConnectionError | unable\ to\ connect
+    | cannot\ connect\ to\ the\ docker\ daemon | network\ (?:error|request|timeout|is\ unreachable)
+    | \bfetch\ failed\b | SSLError | SSL:\ | SSL_ERROR | SSL\ certificate\ problem | certificate\ verify\ failed
+    | TLS\ handshake | \bx509: | unable\ to\ get\ local\ issuer | self[-\ ]signed\ certificate
+    | \b5\d\d\ (?:Internal\ Server\ Error|Bad\ Gateway|Service\ Unavailable|Gateway\ Time-?out)
+    | HTTP(?:/[\d.]+)?\ 5\d\d\b | status(?:\ code)?:?\ 5\d\d\b | HTTP\ Error\ 5\d\d | returned\ error:\ 5\d\d
+    | \b429\ Too\ Many\ Requests | too\ many\ requests | rate[-\ ]limit(?:ed|\ exceeded)
+    | the\ remote\ end\ hung\ up | kex_exchange_identification | curl:\ \((?:5|6|7|28|35|52|56)\)
+"""
+
+_CONFIG = r"""
+      \bunbound\ variable | environment\ variable | \benv\ var(?:iable)?\b | \bis\ not\ set\b | must\ be\ set\b
+    | (?-i:KeyError:\ ['"][A-Z][A-Z0-9_]{2,}['"])
+    | unknown\ option | unrecogni[sz]ed\ (?:option|argument|flag)s? | unknown\ argument | unexpected\ argument
+    | unknown\ (?:shorthand\ )?flag | invalid\ option | no\ such\ option | illegal\ option | bad\ option
+    | unknown\ command | no\ such\ (?:sub)?command | is\ not\ a\ [\w-]+\ command | invalid\ choice
+    | the\ following\ arguments\ are\ required | missing\ required\ (?:argument|option|flag|parameter)
+    | requires\ an\ argument | requires\ a\ value | invalid\ value\ for
+    | missing\ script | no\ targets\ specified\ and\ no\ makefile | no\ rule\ to\ make\ target
+    | unknown\ lifecycle\ phase | not\ a\ git\ repository | divergent\ branches | please\ tell\ me\ who\ you\ are
+    | has\ no\ upstream\ branch | paths\ are\ ignored\ by\ one\ of\ your
+    | externally-managed-environment | does\ not\ contain\ (?:this|the)\ feature
+    | ImproperlyConfigured | ConfigError | configuration\ error | invalid\ configuration | misconfigur
+    | config(?:uration)?\ file\ .{0,80}?(?:not\ found|missing|does\ not\ exist|invalid|could\ not|cannot|error)
+    | (?:no|missing|invalid|cannot\ find|could\ not\ find|couldn't\ find|unable\ to\ (?:find|load|read))\ (?:a\ |the\ )?config(?:uration)?(?:\ file)?\b
+    | could\ not\ find\ [`'"]?(?:Cargo\.toml|package\.json|pyproject\.toml|go\.mod|tsconfig\.json)
+    | go\.mod\ file\ not\ found | failed\ to\ parse\ manifest | CMake\ Error
+    | (?:database|role)\ ['"]?[\w.-]+['"]?\ does\ not\ exist
+"""
+
+_SYNTAX = r"""
+      SyntaxError | IndentationError | TabError | \bsyntax\ error | invalid\ syntax | ParseError
+    | \bparse\ error | parsing\ error | failed\ to\ parse | unexpected\ token | unexpected\ EOF
+    | unexpected\ end\ of\ (?:file|input|json) | \bunterminated\b | unexpected\ indent
+    | unindent\ does\ not\ match | \bunmatched\ ['"`(\[{]? | was\ never\ closed
+    | expected\ ['"`‘][^'"`’\s]{1,3}['"`’] | ['"`‘][^'"`’\s]{1,3}['"`’]\ expected
+    | expected\ (?:expression|identifier|one\ of|an\ indented\ block|declaration|statement|type\b)
+    | JSONDecodeError | Expecting\ (?:value|property\ name|',' delimiter) | in\ JSON\ at\ position
+    | is\ not\ valid\ JSON | invalid\ JSON | ScannerError | ParserError | mapping\ values\ are\ not\ allowed
+    | could\ not\ find\ expected | TOMLDecodeError | invalid\ TOML | YAMLException | \byaml:\ line\ \d+
+    | \berror\ TS\d+ | \berror\[E\d+\] | ^\s*\S+:\d+:\d+:\ (?:fatal\ )?error\b | ^\S+\.go:\d+:\d+:\ 
+    | ^\S+\.java:\d+:\ error | \(\d+,\d+\):\ error | \berror\ CS\d+ | ^e:\ \S+\.kts?:
+    | ^\s*\S+:\d+:\d+:\ [A-Z]{1,3}\d{3,4}\b | ^\s*\d+:\d+\s+error\s | \bE999\b
+    | undefined\ reference\ to | duplicate\ symbol | linker\ command\ failed | could\ not\ compile
+    | compilation\ (?:failed|error|terminated) | code\ style\ issues | would\ reformat
+    | \d+\ problems?\ \(\d+\ errors? | ^Found\ \d+\ errors?\b
+"""
+
+_LOGIC = r"""
+      AssertionError | AssertionFailedError | assertion\ failed | assertion\ `.*`\ failed | \bassert\ .+\ ==
+    | expect\(received\) | ^\s*Expected:?\ .*\n\s*(?:Received|Actual|got|but\ was):?\ 
+    | \bexpected\ .{1,80}\ (?:to\ (?:equal|be|have|contain|match)|but\ (?:got|was|received))
+    | \b\d+\ failed\b | \b\d+\ failing\b | \b\d+\ examples?,\ \d+\ failures? | \btests?\ failed\b
+    | (?-i:FAILED)\ \S+::\S+ | suite\ result:\ FAILED | test\ result:\ FAILED | (?-i:FAILED)\ \((?:failures|errors)=
+    | ---\ FAIL: | ^(?-i:FAIL)\s+\S+ | ^not\ ok\ \d+ | \[FAIL\b | failing\ tests: | failure/error:
+    | string\ to\ replace\ not\ found | old_string\ not\ found | found\ \d+\ matches\ of\ the\ string
+    | no\ changes\ to\ make | failed\ to\ find\ expected\ lines
+"""
+
+_RUNTIME = r"""
+      Traceback\ \(most\ recent\ call\ last\) | \bpanic(?:ked)?\b | segmentation\ fault | \bSIGSEGV\b
+    | core\ dumped | ^killed\s*$ | ^aborted\b | out\ of\ memory | OOMKilled | no\ such\ file\ or\ directory
+    | \bENOENT\b | FileNotFoundError | does\ not\ exist | cannot\ access | command\ timed\ out
+    | cannot\ find\ module | no\ matches\ found | did\ not\ match\ any | address\ already\ in\ use
+    | \bunhandled\b | \buncaught\b | (?-i:\b[A-Z]\w*(?:Error|Exception)\b)
+"""
+
+
+_RULE_SOURCES = (
+    ("dependency", _DEPENDENCY),
+    ("permission", _PERMISSION),
+    ("network", _NETWORK),
+    ("config", _CONFIG),
+    ("syntax", _SYNTAX),
+    ("logic", _LOGIC),
+    ("runtime", _RUNTIME),
+)
+
+
+@cache
+def _rule(name: str) -> re.Pattern[str]:
+    """The compiled rule of one category; compiled when first reached (they cost ~1 ms each)."""
+    source = dict(_RULE_SOURCES)[name]
+    if name == "dependency":
+        source = source.replace("{not_program}", "|".join(sorted(NOT_PROGRAM_WORDS)))
+    return re.compile(source, re.VERBOSE | re.IGNORECASE | re.MULTILINE)
+
+
+@cache
+def _assignment_not_found_re() -> re.Pattern[str]:
+    # `.env:19: command not found: NAME=value` / `bash: NAME=value: command not found`
+    return re.compile(
+        r"command not found:\s*[\w.-]+=|(?:^|:\s)[\w.-]+=\S*: command not found", re.IGNORECASE | re.MULTILINE
+    )
+
+
+@cache
+def _index_unreachable_re() -> re.Pattern[str]:
+    return re.compile(r"\(from versions: none\)", re.IGNORECASE)
+
+
+@cache
+def _missing_config_file_re() -> re.Pattern[str]:
+    """A program that could not find its config file (`config.yaml`, `.env`, `app.toml`, …)."""
+    name = (
+        r"(?:\.env(?:\.[\w-]+)?|[\w.-]*\.(?:ini|cfg|conf|toml|ya?ml)|[\w.-]*config(?:\.[\w-]+)+|"
+        r"settings\.\w+|\.\w+rc)"
+    )
+    missing = r"(?:no such file or directory|ENOENT|not found|does not exist|cannot find|could not find)"
+    return re.compile(
+        rf"^(?P<line>.*?(?:(?:^|[\s'\"/:]){name}['\"]?:?\s+(?:open:\s+)?{missing}"
+        rf"|{missing}[:,]?\s+(?:open\s+|stat\s+)?['\"]?(?:[^\s'\"]*/)?{name}['\"]?(?:\s|$)))",
+        re.IGNORECASE | re.MULTILINE,
+    )
+
+
+# When these report the missing file, the agent looked in the wrong place: runtime.
+_INSPECTORS = (
+    "cat:", "grep:", "rg:", "head:", "tail:", "less:", "more:", "wc:", "ls:", "sed:", "awk:", "file:",
+    "stat:", "jq:", "cd:", "cp:", "mv:", "rm:", "diff:", "find:", "source:", "open:",
+)
+
+
+def _missing_config_file(text: str) -> bool:
+    for match in _missing_config_file_re().finditer(text):
+        reporter = match.group("line").split("line 1: ")[-1].lstrip()
+        if not reporter.lower().startswith(_INSPECTORS):
+            return True
+    return False
+
+
+def _match_rules(text: str, whole: str) -> str | None:
+    """First category whose rule matches text; whole is the full failure text, for context."""
+    if not text:
+        return None
+    if "not found" in text and _assignment_not_found_re().search(text):
+        return "syntax"
+    for name, _source in _RULE_SOURCES:
+        if name == "config" and _missing_config_file(text):
+            return "config"
+        if _rule(name).search(text):
+            if name == "dependency" and _index_unreachable_re().search(text) and _rule("network").search(whole):
+                return "network"
+            return name
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Tool and command hints
+
+_FETCH_TOOLS = frozenset({"webfetch", "fetch", "websearch", "googlewebsearch", "webfetchtool"})
+_EDIT_TOOLS = frozenset({
+    "edit", "multiedit", "write", "notebookedit", "update", "replace", "editfile", "writefile",
+    "applypatch", "strreplaceeditor", "strreplacebasededittool", "create", "patch",
+})
+_READ_TOOLS = frozenset({
+    "read", "readfile", "readmanyfiles", "view", "ls", "glob", "grep", "listdirectory",
+    "searchfiletext", "search", "find", "notebookread",
+})
+
+
+def _tool_kind(tool: str | None) -> str | None:
+    """'fetch' | 'edit' | 'read' for known non-shell tools; None for shells and unknown tools.
+
+    Tolerates display forms such as `Update (Edit)` or `edit (SWE-agent editor)`.
+    """
+    words = (tool or "").split()
+    if not words:
+        return None
+    name = "".join(ch for ch in words[0].lower() if ch.isalnum())
+    if name in _FETCH_TOOLS:
+        return "fetch"
+    if name in _EDIT_TOOLS:
+        return "edit"
+    if name in _READ_TOOLS:
+        return "read"
+    return None
+
+
+@cache
+def _read_tool_limit_re() -> re.Pattern[str]:
+    return re.compile(r"exceeds maximum allowed|too large|too many lines|exceeds .*limit", re.IGNORECASE)
+
+
+_TEST_RUNNERS = frozenset({
+    "pytest", "py.test", "jest", "vitest", "mocha", "ava", "tap", "rspec", "phpunit", "tox", "nox",
+    "karma", "jasmine", "playwright", "cypress", "ctest", "nosetests", "unittest", "behave", "bats",
+})
+_TEST_SUBCOMMANDS = frozenset({"test", "tests"})
+_STATIC_CHECKERS = frozenset({
+    "eslint", "tsc", "vue-tsc", "mypy", "pyright", "ruff", "flake8", "pylint", "black", "isort",
+    "prettier", "rubocop", "golangci-lint", "shellcheck", "biome", "stylelint", "clippy-driver",
+    "gcc", "g++", "clang", "clang++", "cc", "c++", "javac", "rustc", "kotlinc", "swiftc", "tsx-check",
+})
+_BUILD_SUBCOMMANDS = frozenset({
+    "build", "compile", "check", "lint", "typecheck", "type-check", "tsc", "vet", "clippy", "fmt",
+})
+_INSTALL_SUBCOMMANDS = frozenset({"install", "i", "add", "ci", "sync", "get", "update", "upgrade", "download"})
+_INSTALLERS = frozenset({
+    "pip", "pipx", "npm", "yarn", "pnpm", "bun", "cargo", "go", "poetry", "uv", "bundle", "gem",
+    "apt", "apt-get", "brew", "conda", "mamba", "composer", "dnf", "yum", "apk", "pacman",
+})
+_NETWORK_PROGRAMS = frozenset({
+    "curl", "wget", "ssh", "scp", "sftp", "ping", "nc", "netcat", "dig", "nslookup", "telnet", "http", "https",
+})
+
+
+@cache
+def _testish_re() -> re.Pattern[str]:
+    return re.compile(r"(?:^|[_\-./:])(?:tests?|spec|e2e)(?:[_\-.:]|$)", re.IGNORECASE)
+
+
+def _command_hint(command: str) -> str | None:
+    """Category implied by what the command runs, for failures whose text says nothing."""
+    from learn_cli.engine.shell import program, unwrap
+
+    command = " ".join(command.split())  # exports wrap long commands onto several lines
+    prog = program(command)
+    if not prog:
+        return None
+    words = [t.lower() for t in unwrap(command)[1:] if not t.startswith("-")][:3]
+    if prog in ("npm", "yarn", "pnpm", "bun") and words[:1] == ["run"]:
+        words = words[1:]  # `npm run test:unit` is about test:unit
+    first = words[0] if words else ""
+    if prog in _TEST_RUNNERS or first in _TEST_SUBCOMMANDS or _testish_re().search(prog) or _testish_re().search(first):
+        return "logic"
+    if prog in _STATIC_CHECKERS or first in _BUILD_SUBCOMMANDS:
+        return "syntax"
+    if prog in _INSTALLERS and first in _INSTALL_SUBCOMMANDS:
+        return "dependency"
+    if prog in _NETWORK_PROGRAMS:
+        return "network"
+    return None
+
+
+# ---------------------------------------------------------------------------
+
+
+def _scan_window(text: str) -> str:
+    if len(text) <= _SCAN_HEAD + _SCAN_TAIL:
+        return text
+    return text[:_SCAN_HEAD] + "\n" + text[-_SCAN_TAIL:]
+
+
+def categorize(error_text: str | None, command: str | None = None, tool: str | None = None) -> str:
+    """One of CATEGORIES for a failure, by the ordered rules in the module docstring.
+
+    command is the shell command for shell tools (used only when the text decides nothing);
+    tool is the agent's tool name (Bash, Read, Edit, WebFetch, …), None for shell.
+    """
+    text = _scan_window(strip_ansi(error_text or ""))
+    kind = _tool_kind(tool)
+    if kind == "fetch":
+        return "network"
+    if kind == "read" and _read_tool_limit_re().search(text):
+        return "config"
+    focus = meaningful_lines(text, max_lines=8, max_chars=2000)
+    for body in (focus, text):
+        hit = _match_rules(body, text)
+        if hit:
+            return hit
+    if kind:
+        return "runtime"
+    code = parse_exit_code(text)
+    if code == 127:
+        return "dependency"
+    if code == 126:
+        return "permission"
+    if command:
+        hint = _command_hint(command)
+        if hint:
+            return hint
+    return "runtime"

@@ -1,0 +1,71 @@
+"""The agent-neutral event every adapter produces (ARCHITECTURE "Capture contracts").
+
+A plain class with __slots__ rather than a dataclass: `dataclasses` pulls `inspect` in, which
+costs more import time than the whole event handling on the capture path.
+"""
+
+from __future__ import annotations
+
+FAILURE = "failure"
+SUCCESS = "success"
+PROMPT = "prompt"
+PRE_TOOL = "pre_tool"
+SESSION_START = "session_start"
+SESSION_END = "session_end"
+STOP = "stop"
+OTHER = "other"
+KINDS = (FAILURE, SUCCESS, PROMPT, PRE_TOOL, SESSION_START, SESSION_END, STOP, OTHER)
+
+# Tools whose retry is judged by their path argument (SPEC §2.4).
+PATH_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write", "Glob", "Grep", "NotebookEdit", "NotebookRead"})
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+
+
+class Event:
+    """One thing the agent did or reported, with every field a plain str/int/bool/dict."""
+
+    __slots__ = ("agent", "kind", "session_id", "cwd", "tool", "tool_use_id", "command", "path", "input",
+                 "output", "error", "exit_code", "prompt", "prompt_id", "is_interrupt", "source", "reason",
+                 "hook_event")
+
+    def __init__(self, kind: str, agent: str = "claude-code", **fields):
+        self.kind = kind if kind in KINDS else OTHER
+        self.agent = agent
+        self.session_id = ""
+        self.cwd = ""
+        self.tool = ""
+        self.tool_use_id = ""
+        self.command = ""
+        self.path = ""
+        self.input: dict = {}
+        self.output = ""
+        self.error = ""
+        self.exit_code: int | None = None
+        self.prompt = ""
+        self.prompt_id = ""
+        self.is_interrupt = False
+        self.source = ""
+        self.reason = ""
+        self.hook_event = ""
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    @property
+    def is_shell(self) -> bool:
+        return self.tool in SHELL_TOOLS
+
+    @property
+    def is_path_tool(self) -> bool:
+        return self.tool in PATH_TOOLS
+
+    @property
+    def is_tool_result(self) -> bool:
+        return self.kind in (FAILURE, SUCCESS)
+
+    def subject(self) -> str:
+        """What the tool call was about: the command of a shell tool, else the path."""
+        return self.command if self.is_shell else self.path
+
+    def __repr__(self) -> str:  # for test failure messages
+        shown = {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) not in ("", None, {}, False)}
+        return f"Event({shown})"

@@ -1,0 +1,693 @@
+"""What automatic capture learns from one event (SPEC §2.1 "Useful", §2.4).
+
+- failure: kept in the session buffer; the known fix for its error key is looked up (this
+  project → global → other projects) and returned as one or two lines for the agent; if the
+  previous failure of this kind got a suggestion and failed the same way again, that
+  suggestion "did not help" (the learning's impact drops).
+- success: looked at against the newest unresolved failure of the same tool in the last
+  `lookback` events. A retry (pairing.is_retry / paths_related) consumes that failure and
+  becomes a learning, or one more sighting of it: `pending` with its evidence on disk, `active`
+  once it has `min_evidence` distinct sightings. Evidence is keyed by (session, failure event),
+  so a replayed or duplicated payload never counts twice. When the same command succeeds after
+  other commands changed something, the fix is those commands ("fix in between"). A followed
+  suggestion "helped" (frequency, last_used and impact rise).
+- prompt: user corrections become `pending` preference learnings in the user's own words.
+- pre-tool (Bash): a heads-up when the command is a known failure with an active fix.
+- session end / stop: end-of-session work (promotion check, compaction) within a deadline;
+  what does not fit stays marked and is done by a later capture.
+
+Every text is redacted before it is written anywhere. Stdlib only (hot path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from learn_cli.capture import events as ev
+from learn_cli.capture.session import SessionBuffer, pending_todos, read_todo
+from learn_cli.store.locks import file_lock
+from learn_cli.store.record import make_record, new_id, now_iso
+
+LIVE = ("pending", "active", "global", "conflicted")
+MAX_ERROR = 600  # meaningful lines of an error kept in the buffer and on the learning
+MAX_COMMAND = 1000
+MAX_EVIDENCE = 50  # evidence entries kept on one learning (activation needs far fewer)
+MAX_CORRECTIONS = 5  # per prompt
+HELPED_IMPACT_STEP = 0.1
+NOT_HELPED_IMPACT_STEP = 0.15
+MIN_IMPACT = 0.05
+LINE_WIDTH = 220
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+# Repairs by file edit only make a learning for environment failures: for a failing test or a
+# syntax error, editing the code is the ordinary work loop, not a reusable lesson.
+EDIT_FIX_CATEGORIES = frozenset({"config", "dependency", "permission"})
+
+
+class Capture:
+    """One capture process's view of the store: project, session, settings and counters."""
+
+    def __init__(self, store, project, event: ev.Event):
+        self.store = store
+        self.project = project
+        self.event = event
+        self.session_id = event.session_id or "unknown"
+        self.now = now_iso()
+        self.counters: dict[str, int] = {}
+        self.buffer = SessionBuffer(store.layout.sessions_dir, self.session_id,
+                                    self.int_setting("session_max_events", 50))
+
+    def int_setting(self, name: str, default: int) -> int:
+        value = self.store.setting(name, self.project.id)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1:
+            return default
+        return int(value)
+
+    def count(self, name: str, n: int = 1) -> None:
+        self.counters[name] = self.counters.get(name, 0) + n
+
+    @property
+    def learnings_path(self):
+        return self.store.layout.learnings(self.project.id)
+
+
+# ---------------------------------------------------------------------------------------------
+# Turning an event into a buffer entry (redacted, capped)
+
+
+def tool_entry(cap: Capture, event: ev.Event) -> dict:
+    from learn_cli.capture.redact import redact
+
+    entry = {"id": event.tool_use_id or f"ev-{new_id()}", "at": cap.now, "kind": event.kind,
+             "tool": event.tool, "pid": cap.project.id}
+    command = redact(event.command)[:MAX_COMMAND] if event.command else ""
+    if event.is_shell:
+        entry["cmd"] = command
+    elif event.path:
+        entry["path"] = redact(event.path)[:MAX_COMMAND]
+    if event.kind == ev.FAILURE:
+        _describe_failure(entry, redact(event.error), event.exit_code)
+    elif event.is_shell:
+        from learn_cli.capture.pairing import is_mutating
+
+        entry["mut"] = is_mutating(command)
+    else:
+        entry["mut"] = event.tool in EDIT_TOOLS
+    return entry
+
+
+def _describe_failure(entry: dict, error: str, exit_code) -> None:
+    from learn_cli.capture.classify import categorize, meaningful_lines
+    from learn_cli.engine.keys import error_key
+
+    subject = entry.get("cmd") or entry.get("path") or ""
+    entry["err"] = meaningful_lines(error, max_chars=MAX_ERROR) or " ".join(error.split())[:MAX_ERROR]
+    entry["code"] = exit_code
+    entry["cat"] = categorize(error, entry.get("cmd") or None, entry["tool"] or None)
+    entry["key"] = error_key(error, subject or None, entry["tool"] or None)
+
+
+def _tool_window(events: list[dict], lookback: int) -> list[dict]:
+    return [e for e in events if e.get("kind") in (ev.FAILURE, ev.SUCCESS)][-lookback:]
+
+
+# ---------------------------------------------------------------------------------------------
+# Failure: buffer, did-not-help, known fix
+
+
+def on_failure(cap: Capture, event: ev.Event) -> str | None:
+    """Record a failure; return the known fix as text for the agent, if there is one."""
+    entry = tool_entry(cap, event)
+    text = None
+    with cap.buffer.lock():
+        events = cap.buffer.events()
+        if any(e.get("id") == entry["id"] for e in events):
+            return None  # the same payload again (hooks registered twice, a replay)
+        window = _tool_window(events, cap.int_setting("lookback", 5))
+        updates = []
+        if any(e.get("kind") == ev.FAILURE and e.get("key") == entry["key"] for e in window):
+            cap.count("repeated")
+        answered = _unanswered_suggestion(window, entry)
+        if answered is not None:
+            _not_helped(cap, answered["sug"])
+            updates.append(dict(answered, sug_done="not_helped"))
+        skip = {e["sug"].get("id") for e in events + updates
+                if e.get("sug_done") == "not_helped" and isinstance(e.get("sug"), dict)}
+        hit = known_fix(cap, entry, skip)
+        if hit is not None:
+            rel, rec = hit
+            entry["sug"] = {"id": rec["id"], "file": rel, "key": rec.get("key", ""),
+                            "fix": _fix_of_record(rec)}
+            text = describe_fix(cap, rec)
+            cap.count("suggestions")
+        cap.buffer.append(updates + [entry])
+    cap.count("events")
+    cap.count("failures")
+    return text
+
+
+def _unanswered_suggestion(window: list[dict], entry: dict) -> dict | None:
+    """The earlier failure whose suggestion this failure shows did not help, if any.
+
+    The same error again, or the suggested fix itself failing, right after the suggestion.
+    """
+    from learn_cli.capture.pairing import is_same_command
+
+    for prev in reversed(window):
+        sug = prev.get("sug")
+        if prev.get("kind") != ev.FAILURE or not isinstance(sug, dict) or prev.get("sug_done") or prev.get("done"):
+            continue
+        if prev.get("tool") != entry["tool"]:
+            continue
+        if prev.get("key") == entry["key"]:
+            return prev
+        command = entry.get("cmd")
+        if command and any(is_same_command(step, command) for step in _steps(sug.get("fix", ""))):
+            return prev
+        return None
+    return None
+
+
+def _fresh(store, *paths) -> None:
+    """Bring the index up to date for these files only if they changed behind its back."""
+    stale = [p for p in paths if not store.index.expect_stat(p)]
+    if stale:
+        store.refresh(stale)
+
+
+def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict] | None:
+    """The best active learning for this failure's key: this project, global, then others."""
+    key = entry.get("key")
+    if not key:
+        return None
+    store = cap.store
+    _fresh(store, cap.learnings_path, store.layout.global_errors)
+    rows = store.index.db.execute(
+        "SELECT file, scope, pid, data FROM learnings WHERE key = ? AND status IN ('active', 'global') "
+        "AND scope IN ('project', 'global') ORDER BY CASE WHEN scope = 'project' AND pid = ? THEN 0 "
+        "WHEN scope = 'global' THEN 1 ELSE 2 END LIMIT 50", (key, cap.project.id))
+    command = _normalize(entry.get("cmd", ""), cap.project.root) if entry.get("cmd") else ""
+    best = None
+    for rel, scope, pid, data in rows:
+        rec = json.loads(data)
+        fix = _fix_of_record(rec)
+        if rec.get("id") in skip or not fix or (command and _normalize(fix, None) == command):
+            continue  # did not help here already, or it is the very command that just failed
+        tier = 0 if scope == "project" and pid == cap.project.id else 1 if scope == "global" else 2
+        exact = 0 if command and _normalize(rec.get("command") or "", None) == command else 1
+        rank = (tier, exact, -_int(rec.get("helped")), -_int(rec.get("frequency")))
+        if best is None or rank < best[0]:
+            best = (rank, rel, rec)
+    return (best[1], best[2]) if best else None
+
+
+def _fix_of_record(rec: dict) -> str:
+    value = rec.get("fix_command") or rec.get("fix") or ""
+    return value if isinstance(value, str) else ""
+
+
+def describe_fix(cap: Capture, rec: dict) -> str:
+    """One or two short lines: the fix, how often and where it was seen, the error it fixed."""
+    from learn_cli.engine.context import meaningful_line, sanitize
+
+    fix = sanitize(_fix_of_record(rec), 140).replace("`", "'")
+    failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
+    kind = rec.get("fix_kind")
+    if kind == "between":
+        body = f"run `{fix}` first, then retry" + (f" `{failed}`" if failed else "")
+    elif rec.get("fix_command") and failed and kind != "path":
+        body = f"`{fix}` instead of `{failed}`"
+    elif rec.get("fix_command"):
+        body = f"use `{fix}` instead"
+    else:
+        body = fix
+    seen = f"seen {max(1, _int(rec.get('frequency')))}× {_where(cap, rec)}"
+    if _int(rec.get("helped")):
+        seen += f", helped {_int(rec.get('helped'))}×"
+    lines = [f"learn: known fix ({seen}): {body}."]
+    error = sanitize(meaningful_line(rec.get("error") or ""), 160)
+    if error:
+        category = rec.get("category") if isinstance(rec.get("category"), str) else ""
+        lines.append(f"learn: it fixed this error before: {error}" + (f" ({sanitize(category, 20)})" if category else ""))
+    return "\n".join(line[:LINE_WIDTH] for line in lines)
+
+
+def _where(cap: Capture, rec: dict) -> str:
+    pids = [p for p in (rec.get("projects") or []) if isinstance(p, str)]
+    if not pids or pids == [cap.project.id]:
+        return "in this project"
+    names = _project_names(cap.store, [p for p in pids if p != cap.project.id][:3])
+    if len(pids) == 1:
+        return f"in {names[0]}" if names else "in another project"
+    listed = ", ".join(names + (["this one"] if cap.project.id in pids else []))
+    return f"in {len(pids)} projects" + (f": {listed}" if listed and len(pids) <= 4 else "")
+
+
+def _project_names(store, pids: list[str]) -> list[str]:
+    if not pids:
+        return []
+    from learn_cli.engine.context import sanitize
+
+    marks = ",".join("?" * len(pids))
+    found = dict(store.index.db.execute(f"SELECT pid, name FROM projects WHERE pid IN ({marks})", pids))
+    return [sanitize(found.get(p) or p, 40) for p in pids]
+
+
+def _not_helped(cap: Capture, sug: dict) -> None:
+    def change(cur: dict) -> dict:
+        cur["not_helped"] = _int(cur.get("not_helped")) + 1
+        cur["impact"] = round(max(MIN_IMPACT, _impact(cur) - NOT_HELPED_IMPACT_STEP), 4)
+        return cur
+
+    if _update_record(cap.store, sug, change) is not None:
+        cap.count("not_helped")
+
+
+def _update_record(store, ref: dict, change):
+    """Apply `change` to the record a suggestion points at (wherever it lives now)."""
+    rel, rid = ref.get("file"), ref.get("id")
+    if not isinstance(rid, str) or not rid:
+        return None
+    if isinstance(rel, str) and rel:
+        done = store.update(store.path_of(rel), rid, change)
+        if done is not None:
+            return done
+    found = store.get(rid) if rid.startswith("learn-") else None  # moved (promoted, archived)
+    return store.update(found[0], rid, change) if found else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Success: pairing, evidence, helped
+
+
+def on_success(cap: Capture, event: ev.Event) -> None:
+    entry = tool_entry(cap, event)
+    with cap.buffer.lock():
+        events = cap.buffer.events()
+        if any(e.get("id") == entry["id"] for e in events):
+            return
+        window = _tool_window(events, cap.int_setting("lookback", 5))
+        updates = []
+        pair = find_pair(window, entry)
+        if pair is not None:
+            failed, between = pair
+            consumed = dict(failed, done=True)
+            fix = fix_for(cap, failed, between, entry)
+            if fix is not None:
+                consumed["sug_done"] = learn_pair(cap, failed, fix[0], fix[1]) or failed.get("sug_done")
+                if not consumed["sug_done"]:
+                    del consumed["sug_done"]
+            updates.append(consumed)
+        cap.buffer.append(updates + [entry])
+    cap.count("events")
+    cap.count("successes")
+
+
+def find_pair(window: list[dict], ok: dict) -> tuple[dict, list[dict]] | None:
+    """The newest unresolved failure of the same tool in the window, and the events after it."""
+    for index in range(len(window) - 1, -1, -1):
+        prev = window[index]
+        if prev.get("kind") == ev.FAILURE and prev.get("tool") == ok.get("tool") and not prev.get("done"):
+            return prev, window[index + 1:]
+    return None
+
+
+def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[list[str], str] | None:
+    """(fix steps, kind) when `ok` resolves `failed`; ([], "") resolves it without a lesson;
+    None when `ok` is not a retry of it at all. kind: retry | between | edit | path."""
+    from learn_cli.capture import pairing
+
+    if ok.get("tool") in ev.SHELL_TOOLS:
+        failed_cmd, ok_cmd = failed.get("cmd") or "", ok.get("cmd") or ""
+        if not pairing.is_retry(failed_cmd, ok_cmd):
+            return None
+        changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
+        steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")]
+        if _normalize(failed_cmd, None) != _normalize(ok_cmd, None):
+            return steps + [ok_cmd], "retry"
+        if steps:
+            return steps, "between"
+        edits = [b["path"] for b in changed if b.get("tool") in EDIT_TOOLS and b.get("path")]
+        if edits and failed.get("cat") in EDIT_FIX_CATEGORIES:
+            root = cap.project.root
+            return [f"edit {_relative(p, root)}" for p in dict.fromkeys(edits)], "edit"
+        return [], ""  # the same command worked again by itself (flaky, or a code fix)
+    if ok.get("tool") in ev.PATH_TOOLS:
+        failed_path, ok_path = failed.get("path") or "", ok.get("path") or ""
+        if pairing.same_path(failed_path, ok_path):
+            return [], ""
+        if pairing.paths_related(failed_path, ok_path):
+            return [ok_path], "path"
+    return None
+
+
+def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str | None:
+    """Store the pair as a learning or as one more sighting of it. Returns the outcome of the
+    suggestion the failure had ("helped", "ignored") or None."""
+    if not steps or not kind:
+        return None
+    root = cap.project.root
+    tool = failed.get("tool") or ""
+    if kind == "path":
+        failed_cmd = f"{tool} {_relative(failed.get('path') or '', root)}"
+        fix_cmd = _relative(steps[0], root)
+    else:
+        failed_cmd = _normalize(failed.get("cmd") or "", root)
+        fix_cmd = " && ".join(dict.fromkeys(_normalize(step, root) for step in steps))
+    key = failed.get("key") or ""
+    if not key or not fix_cmd or not failed_cmd:
+        return None
+    sug = failed.get("sug") if isinstance(failed.get("sug"), dict) and not failed.get("sug_done") else None
+    followed = sug is not None and sug.get("key") == key and _fix_matches(sug.get("fix", ""), fix_cmd)
+    evidence = {"session": cap.session_id, "event": failed["id"], "at": cap.now}
+    category = failed.get("cat") or "runtime"
+
+    def new_record() -> dict:
+        from learn_cli.engine.keys import shorten_paths
+
+        return make_record(
+            type="error", category=category, context=rule_text(failed_cmd, category, fix_cmd, kind),
+            error=shorten_paths(failed.get("err") or "", root)[:MAX_ERROR], fix=fix_cmd,
+            project=cap.project.name, projects=[cap.project.id], status="pending", source="auto",
+            key=key, tool=tool, command=failed_cmd, fix_command=fix_cmd, fix_kind=kind,
+            exit_code=failed.get("code"), env=_env(), evidence=[], helped=0, not_helped=0, now=cap.now)
+
+    record = add_sighting(cap, key, lambda rec: _same_fix(rec, fix_cmd), new_record, evidence,
+                          corroborated=followed, helped_id=sug.get("id") if followed else None)
+    if record is not None:
+        cap.count("pairs")
+    if not followed:
+        return "ignored" if sug is not None else None
+    if record is None:
+        return "helped"  # this sighting was known already, and credited then
+    if record.get("id") != sug.get("id"):
+        _helped(cap, sug)
+    else:
+        cap.count("helped")  # the project's own learning: credited by add_sighting's update
+    return "helped"
+
+
+def _helped(cap: Capture, sug: dict) -> None:
+    pid = cap.project.id
+
+    def change(cur: dict) -> dict:
+        _credit_helped(cur, cap.now)
+        if pid not in (cur.get("projects") or []):
+            cur["projects"] = [p for p in (cur.get("projects") or []) if isinstance(p, str)] + [pid]
+        return cur
+
+    done = _update_record(cap.store, sug, change)
+    if done is not None:
+        cap.count("helped")
+        owner = _owner_pid(sug.get("file"))
+        if owner:
+            cap.buffer.add_todo(owner)
+
+
+def _credit_helped(rec: dict, now: str) -> None:
+    rec["helped"] = _int(rec.get("helped")) + 1
+    rec["frequency"] = max(1, _int(rec.get("frequency"))) + 1
+    rec["last_used"] = now
+    rec["impact"] = round(min(1.0, _impact(rec) + HELPED_IMPACT_STEP), 4)
+
+
+def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, corroborated: bool = False,
+                 helped_id: str | None = None) -> dict | None:
+    """One more distinct sighting of the learning `key` in this project (created on the first).
+
+    Evidence is a set of (session, event): the same event never counts twice. A `pending`
+    learning becomes `active` at `min_evidence` sightings, or at once when `corroborated` (an
+    active learning from elsewhere was suggested, followed, and worked). Returns the record as
+    stored, or None when this sighting was already known.
+    """
+    store = cap.store
+    path = cap.learnings_path
+    min_evidence = cap.int_setting("min_evidence", 2)
+    sighting = (evidence["session"], evidence["event"])
+    # One writer at a time decides "new or existing" for this project: no duplicate records
+    # when parallel sessions learn the same thing at the same moment.
+    with file_lock(path.with_name("capture")):
+        _fresh(store, path)
+        same = next((rec for rel, _s, _p, rec in store.index.by_key(key, LIVE)
+                     if store.path_of(rel) == path and matches(rec)), None)
+        if same is None:
+            rec = new_record()
+            rec["evidence"] = [evidence]
+            if corroborated or min_evidence <= 1:
+                rec["status"] = "active"
+                cap.count("learnings_activated")
+            store.put(path, rec)
+            cap.count("learnings_new")
+            cap.buffer.add_todo(cap.project.id)
+            return rec
+        outcome: dict = {}
+
+        def change(cur: dict) -> dict | None:
+            listed = [e for e in (cur.get("evidence") or []) if isinstance(e, dict)]
+            if any((e.get("session"), e.get("event")) == sighting for e in listed):
+                return None
+            cur["evidence"] = (listed + [evidence])[-MAX_EVIDENCE:]
+            cur["frequency"] = max(1, _int(cur.get("frequency"))) + 1
+            cur["last_used"] = cap.now
+            if cap.project.id not in (cur.get("projects") or []):
+                cur["projects"] = list(cur.get("projects") or []) + [cap.project.id]
+            if helped_id and cur.get("id") == helped_id:
+                _credit_helped(cur, cap.now)
+                cur["frequency"] -= 1  # one sighting, credited once
+            if cur.get("status") == "pending" and (corroborated or _distinct(cur["evidence"]) >= min_evidence):
+                cur["status"] = "active"
+                outcome["activated"] = True
+            return cur
+
+        updated = store.update(path, same["id"], change)
+    if updated is None:
+        return None
+    if outcome.get("activated"):
+        cap.count("learnings_activated")
+    cap.buffer.add_todo(cap.project.id)
+    return updated
+
+
+def _distinct(evidence: list) -> int:
+    return len({(e.get("session"), e.get("event")) for e in evidence if isinstance(e, dict)})
+
+
+def _same_fix(rec: dict, fix_cmd: str) -> bool:
+    return _fix_matches(_fix_of_record(rec), fix_cmd)
+
+
+def _fix_matches(known: str, fix_cmd: str) -> bool:
+    """Does a fix that was just used agree with a known one? (Same commands, order aside.)"""
+    if not known or not fix_cmd:
+        return False
+    if _normalize(known, None) == _normalize(fix_cmd, None):
+        return True
+    from learn_cli.capture.pairing import is_same_command
+
+    steps_known, steps_now = _steps(known), _steps(fix_cmd)
+    return len(steps_known) == len(steps_now) and all(
+        any(is_same_command(a, b) for b in steps_now) for a in steps_known)
+
+
+def _steps(fix: str) -> list[str]:
+    return [s.strip() for s in (fix or "").split(" && ") if s.strip()]
+
+
+def rule_text(failed: str, category: str, fix: str, kind: str) -> str:
+    """SPEC §2.4: "`<failed>` fails (<category>): use `<fix>` instead." (paths relative)."""
+    failed_q, fix_q = _quote(failed, 120), _quote(fix, 160)
+    if kind == "between":
+        return f"{failed_q} fails ({category}): run {fix_q} first."
+    if kind == "edit":
+        return f"{failed_q} fails ({category}): fixed by an {fix.split(' && ')[0][:160]}."
+    return f"{failed_q} fails ({category}): use {fix_q} instead."
+
+
+def _quote(text: str, cap: int) -> str:
+    text = " ".join(text.split()).replace("`", "'")
+    return f"`{text[:cap - 1] + '…' if len(text) > cap else text}`"
+
+
+# ---------------------------------------------------------------------------------------------
+# Prompts: user corrections
+
+
+def on_prompt(cap: Capture, event: ev.Event) -> None:
+    from learn_cli.capture.corrections import find_corrections
+    from learn_cli.capture.redact import redact
+    from learn_cli.engine.keys import text_key
+
+    cap.count("prompts")
+    prompt = redact(event.prompt)
+    found = find_corrections(prompt)[:MAX_CORRECTIONS]
+    if not found:
+        return
+    event_id = event.prompt_id or "prompt-" + _digest(prompt)
+    with cap.buffer.lock():  # its end-of-session marker may be written
+        for correction in found:
+            _learn_correction(cap, correction, event_id, text_key(correction.text))
+
+
+def _learn_correction(cap: Capture, correction, event_id: str, key: str) -> None:
+    evidence = {"session": cap.session_id, "event": f"{event_id}:{key}", "at": cap.now}
+
+    def new_record() -> dict:
+        return make_record(
+            type="preference", category=correction.category, context="User correction in a prompt",
+            fix=correction.text, project=cap.project.name, projects=[cap.project.id], status="pending",
+            source="auto", key=key, tags=["correction", correction.polarity], evidence=[], now=cap.now)
+
+    if add_sighting(cap, key, lambda rec: rec.get("type") == "preference", new_record, evidence) is not None:
+        cap.count("corrections")
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------------------------
+# PreToolUse: heads-up for a known failing command
+
+
+def heads_up(cap: Capture, event: ev.Event) -> str | None:
+    """A one-line warning when this exact command failed here before and has an active fix."""
+    import re
+    import sqlite3
+
+    from learn_cli.capture.redact import redact
+
+    if not event.is_shell or not event.command.strip():
+        return None
+    command = _normalize(redact(event.command)[:MAX_COMMAND], cap.project.root)
+    words = re.findall(r"[^\W_]+", command)[:12]
+    if not words:
+        return None
+    store = cap.store
+    _fresh(store, cap.learnings_path, store.layout.global_errors)
+    phrase = '"' + " ".join(words) + '"'
+    try:
+        rows = store.index.db.execute(
+            "SELECT l.data FROM fts JOIN learnings l ON l.rowid = fts.rowid WHERE fts MATCH ? "
+            "AND l.status IN ('active', 'global') AND l.type = 'error' AND (l.scope = 'global' "
+            "OR (l.scope = 'project' AND l.pid = ?)) LIMIT 20", (phrase, cap.project.id)).fetchall()
+    except sqlite3.Error:
+        return None
+    for (data,) in rows:
+        rec = json.loads(data)
+        # Only a command that is wrong in itself: a "fix in between" (install first) was
+        # about the environment then, which has likely changed since.
+        if rec.get("fix_kind", "retry") != "retry" or not rec.get("fix_command"):
+            continue
+        if _normalize(rec.get("command") or "", None) != command:
+            continue
+        from learn_cli.engine.context import sanitize
+
+        fix = sanitize(rec["fix_command"], 140).replace("`", "'")
+        seen = max(1, _int(rec.get("frequency")))
+        category = sanitize(rec.get("category") or "error", 20)
+        cap.count("warnings")
+        return (f"learn: heads-up: `{sanitize(command, 100).replace('`', chr(39))}` failed before "
+                f"({category}, seen {seen}×); known fix: `{fix}`.")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# End of session
+
+
+def finalize(store, session_id: str | None, deadline: float) -> bool:
+    """End-of-session work for this session and any left over by earlier ones, until the
+    deadline (time.monotonic()). Returns True when nothing is left to do."""
+    buffer = SessionBuffer(store.layout.sessions_dir, session_id or "unknown")
+    todos = [buffer.todo_path] if buffer.todo_path.exists() else []
+    todos += [p for p in pending_todos(store.layout.sessions_dir) if p != buffer.todo_path]
+    for todo in todos:
+        if time.monotonic() > deadline:
+            return False
+        done = []
+        for pid in read_todo(todo)["pids"]:
+            if time.monotonic() > deadline:
+                break
+            finalize_project(store, pid, deadline)
+            done.append(pid)
+        _forget_done(store, todo, done)
+    return not pending_todos(store.layout.sessions_dir, 1)
+
+
+def _forget_done(store, todo, done: list[str]) -> None:
+    """Remove the finished projects from a marker, under its session's lock (a capture of that
+    session may be adding one at this moment)."""
+    from learn_cli.store.jsonl import atomic_write
+
+    with SessionBuffer(store.layout.sessions_dir, todo.stem).lock():
+        left = [p for p in read_todo(todo)["pids"] if p not in done]
+        try:
+            if left:
+                atomic_write(todo, json.dumps({"pids": left}).encode(), durable=False)
+            else:
+                os.unlink(todo)
+        except FileNotFoundError:
+            pass
+
+
+def finalize_project(store, pid: str, deadline: float) -> None:
+    """Promotion check (re-scores, promotes, archives) and compaction of one project."""
+    if pid == "global" or not store.layout.project_dir(pid).is_dir():
+        return
+    try:
+        from learn_cli.engine.promotion import promote_project
+    except ImportError:
+        promote_project = None
+    if promote_project is not None:
+        promote_project(store, pid)
+    if time.monotonic() > deadline:
+        return
+    path = store.layout.learnings(pid)
+    rel = store.index.rel(path)
+    lines, superseded, _bad = store.index.file_stats().get(rel, (0, 0, 0))
+    # Fold the log when superseded lines are most of it; a huge log is left to `learn prune`.
+    if lines and superseded * 2 > lines and lines <= 20_000:
+        store.compact(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def _normalize(command: str, root: str | None) -> str:
+    from learn_cli.engine.shell import normalize_command
+
+    return normalize_command(command or "", root)
+
+
+def _relative(path: str, root: str | None) -> str:
+    from learn_cli.engine.keys import normalize_path
+
+    return normalize_path(path, root) if path else ""
+
+
+def _owner_pid(rel) -> str | None:
+    parts = str(rel or "").split("/")
+    return parts[1] if len(parts) >= 3 and parts[0] == "projects" else None
+
+
+def _env() -> dict:
+    shell = os.path.basename(os.environ.get("SHELL", "") or "")
+    return {"os": sys.platform, "shell": shell[:20]}
+
+
+def _int(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value) if value == value else 0
+
+
+def _impact(rec: dict) -> float:
+    value = rec.get("impact")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return 0.5
+    return min(1.0, max(0.0, float(value)))

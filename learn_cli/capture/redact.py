@@ -1,0 +1,722 @@
+"""Secret redaction: every credential in captured text becomes `[REDACTED:<kind>]` (SPEC §4).
+
+It runs on every tool call, so it is built for the common case of text with no secret in it:
+
+- Importing costs only `re` (every pattern is compiled lazily, once, on first need).
+- Each rule is guarded by cheap substring tests ("ghp_", "eyJ", "://", "passw", ...): a rule whose
+  trigger is absent costs a few `in` checks and its pattern is never even compiled.
+- Rules run from the most specific to the most generic: private key blocks, provider tokens with
+  a known prefix, JWTs, then context rules (URL passwords, auth headers, `--password x`,
+  `SECRET_TOKEN=...` assignments) and last a high-entropy sweep. Context rules never touch a value
+  that is already `[REDACTED:...]`, which is what makes `redact(redact(x)) == redact(x)`.
+- Every pattern is linear (literal anchors, bounded or possessive repetition, no nested
+  quantifiers over the same characters). Input longer than MAX_SCAN_CHARS is cut at a line
+  boundary *before* scanning and a marker says how much was dropped, so unscanned text is never
+  returned and one call on a 50 MB string costs the same as on a 1 MB one.
+
+Decisions on look-alikes (things that are deliberately NOT redacted by the generic sweep):
+- Pure hexadecimal strings of any length and case (git SHAs, sha256 digests in lockfiles, Docker
+  image digests, UUIDs, cache keys, 0x-prefixed addresses): they are checksums and identifiers far more often than secrets,
+  and keys need them to be stable. A hex secret is still caught in context (`API_KEY=<hex>`,
+  `--token <hex>`, URL passwords, provider prefixes such as `dop_v1_`).
+- Subresource-integrity hashes (`sha512-<base64>`, `sha256-...`) and Go checksums (`h1:<base64>`):
+  public hashes of public packages, needed to diagnose EINTEGRITY / checksum-mismatch errors.
+- Base64 that decodes to ordinary printable text which itself holds no secret (test fixtures).
+- Paths, identifiers, CamelCase class names and alphabet constants: few case/digit alternations.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+MAX_SCAN_CHARS = 1_000_000
+"""Longer input is cut (at a line boundary when one is near) before scanning."""
+
+_PLACEHOLDER_PREFIX = "[REDACTED:"
+_MIN_ENTROPY_RUN = 32
+
+
+def _mark(kind: str) -> str:
+    return f"{_PLACEHOLDER_PREFIX}{kind}]"
+
+
+# ---------------------------------------------------------------------------------------------
+# Provider tokens: (kind, substrings that must occur, pattern, characters that must not come just
+# before the token, validator). Patterns start with their literal prefix so `re` can search for
+# it quickly; the boundary check is done in Python because a leading look-behind would make the
+# engine try every position of the text.
+
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_TOKEN_CHARS = _ALNUM | frozenset("_-")
+_NO_CHARS: frozenset[str] = frozenset()
+
+
+def _has_digit_and_upper(token: str) -> bool:
+    return any(c.isdigit() for c in token) and token.lower() != token
+
+
+def _has_digit(token: str) -> bool:
+    return any(c.isdigit() for c in token)
+
+
+_PROVIDERS = (
+    ("aws-access-key", ("AKIA", "ASIA", "ABIA", "ACCA"),
+     r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])", _ALNUM, None),
+    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+     r"gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])", _ALNUM, None),
+    ("github-token", ("github_pat_",),
+     r"github_pat_[A-Za-z0-9_]{22,246}(?![A-Za-z0-9_])", _ALNUM, None),
+    ("gitlab-token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-"),
+     r"gl(?:pat|dt|rt|ptt|cbt|ft)-[A-Za-z0-9_-]{20,}", _ALNUM, None),
+    ("slack-token", ("xox", "xapp-"),
+     r"(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}", _ALNUM, _has_digit),
+    ("anthropic-key", ("sk-ant-",),
+     r"sk-ant-[A-Za-z0-9_-]{20,}", _TOKEN_CHARS, None),
+    ("openai-key", ("sk-",),
+     r"sk-(?!ant-)[A-Za-z0-9_-]{20,}", _TOKEN_CHARS, _has_digit_and_upper),
+    ("google-api-key", ("AIza",),
+     r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])", _ALNUM, None),
+    ("google-oauth-token", ("ya29.",),
+     r"ya29\.[0-9A-Za-z_-]{20,}", _ALNUM, None),
+    ("stripe-key", ("_live_", "_test_", "whsec_"),
+     r"(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[A-Za-z0-9]{24,})", _ALNUM, None),
+    ("npm-token", ("npm_",),
+     r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", _ALNUM, None),
+    ("pypi-token", ("pypi-AgE",),
+     r"pypi-AgE[A-Za-z0-9_-]{50,}", _ALNUM, None),
+    ("huggingface-token", ("hf_",),
+     r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])", _ALNUM, _has_digit_and_upper),
+    ("sendgrid-key", ("SG.",),
+     r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}", _ALNUM, None),
+    ("twilio-key", ("SK", "AC"),
+     r"(?:SK|AC)[0-9a-fA-F]{32}(?![A-Za-z0-9])", _ALNUM, _has_digit),
+    ("telegram-token", (":AA",),
+     r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])", frozenset("0123456789"), None),
+    ("digitalocean-token", ("_v1_",),
+     r"do[por]_v1_[a-f0-9]{64}", _ALNUM, None),
+    ("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"),
+     r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", _ALNUM, None),
+    ("doppler-token", ("dp.",),
+     r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}", _ALNUM, None),
+    ("mailgun-key", ("key-",),
+     r"key-[0-9a-zA-Z]{32}(?![A-Za-z0-9])", _TOKEN_CHARS, _has_digit),
+    ("vault-token", ("hvs.", "hvb."),
+     r"hv[sb]\.[A-Za-z0-9_-]{24,}", _ALNUM, None),
+    ("age-secret-key", ("AGE-SECRET-KEY-",),
+     r"AGE-SECRET-KEY-1[0-9A-Z]{58}", _NO_CHARS, None),
+    ("jwt", ("eyJ",),
+     r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", _TOKEN_CHARS, None),
+)
+
+# Secrets that sit after a fixed label; the label stays, the value goes.
+_LABELLED = (
+    ("aws-secret-key", ("ecret",),
+     r"(?i)(\b(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?[ \t]*"
+     r"(?:=>|[:=])[ \t]*[\"']?)((?-i:[A-Za-z0-9/+]{40}))(?![A-Za-z0-9/+])"),
+    ("azure-storage-key", ("AccountKey=", "SharedAccessKey="),
+     r"((?:AccountKey|SharedAccessKey)=)([A-Za-z0-9+/]{20,}={0,2})"),
+    ("azure-sas", ("sig=",),
+     r"([?&]sig=)([A-Za-z0-9%+/]{20,}(?:=|%3[dD]){0,2})"),
+    ("slack-webhook", ("hooks.slack.com",),
+     r"(https?://hooks\.slack\.com/(?:services|workflows|triggers)/)"
+     r"([A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*)"),
+    ("discord-webhook", ("/api/webhooks/",),
+     r"(https?://(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/)([A-Za-z0-9_-]{20,})"),
+)
+
+
+@cache
+def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
+
+
+def _redact_providers(text: str) -> str:
+    for kind, triggers, pattern, not_before, is_valid in _PROVIDERS:
+        for trigger in triggers:
+            if trigger in text:
+                text = _compiled(pattern).sub(_token_replacer(kind, not_before, is_valid), text)
+                break
+    if "." in text:
+        text = _redact_discord(text)
+    for kind, triggers, pattern in _LABELLED:
+        if any(t in text for t in triggers):
+            text = _compiled(pattern).sub(_label_keeper(kind), text)
+    return text
+
+
+def _token_replacer(kind, not_before, is_valid):
+    def replace(m: re.Match[str]) -> str:
+        start = m.start()
+        if (start and m.string[start - 1] in not_before) or (is_valid and not is_valid(m.group())):
+            return m.group()
+        return _mark(kind)
+
+    return replace
+
+
+# A Discord bot token is <base64 of the bot's numeric id>.<6 chars>.<27-40 chars>. The search
+# starts at the first dot (a pattern starting with [MNO] would be tried at every letter).
+_DISCORD_TAIL = r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
+_TOKEN_STR = "".join(sorted(_TOKEN_CHARS))
+
+
+def _redact_discord(text: str) -> str:
+    spans = []
+    for m in _compiled(_DISCORD_TAIL).finditer(text):
+        window = text[max(0, m.start() - 29):m.start()]
+        head = window[len(window.rstrip(_TOKEN_STR)):]
+        if 24 <= len(head) <= 28 and head[0] in "MNO" and _is_discord_token(head + m.group()):
+            spans.append((m.start() - len(head), m.end(), "discord-token"))
+    return _splice(text, spans)
+
+
+def _is_discord_token(token: str) -> bool:
+    """The first part decodes to digits (a user id); the last one mixes upper and lower case."""
+    import binascii
+
+    head = token.split(".", 1)[0]
+    try:
+        user_id = binascii.a2b_base64(head + "=" * (-len(head) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    signature = token.rsplit(".", 1)[-1]
+    return user_id.isdigit() and signature.lower() != signature and signature.upper() != signature
+
+
+def _splice(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end, kind) span, in order and not overlapping, replaced."""
+    if not spans:
+        return text
+    out, pos = [], 0
+    for start, end, kind in spans:
+        out.append(text[pos:start])
+        out.append(_mark(kind))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Private key blocks, including ones cut off before their END line.
+
+_BEGIN_KEY = r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+_END_KEY = r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+# Body of a truncated key: base64 runs, armour headers, and line breaks (real, JSON-escaped, or
+# with a `cat -n` / Read-tool line-number prefix). Possessive, so it cannot backtrack.
+_KEY_BODY = (
+    r"(?:[A-Za-z0-9+/=]++|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset): [^\n\\]*+"
+    r"|[ \t]++|(?:\r?\n|\\r?\\n)(?:[ \t]*+[0-9]++(?:→|\t))?)*+"
+)
+_MAX_KEY_CHARS = 65_536
+
+
+def _redact_private_keys(text: str) -> str:
+    begin_re, end_re = _compiled(_BEGIN_KEY), _compiled(_END_KEY)
+    body_re = _compiled(_KEY_BODY)
+    out: list[str] = []
+    pos = 0
+    for begin in begin_re.finditer(text):
+        if begin.start() < pos:
+            continue
+        next_begin = text.find("-----BEGIN", begin.end())
+        limit = min(next_begin if next_begin >= 0 else len(text), begin.end() + _MAX_KEY_CHARS)
+        end = end_re.search(text, begin.end(), limit)
+        if end:
+            stop = end.end()
+        else:  # truncated: the body up to the first line that is not base64, minus trailing blanks
+            stop = body_re.match(text, begin.end()).end()
+            while stop > begin.end() and text[stop - 1] in " \t\r\n":
+                stop -= 1
+        out.append(text[pos:begin.start()])
+        out.append(_mark("private-key"))
+        pos = stop
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Context rules: the label tells us the value is secret, whatever it looks like.
+
+_PLACEHOLDER_WORDS = frozenset(
+    "true false null none nil undefined yes no on off required optional string str "
+    "int bool boolean number object include omit same-origin inherit".split()
+)
+
+
+def _is_placeholder(value: str) -> bool:
+    """A value that is a reference or a blank, not a secret: `$VAR`, `<your-token>`, `***`."""
+    v = value.strip().strip("\"'")
+    if not v or v.startswith((_PLACEHOLDER_PREFIX, "$", "%(", "%{", "{{", "<REDACTED", "***", "…")):
+        return True
+    if v[0] + v[-1] in ("<>", "[]", "{}"):  # <your-token>, [YOUR-PASSWORD], {password}
+        return True
+    if v in ("...", "-") or (len(v) >= 3 and set(v) <= {"x", "X", "*", "."}):
+        return True
+    return v.lower() in _PLACEHOLDER_WORDS
+
+
+_URL_PASSWORD = (
+    r"(://[^\s:/?#@\[\]\"'<>]*:)"
+    r"([^\s/?#\"'<>]{1,512})(?=@[A-Za-z0-9\[][^\s@/?#\"'<>]*(?:[/?#\s\"'<>]|$))"
+)
+
+
+def _may_hold_url_password(text: str) -> bool:
+    """Some `://` is followed, before any blank, by `:` and then `@`."""
+    at = text.find("://")
+    while at >= 0:
+        end = text.find("@", at + 3, at + 1100)
+        if end > 0 and ":" in text[at + 3:end] and len(text[at:end].split(None, 1)) == 1:
+            return True
+        at = text.find("://", at + 3)
+    return False
+
+
+def _redact_url_passwords(text: str) -> str:
+    def replace(m: re.Match[str]) -> str:
+        if _is_placeholder(m.group(2)):
+            return m.group()
+        return m.group(1) + _mark("url-password")
+
+    return _compiled(_URL_PASSWORD).sub(replace, text)
+
+
+_AUTH_HEADER = (
+    r"(?i)((?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?)"
+    r"(?:(bearer|basic|token|bot|digest|negotiate|ntlm|apikey|api-key|sso-key|hmac|"
+    r"aws4-hmac-sha256|gosign|otp)[ \t]+)?([^\r\n\"']+)"
+)
+_KEY_HEADER = (
+    r"(?i)((?<![\w-])(?:x-)?(?:api-?key|api-token|auth-token|access-token|goog-api-key|"
+    r"private-token|subscription-key|csrf-token|xsrf-token|amz-security-token)[\"']?[ \t]*:[ \t]*[\"']?)"
+    r"([^\s\"',;]+)"
+)
+_COOKIE_HEADER = r"(?i)((?<![\w-])(?:set-)?cookie[\"']?[ \t]*:[ \t]*[\"']?)([^\r\n\"']+)"
+_SINGLE_TOKEN_SCHEMES = frozenset(("bearer", "basic", "token", "bot", "apikey", "api-key", "otp"))
+
+
+def _redact_headers(text: str, low: str) -> str:
+    if "authorization" in low:
+        def auth(m: re.Match[str]) -> str:
+            label, scheme, value = m.group(1), m.group(2), m.group(3)
+            head = label + (f"{scheme} " if scheme else "")
+            if scheme and scheme.lower() in _SINGLE_TOKEN_SCHEMES:
+                secret, space, rest = value.partition(" ")
+                rest = space + rest
+            else:
+                secret, rest = value.rstrip(), value[len(value.rstrip()):]
+            if _is_placeholder(secret):
+                return m.group()
+            return head + _mark("authorization") + rest
+
+        text = _compiled(_AUTH_HEADER).sub(auth, text)
+    if "-key" in low or "apikey" in low or "-token" in low:
+        text = _compiled(_KEY_HEADER).sub(_label_keeper("authorization"), text)
+    if "cookie" in low:
+        text = _compiled(_COOKIE_HEADER).sub(_label_keeper("cookie"), text)
+    return text
+
+
+def _label_keeper(kind: str):
+    def replace(m: re.Match[str]) -> str:
+        if _is_placeholder(m.group(2)):
+            return m.group()
+        return m.group(1) + _mark(kind)
+
+    return replace
+
+
+_QUOTED_OR_WORD = r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'][^\s\"';&|]*)"
+_SECRET_FLAG = (
+    r"(--?(?!(?:no|ask|prompt|skip|use|show|print|with|require|reset|change|forgot|save|"
+    r"store|remember)-)(?:[a-z0-9]+[-_]){0,3}"
+    r"(password|passwd|pass|passphrase|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key|"
+    r"private[-_]?key|credentials?)(?:=|[ \t]+))" + _QUOTED_OR_WORD
+)
+# Every flag the pattern accepts contains "-<word>", or "--" and "_<word>" (`--db_password`).
+_FLAG_WORDS = ("pass", "token", "secret", "api", "access", "private", "credential")
+_MYSQL_PASSWORD = (
+    r"((?<![\w-])(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mariadb|"
+    r"mariadb-dump)(?![\w-])[^\n|;&]{0,400}?[ \t]-p)(\"[^\"\n]+\"|'[^'\n]+'|[^\s\"']+)"
+)
+_SPACED_P_PASSWORD = (
+    r"((?<![\w-])(?:sshpass|(?:docker|podman|buildah|nerdctl|skopeo|oras|helm(?:[ \t]+registry)?)"
+    r"[ \t]+login)(?![\w-])[^\n|;&]{0,400}?[ \t]-p[ \t]+)" + _QUOTED_OR_WORD
+)
+_CURL_USER = (
+    r"((?<![\w-])curl(?![\w-])[^\n|;&]{0,400}?[ \t](?:-u|--user)[ \t]+[\"']?[^\s:\"']*:)"
+    r"([^\s\"']+)"
+)
+_NETRC = r"(\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)"
+
+
+def _redact_flags(text: str, low: str) -> str:
+    if any("-" + w in text for w in _FLAG_WORDS) or (
+            "--" in text and any("_" + w in text for w in _FLAG_WORDS)):
+        def flag(m: re.Match[str]) -> str:
+            start, value = m.start(), m.group(3)
+            if start and (text[start - 1].isalnum() or text[start - 1] in "_-"):
+                return m.group()  # the middle of a word, not a flag
+            if value.startswith("-") or _is_placeholder(value):
+                return m.group()
+            kind = "password-flag" if "pass" in m.group(2).lower() else "secret-flag"
+            return m.group(1) + _quoted_mark(value, kind)
+
+        text = _compiled(_SECRET_FLAG).sub(flag, text)
+    if "-p" in text:
+        if "mysql" in low or "mariadb" in low:
+            text = _compiled(_MYSQL_PASSWORD).sub(_flag_value("password-flag"), text)
+        if "sshpass" in low or " login" in low:
+            text = _compiled(_SPACED_P_PASSWORD).sub(_flag_value("password-flag"), text)
+    if "curl" in low and ("-u" in text or "--user" in text):
+        text = _compiled(_CURL_USER).sub(_label_keeper("password-flag"), text)
+    if "machine" in low and "password" in low:
+        text = _compiled(_NETRC).sub(_label_keeper("password-flag"), text)
+    return text
+
+
+def _flag_value(kind: str):
+    def replace(m: re.Match[str]) -> str:
+        if _is_placeholder(m.group(2)):
+            return m.group()
+        return m.group(1) + _quoted_mark(m.group(2), kind)
+
+    return replace
+
+
+def _quoted_mark(value: str, kind: str) -> str:
+    """Keep the quotes around a redacted value so the command still reads as a command."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[0] + _mark(kind) + value[0]
+    return _mark(kind)
+
+
+# Assignments: NAME=value, NAME: value, "name": "value", name = 'value', name => "value".
+# Found from the keyword outwards: str.find for each keyword, expand to the whole name, then one
+# anchored match; a pattern that searched for names itself would run at every position.
+_NAME_KEYWORDS = ("secret", "token", "pass", "pwd", "auth", "cred", "key")
+_NAME_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+_ASSIGNMENT_AT = (
+    r"(?P<name>[A-Za-z0-9_.-]{1,120})(?P<q>[\"']?)(?P<sep>[ \t]*(?:=>|:=|:|=)[ \t]*)"
+    r"(?:\"(?P<dq>[^\"\\\n]*+(?:\\.[^\"\\\n]*+)*+)\"|'(?P<sq>[^'\n]*+)'"
+    r"|(?P<bare>[^\s\"'`;&|]++)(?=(?P<tail>[^\n]*+)))"
+)
+_NAME_PARTS = r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])"
+_NAME_META_SUFFIXES = frozenset(
+    "file path dir directory name id arn url uri endpoint type length len min max count limit "
+    "policy reset expiry expires expiration exp at in ttl rotation required enabled prompt field "
+    "fields header label method mode scheme strategy provider domain user username email login "
+    "env var command cmd store helper hint regex pattern format version len size kind source "
+    "salt template prefix suffix py js ts tsx jsx rb go rs java json yml yaml toml txt cfg ini "
+    "md sh log lock".split()
+)
+_KEY_QUALIFIERS = frozenset(("API", "ACCESS", "PRIVATE", "SECRET", "ENCRYPTION", "SIGNING", "MASTER"))
+_PATHY_NAMES = frozenset(("PWD", "OLDPWD", "CREDENTIALS", "CREDENTIAL", "CREDS"))
+
+
+_VALUE_SUFFIXES = frozenset(
+    "VALUE BASE STRING STR DATA PLAIN RAW B64 BASE64 ENC ENCODED PROD PRODUCTION DEV DEVELOPMENT "
+    "TEST STAGING LIVE LOCAL OLD NEW CURRENT PRIMARY SECONDARY V1 V2".split()
+)
+
+
+def _secret_name_kind(name: str) -> str | None:
+    """'password' when the name labels a password, 'secret' for another credential, else None.
+
+    The credential word must end the name (`DB_PASSWORD`, `clientSecret`, `AWS_SECRET_ACCESS_KEY`),
+    possibly followed by a number or a variant such as `_PROD` or `_BASE`; `SSH_AUTH_SOCK`,
+    `TOKEN_URL` and `PASSWORD_FILE` name something else.
+    """
+    parts = [p.upper() for p in _compiled(_NAME_PARTS).split(name) if p]
+    if not parts or parts[-1].lower() in _NAME_META_SUFFIXES:
+        return None
+    while len(parts) > 1 and (parts[-1].isdigit() or parts[-1] in _VALUE_SUFFIXES):
+        parts.pop()
+    last = parts[-1]
+    if "PASSWORD" in last or "PASSWD" in last or last in ("PASS", "PASSPHRASE") \
+            or last.endswith("PWD"):
+        return "password"
+    if "SECRET" in last or last.endswith(("TOKEN", "AUTH")) or last.startswith("CREDENTIAL") \
+            or last == "CREDS":
+        return "secret"
+    if last.endswith("KEY") and (last[:-3] in _KEY_QUALIFIERS
+                                 or (last == "KEY" and len(parts) > 1 and parts[-2] in _KEY_QUALIFIERS)):
+        return "secret"
+    return None
+
+
+_CODE_VALUE = r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(.*|\[.*)?"
+
+
+def _assignment_value(m: re.Match[str], at_line_start: bool) -> tuple[int, int] | None:
+    """Span of the secret value in an assignment match, or None when it is not one."""
+    name, sep = m.group("name"), m.group("sep")
+    kind = _secret_name_kind(name)
+    if kind is None:
+        return None
+    for group in ("dq", "sq"):
+        if m.group(group) is not None:
+            value = m.group(group)
+            if _is_placeholder(value) or _looks_pathy(name, value):
+                return None
+            return m.span(group)
+    value, tail = m.group("bare"), m.group("tail")
+    stripped = value.rstrip(",;)}]")
+    if not stripped or _is_placeholder(stripped) or _looks_pathy(name, stripped):
+        return None
+    if stripped.isdigit() and len(stripped) <= 10 and kind != "password":
+        return None  # max_tokens: 4096, token_count=12
+    json_value = bool(m.group("q")) and ":" in sep
+    own_line = at_line_start and (not tail.strip(" \t,") or tail.lstrip().startswith("#"))
+    if sep in ("=", ":="):
+        pass  # shell, env file, logfmt, query string: the value is exactly this word
+    elif json_value or own_line:
+        # YAML / ini / code on its own line. Code refers to other names; configs hold values.
+        if ":" not in sep and _compiled(_CODE_VALUE).fullmatch(stripped) and (
+            "." in stripped or "(" in stripped or "[" in stripped or "_" in stripped
+            or stripped.lower() in name.lower()
+        ):
+            return None
+        if value.startswith(("(", "[", "{", "|", ">", "!", "&", "*")):
+            return None
+    else:
+        return None  # prose such as "invalid token: expected 3 parts"
+    start = m.start("bare")
+    return start, start + len(stripped)
+
+
+def _looks_pathy(name: str, value: str) -> bool:
+    """`PWD=/home/me` and `GOOGLE_APPLICATION_CREDENTIALS=~/key.json` hold paths, not secrets."""
+    last = _compiled(_NAME_PARTS).split(name)[-1].upper() if name else ""
+    return last in _PATHY_NAMES and value.startswith(("/", "~", "./", "../", "C:\\", "c:\\"))
+
+
+def _name_starts(text: str, low: str) -> list[int]:
+    """Start of every name-like word that contains a credential keyword, in order."""
+    starts = set()
+    for keyword in _NAME_KEYWORDS:
+        at = low.find(keyword)
+        while at >= 0:
+            window = text[max(0, at - 120):at]
+            starts.add(at - (len(window) - len(window.rstrip(_NAME_STR))))
+            at = low.find(keyword, at + len(keyword))
+    return sorted(starts)
+
+
+def _labels_a_value(text: str, start: int) -> bool:
+    """The name at `start` labels a credential and is followed by `:` or `=` (cheap pre-check)."""
+    chunk = text[start:start + 122]
+    rest = chunk.lstrip(_NAME_STR)
+    name = chunk[:len(chunk) - len(rest)]
+    if not name or len(name) > 120:
+        return False
+    rest = rest[1:] if rest[:1] in ("'", '"') else rest
+    return rest.lstrip(" \t")[:1] in (":", "=") and _secret_name_kind(name) is not None
+
+
+def _starts_line(text: str, start: int) -> bool:
+    """Only blanks, a YAML list dash or `export` between the line start and `start`."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if start - line_start > 200:
+        return False
+    lead = text[line_start:start].lstrip(" \t")
+    if lead.startswith("- "):
+        lead = lead[2:].lstrip(" \t")
+    if lead.startswith("export "):
+        lead = lead[7:].lstrip(" \t")
+    return lead in ("", "'", '"')
+
+
+def _redact_assignments(text: str, low: str) -> str:
+    spans, pos = [], 0
+    for start in _name_starts(text, low):
+        if start < pos or not _labels_a_value(text, start):
+            continue
+        m = _compiled(_ASSIGNMENT_AT).match(text, start)
+        if m is None:
+            continue
+        open_quote = text[start - 1] if start and text[start - 1] in "\"'" else ""
+        if m.group("q") and m.group("q") != open_quote:
+            continue
+        span = _assignment_value(m, _starts_line(text, start))
+        if span is not None:
+            spans.append((*span, "secret-assignment"))
+            pos = span[1]
+    return _splice(text, spans)
+
+
+# ---------------------------------------------------------------------------------------------
+# High-entropy sweep.
+
+# No look-behind: scanning left to right, a long run is always found from its first character.
+_RUN = r"[A-Za-z0-9+/_-]{%d,}={0,3}" % _MIN_ENTROPY_RUN
+_CLASS_RUNS = r"[a-z]+|[A-Z]+|[0-9]+"
+_SEPARATORS = str.maketrans("", "", "+/_-=")
+_HEX = r"[0-9a-fA-F-]+"
+_HASH_PREFIXES = ("sha1-", "sha256-", "sha384-", "sha512-", "md5-")
+_HASH_LABELS = ("h1:", "sha1:", "sha256:", "sha384:", "sha512:", "md5:", "sha1=", "sha256=")
+_WORDY_SEGMENT = r"[a-z][a-z0-9_-]{2,}|[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*|[A-Z]{3,}"
+_MIN_ENTROPY = 4.0          # bits per character; see tests/test_redact.py calibration notes
+_MIN_ALTERNATION = 0.4      # share of adjacent letters/digits that switch class (a-z, A-Z, 0-9)
+
+
+def _shannon_entropy(s: str) -> float:
+    from collections import Counter
+    from math import log2
+
+    n = len(s)
+    return -sum(c / n * log2(c / n) for c in Counter(s).values())
+
+
+def _is_random_looking(s: str) -> bool:
+    """Long, uses lower, upper and digits, switches class often, and has high entropy."""
+    if len(s) < _MIN_ENTROPY_RUN:
+        return False
+    core = s.rstrip("=")
+    if core.lower() == core or core.upper() == core or not any(c.isdigit() for c in core):
+        return False
+    alnum = core.translate(_SEPARATORS)
+    alternations = len(_compiled(_CLASS_RUNS).findall(alnum)) - 1
+    if alternations < _MIN_ALTERNATION * (len(alnum) - 1):
+        return False
+    return _shannon_entropy(core) >= _MIN_ENTROPY
+
+
+def _decodes_to_plain_text(s: str, depth: int) -> bool:
+    """Base64 of ordinary text (test fixtures, 'hello world') that itself holds no secret."""
+    import binascii
+
+    if depth > 0 or len(s) % 4 not in (0, 2, 3):
+        return False
+    try:
+        raw = binascii.a2b_base64((s.replace("-", "+").replace("_", "/")) + "=" * (-len(s) % 4))
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    if len(decoded) < len(s) // 2 or not decoded.isprintable():
+        return False
+    letters = sum(c.isalpha() or c == " " for c in decoded)
+    return letters >= 0.7 * len(decoded) and " " in decoded and not _contains(decoded, depth + 1)
+
+
+def _secret_segments(run: str, depth: int) -> list[tuple[int, int]]:
+    """Spans of `run` that are secrets: the whole run, or only some segments of a path."""
+    if run.startswith(_HASH_PREFIXES) or _compiled(_HEX).fullmatch(run.removeprefix("0x")):
+        return []
+    segments = run.split("/")
+    wordy = _compiled(_WORDY_SEGMENT)
+    if len(segments) > 2 and sum(1 for s in segments if wordy.fullmatch(s)) >= 2:
+        spans, pos = [], 0
+        for seg in segments:
+            if not _compiled(_HEX).fullmatch(seg) and _is_random_looking(seg) \
+                    and not _decodes_to_plain_text(seg, depth):
+                spans.append((pos, pos + len(seg)))
+            pos += len(seg) + 1
+        return spans
+    if _is_random_looking(run) and not _decodes_to_plain_text(run, depth):
+        return [(0, len(run))]
+    return []
+
+
+def _redact_high_entropy(text: str, depth: int = 0) -> str:
+    out: list[str] = []
+    pos = 0
+    for m in _compiled(_RUN).finditer(text):
+        if text[max(0, m.start() - 7):m.start()].endswith(_HASH_LABELS):
+            continue
+        for start, end in _secret_segments(m.group(), depth):
+            out.append(text[pos:m.start() + start])
+            out.append(_mark("high-entropy"))
+            pos = m.start() + end
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API
+
+
+def _redact_all(text: str, depth: int = 0) -> str:
+    if "PRIVATE KEY" in text and "-----BEGIN" in text:
+        text = _redact_private_keys(text)
+    text = _redact_providers(text)
+    low = text.lower()
+    if "://" in text and "@" in text and _may_hold_url_password(text):
+        text = _redact_url_passwords(text)
+    text = _redact_headers(text, low)
+    text = _redact_flags(text, low)
+    text = _redact_assignments(text, low)
+    if len(text) >= _MIN_ENTROPY_RUN:
+        text = _redact_high_entropy(text, depth)
+    return text
+
+
+def _contains(text: str, depth: int) -> bool:
+    return _redact_all(text, depth) != text
+
+
+_OVERSIZE_SLACK = 4096  # room for placeholders longer than what they replace
+
+
+def _cut_at_line(text: str, limit: int) -> str:
+    """The first `limit` characters, ending at a line break when one is in the last 64 KB."""
+    cut = text.rfind("\n", max(0, limit - 65_536), limit)
+    return text[: cut if cut > 0 else limit]
+
+
+def redact(text: str) -> str:
+    """`text` with every secret replaced by `[REDACTED:<kind>]`. Never raises; idempotent.
+
+    Input longer than MAX_SCAN_CHARS is cut before scanning (at a line break when possible) and
+    ends with a note of how many characters were dropped unscanned.
+    """
+    if not isinstance(text, str) or not text:
+        return text
+    if len(text) <= MAX_SCAN_CHARS:
+        return _redact_all(text)
+    head = _cut_at_line(text, MAX_SCAN_CHARS - _OVERSIZE_SLACK)
+    note = f"\n[learn: {len(text) - len(head)} more characters dropped unscanned]"
+    out = _redact_all(head)
+    if len(out) + len(note) > MAX_SCAN_CHARS:  # redaction grew it: a second pass must not cut
+        out = _cut_at_line(out, MAX_SCAN_CHARS - len(note))
+    return out + note
+
+
+def contains_secret(text: str) -> bool:
+    """True when `redact` would change `text` (already-redacted text holds no secret)."""
+    return isinstance(text, str) and bool(text) and _contains(text[:MAX_SCAN_CHARS], 0)
+
+
+_MAX_DEPTH = 64
+
+
+def redact_obj(obj, _depth: int = 0):
+    """A copy of `obj` with every string redacted, recursing into dicts, lists and tuples.
+
+    Keys are kept; a string value under a key that names a credential (`"password"`,
+    `"api_key"`, `"GITHUB_TOKEN"` ...) is redacted whole even when it does not look secret.
+    Anything nested deeper than 64 levels is replaced by its redacted `repr`.
+    """
+    if isinstance(obj, str):
+        return redact(obj)
+    if _depth >= _MAX_DEPTH and isinstance(obj, (dict, list, tuple)):
+        return redact(repr(obj)[:MAX_SCAN_CHARS])
+    if isinstance(obj, dict):
+        return {key: _redact_value(key, value, _depth) for key, value in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        items = [redact_obj(item, _depth + 1) for item in obj]
+        return items if isinstance(obj, list) else tuple(items)
+    return obj
+
+
+def _redact_value(key, value, depth: int):
+    if isinstance(key, str) and isinstance(value, str) and value and len(key) <= 120 \
+            and _secret_name_kind(key) and not _is_placeholder(value) \
+            and not _looks_pathy(key, value):
+        return _mark("secret-assignment")
+    return redact_obj(value, depth + 1)

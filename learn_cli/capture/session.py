@@ -1,0 +1,119 @@
+"""The bounded, on-disk event buffer of one agent session: `sessions/<id>.jsonl` (SPEC §3).
+
+The buffer is a log in the format of learn_cli.store.jsonl: one redacted event per line, and a
+later line with the same `id` supersedes an earlier one (that is how a failure is marked as
+consumed by its fix, or its suggestion as answered). Only the tail of the file is ever read,
+so a capture costs the same on the first and on the thousandth tool call of a session.
+
+Every read-decide-write of pairing happens under the buffer's lock (parallel tool calls of one
+session run concurrently). When the log grows past twice `session_max_events` lines it is
+rewritten atomically with the newest `session_max_events` events.
+
+A session with learning work left for its end (promotion check, compaction) has a marker file
+`sessions/pending/<id>.json`; it disappears only once that work is done, so work that did not fit
+in the SessionEnd budget is picked up by a later capture, never lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from learn_cli.store import jsonl
+from learn_cli.store.locks import file_lock
+from learn_cli.store.paths import safe_name
+
+TAIL_BYTES = 256 * 1024  # the newest events always fit; older ones are trimmed away
+MAX_EVENT_BYTES = 16 * 1024  # one event line, after its own field caps
+
+
+class SessionBuffer:
+    def __init__(self, sessions_dir: Path, session_id: str, max_events: int = 50):
+        self.session_id = session_id
+        self.path = Path(sessions_dir) / f"{safe_name(session_id)}.jsonl"
+        self.todo_path = todo_dir(sessions_dir) / f"{safe_name(session_id)}.json"
+        self.max_events = max(5, int(max_events))
+        self._lines = 0
+        self._whole = True
+
+    def lock(self):
+        return file_lock(self.path)
+
+    # -- reading (caller holds the lock) -------------------------------------------------------
+    def events(self) -> list[dict]:
+        """Newest events last, each the latest version of its line (caller holds the lock)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            self._lines, self._whole = 0, True
+            return []
+        try:
+            size = os.fstat(fd).st_size
+            start = max(0, size - TAIL_BYTES)
+            data = os.pread(fd, size - start, start)
+        finally:
+            os.close(fd)
+        self._whole = start == 0
+        if not self._whole:
+            data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+        loaded = jsonl.parse_log(str(self.path), data)
+        self._lines = loaded.lines
+        return list(loaded.records.values())
+
+    # -- writing (caller holds the lock) -------------------------------------------------------
+    def append(self, entries: list[dict]) -> None:
+        """Add events (or newer versions of events) and trim the log when it is too long."""
+        entries = [e for e in entries if len(jsonl.dumps(e)) <= MAX_EVENT_BYTES]
+        if not entries:
+            return
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        jsonl.append(self.path, entries)
+        self._lines += len(entries)
+        if self._lines > 2 * self.max_events or not self._whole:
+            self._trim()
+
+    def _trim(self) -> None:
+        keep = self.events()[-self.max_events:]
+        jsonl.rewrite(self.path, keep, durable=False)
+        self._lines, self._whole = len(keep), True
+
+    # -- end-of-session work ---------------------------------------------------------------
+    def add_todo(self, pid: str) -> None:
+        """Note that a project of this session has end-of-session work (caller holds the lock)."""
+        todo = read_todo(self.todo_path)
+        if pid in todo["pids"]:
+            return
+        todo["pids"].append(pid)
+        self.todo_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        jsonl.atomic_write(self.todo_path, json.dumps(todo).encode(), durable=False)
+
+
+def todo_dir(sessions_dir: Path) -> Path:
+    return Path(sessions_dir) / "pending"
+
+
+def read_todo(path: Path) -> dict:
+    try:
+        doc = json.loads(Path(path).read_bytes() or b"{}")
+    except (OSError, ValueError):
+        doc = {}
+    pids = doc.get("pids") if isinstance(doc, dict) else None
+    return {"pids": [p for p in pids if isinstance(p, str)][:100] if isinstance(pids, list) else []}
+
+
+def pending_todos(sessions_dir: Path, limit: int = 20) -> list[Path]:
+    """Markers of sessions whose end-of-session work is still to do, oldest first."""
+    try:
+        entries = [e for e in os.scandir(todo_dir(sessions_dir)) if e.name.endswith(".json")]
+    except OSError:
+        return []
+    entries.sort(key=lambda e: _mtime(e))
+    return [Path(e.path) for e in entries[:limit]]
+
+
+def _mtime(entry) -> float:
+    try:
+        return entry.stat().st_mtime
+    except OSError:
+        return 0.0

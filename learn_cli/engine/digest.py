@@ -1,0 +1,111 @@
+"""The session digest of one project: gather the learnings the agent should see at session
+start and hand them to `engine.context.build_context` (SPEC §2.3).
+
+Shared by `learn context` and the SessionStart hook (`learn context --hook`), so it runs at
+the start of every agent session: stdlib only (no typer/rich/orjson), and it never scans the
+whole store. Two bounded index queries pick the candidates, ranked in SQL by an approximate
+score; only those few hundred records are parsed:
+- global learnings (`status` global or active in the global files): the best `GLOBAL_POOL` by
+  score, of which the `GLOBAL_KEEP` most relevant to the project's stack are parsed
+  (build_context then keeps the top 10);
+- this project's `active` learnings: the best `PROJECT_POOL` by score.
+Stack signals come from marker files in the project root (one directory listing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Callable
+
+from learn_cli.engine.context import STACK_KEYWORDS, ContextResult, build_context
+
+GLOBAL_POOL = 500  # global learnings considered (best approximate score first)
+GLOBAL_KEEP = 60  # of those, parsed for build_context (most relevant to the stack first)
+PROJECT_POOL = 300  # this project's active learnings parsed (best approximate score first)
+MAX_CHARS = 9000  # Claude Code cuts hook context at 10,000 characters
+
+# Marker file in the project root -> stack signal (the names engine.context knows).
+STACK_FILES = {
+    "pyproject.toml": "python", "requirements.txt": "python", "setup.py": "python", "setup.cfg": "python",
+    "pipfile": "python", "pipfile.lock": "python", "poetry.lock": "python", "uv.lock": "python",
+    "package.json": "node", "package-lock.json": "node", "yarn.lock": "node", "pnpm-lock.yaml": "node",
+    "bun.lockb": "node", "bun.lock": "node", "tsconfig.json": "node", "deno.json": "node",
+    "dockerfile": "docker", "docker-compose.yml": "docker", "docker-compose.yaml": "docker",
+    "compose.yml": "docker", "compose.yaml": "docker", ".dockerignore": "docker",
+    "go.mod": "go", "go.sum": "go", "cargo.toml": "rust", "cargo.lock": "rust",
+    "gemfile": "ruby", "gemfile.lock": "ruby", "pom.xml": "java", "build.gradle": "java",
+    "build.gradle.kts": "java", "composer.json": "php", "composer.lock": "php",
+}
+STACK_SUFFIXES = {".csproj": "dotnet", ".sln": "dotnet", ".gemspec": "ruby"}
+
+# min(frequency, 10)/10 × impact × recency, in SQL (approximate: for choosing candidates).
+_SQL_SCORE = """(
+  min(max(coalesce(CAST(json_extract(data, '$.frequency') AS REAL), 1), 1), 10) / 10.0
+  * min(max(coalesce(CAST(json_extract(data, '$.impact') AS REAL), 0.5), 0), 1)
+  * coalesce(max(0, 1 - 0.1 * CAST((julianday('now') - julianday(
+        coalesce(json_extract(data, '$.last_used'), json_extract(data, '$.created')))) / 7 AS INTEGER)), 1)
+)"""
+
+
+def stack_signals(root) -> frozenset[str]:
+    """The stacks a project uses, from marker files in its root ("python", "node", …)."""
+    found: set[str] = set()
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                name = entry.name.lower()
+                if name in STACK_FILES:
+                    found.add(STACK_FILES[name])
+                else:
+                    suffix = os.path.splitext(name)[1]
+                    if suffix in STACK_SUFFIXES:
+                        found.add(STACK_SUFFIXES[suffix])
+    except OSError:
+        pass
+    return frozenset(found)
+
+
+def session_digest(store, project, budget: int | None = None, *, loads: Callable = json.loads,
+                   now=None) -> ContextResult:
+    """The budgeted digest for `project` (a store.project.Project)."""
+    if budget is None:
+        budget = _int_setting(store.setting("budget", project.id), 2000)
+    lay = store.layout
+    store.refresh([*lay.global_files(), lay.learnings(project.id)], loads)
+    signals = stack_signals(project.root)
+    db = store.index.db
+    globals_ = _global_candidates(db, signals, loads)
+    locals_ = [loads(d) for (d,) in db.execute(
+        f"SELECT data FROM learnings WHERE pid = ? AND status = 'active' AND scope = 'project' "
+        f"ORDER BY {_SQL_SCORE} DESC LIMIT ?", (project.id, PROJECT_POOL))]
+    return build_context(globals_, locals_, project.name, signals, budget, MAX_CHARS, root=project.root, now=now)
+
+
+def _global_candidates(db, signals: frozenset[str], loads: Callable) -> list[dict]:
+    rows = db.execute(
+        f"SELECT rowid, body FROM learnings WHERE pid = '' AND status IN ('global', 'active') AND scope = 'global' "
+        f"ORDER BY {_SQL_SCORE} DESC LIMIT ?", (GLOBAL_POOL,)).fetchall()
+    if not rows:
+        return []
+    # Keep the pool's order (score) within each relevance level: a stable sort on relevance.
+    ranked = sorted(rows, key=lambda row: -_stack_hits(row[1], signals))[:GLOBAL_KEEP]
+    wanted = [rowid for rowid, _ in ranked]
+    marks = ",".join("?" * len(wanted))
+    data = dict(db.execute(f"SELECT rowid, data FROM learnings WHERE rowid IN ({marks})", wanted))
+    return [loads(data[r]) for r in wanted if r in data]
+
+
+def _stack_hits(body: str, signals: frozenset[str]) -> int:
+    """How many of the project's stacks a learning's text names (a cheap proxy of
+    engine.context.relevance, used only to choose which records to parse)."""
+    if not signals or not body:
+        return 0
+    words = set(body.lower().replace("/", " ").replace(",", " ").split())
+    return sum(1 for s in signals if words & STACK_KEYWORDS.get(s, frozenset((s,))))
+
+
+def _int_setting(value, default: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return default
+    return int(value)

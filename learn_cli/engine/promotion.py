@@ -1,0 +1,446 @@
+"""Promotion (SPEC §2.1): re-score every learning, promote project learnings to global, list
+candidates, archive the stale, flag conflicts. `learn promote` runs it over the whole store,
+the SessionEnd hook over one project (`promote_project`).
+
+Decisions:
+- The same learning in several projects is grouped by `key`; the group's frequency is the sum
+  of its copies and its projects the union of their `projects` and the files they live in, so
+  "seen in ≥ 3 projects" counts every project file the key appears in.
+- A promoted group becomes one global record (status `global`, `promoted_from` = the copies'
+  ids) in the global file for its type; when a live global learning with that key already
+  exists it is folded into it instead. The fold is idempotent: frequency and helped counts
+  take the larger of the two (the capture path already bumps the global copy on every new
+  sighting, so summing would count sightings twice). Copies get `promoted_to` and stay in
+  their projects; a copy with `promoted_to` is not promoted again.
+- A group is a candidate (0.3 ≤ score ≤ 0.7, or > 0.7 in too few projects) unless the
+  learning is already global.
+- Archive: a record whose score stayed < 0.3 for `archive_days` (its `low_since`) moves to
+  the archive of its scope (status `archived`); `low_since` is updated on every record first.
+- Conflicts: engine.conflicts over all live learnings (same scope), plus, before a group is
+  promoted, between its copies and the global copy across projects (two projects may each
+  keep their own fix, but global advice must be one). Both sides get status `conflicted`,
+  `conflict_with` and `pre_conflict_status` (restored when resolved); neither is promoted.
+  A conflicted learning whose partners are all gone (archived, forgotten) is released.
+
+Writes are field patches applied under each file's lock to the record as it is then
+(Store.update_many), so a capture that updated a record meanwhile is not overwritten; a file
+with changes to at least half of its records is rewritten whole, atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import reduce
+from pathlib import Path
+from typing import Callable
+
+from learn_cli.engine import scoring
+from learn_cli.store.record import new_id
+
+LIVE = ("pending", "active", "global", "conflicted")
+LIST_LIMIT = 100  # items kept per list in as_json()
+SUMMARY_WIDTH = 72
+_DELETE = object()  # patch value: remove the field
+_SCOPE_STATUS = {"project": "active", "global": "global"}
+
+
+@dataclass
+class Entry:
+    """One live record and where it lives; `patch` holds the fields this run changed."""
+
+    path: Path
+    scope: str  # project | global
+    pid: str
+    rec: dict
+    patch: dict = field(default_factory=dict)
+    archived: bool = False
+
+    def set(self, name: str, value) -> None:
+        if value is _DELETE:
+            if name in self.rec:
+                del self.rec[name]
+                self.patch[name] = _DELETE
+        elif self.rec.get(name) != value:
+            self.rec[name] = value
+            self.patch[name] = value
+
+
+@dataclass
+class PromotionReport:
+    now: str
+    dry_run: bool = False
+    scanned: dict = field(default_factory=dict)  # pid -> live learnings of that project
+    global_count: int = 0
+    promoted: list = field(default_factory=list)
+    candidates: list = field(default_factory=list)
+    archived: list = field(default_factory=list)
+    conflicts: list = field(default_factory=list)
+    rescored: int = 0  # records scored
+    low_since_changed: int = 0  # records whose archive clock started or stopped
+    released: int = 0  # conflicted records whose partners are gone
+    files_written: int = 0
+
+    def counts(self) -> dict:
+        return {"scanned": sum(self.scanned.values()) + self.global_count, "projects": len(self.scanned),
+                "promoted": len(self.promoted), "candidates": len(self.candidates),
+                "archived": len(self.archived), "conflicts": len(self.conflicts),
+                "new_conflicts": sum(1 for c in self.conflicts if c["new"]), "rescored": self.rescored,
+                "low_since_changed": self.low_since_changed, "released": self.released,
+                "files_written": self.files_written}
+
+    def as_json(self, limit: int = LIST_LIMIT) -> dict:
+        return {"now": self.now, "dry_run": self.dry_run, "counts": self.counts(),
+                "scanned": dict(sorted(self.scanned.items())), "promoted": self.promoted[:limit],
+                "candidates": self.candidates[:limit], "archived": self.archived[:limit],
+                "conflicts": self.conflicts[:limit]}
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | None = None,
+                  loads: Callable | None = None) -> PromotionReport:
+    """Promotion over the whole store. `progress(phase, done, total)` is called as work goes."""
+    loads = loads or _fast_loads()
+    store.refresh(loads=loads)
+    entries = load_entries(store, "scope IN ('project', 'global')", (), loads)
+    return _Promotion(store, entries, now, focus=None, progress=progress).run(dry_run)
+
+
+def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Callable = json.loads) -> PromotionReport:
+    """The cheap variant for one project (SessionEnd): its learnings plus the copies of the
+    same keys elsewhere, found through the index; only this project's records are re-scored
+    and archived."""
+    lay = store.layout
+    store.refresh([lay.learnings(pid), *lay.global_files()], loads)
+    own = load_entries(store, "scope = 'project' AND pid = ?", (pid,), loads)
+    keys = sorted({e.rec.get("key") for e in own if e.rec.get("key")})
+    others = []
+    for start in range(0, len(keys), 500):
+        chunk = keys[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        others += load_entries(store, f"key IN ({marks}) AND NOT (scope = 'project' AND pid = ?) "
+                                      f"AND scope IN ('project', 'global')", (*chunk, pid), loads)
+    focus = {(e.path, e.rec["id"]) for e in own}
+    return _Promotion(store, own + others, now, focus=focus).run(dry_run)
+
+
+def load_entries(store, where: str, args: tuple, loads: Callable) -> list[Entry]:
+    """Live records matching an index condition, as entries."""
+    statuses = ",".join(f"'{s}'" for s in LIVE)
+    out = []
+    for rel, scope, pid, rec in store.iter_index(f"({where}) AND (status IN ({statuses}) OR status IS NULL)",
+                                                 args, loads):
+        out.append(Entry(store.path_of(rel), scope, pid, rec))
+    return out
+
+
+# ---------------------------------------------------------------- the run
+
+
+class _Promotion:
+    def __init__(self, store, entries: list[Entry], now, focus: set | None, progress: Callable | None = None):
+        self.store = store
+        self.entries = entries
+        self.now = scoring.parse_time(now) or datetime.now(timezone.utc)
+        cfg = store.config()
+        self.min_projects = _positive(cfg.get("promote_min_projects"), scoring.DEFAULT_PROMOTE_MIN_PROJECTS)
+        self.archive_days = _positive(cfg.get("archive_days"), scoring.DEFAULT_ARCHIVE_DAYS)
+        self.focus = focus
+        self.progress = progress or (lambda phase, done, total: None)
+        self.report = PromotionReport(now=scoring.format_time(self.now))
+        self.by_id: dict[str, list[Entry]] = {}
+        for e in entries:
+            self.by_id.setdefault(e.rec["id"], []).append(e)
+        self.new_globals: dict[Path, list[dict]] = {}
+
+    def in_focus(self, e: Entry) -> bool:
+        return self.focus is None or (e.path, e.rec["id"]) in self.focus
+
+    def run(self, dry_run: bool) -> PromotionReport:
+        self.report.dry_run = dry_run
+        self._count_scanned()
+        self._rescore()
+        self._flag_conflicts()
+        if self.focus is None:
+            self._release_orphans()
+        self._promote_groups()
+        self._archive_stale()
+        if not dry_run:
+            self.report.files_written = write_entries(self.store, self.entries, self.new_globals, self.progress)
+        self.report.candidates.sort(key=lambda c: (-c["score"], c["id"]))
+        return self.report
+
+    def _count_scanned(self) -> None:
+        for e in self.entries:
+            if not self.in_focus(e):
+                continue
+            if e.scope == "project":
+                self.report.scanned[e.pid] = self.report.scanned.get(e.pid, 0) + 1
+            else:
+                self.report.global_count += 1
+
+    def _rescore(self) -> None:
+        total = len(self.entries)
+        for n, e in enumerate(self.entries, 1):
+            if not self.in_focus(e):
+                continue
+            before = e.rec.get("low_since")
+            if scoring.update_low_since(e.rec, self.now):
+                e.patch["low_since"] = e.rec.get("low_since", _DELETE)
+                self.report.low_since_changed += before != e.rec.get("low_since")
+            self.report.rescored += 1
+            if n % 5000 == 0:
+                self.progress("scoring", n, total)
+        self.progress("scoring", total, total)
+
+    # -- conflicts -------------------------------------------------------------------------
+    def _flag_conflicts(self) -> None:
+        from learn_cli.engine.conflicts import find_conflicts
+
+        pairs = find_conflicts([e.rec for e in self.entries])
+        for a, b, reason in pairs:
+            ea, eb = self.by_id.get(a, []), self.by_id.get(b, [])
+            if ea and eb and (self.focus is None or any(self.in_focus(e) for e in ea + eb)):
+                self._flag(ea, eb, reason)
+
+    def _flag(self, side_a: list[Entry], side_b: list[Entry], reason: str) -> None:
+        a, b = side_a[0].rec, side_b[0].rec
+        new = b["id"] not in (a.get("conflict_with") or []) or a["id"] not in (b.get("conflict_with") or [])
+        for mine, theirs in ((side_a, b["id"]), (side_b, a["id"])):
+            for e in mine:
+                if e.rec.get("status") != "conflicted":
+                    e.set("pre_conflict_status", e.rec.get("status") or _SCOPE_STATUS[e.scope])
+                    e.set("status", "conflicted")
+                partners = list(e.rec.get("conflict_with") or [])
+                if theirs not in partners:
+                    e.set("conflict_with", partners + [theirs])
+        self.report.conflicts.append({"a": a["id"], "b": b["id"], "reason": reason, "new": new,
+                                      "a_text": summary(a), "b_text": summary(b)})
+
+    def _release_orphans(self) -> None:
+        """A conflicted learning whose partners are all gone goes back to what it was."""
+        live = set(self.by_id)
+        for e in self.entries:
+            if e.rec.get("status") != "conflicted":
+                continue
+            partners = [p for p in (e.rec.get("conflict_with") or []) if p in live]
+            if partners:
+                if partners != e.rec.get("conflict_with"):
+                    e.set("conflict_with", partners)
+                continue
+            release(e)
+            self.report.released += 1
+
+    # -- promotion -------------------------------------------------------------------------
+    def _promote_groups(self) -> None:
+        groups: dict[str, list[Entry]] = {}
+        globals_: dict[str, list[Entry]] = {}
+        for e in self.entries:
+            key = e.rec.get("key") or f"id:{e.rec['id']}"
+            (groups if e.scope == "project" else globals_).setdefault(key, []).append(e)
+        focus_keys = None
+        if self.focus is not None:
+            focus_keys = {e.rec.get("key") or f"id:{e.rec['id']}" for e in self.entries if self.in_focus(e)}
+        for key, group in groups.items():
+            if focus_keys is not None and key not in focus_keys:
+                continue
+            self._consider(group, globals_.get(key, []))
+
+    def _consider(self, group: list[Entry], existing: list[Entry]) -> None:
+        copies = [e for e in group if not e.rec.get("promoted_to")]
+        if not copies or any(e.rec.get("status") == "conflicted" for e in group):
+            return
+        view = group_view(copies)
+        decision = scoring.lifecycle(view, self.now, self.min_projects, self.archive_days)
+        live_global = [g for g in existing if g.rec.get("status") != "conflicted"]
+        if decision == scoring.CANDIDATE and not existing:
+            self.report.candidates.append(self._item(view, copies))
+        if decision != scoring.PROMOTE or (existing and not live_global):
+            return
+        if self._cross_project_conflicts(copies, live_global):
+            return
+        target = live_global[0] if live_global else None
+        global_id = self._fold(target, view, copies) if target else self._new_global(view, copies)
+        for e in copies:
+            e.set("promoted_to", global_id)
+        item = self._item(view, copies)
+        item.update(global_id=global_id, merged=target is not None)
+        self.report.promoted.append(item)
+
+    def _cross_project_conflicts(self, copies: list[Entry], globals_: list[Entry]) -> bool:
+        if len(copies) + len(globals_) < 2:
+            return False
+        from learn_cli.engine.conflicts import find_conflicts
+
+        pairs = find_conflicts([e.rec for e in copies + globals_], same_scope_only=False)
+        for a, b, reason in pairs:
+            self._flag(self.by_id[a], self.by_id[b], reason)
+        return bool(pairs)
+
+    def _new_global(self, view: dict, copies: list[Entry]) -> str:
+        rec = dict(view)
+        for name in ("low_since", "promoted_to", "conflict_with", "pre_conflict_status", "updated"):
+            rec.pop(name, None)
+        rec.update(id=new_id(), status="global", promoted_from=[e.rec["id"] for e in copies],
+                   promoted=scoring.format_time(self.now))
+        path = self.store.global_file(rec)
+        self.new_globals.setdefault(path, []).append(rec)
+        entry = Entry(path, "global", "", rec)
+        self.entries.append(entry)
+        self.by_id.setdefault(rec["id"], []).append(entry)
+        return rec["id"]
+
+    def _fold(self, target: Entry, view: dict, copies: list[Entry]) -> str:
+        from learn_cli.engine.merge import merge
+
+        old = target.rec
+        folded = merge(old, view)
+        folded["frequency"] = max(scoring.frequency_of(old), scoring.frequency_of(view))
+        for name in ("helped", "not_helped"):
+            if name in folded:
+                folded[name] = max(_count(old.get(name)), _count(view.get(name)))
+        folded["status"] = "global"
+        folded["promoted_from"] = _union(old.get("promoted_from"), [e.rec["id"] for e in copies])
+        for name in ("low_since", "promoted_to", "pre_conflict_status"):
+            folded.pop(name, None)
+        for name in set(old) | set(folded):
+            if name not in ("id", "updated"):
+                target.set(name, folded.get(name, _DELETE))
+        return old["id"]
+
+    def _item(self, view: dict, copies: list[Entry]) -> dict:
+        return {"id": copies[0].rec["id"], "ids": [e.rec["id"] for e in copies], "key": view.get("key") or "",
+                "text": summary(view), "score": scoring.score(view, self.now),
+                "projects": scoring.project_count(view)}
+
+    # -- archive ---------------------------------------------------------------------------
+    def _archive_stale(self) -> None:
+        fresh = _ids(self.new_globals)
+        for e in self.entries:
+            if not self.in_focus(e) or e.rec.get("status") not in ("active", "pending", "global"):
+                continue
+            if e.patch.get("promoted_to") or e.rec["id"] in fresh:
+                continue
+            if scoring.lifecycle(e.rec, self.now, self.min_projects, self.archive_days) != scoring.ARCHIVE:
+                continue
+            low = scoring.parse_time(e.rec.get("low_since"))
+            stale_days = int((self.now - low).total_seconds() // 86400) if low else 0
+            archive(e, f"score < {scoring.LOW_SCORE} for {stale_days} days", self.now)
+            self.report.archived.append({"id": e.rec["id"], "text": summary(e.rec), "project": e.pid,
+                                         "score": scoring.score(e.rec, self.now), "stale_days": stale_days})
+
+
+# ---------------------------------------------------------------- shared helpers
+
+
+def group_view(copies: list[Entry]) -> dict:
+    """One record standing for the copies of a learning: merged, projects = union incl. files."""
+    from learn_cli.engine.merge import merge
+
+    view = reduce(merge, [e.rec for e in copies]) if len(copies) > 1 else dict(copies[0].rec)
+    view["projects"] = _union(view.get("projects"), [e.pid for e in copies if e.pid])
+    return view
+
+
+def summary(rec: dict, width: int = SUMMARY_WIDTH) -> str:
+    from learn_cli.engine.context import summarize
+
+    return summarize(rec, None, width) or str(rec.get("id", ""))
+
+
+def archive(e: Entry, reason: str, now: datetime) -> None:
+    """Mark an entry to be moved to the archive of its scope."""
+    e.set("status", "archived")
+    e.set("archived", scoring.format_time(now))
+    e.set("archived_reason", reason)
+    e.archived = True
+
+
+def release(e: Entry) -> None:
+    """Leave the conflicted state: back to the status it had before."""
+    before = e.rec.get("pre_conflict_status")
+    e.set("status", before if before in ("pending", "active", "global") else _SCOPE_STATUS.get(e.scope, "active"))
+    e.set("conflict_with", _DELETE)
+    e.set("pre_conflict_status", _DELETE)
+
+
+def archive_path(store, path: Path) -> Path:
+    """The archive file next to a live file: the project's archive.jsonl, or the global one."""
+    lay = store.layout
+    return path.with_name("archive.jsonl") if Path(path).parent.parent == lay.projects_dir else lay.global_archive
+
+
+def write_entries(store, entries: list[Entry], new_records: dict[Path, list[dict]] | None = None,
+                  progress: Callable | None = None) -> int:
+    """Write what a run changed: new records first, then archive copies, then patches and
+    removals of the live files (so a crash leaves two copies, never none). Returns files written."""
+    progress = progress or (lambda phase, done, total: None)
+    adds: dict[Path, list[dict]] = {p: list(recs) for p, recs in (new_records or {}).items()}
+    new_ids = {r["id"] for recs in adds.values() for r in recs}
+    patches: dict[Path, dict] = {}
+    removals: dict[Path, list[str]] = {}
+    for e in entries:
+        if e.rec["id"] in new_ids:
+            continue
+        if e.archived:
+            adds.setdefault(archive_path(store, e.path), []).append(e.rec)
+            removals.setdefault(e.path, []).append(e.rec["id"])
+        elif e.patch:
+            patches.setdefault(e.path, {})[e.rec["id"]] = _patcher(e.patch)
+    for path, recs in adds.items():
+        store.put_many(path, recs)
+    paths = sorted(set(patches) | set(removals))
+    for n, path in enumerate(paths, 1):
+        changes, gone = patches.get(path, {}), removals.get(path, [])
+        size = store.index.count("file = ?", (store.index.rel(path),))
+        rewrite = 2 * (len(changes) + len(gone)) >= max(size, 1)
+        store.update_many(path, changes, gone, rewrite=rewrite)
+        if n % 50 == 0:
+            progress("writing", n, len(paths))
+    progress("writing", len(paths), len(paths))
+    return len(set(adds) | set(paths))
+
+
+def _patcher(patch: dict) -> Callable[[dict], dict]:
+    def apply(rec: dict) -> dict:
+        for name, value in patch.items():
+            if value is _DELETE:
+                rec.pop(name, None)
+            else:
+                rec[name] = value
+        return rec
+
+    return apply
+
+
+def _ids(records_by_path: dict[Path, list[dict]]) -> set[str]:
+    return {r["id"] for recs in records_by_path.values() for r in recs}
+
+
+def _union(first, second) -> list:
+    out = [x for x in (first if isinstance(first, list) else []) if x]
+    for x in second:
+        if x and x not in out:
+            out.append(x)
+    return out
+
+
+def _count(value) -> int:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _positive(value, default):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return default
+    return value
+
+
+def _fast_loads() -> Callable:
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover
+        return json.loads
+    return orjson.loads

@@ -1,0 +1,283 @@
+"""Recall: search this project's, the global and other projects' learnings through the FTS5
+index, ranked by relevance × score (SPEC §5 `learn recall`).
+
+The topic never reaches MATCH as typed: it is cut into words, each word quoted (so FTS5
+syntax in it is inert) and combined twice: all words (AND) and any word (OR). Learnings that
+hold every word rank before those that hold some.
+
+Order of work, so that the answer stays fast and bounded:
+1. this project and the global store, in one ranked query (never subject to the time bound);
+2. other projects (lateral), newest index rows first, in windows of about `WINDOW` matches,
+   each ranked in SQL with `ORDER BY bm25 LIMIT`. The cross-project search has a time bound
+   (config `search_timeout_s`): past it, the remaining windows are left out and the projects
+   they hold are named. A topic so broad that it matches more than `MAX_RANKED` learnings of
+   other projects stops there too, and says how many matches were not ranked.
+3. Only the few hundred best candidates are read in full and scored:
+   rank = relevance (bm25 normalised to 0..1) × (score + SCORE_FLOOR) × scope boost.
+
+Stdlib only; the caller passes `loads` (orjson's in commands).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Callable
+
+from learn_cli.engine.scoring import score as score_of
+
+MAX_TERMS = 8
+MAX_TERM_CHARS = 64
+PREFIX_MIN = 4  # words this long also match longer words ("dock" finds "docker")
+CANDIDATES = 200  # rows taken from each ranked query
+SCORED = 300  # candidates read in full and scored
+WINDOW = 10_000  # matches of other projects ranked per step
+MAX_RANKED = 20_000  # matches of other projects ranked at most (a topic broader than this is cut)
+COMMON_SHARE = 0.5  # a word in more than half of all learnings ranks nothing: OR skips it
+SCORE_FLOOR = 0.1  # unscored (score 0) learnings still show when they match well
+BOOST = {"project": 1.25, "global": 1.15, "other": 1.0}
+ARCHIVED_FACTOR = 0.8
+PROGRESS_STEPS = 2_000  # SQLite VM steps between deadline checks inside one query
+
+LIVE_SCOPES = ("project", "global")
+ARCHIVE_SCOPES = ("archive", "global-archive")
+
+
+@dataclass
+class Hit:
+    record: dict
+    scope: str  # project | archive | global | global-archive
+    pid: str  # project id ('' for global)
+    file: str  # path relative to the store home
+    relevance: float  # bm25 normalised to 0..1 over the candidates
+    score: float  # the learning's score (SPEC §2.1)
+    rank: float  # what the order is by (within its tier)
+    all_terms: bool  # holds every word of the topic
+    where: str  # "project" (this one), "global" or "other"
+
+
+@dataclass
+class SearchResult:
+    terms: list[str]
+    hits: list[Hit] = field(default_factory=list)
+    more: bool = False  # more matches than shown
+    timed_out: bool = False
+    not_searched: list[str] = field(default_factory=list)  # project ids left out by the time bound
+    not_ranked: int = 0  # matches of other projects left out because the topic is too broad
+    elapsed_ms: float = 0.0
+
+    @property
+    def partial(self) -> bool:
+        return self.timed_out or self.not_ranked > 0
+
+
+@cache
+def _word_re() -> re.Pattern:
+    # The index tokenizer is unicode61 with '-' and '_' as token characters: cut the same way.
+    return re.compile(r"[\w\-]+", re.UNICODE)
+
+
+def topic_terms(topic) -> list[str]:
+    """The distinct words of a topic (a string or a list of strings), lower-cased, capped."""
+    text = " ".join(topic) if isinstance(topic, (list, tuple)) else str(topic or "")
+    terms: list[str] = []
+    for word in _word_re().findall(text.lower()):
+        word = word[:MAX_TERM_CHARS]
+        if word.strip("-_") and word not in terms:
+            terms.append(word)
+    return terms[:MAX_TERMS]
+
+
+def term_query(term: str) -> str:
+    """One word as an FTS5 expression: quoted (inert), prefix when long enough, and matching
+    its flag spellings too (the index keeps `--platform` as one token)."""
+    core = term.lstrip("-")
+    if not core:
+        return _quote(term, False)
+    prefix = len(core) >= PREFIX_MIN
+    forms = [core] + ([f"-{core}", f"--{core}"] if core == term else [term])
+    return "(" + " OR ".join(_quote(f, prefix) for f in dict.fromkeys(forms)) + ")"
+
+
+def _quote(word: str, prefix: bool) -> str:
+    return '"' + word.replace('"', '""') + '"' + ("*" if prefix else "")
+
+
+def fts_queries(terms: list[str]) -> tuple[str, str]:
+    """(all words, any word) as safe FTS5 MATCH expressions."""
+    parts = [term_query(t) for t in terms]
+    return " AND ".join(parts), " OR ".join(parts)
+
+
+def search(store, topic, *, project_id: str | None = None, limit: int = 10, include_archived: bool = False,
+           timeout_s: float | None = None, loads: Callable = json.loads, now=None,
+           clock: Callable[[], float] = time.monotonic) -> SearchResult:
+    """Search the index; see the module docstring for the order of work and the ranking."""
+    started = clock()
+    result = SearchResult(topic_terms(topic))
+    if not result.terms or limit <= 0:
+        return result
+    deadline = None if timeout_s is None else started + max(0.0, float(timeout_s))
+    run = _Run(store.index.db, result, project_id or "", include_archived, clock, deadline)
+    run.plan()
+    if run.and_query:
+        run.tier(run.and_query, True)
+    if run.or_query and sum(1 for v in run.found.values() if v[1]) < limit:
+        run.tier(run.or_query, False)
+    _finish(store, run, limit, loads, now)
+    result.elapsed_ms = (clock() - started) * 1000
+    return result
+
+
+class _Run:
+    """One search: the queries, the candidates found so far, the deadline."""
+
+    def __init__(self, db: sqlite3.Connection, result: SearchResult, pid: str, archived: bool, clock,
+                 deadline: float | None):
+        self.db = db
+        self.result = result
+        self.pid = pid
+        self.clock = clock
+        self.deadline = deadline
+        proj = ("project", "archive") if archived else ("project",)
+        glob = ("global", "global-archive") if archived else ("global",)
+        self.proj_in = "(" + ",".join(f"'{s}'" for s in proj) + ")"
+        self.glob_in = "(" + ",".join(f"'{s}'" for s in glob) + ")"
+        self.and_query = self.or_query = ""
+        self.found: dict[int, list] = {}  # rowid -> [bm25 relevance, holds all words]
+        self.stopped_at: int | None = None  # rows below this rowid were not searched
+
+    def plan(self) -> None:
+        """Build AND / OR; a word found in most learnings stays in AND but leaves OR."""
+        terms = self.result.terms
+        and_q, or_q = fts_queries(terms)
+        if len(terms) > 1:
+            total = self.db.execute("SELECT count(*) FROM learnings").fetchone()[0]
+            counts = {t: self._count(term_query(t)) for t in terms}
+            if all(counts.values()):
+                self.and_query = and_q
+            informative = [t for t in terms if 0 < counts[t] <= total * COMMON_SHARE]
+            if informative and len(informative) < len(terms):
+                or_q = fts_queries(informative)[1]
+        if self._count(or_q):
+            self.or_query = or_q
+        else:
+            self.and_query = ""
+
+    def _count(self, query: str) -> int:
+        return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
+
+    # -- one tier (all words, or any word) -------------------------------------------------
+    def tier(self, query: str, all_terms: bool) -> None:
+        """Every scope, newest rows first, window by window until the deadline; this project
+        and the global store are always searched whole."""
+        if self.stopped_at is not None:
+            return self._ranked(query, all_terms, self._local(), ())
+        scopes = f"(l.scope IN {self.glob_in} OR l.scope IN {self.proj_in})"
+        high = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM learnings").fetchone()[0]
+        ranked = 0
+        while high > 0:
+            low = self._window_start(query, high)
+            try:
+                with _deadline(self.db, self.deadline, self.clock):
+                    if self.deadline is not None and self.clock() >= self.deadline:
+                        raise sqlite3.OperationalError("interrupted")
+                    self._ranked(query, all_terms, f"{scopes} AND fts.rowid >= ? AND fts.rowid < ?", (low, high))
+            except sqlite3.OperationalError as exc:
+                if "interrupt" not in str(exc):
+                    raise
+                return self._stop(query, all_terms, high)
+            ranked += WINDOW
+            if low == 0:
+                return
+            if ranked >= MAX_RANKED:
+                self._ranked(query, all_terms, self._local() + " AND fts.rowid < ?", (low,))
+                self.result.not_ranked = max(self.result.not_ranked, self._count_below(query, low))
+                return
+            high = low
+
+    def _local(self) -> str:
+        return f"((l.pid = ? AND l.scope IN {self.proj_in}) OR l.scope IN {self.glob_in})"
+
+    def _ranked(self, query: str, all_terms: bool, where: str, args: tuple) -> None:
+        if where.startswith("((l.pid = ?"):
+            args = (self.pid, *args)
+        sql = ("SELECT l.rowid, bm25(fts) FROM fts JOIN learnings l ON l.rowid = fts.rowid "
+               f"WHERE fts MATCH ? AND {where} ORDER BY bm25(fts) * CASE WHEN l.pid = ? THEN {BOOST['project']} "
+               f"WHEN l.pid = '' THEN {BOOST['global']} ELSE 1.0 END LIMIT {CANDIDATES}")
+        for rowid, bm25 in self.db.execute(sql, (query, *args, self.pid)):
+            slot = self.found.setdefault(rowid, [0.0, all_terms])
+            slot[0] = max(slot[0], -bm25)
+            slot[1] = slot[1] or all_terms
+
+    def _window_start(self, query: str, high: int) -> int:
+        row = self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? AND rowid < ? ORDER BY rowid DESC "
+                              "LIMIT 1 OFFSET ?", (query, high, WINDOW - 1)).fetchone()
+        return row[0] if row else 0
+
+    def _count_below(self, query: str, low: int) -> int:
+        # Counted in the full-text index alone (cheap): also counts this project's and global
+        # rows below the cut, which were ranked, so the figure is an upper bound.
+        return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ? AND rowid < ?", (query, low)).fetchone()[0]
+
+    def _stop(self, query: str, all_terms: bool, high: int) -> None:
+        """Past the deadline: finish this project and global, name the projects not reached."""
+        self.stopped_at = high
+        self.result.timed_out = True
+        self._ranked(query, all_terms, self._local() + " AND fts.rowid < ?", (high,))
+        rows = self.db.execute(f"SELECT DISTINCT pid FROM learnings WHERE rowid < ? AND scope IN {self.proj_in} "
+                               "AND pid != ?", (high, self.pid))
+        self.result.not_searched = sorted(p for (p,) in rows)
+
+
+class _deadline:
+    """Interrupt a running query at the deadline (SQLite's progress handler)."""
+
+    def __init__(self, db: sqlite3.Connection, deadline: float | None, clock):
+        self.db, self.deadline, self.clock = db, deadline, clock
+
+    def __enter__(self):
+        if self.deadline is not None:
+            self.db.set_progress_handler(lambda: int(self.clock() >= self.deadline), PROGRESS_STEPS)
+
+    def __exit__(self, *exc):
+        if self.deadline is not None:
+            self.db.set_progress_handler(None, 0)
+
+
+def _finish(store, run: _Run, limit: int, loads: Callable, now) -> None:
+    """Read the best candidates in full, score them, keep the top `limit`."""
+    if not run.found:
+        return
+    top_relevance = max(v[0] for v in run.found.values()) or 1.0
+    pre = sorted(run.found.items(), key=lambda kv: (kv[1][1], kv[1][0]), reverse=True)[:SCORED]
+    rows = _rows(store.index.db, [rowid for rowid, _ in pre])
+    hits = []
+    for rowid, (relevance, all_terms) in pre:
+        row = rows.get(rowid)
+        if row is None:
+            continue
+        file, scope, pid, data = row
+        rec = loads(data)
+        value = score_of(rec, now)
+        where = "global" if scope.startswith("global") else ("project" if pid == run.pid else "other")
+        norm = relevance / top_relevance
+        rank = norm * (value + SCORE_FLOOR) * BOOST[where] * (ARCHIVED_FACTOR if "archive" in scope else 1.0)
+        hits.append(Hit(rec, scope, pid, file, round(norm, 4), value, rank, all_terms, where))
+    hits.sort(key=lambda h: (h.all_terms, h.rank), reverse=True)
+    run.result.more = len(hits) > limit
+    run.result.hits = hits[:limit]
+
+
+def _rows(db: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple]:
+    out: dict[int, tuple] = {}
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start:start + 500]
+        sql = f"SELECT rowid, file, scope, pid, data FROM learnings WHERE rowid IN ({','.join('?' * len(chunk))})"
+        for rowid, *rest in db.execute(sql, chunk):
+            out[rowid] = tuple(rest)
+    return out

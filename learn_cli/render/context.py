@@ -1,0 +1,34 @@
+"""`learn context` output: the digest as the agent sees it, and on a terminal a footer with
+the tokens it costs."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.text import Text
+
+from learn_cli.render.console import fancy
+from learn_cli.render.learning import plural, write
+
+
+def digest(result, project_name: str, budget: int) -> None:
+    fancy_out = fancy()
+    if not result.text:
+        message = f"Nothing to load for {project_name} yet (no active or global learnings)."
+        if fancy_out:
+            write(Text(f"📭 {message}"))
+        else:
+            sys.stderr.write(f"learn: {message}\n")
+        return
+    if not fancy_out:
+        sys.stdout.write(result.text.rstrip("\n") + "\n")
+        return
+    write(Text(result.text.rstrip("\n")))
+    write()
+    shown = len(result.items)
+    parts = [f"{result.tokens:,} / {budget:,} tokens", f"{plural(shown, 'learning')} loaded"]
+    if result.merged:
+        parts.append(f"{result.merged} merged")
+    if result.dropped:
+        parts.append(f"{plural(result.dropped, 'rule')} left out to fit the budget")
+    write(Text("── " + " · ".join(parts) + " ──", style="dim"))

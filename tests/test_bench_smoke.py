@@ -1,0 +1,132 @@
+"""CI smoke of the benchmark tools (bench/): the generator writes a valid, fresh, deterministic
+home, and the runner produces a well-formed report from a tiny one. The full benchmark is
+`make bench`; this only keeps its code from rotting."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.generate import generate
+from bench.run import fix_index_inodes
+
+NOW = 1_795_000_000.0  # a fixed clock: the same seed must give the same bytes
+ID_RE = re.compile(r"^learn-\d{8}T\d{6}Z-[0-9a-f]{6}$")
+KEY_RE = re.compile(r"^(err|txt):[0-9a-f]{16}$")
+
+
+def _records(home: Path) -> list[dict]:
+    out = []
+    for path in sorted(home.glob("projects/*/*.jsonl")) + sorted(home.glob("global/*.jsonl")):
+        out.extend(json.loads(line) for line in path.read_text().splitlines() if line.strip())
+    out.extend(json.loads((home / "global" / "preferences.json").read_text())["learnings"])
+    return out
+
+
+def _index_is_fresh(home: Path) -> bool:
+    db = sqlite3.connect(str(home / "global" / "index.db"))
+    try:
+        rows = db.execute("SELECT path, size, mtime_ns, ino FROM files").fetchall()
+    finally:
+        db.close()
+    assert rows, "the index knows no file"
+    for path, size, mtime, ino in rows:
+        st = os.stat(home / path)
+        if (st.st_size, st.st_mtime_ns, st.st_ino) != (size, mtime, ino):
+            return False
+    return True
+
+
+def test_generated_home_is_realistic_and_indexed(tmp_path):
+    summary = generate(tmp_path / "g", 400, 8, seed=3, now=NOW)
+    home = Path(summary.home)
+    recs = _records(home)
+    assert len(recs) == summary.learnings == 400
+    assert len(list((home / "projects").iterdir())) == 8
+    assert len({r["id"] for r in recs}) == len(recs)
+    for r in recs:
+        assert ID_RE.match(r["id"]), r["id"]
+        assert KEY_RE.match(r["key"]), r["key"]
+        assert r["type"] in ("error", "pattern", "preference", "workflow")
+        assert 1 <= r["frequency"] <= 12 and 0 < r["impact"] <= 1
+        if r["type"] == "error":
+            assert 20 <= len(r["error"]) <= 400 and r["command"]
+    statuses = {r["status"] for r in recs}
+    assert {"active", "archived", "global"} <= statuses
+    archived = sum(r["status"] == "archived" for r in recs)
+    assert 0.05 < archived / len(recs) < 0.3
+    keys_by_project = {}
+    for path in home.glob("projects/*/learnings.jsonl"):
+        for line in path.read_text().splitlines():
+            keys_by_project.setdefault(json.loads(line)["key"], set()).add(path.parent.name)
+    assert any(len(v) >= 2 for v in keys_by_project.values()), "no key shared across projects"
+    assert any("docker" in json.dumps(r).lower() for r in recs)
+    assert list((home / "sessions").glob("*.jsonl"))
+    # Each work folder is the project `learn` will identify from a hook's cwd.
+    from learn_cli.store.project import identify
+
+    assert identify(summary.bench_project["root"]).id == summary.bench_project["id"]
+    assert _index_is_fresh(home)
+
+
+def test_generation_is_deterministic(tmp_path):
+    a = generate(tmp_path / "a", 150, 4, seed=11, now=NOW, index=False)
+    b = generate(tmp_path / "b", 150, 4, seed=11, now=NOW, index=False)
+    files_a = sorted(Path(a.home).glob("projects/*/*.jsonl"))
+    files_b = sorted(Path(b.home).glob("projects/*/*.jsonl"))
+    assert [f.relative_to(a.home) for f in files_a] == [f.relative_to(b.home) for f in files_b]
+    assert all(_strip(x, tmp_path) == _strip(y, tmp_path) for x, y in zip(files_a, files_b))
+    c = generate(tmp_path / "c", 150, 4, seed=12, now=NOW, index=False)
+    first_c = min(Path(c.home).glob("projects/*/*.jsonl"))
+    assert _strip(files_a[0], tmp_path) != _strip(first_c, tmp_path)
+
+
+def _strip(path: Path, tmp: Path) -> str:
+    """A file's text without the generation folder (which differs between a, b and c)."""
+    text = path.read_text()
+    for name in ("a", "b", "c"):
+        text = text.replace(str(tmp / name), "X")
+    return text
+
+
+def test_a_copied_home_keeps_a_fresh_index(tmp_path):
+    summary = generate(tmp_path / "g", 120, 3, seed=5, now=NOW)
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", summary.home, str(copy)], check=True)
+    assert not _index_is_fresh(copy)  # new inodes
+    fix_index_inodes(copy)
+    assert _index_is_fresh(copy)
+
+
+def test_smoke_run_writes_a_well_formed_report(tmp_path):
+    out, svg = tmp_path / "BENCH.md", tmp_path / "plot.svg"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--smoke", "--runs", "2",
+                           "--workdir", str(tmp_path / "work"), "--out", str(out), "--svg", str(svg)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = out.read_text()
+    for heading in ("## Machine", "## Targets", "## Latency against store size", "### In process", "## The homes",
+                    "## Method"):
+        assert heading in text, heading
+    assert "python -c pass" in text and "200" in text
+    data = json.loads((tmp_path / "BENCH.json").read_text())
+    assert data["sizes"] == [200] and data["smoke"] is True
+    measured = [r for r in data["results"] if "median_ms" in r]
+    assert measured, "nothing was measured"
+    for r in measured:
+        assert r["runs"] == 2 and 0 < r["min_ms"] <= r["median_ms"] <= r["max_ms"]
+        assert r["rss_mb"] > 0
+    failed = [r for r in data["results"] if "error" in r and "not available" not in r["error"]
+              and "not installed" not in r["error"]]
+    assert not failed, failed
+    root = ET.fromstring(svg.read_text())
+    assert root.tag.endswith("svg") and root.findall(".//{http://www.w3.org/2000/svg}path")

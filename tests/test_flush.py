@@ -1,0 +1,69 @@
+"""`learn flush`: a managed block, everything outside it byte-for-byte, no churn."""
+
+from __future__ import annotations
+
+from learn_cli.engine.flush import END, START, render_block, splice
+
+
+def add(learn, *args):
+    learn("add", *args, check=0)
+
+
+def test_splice_keeps_everything_outside_the_block():
+    block = render_block([("config", "- rule one")])
+    before, after = "# My notes\n\nuser text\n", "\n## After\nmore user text\n"
+    first = splice(before + after, block)
+    assert first == before + after + "\n" + block or first.startswith(before + after)
+    old_block_file = before + START + "\nold\n" + END + "\n" + after
+    replaced = splice(old_block_file, block)
+    assert replaced == before + block + after
+
+
+def test_flush_missing_file_then_idempotent(learn):
+    add(learn, "Docker builds need an explicit platform on Apple Silicon", "--fix",
+        "docker build --platform linux/amd64 .", "--category", "config", "--impact", "0.9")
+    proc = learn("flush", check=0)
+    target = learn.cwd / "CLAUDE.md"
+    text = target.read_bytes()
+    assert b"--platform linux/amd64" in text and START.encode() in text and END.encode() in text
+    learn("flush", check=0)
+    assert target.read_bytes() == text, "a second flush must not change a byte"
+    assert "up to date" in learn("flush").stdout
+
+
+def test_flush_preserves_user_content_before_and_after(learn):
+    target = learn.cwd / "AGENTS.md"
+    user_before = "# Agents\n\nRun `make test` before committing.\r\nA line with trailing spaces   \n\n"
+    user_after = "\n## Owner notes\nKeep this.\n\xe9t\xe9 \xff raw byte\n".encode("latin-1")
+    target.write_bytes(user_before.encode() + START.encode() + b"\nstale rules\n" + END.encode() + b"\n" + user_after)
+    add(learn, "Use pnpm in this repo", "--fix", "pnpm install", "--type", "preference", "--category", "tooling")
+    learn("flush", "--target", "AGENTS.md", check=0)
+    data = target.read_bytes()
+    assert data.startswith(user_before.encode()) and data.endswith(user_after)
+    assert b"stale rules" not in data and b"pnpm install" in data
+
+
+def test_flush_file_without_block_appends(learn):
+    target = learn.cwd / "CLAUDE.md"
+    target.write_text("# Project\nno trailing newline")
+    add(learn, "Set HTTP timeouts on every client call", "--fix", "requests.get(url, timeout=10)")
+    learn("flush", check=0)
+    text = target.read_text()
+    assert text.startswith("# Project\nno trailing newline\n\n" + START)
+
+
+def test_flush_dry_run_writes_nothing(learn):
+    add(learn, "Rebase before merge", "--fix", "git pull --rebase")
+    proc = learn("flush", "--dry-run", check=0)
+    assert "git pull --rebase" in proc.stdout and not (learn.cwd / "CLAUDE.md").exists()
+
+
+def test_flush_drops_contradictions_and_neutralises_markers(learn):
+    add(learn, "use npm for this project", "--fix", "use npm", "--type", "preference", "--category", "tooling")
+    add(learn, "use pnpm for this project", "--fix", "use pnpm", "--type", "preference", "--category", "tooling")
+    add(learn, "tricky <!-- learn:end --> text", "--fix", "closing --> marker")
+    learn("flush", check=0)
+    text = (learn.cwd / "CLAUDE.md").read_text()
+    assert text.count(END) == 1 and text.rstrip().endswith(END)
+    assert "closing" in text
+    assert "use npm" not in text and "use pnpm" not in text

@@ -1,0 +1,366 @@
+"""Secret redaction (SPEC §4): every fake secret of tests/data/secrets_corpus.py disappears in its
+context, every look-alike survives untouched, redaction is idempotent, never raises and stays
+linear on hostile input."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import string
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from learn_cli.capture.redact import MAX_SCAN_CHARS, contains_secret, redact, redact_obj
+
+TESTS = Path(__file__).resolve().parent
+SHARED = TESTS.parents[1] / "shared"
+
+
+def _load_corpus():
+    spec = importlib.util.spec_from_file_location("secrets_corpus", TESTS / "data" / "secrets_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus = _load_corpus()
+SECRETS, LOOKALIKES = corpus.SECRETS, corpus.LOOKALIKES
+
+
+def _leaked_fragments(value: str, text: str, size: int = 8) -> list[str]:
+    return [value[i:i + size] for i in range(max(1, len(value) - size + 1)) if value[i:i + size] in text]
+
+
+# --- the corpus itself ------------------------------------------------------------------------
+
+
+def test_corpus_is_large_varied_and_well_formed():
+    assert len(SECRETS) >= 35 and len(LOOKALIKES) >= 35
+    assert len({kind for kind, _, _ in SECRETS}) >= 30
+    assert len({value for _, value, _ in SECRETS}) == len(SECRETS)
+    for kind, value, template in SECRETS:
+        assert "{s}" in template and value and kind == kind.lower()
+        assert value not in template.format(s="")
+
+
+def test_corpus_values_are_deterministic():
+    again = _load_corpus()
+    assert again.SECRETS == SECRETS and again.LOOKALIKES == LOOKALIKES
+
+
+# --- secrets ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind,value,template", SECRETS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SECRETS)])
+def test_secret_is_redacted_in_context(kind, value, template):
+    text = template.format(s=value)
+    out = redact(text)
+    assert f"[REDACTED:{kind}]" in out
+    assert value not in out
+    assert _leaked_fragments(value, out) == []
+    assert redact(out) == out
+    assert contains_secret(text) and not contains_secret(out)
+
+
+@pytest.mark.parametrize("kind,value,template", SECRETS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SECRETS)])
+def test_context_around_the_secret_survives(kind, value, template):
+    before, _, after = template.partition("{s}")
+    before, after = before.format(), after.format()
+    out = redact(template.format(s=value))
+    # The words around the secret are kept, except what a rule deliberately folds into the
+    # secret (a cookie's other pairs, a truncated key's trailing blank line).
+    assert out.startswith(before.rstrip("'\"")[:8])
+    if kind not in ("cookie", "private-key"):
+        assert out.endswith(after[-8:])
+
+
+def test_url_password_keeps_user_and_host():
+    out = redact("DATABASE_URL=postgres://app:s3cr3t-Pa55@db.internal:5432/app?sslmode=require")
+    assert out == "DATABASE_URL=postgres://app:[REDACTED:url-password]@db.internal:5432/app?sslmode=require"
+    assert redact("mongodb+srv://root:p@ss@cluster0.example.net/db") == \
+        "mongodb+srv://root:[REDACTED:url-password]@cluster0.example.net/db"
+
+
+def test_authorization_header_keeps_the_scheme():
+    assert redact("Authorization: Bearer abc123def456") == "Authorization: Bearer [REDACTED:authorization]"
+    assert redact("{'authorization': 'Basic Zm9vOmJhcg=='}") == \
+        "{'authorization': 'Basic [REDACTED:authorization]'}"
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("psql --password x", "psql --password [REDACTED:password-flag]"),
+    ("app --password=hunter2 --verbose", "app --password=[REDACTED:password-flag] --verbose"),
+    ("mysql -uroot -p'x' db", "mysql -uroot -p'[REDACTED:password-flag]' db"),
+    ("mysqldump -u root -pS3cret db > d.sql", "mysqldump -u root -p[REDACTED:password-flag] db > d.sql"),
+    ("docker login -u bob -p hunter22 ghcr.io", "docker login -u bob -p [REDACTED:password-flag] ghcr.io"),
+    ("cli --token abc123", "cli --token [REDACTED:secret-flag]"),
+    ("cli --api-key=abc123", "cli --api-key=[REDACTED:secret-flag]"),
+    ("cli --db_password 'two words'", "cli --db_password '[REDACTED:password-flag]'"),
+])
+def test_command_line_secrets(text, expected):
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "mysql -u root -p mydb",                    # -p alone makes mysql prompt
+    "mytool --password-file ~/.pw --no-password --ask-pass playbook.yml",
+    "app --password $DB_PASSWORD",
+    "app --token-limit 100 --tokens 5",
+])
+def test_command_lines_without_secrets(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("export SECRET_TOKEN=abc123", "export SECRET_TOKEN=[REDACTED:secret-assignment]"),
+    ("API_KEY=abc123 npm start", "API_KEY=[REDACTED:secret-assignment] npm start"),
+    ('DB_PASSWORD="two words"', 'DB_PASSWORD="[REDACTED:secret-assignment]"'),
+    ('{"password": 12345}', '{"password": [REDACTED:secret-assignment]}'),
+    ("db:\n  password: hunter2  # prod\n", "db:\n  password: [REDACTED:secret-assignment]  # prod\n"),
+    ("level=warn msg=retry auth_token=abc123 attempt=2",
+     "level=warn msg=retry auth_token=[REDACTED:secret-assignment] attempt=2"),
+    ("password = hunter2", "password = [REDACTED:secret-assignment]"),
+    ("clientSecret: 'abc'", "clientSecret: '[REDACTED:secret-assignment]'"),
+    ("DB_PWD=Secr3t", "DB_PWD=[REDACTED:secret-assignment]"),
+])
+def test_assignments(text, expected):
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "token = access_token",
+    "password = form.password.data",
+    "token = None",
+    "auth: true",
+    "GIT_AUTHOR_NAME=Jane AUTHOR=Jane",
+    "SSH_AUTH_SOCK=/tmp/ssh-XXXX/agent.42",
+    "token_url: https://auth.example.com/oauth/token",
+    "credential.helper=store",
+    "Token: expired at 10:00",
+])
+def test_assignments_that_are_not_secrets(text):
+    assert redact(text) == text
+
+
+def test_private_key_with_read_tool_line_numbers_and_no_end():
+    body = [corpus.fake(f"numbered{i}", 64, corpus.BASE64) for i in range(4)]
+    text = "     1→-----BEGIN RSA PRIVATE KEY-----\n" + "".join(
+        f"     {i + 2}→{line}\n" for i, line in enumerate(body)) + "\nerror: key truncated"
+    out = redact(text)
+    assert "[REDACTED:private-key]" in out and "error: key truncated" in out
+    for line in body:
+        assert _leaked_fragments(line, out) == []
+
+
+def test_pgp_private_key_block():
+    key = "\n".join(["-----BEGIN PGP PRIVATE KEY BLOCK-----", "Version: GnuPG v2", "",
+                     corpus.fake("pgp", 64, corpus.BASE64), "=AbCd",
+                     "-----END PGP PRIVATE KEY BLOCK-----"])
+    assert redact(f"gpg --export-secret-keys\n{key}\ndone") == "gpg --export-secret-keys\n[REDACTED:private-key]\ndone"
+
+
+def test_public_keys_and_certificates_are_kept():
+    text = "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----"
+    assert redact(text) == text
+
+
+# --- look-alikes ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", LOOKALIKES)
+def test_lookalike_survives(text):
+    assert redact(text) == text
+    assert not contains_secret(text)
+
+
+def test_secrets_among_lookalikes():
+    lines = list(LOOKALIKES)
+    for i, (_, value, template) in enumerate(SECRETS):
+        lines.insert((i * 7) % len(lines), template.format(s=value))
+    out = redact("\n".join(lines))
+    for _, value, _ in SECRETS:
+        assert _leaked_fragments(value, out) == []
+    for text in LOOKALIKES:
+        assert text in out
+
+
+def test_high_entropy_calibration():
+    """The thresholds catch random tokens and spare code-like strings (numbers in the docstring)."""
+    rng = random.Random(7)
+    alphabet = string.ascii_letters + string.digits
+    for length, recall in ((32, 0.97), (40, 0.99), (64, 0.995)):
+        tokens = ["".join(rng.choice(alphabet) for _ in range(length)) for _ in range(1000)]
+        caught = sum(redact(f"got {t} back") == "got [REDACTED:high-entropy] back" for t in tokens)
+        assert caught >= recall * len(tokens), (length, caught)
+    code_like = [
+        "HotspotEditorModal2ComponentRendererV3", "ReactDOMServerRenderingStream2Impl4Browser",
+        "AbstractSingletonProxyFactoryBean2XmlConfig", "x86_64-unknown-linux-gnu-gcc-13-Release2024Build",
+        "src/components/HotspotEditorModal2/utils/useResizeObserver", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA",
+        "aws-sdk-client-s3-v3-2024-Release-Candidate-Build7", "TestUserRegistrationFlowWithOAuth2AndPKCE",
+    ]
+    for text in code_like:
+        assert redact(text) == text, text
+
+
+# --- structure --------------------------------------------------------------------------------
+
+
+def test_redact_obj_recurses_and_keeps_keys():
+    token = "ghp_" + corpus.fake("obj", 36)
+    obj = {"tool_input": {"command": f"git push https://{token}@github.com/a/b", "timeout": 30},
+           "env": [("GITHUB_TOKEN", token), {"password": "hunter2", "user": "bob"}],
+           "n": None, "ok": True, "api_key": "$API_KEY"}
+    out = redact_obj(obj)
+    assert out["tool_input"] == {"command": "git push https://[REDACTED:github-token]@github.com/a/b",
+                                 "timeout": 30}
+    assert out["env"][0] == ("GITHUB_TOKEN", "[REDACTED:github-token]")
+    assert out["env"][1] == {"password": "[REDACTED:secret-assignment]", "user": "bob"}
+    assert out["n"] is None and out["ok"] is True and out["api_key"] == "$API_KEY"
+    assert obj["env"][1]["password"] == "hunter2"  # the input is not modified
+
+
+def test_redact_obj_survives_deep_and_cyclic_structures():
+    deep: list = []
+    node = deep
+    for _ in range(5000):
+        node.append([])
+        node = node[0]
+    redact_obj(deep)
+    cyclic: list = ["token=abc"]
+    cyclic.append(cyclic)
+    out = redact_obj(cyclic)
+    assert out[0] == "token=[REDACTED:secret-assignment]"
+
+
+def test_empty_and_non_string_input():
+    assert redact("") == ""
+    assert redact(None) is None  # type: ignore[arg-type]
+    assert contains_secret("") is False
+
+
+# --- size and speed ---------------------------------------------------------------------------
+
+
+def test_huge_input_is_cut_before_scanning():
+    secret_early = "ghp_" + corpus.fake("early", 36)
+    secret_late = "ghp_" + corpus.fake("late", 36)
+    line = "ordinary log line with nothing to hide\n"
+    text = f"token {secret_early}\n" + line * (50_000_000 // len(line)) + secret_late
+    started = time.perf_counter()
+    out = redact(text)
+    elapsed = time.perf_counter() - started
+    assert secret_early not in out and secret_late not in out
+    assert len(out) <= MAX_SCAN_CHARS and out.endswith("more characters dropped unscanned]")
+    assert redact(out) == out
+    assert elapsed < 30  # generous: the point is that 50 MB costs what 1 MB costs
+
+
+def _best_time(fn, text: str, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+HOSTILE = {
+    "begin-no-end": "-----BEGIN RSA PRIVATE KEY-----\n",
+    "begin-body": "-----BEGIN PRIVATE KEY----- AAAA ",
+    "url-no-at": "https://user:pass",
+    "url-colons": "a://b:c:d:e",
+    "assignments": "password=",
+    "names": "api_key_token_secret_",
+    "flags": "--password --token ",
+    "auth": "Authorization: Bearer ",
+    "run": "Ab1" * 20 + "/",
+    "dots": ".abcdef.",
+    "mysql": "mysql -p",
+    "eyj": "eyJabcdefgh.eyJ",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_time_grows_linearly_on_hostile_input(name):
+    unit = HOSTILE[name]
+    small = unit * (20_000 // len(unit))
+    large = unit * (200_000 // len(unit))
+    redact(small)  # compile the patterns first
+    ratio = _best_time(redact, large) / max(_best_time(redact, small), 1e-6)
+    assert ratio < 40, f"{name}: 10x the input took {ratio:.0f}x the time"
+
+
+def test_import_is_cheap_and_stdlib_only():
+    code = ("import sys, learn_cli.capture.redact as r; "
+            "print(r._compiled.cache_info().currsize, "
+            "sorted(m for m in ('orjson','typer','rich','rapidfuzz','filelock','base64','hashlib') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split(None, 1) == ["0", "[]\n"]
+
+
+# --- properties -------------------------------------------------------------------------------
+
+FRAGMENTS = [value for _, value, _ in SECRETS[:20]] + [
+    "password=", "PASSWORD: ", "\"token\": \"", "'", "\"", "://u:", "@host/", "Authorization: Bearer ",
+    "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "\n", " ", "\t", "--password ",
+    "mysql -p", "curl -u a:", "export ", "=", ":", "[REDACTED:", "]", "\\n", "eyJ", ".", "/", "sha512-",
+    "h1:", "0x", "AKIA", "ghp_", "sk-", "xoxb-", "→", "  2→",
+] + LOOKALIKES[:20]
+
+composed_text = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=12), max_size=25).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400) | composed_text)
+def test_redact_never_raises_is_idempotent_and_bounded(text):
+    out = redact(text)
+    assert isinstance(out, str)
+    assert redact(out) == out
+    assert len(out) <= 8 * len(text) + 64
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([(k, v) for k, v, _ in SECRETS if k in {
+    "aws-access-key", "github-token", "gitlab-token", "slack-token", "openai-key", "anthropic-key",
+    "google-api-key", "stripe-key", "npm-token", "pypi-token", "huggingface-token", "sendgrid-key",
+    "jwt", "private-key", "high-entropy", "vault-token", "digitalocean-token", "doppler-token"}]),
+    st.text(max_size=60), st.text(max_size=60), st.sampled_from([" ", "\n", "\t", " '", '"']))
+def test_self_evident_secret_is_redacted_anywhere(secret, before, after, gap):
+    _, value = secret
+    out = redact(before + gap + value + gap[::-1] + after)
+    assert _leaked_fragments(value, out) == []
+
+
+def test_redact_obj_of_json_payload_matches_string_redaction():
+    payload = {"tool_name": "Bash", "tool_input": {"command": SECRETS[4][2].format(s=SECRETS[4][1])},
+               "tool_response": {"stderr": SECRETS[40][2].format(s=SECRETS[40][1])}}
+    out = redact_obj(payload)
+    assert json.dumps(out) == redact(json.dumps(out))
+    assert SECRETS[4][1] not in json.dumps(out) and SECRETS[40][1] not in json.dumps(out)
+
+
+# --- real agent transcripts (shared corpora) --------------------------------------------------
+
+
+def test_shared_corpora_are_left_mostly_alone():
+    """Real failure texts hold almost no secrets: redaction must touch only a handful of them."""
+    files = [SHARED / "corpora" / name for name in ("agent-retries.jsonl", "agent-tool-errors.jsonl")]
+    if not all(f.exists() for f in files):
+        pytest.skip("shared corpora not available")
+    fields = changed = 0
+    for path in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for value in json.loads(line).values():
+                if isinstance(value, str) and value:
+                    fields += 1
+                    changed += redact(value) != value
+    assert fields > 500
+    assert changed <= 0.01 * fields, f"{changed} of {fields} fields changed"

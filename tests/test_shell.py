@@ -1,0 +1,235 @@
+"""learn_cli.engine.shell: segments, tokens, wrappers, program names, normalisation."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from learn_cli.engine.shell import (
+    canonical_program,
+    normalize_command,
+    program,
+    split_segments,
+    split_segments_ops,
+    strip_output_noise,
+    tokenize,
+    unwrap,
+)
+
+# --- split_segments ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "segments"),
+    [
+        ("a && b || c; d | e", ["a", "b", "c", "d", "e"]),
+        ("a |& b", ["a", "b"]),
+        ('echo "x && y" && ls', ['echo "x && y"', "ls"]),
+        ("echo 'a;b|c' ; pwd", ["echo 'a;b|c'", "pwd"]),
+        ("echo $(cd x && pwd) && ls", ["echo $(cd x && pwd)", "ls"]),
+        ("echo `a | b`; c", ["echo `a | b`", "c"]),
+        ("ls 2>&1 | head", ["ls 2>&1", "head"]),
+        ("ls &>/dev/null; pwd", ["ls &>/dev/null", "pwd"]),
+        ("npm start & sleep 2", ["npm start", "sleep 2"]),
+        ("a\nb", ["a", "b"]),
+        ("echo a\\;b; c", ["echo a\\;b", "c"]),
+        ("  ", []),
+        ("", []),
+        ("&& a ;; b", ["a", "b"]),
+    ],
+)
+def test_split_segments(command, segments):
+    assert split_segments(command) == segments
+
+
+def test_split_segments_reports_operators():
+    assert split_segments_ops("cd a && ls | wc -l; pwd") == [
+        ("cd a", "&&"), ("ls", "|"), ("wc -l", ";"), ("pwd", ""),
+    ]
+
+
+def test_heredoc_body_is_not_split():
+    command = "cat > f.py <<'EOF'\nimport a; a.b() && c\nEOF\npython f.py && echo ok"
+    assert split_segments(command) == ["cat > f.py <<'EOF'\nimport a; a.b() && c\nEOF", "python f.py", "echo ok"]
+
+
+def test_heredoc_cut_short_keeps_the_rest():
+    assert split_segments("python3 - <<PY\nimport x; x()") == ["python3 - <<PY\nimport x; x()"]
+
+
+def test_here_string_is_not_a_heredoc():
+    assert split_segments('cat <<<"x;y"; ls') == ['cat <<<"x;y"', "ls"]
+
+
+def test_unbalanced_quotes_swallow_the_rest():
+    assert split_segments('echo "unterminated && ls') == ['echo "unterminated && ls']
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab '\"`\\$()|&;<>\n-=/.EOF")), max_size=60))
+def test_lexing_never_raises(text):
+    segments = split_segments(text)
+    assert all(seg == seg.strip() and seg for seg in segments)
+    for seg in segments:
+        tokenize(seg)
+    unwrap(text)
+    program(text)
+    normalize_command(text, "/a")
+
+
+# --- tokenize ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("segment", "tokens"),
+    [
+        ("pip install 'python-jose[cryptography]'", ["pip", "install", "python-jose[cryptography]"]),
+        ('git commit -m "fix: a \\"b\\""', ["git", "commit", "-m", 'fix: a "b"']),
+        ("echo a\\ b", ["echo", "a b"]),
+        ("ls foo\\\nbar", ["ls", "foobar"]),
+        ("echo 'unbalanced", ["echo", "unbalanced"]),
+        ("a''b", ["ab"]),
+        ("''", [""]),
+        (r"C:\Python311\python.exe -m pip", [r"C:\Python311\python.exe", "-m", "pip"]),
+    ],
+)
+def test_tokenize(segment, tokens):
+    assert tokenize(segment) == tokens
+
+
+# --- unwrap / program ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "tokens"),
+    [
+        ("sudo apt install x", ["apt", "install", "x"]),
+        ("sudo -u postgres -E psql -c 'select 1'", ["psql", "-c", "select 1"]),
+        ("env", ["env"]),
+        ("env -i A=1 B=2 make", ["make"]),
+        ("env -u HOME node x.js", ["node", "x.js"]),
+        ("FOO=1 BAR='a b' pytest -q", ["pytest", "-q"]),
+        ("time pytest", ["pytest"]),
+        ("time -p make", ["make"]),
+        ("nice -n 10 make", ["make"]),
+        ("nohup node server.js", ["node", "server.js"]),
+        ("timeout 30 cargo test", ["cargo", "test"]),
+        ("timeout -s KILL 5m npm test", ["npm", "test"]),
+        ("uv run pytest tests", ["pytest", "tests"]),
+        ("uv run --with httpx --python 3.12 python app.py", ["python", "app.py"]),
+        ("uvx ruff@0.4 check", ["ruff", "check"]),
+        ("uv tool run black .", ["black", "."]),
+        ("uv tool install black", ["uv", "tool", "install", "black"]),
+        ("poetry run pytest", ["pytest"]),
+        ("pipenv run python manage.py test", ["python", "manage.py", "test"]),
+        ("npx tsc -p .", ["tsc", "-p", "."]),
+        ("npx -y create-vite@latest app", ["create-vite", "app"]),
+        ("npx @biomejs/biome check", ["biome", "check"]),
+        ("pnpm exec vitest run", ["vitest", "run"]),
+        ("pnpm dlx prisma generate", ["prisma", "generate"]),
+        ("bunx prettier --check .", ["prettier", "--check", "."]),
+        ("bun x tsc", ["tsc"]),
+        ("yarn dlx tsc", ["tsc"]),
+        ("npm exec -- eslint .", ["eslint", "."]),
+        ("bundle exec rspec", ["rspec"]),
+        ("python -m pytest -x", ["pytest", "-x"]),
+        ("python3 -m pip install x", ["pip", "install", "x"]),
+        ("py -m venv .venv", ["venv", ".venv"]),
+        ("python -X importtime -m mypy src", ["mypy", "src"]),
+        ("python app.py", ["python", "app.py"]),
+        ("python -c 'print(1)'", ["python", "-c", "print(1)"]),
+        (".venv/bin/ruff check .", ["ruff", "check", "."]),
+        ("./node_modules/.bin/tsc", ["tsc"]),
+        ("/usr/bin/python3 x.py", ["python3", "x.py"]),
+        ("source .venv/bin/activate && pytest", ["pytest"]),
+        (". ./env.sh && npm test", ["npm", "test"]),
+        ("cd backend && npm test", ["npm", "test"]),
+        ("cd a && cd b && make", ["make"]),
+        ("export A=1; go test ./...", ["go", "test", "./..."]),
+        ("A=1 && B=2 && cast call x", ["cast", "call", "x"]),
+        ("cd src", ["cd", "src"]),
+        ("curl -s x | python3 -m json.tool", ["curl", "-s", "x"]),
+        ("bash -lc 'cd x && go test ./...'", ["go", "test", "./..."]),
+        ("/bin/zsh -lc \"yarn prettier --write .\"", ["yarn", "prettier", "--write", "."]),
+        ("bash scripts/run.sh --fast", ["run.sh", "--fast"]),
+        ("sh -x ./build.sh", ["build.sh"]),
+        ("command -v python", ["command", "-v", "python"]),
+        ("command git status", ["git", "status"]),
+        ("sudo env PATH=/x uv run python -m pytest", ["pytest"]),
+        ("xargs -n1 rm", ["rm"]),
+        ("", []),
+    ],
+)
+def test_unwrap(command, tokens):
+    assert unwrap(command) == tokens
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        ("python3 app.py", "python"),
+        ("python3.11 -V", "python"),
+        ("/usr/local/bin/Python3 x", "python"),
+        ("pip3 install x", "pip"),
+        ("pip3.12 install x", "pip"),
+        (r"C:\Python311\python.exe app.py", "python"),
+        (r"C:\Python311\python.exe -m pip list", "pip"),
+        ("sudo -E env X=1 .venv/bin/python3 -m pytest -q", "pytest"),
+        ("cd web && npx tsc", "tsc"),
+        ("Make all", "make"),
+        ("git -C repo status", "git"),
+        ("   ", ""),
+    ],
+)
+def test_program(command, name):
+    assert program(command) == name
+
+
+def test_canonical_program_keeps_other_names():
+    assert canonical_program("pipenv") == "pipenv"
+    assert canonical_program("pytest") == "pytest"
+    assert canonical_program("node.exe") == "node"
+    assert canonical_program("pypy3") == "python"
+
+
+# --- normalize_command ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "root", "expected"),
+    [
+        ("  pytest   tests  ", None, "pytest tests"),
+        ("pytest /home/u/proj/tests 2>&1 | tail -20", "/home/u/proj", "pytest tests"),
+        ("ls /home/u/proj 2>/dev/null | head -n 5 | head", "/home/u/proj/", "ls ."),
+        ("cd /home/u/proj && make", "/home/u/proj", "cd . && make"),
+        ("cat /home/u/proj2/x", "/home/u/proj", "cat /home/u/proj2/x"),
+        ("make >/dev/null 2>&1", None, "make"),
+        ("make &>/dev/null", None, "make"),
+        ("pytest | tail -n +5 | head -3", None, "pytest"),
+        ("grep x f | head -20 | wc -l", None, "grep x f | head -20 | wc -l"),
+        ("x | grep y", None, "x | grep y"),
+    ],
+)
+def test_normalize_command(command, root, expected):
+    assert normalize_command(command, root) == expected
+
+
+def test_strip_output_noise_leaves_meaningful_pipes():
+    assert strip_output_noise("ps aux | grep node") == "ps aux | grep node"
+    assert strip_output_noise("pytest -q 2>&1 | tail -5") == "pytest -q"
+
+
+def test_import_is_stdlib_only_and_cheap():
+    code = (
+        "import sys, time; t = time.perf_counter(); import learn_cli.engine.shell; "
+        "print(time.perf_counter() - t); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'orjson', 'typer', 'rich', 'rapidfuzz', 'filelock', 'click'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[1] == "[]"
+    assert float(out[0]) < 0.25  # generous: cold caches and slow CI; typically ~1-8 ms
