@@ -561,7 +561,8 @@ class Generator:
         shared = sorted((k for k, ps in key_projects.items() if len(ps) >= 2),
                         key=lambda k: (-len(key_projects[k]), k))
         out: list[dict] = []
-        for key in shared[: int(n_global * 0.6)]:
+        # Half of the widespread keys are promoted already; the other half is `learn promote`'s work.
+        for key in shared[: min(int(n_global * 0.6), len(shared) // 2)]:
             src = key_record[key]
             if src["type"] == "preference" and sum(r["type"] == "preference" for r in out) >= 100:
                 continue
@@ -655,7 +656,7 @@ class Generator:
             sid = f"{sid[:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:]}"
             age = rng.uniform(15, 40) if i % 4 == 3 else rng.uniform(0, 10)
             start = self.now - age * DAY
-            events = session_format.events(rng, sid, p.root, start, SESSION_EVENTS)
+            events = session_format.events(rng, sid, p.root, p.id, start, SESSION_EVENTS)
             path = self.layout.session(sid)
             _write(path, b"".join(orjson.dumps(e) + b"\n" for e in events))
             os.utime(path, (start + 3600, start + 3600))

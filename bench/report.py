@@ -36,6 +36,7 @@ def machine_info(python: str, rg: str | None) -> dict:
         "disk": _disk(),
         "ripgrep": (_run([rg, "--version"]).splitlines() or ["?"])[0] if rg else "not installed",
         "virtualised": _hypervisor(),
+        "load": _load(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
     return info
@@ -90,6 +91,13 @@ def tempfile_dir() -> str:
     import tempfile
 
     return tempfile.gettempdir()
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
 
 
 def _hypervisor() -> str:
@@ -244,7 +252,8 @@ def _machine_section(m: dict) -> str:
     cpu = f"{m['cpu']} ({m['cores']} cores" + (f", virtualised: {m['virtualised']})" if m["virtualised"] != "no" else ")")
     rows = [["CPU", cpu], ["memory", m["memory"]], ["OS", m["os"]],
             ["Python", f"{m['python']} (the interpreter of the `learn` entry point)"],
-            ["disk", m["disk"]], ["ripgrep", m["ripgrep"]]]
+            ["disk", m["disk"]], ["ripgrep", m["ripgrep"]],
+            ["load average (1, 5, 15 min)", f"{m.get('load_before', '?')} before the run, {m.get('load', '?')} after"]]
     return "## Machine\n\n" + _table(["", ""], ["---", "---"], rows)
 
 
@@ -271,17 +280,18 @@ def _detail_section(data: dict, sizes: list[int]) -> str:
             if not r:
                 continue
             if "median_ms" not in r:
-                rows.append([_display(name), f"{s:,}", r.get("error", "")[:160]] + [""] * 5)
+                rows.append([_display(name), f"{s:,}", r.get("error", "")[:160]] + [""] * 6)
                 continue
             ratio = f"{r['ratio']:.2f}×" if r.get("ratio") else ""
+            runs = str(r["runs"]) + (f" ({r['note']})" if r.get("note") else "")
             rows.append([_display(name), f"{s:,}", _ms(r["median_ms"]), _ms(r["min_ms"]), _ms(r["max_ms"]),
-                         _ms(r.get("bare_ms")), ratio, f"{r['rss_mb']:.0f} MB"])
+                         _ms(r.get("bare_ms")), ratio, f"{r['rss_mb']:.0f} MB", runs])
     intro = ("### Whole processes: detail\n\n"
              "Each run of an operation is followed by a run of the bare interpreter; *× bare* divides the "
              "operation's median by the median of those paired runs. *Peak RSS* is the largest "
              "`ru_maxrss` of the process itself over its runs.\n\n")
-    return intro + _table(["operation", "learnings", "median", "min", "max", "bare", "× bare", "peak RSS"],
-                          ["---"] + ["---:"] * 7, rows)
+    return intro + _table(["operation", "learnings", "median", "min", "max", "bare", "× bare", "peak RSS", "runs"],
+                          ["---"] + ["---:"] * 8, rows)
 
 
 def _inproc_of(data: dict, size: int) -> dict:
@@ -410,8 +420,8 @@ def plot_svg(data: dict) -> str:
     values = [v for pts in series.values() for _, v in pts] or [1.0]
     lo = 10 ** math.floor(math.log10(max(min(values), 0.1)))
     hi = 10 ** math.ceil(math.log10(max(values) * 1.05))
-    width, height = 860, 460
-    left, right, top, bottom = 70, 250, 30, 50
+    width, height = 880, 480
+    left, right, top, bottom = 70, 270, 40, 50
     pw, ph = width - left - right, height - top - bottom
     xs = [math.log10(s) for s in sizes]
     x0, x1 = (min(xs), max(xs)) if len(xs) > 1 else (xs[0] - 1, xs[0] + 1)
@@ -429,9 +439,16 @@ def plot_svg(data: dict) -> str:
             'store size (whole processes, log-log)</text>')]
     decade = lo
     while decade <= hi * 1.0001:
-        y = y_of(decade)
-        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#ddd"/>')
-        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{_tick(decade)}</text>')
+        for step in (1, 2, 5):
+            tick = decade * step
+            if tick > hi * 1.0001:
+                break
+            y = y_of(tick)
+            major = step == 1
+            out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" '
+                       f'stroke="{"#ccc" if major else "#eee"}"/>')
+            out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" '
+                       f'font-size="{12 if major else 9}" fill="{"#000" if major else "#777"}">{_tick(tick)}</text>')
         decade *= 10
     for s in sizes:
         x = x_of(s)

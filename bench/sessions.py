@@ -1,7 +1,7 @@
 """Synthetic session buffers (`sessions/<id>.jsonl`): the last tool events of an agent session.
 
-The line format belongs to learn_cli.capture.session; when that module can turn an Event into
-its stored line, the generator uses it, so the buffers are exactly what capture writes.
+The line format belongs to capture: the generator builds each line with
+learn_cli.capture.learner.tool_entry, so the buffers are exactly what `learn capture` writes.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ COMMANDS_FAIL = [("python app.py", "Exit code 1\nModuleNotFoundError: No module 
                  ("curl https://api.github.com", "Exit code 6\ncurl: (6) Could not resolve host: api.github.com")]
 
 
-def events(rng, sid: str, cwd: str, start: float, count: int) -> list[dict]:
+def events(rng, sid: str, cwd: str, pid: str, start: float, count: int) -> list[dict]:
     """`count` events of one session: mostly successes, a failure now and then."""
     from learn_cli.capture.events import FAILURE, SUCCESS, Event
 
     to_line = _serializer()
     out = []
     at = start
-    for n in range(count):
+    for _ in range(count):
         at += rng.uniform(5, 120)
         if rng.random() < 0.15:
             command, error = rng.choice(COMMANDS_FAIL)
@@ -36,39 +36,33 @@ def events(rng, sid: str, cwd: str, start: float, count: int) -> list[dict]:
             ev = Event(SUCCESS, session_id=sid, cwd=cwd, tool="Bash", command=command,
                        tool_use_id=f"toolu_{rng.getrandbits(64):016x}", output="ok\n" * rng.randint(1, 20),
                        input={"command": command})
-        out.append(to_line(ev, at))
+        out.append(to_line(ev, at, pid))
     return out
 
 
 def _serializer():
+    """capture's own entry builder (learner.tool_entry) when it is there, else a stand-in."""
     try:
-        from learn_cli.capture import session
+        from learn_cli.capture.learner import tool_entry
     except ImportError:
-        session = None
-    for name in ("event_line", "to_line", "serialize", "as_line"):
-        fn = getattr(session, name, None)
-        if callable(fn):
-            return lambda ev, at: fn(ev, at=_iso(at)) if _takes_at(fn) else fn(ev)
-    return _generic
+        return _generic
+    from types import SimpleNamespace
+
+    def to_line(ev, at: float, pid: str) -> dict:
+        try:
+            return tool_entry(SimpleNamespace(now=_iso(at), project=SimpleNamespace(id=pid)), ev)
+        except (AttributeError, TypeError):  # its internals moved on: keep generating
+            return _generic(ev, at, pid)
+
+    return to_line
 
 
-def _takes_at(fn) -> bool:
-    import inspect
-
-    try:
-        return "at" in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _generic(ev, at: float) -> dict:
-    line = {"id": ev.tool_use_id, "at": _iso(at), "kind": ev.kind, "tool": ev.tool, "tool_use_id": ev.tool_use_id,
-            "command": ev.command, "cwd": ev.cwd}
+def _generic(ev, at: float, pid: str) -> dict:
+    line = {"id": ev.tool_use_id, "at": _iso(at), "kind": ev.kind, "tool": ev.tool, "pid": pid, "cmd": ev.command}
     if ev.error:
-        line["error"] = ev.error
-        line["exit_code"] = ev.exit_code
-    if ev.output:
-        line["output"] = ev.output[:500]
+        line.update(err=ev.error.split("\n", 1)[-1], code=ev.exit_code)
+    else:
+        line["mut"] = False
     return line
 
 

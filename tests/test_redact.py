@@ -185,8 +185,9 @@ def test_secrets_among_lookalikes():
     for i, (_, value, template) in enumerate(SECRETS):
         lines.insert((i * 7) % len(lines), template.format(s=value))
     out = redact("\n".join(lines))
+    background = "\n".join(LOOKALIKES)  # "0123456789" is in a look-alike and in a bot id
     for _, value, _ in SECRETS:
-        assert _leaked_fragments(value, out) == []
+        assert [f for f in _leaked_fragments(value, out) if f not in background] == []
     for text in LOOKALIKES:
         assert text in out
 

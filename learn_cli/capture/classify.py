@@ -35,15 +35,21 @@ the error itself), then on the whole text. Deliberate exceptions to the plain or
 - `command not found: A=b` (a sourced file that is not shell) is syntax, not dependency;
 - pip's `(from versions: none)` next to a connection failure is network: the index was not
   reachable, the package is not missing;
-- a missing config file (`config.yaml`, `.env`, `*.toml`, …) is config, other missing files
-  runtime; `Cannot find module './x'` (a relative path) is runtime, `'x'` dependency;
+- a config file (`config.yaml`, `.env`, `*.toml`, …) that a program could not find is config;
+  other missing files, and config files that cat/grep/cd… were pointed at, are runtime;
+- `Cannot find module './x'` (a relative path) is runtime, `'x'` dependency;
 - `Command timed out after 2m 0s` (the agent stopping a hung command) is runtime.
 
-When the text decides nothing: non-shell tools fall back by kind (WebFetch/WebSearch are
-always network: the remote refused or failed, whatever the status; Read/Glob/Grep and
-Edit/Write preconditions are runtime), then exit code 127 → dependency, 126 → permission,
-then the program (test runners → logic, linters/compilers → syntax, installers →
-dependency, curl/ssh/… → network), else runtime.
+Non-shell tools (the `tool` argument): WebFetch/WebSearch failures are always network (the
+remote refused or failed, whatever the status: 403 bot walls, 404s and 5xx alike; the fix is
+another URL or source); a Read over the size limit is config (wrong arguments). Otherwise the
+text rules apply (an Edit's old text not found → logic, a lint gate's SyntaxError → syntax,
+EACCES → permission) and the rest is runtime (a Read of a missing path, Edit before Read,
+a file modified since it was read).
+
+When the text of a shell failure decides nothing: exit code 127 → dependency, 126 →
+permission, then the program (test runners and `… test` → logic, linters, compilers and
+`… build/check/lint` → syntax, installers → dependency, curl/ssh/… → network), else runtime.
 """
 
 from __future__ import annotations
@@ -155,7 +161,7 @@ def _noise_re() -> re.Pattern[str]:
                  Building\ wheels?\ for|Created\ wheel|Stored\ in\ directory|
                  Compiling|Checking|Downloaded|Updating\ crates\.io|Fetching|Resolving|
                  Blocking\ waiting\ for|Pulling\ fs\ layer|Waiting|Verifying\ Checksum|
-                 Download\ complete|Extracting|Pull\ complete|Digest:|Status:|
+                 Download\ complete|Extracting|Pull\ complete|Digest:|
                  added\ \d+\ packages?|up\ to\ date|audited\ \d+|found\ 0\ vulnerabilit)\b
         | ^\s*npm\ (?:WARN|notice)\b
         """,
@@ -168,7 +174,8 @@ def _strong_re() -> re.Pattern[str]:
     """Lines that state the error itself."""
     return re.compile(
         r"""
-          (?-i:(?:^|[\s(])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure|Warning)\b(?:\s*\[\w+\])?(?::|$))
+          (?-i:(?:^|[\s(])(?:[A-Za-z_]\w*\.)*[A-Z]\w*
+               (?:Error|Exception|Exit|Interrupt|Fault|Failure|Warning)\b(?:\s*\[\w+\])?(?::|$))
         | ^\S+?:\d+(?::\d+)?:\s                              # file:line[:col]: diagnostics
         | \berror(?:\[[\w-]+\])?\s*[:!]
         | \berror\s+(?:TS|CS)\d+\b
@@ -183,6 +190,7 @@ def _strong_re() -> re.Pattern[str]:
         | segmentation\ fault | core\ dumped | ^killed\s*$ | ^aborted\b
         | \b\d+\ (?:failed|failing|failures?|errors?)\b | \btests?\ failed\b
         | timed\ out | \bdenied\b | \brefused\b | syntax\ error | unexpected\ (?:token|argument|eof|end)
+        | failed\ to\ (?:resolve|load|compile|parse|build|solve)\b
         | \bmissing\ script | no\ targets\ specified | no\ rule\ to\ make | not\ a\ git\ repository
         | [✗✖×✕]\s
         """,
@@ -221,7 +229,6 @@ def _boilerplate_re() -> re.Pattern[str]:
     )
 
 
-@cache
 def is_boilerplate(line: str) -> bool:
     """True for error-looking lines that only say that something above failed."""
     return _boilerplate_re().search(line.strip()) is not None
@@ -242,7 +249,7 @@ def _clean(line: str) -> str:
     if "\r" in line:  # a progress line redrawn in place: keep what was shown last
         parts = [p for p in line.split("\r") if p.strip()]
         line = parts[-1] if parts else ""
-    line = line.strip()
+    line = line.strip().lstrip("│┃╷╵╎┆ ")  # terraform & co. frame every line
     decorated = _decoration_re().match(line)
     if decorated:
         line = decorated.group(1)
@@ -390,6 +397,10 @@ _DEPENDENCY = r"""
     | requires\ the\ installation\ of | pull\ access\ denied | manifest\ unknown
     | manifest\ for\ \S+\ not\ found | Couldn't\ find\ package
     | ImportError:\ cannot\ import\ name\ .*site-packages
+    | (?:failed|unable)\ to\ resolve\ (?:import|module|dependency)\ ['"`](?![./~]) | can't\ resolve\ ['"`](?![./~])
+    | (?:lock\ ?file|package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock|uv\.lock|Gemfile\.lock)
+      [^\n]{0,80}?(?:in\ sync|out\ of\ date|outdated|not\ up\ to\ date|does\ not\ match|needs\ to\ be\ updated)
+    | update\ your\ lock\ ?file | from\ lock\ ?file
 """
 
 _PERMISSION = r"""
@@ -403,11 +414,14 @@ _PERMISSION = r"""
 """
 
 _NETWORK = r"""
-      could\ not\ resolve\ host | getaddrinfo | \bENOTFOUND\b | \bEAI_AGAIN\b | name\ or\ service\ not\ known
+      could\ not\ resolve\ host | getaddrinfo
+    | connection\ to\ (?:the\ )?server\ .{0,120}?(?:was\ refused|failed) | \bwas\ refused\b
+    | \bENOTFOUND\b | \bEAI_AGAIN\b | name\ or\ service\ not\ known
     | temporary\ failure\ in\ name\ resolution | nodename\ nor\ servname | \bno\ such\ host\b | NameResolutionError
     | connection\ refused | \bECONNREFUSED\b | connection\ reset | \bECONNRESET\b | connection\ aborted
     | \bECONNABORTED\b | connection\ closed\ by | socket\ hang\ up | connection\ timed\ out | \bETIMEDOUT\b
-    | \bESOCKETTIMEDOUT\b | (?:connect|connection|read|request|socket|handshake|gateway|network|i/o|tls)\ time(?:d\ )?out
+    | \bESOCKETTIMEDOUT\b
+    | (?:connect|connection|read|request|socket|handshake|gateway|network|i/o|tls)\ time(?:d\ )?out
     | ReadTimeout | ConnectTimeout | TimeoutError | deadline\ exceeded | timeout\ was\ reached
     | Timeout\ exceeded\ while\ awaiting | network\ is\ unreachable | \bENETUNREACH\b | no\ route\ to\ host
     | \bEHOSTUNREACH\b | failed\ to\ connect | could\ not\ connect | failed\ to\ establish\ a\ new\ connection
@@ -435,10 +449,13 @@ _CONFIG = r"""
     | externally-managed-environment | does\ not\ contain\ (?:this|the)\ feature
     | ImproperlyConfigured | ConfigError | configuration\ error | invalid\ configuration | misconfigur
     | config(?:uration)?\ file\ .{0,80}?(?:not\ found|missing|does\ not\ exist|invalid|could\ not|cannot|error)
-    | (?:no|missing|invalid|cannot\ find|could\ not\ find|couldn't\ find|unable\ to\ (?:find|load|read))\ (?:a\ |the\ )?config(?:uration)?(?:\ file)?\b
+    | (?:no|missing|invalid|cannot\ find|could\ not\ find|couldn't\ find|unable\ to\ (?:find|load|read))
+      \ (?:a\ |the\ )?config(?:uration)?(?:\ file)?\b
     | could\ not\ find\ [`'"]?(?:Cargo\.toml|package\.json|pyproject\.toml|go\.mod|tsconfig\.json)
     | go\.mod\ file\ not\ found | failed\ to\ parse\ manifest | CMake\ Error
     | (?:database|role)\ ['"]?[\w.-]+['"]?\ does\ not\ exist
+    | no\ valid\ credential | unable\ to\ locate\ credentials | NoCredentialsError | credentials?\ (?:were\ )?not\ found
+    | missing\ credentials | not\ logged\ in | author\ identity\ unknown
 """
 
 _SYNTAX = r"""
@@ -474,6 +491,7 @@ _RUNTIME = r"""
       Traceback\ \(most\ recent\ call\ last\) | \bpanic(?:ked)?\b | segmentation\ fault | \bSIGSEGV\b
     | core\ dumped | ^killed\s*$ | ^aborted\b | out\ of\ memory | OOMKilled | no\ such\ file\ or\ directory
     | \bENOENT\b | FileNotFoundError | does\ not\ exist | cannot\ access | command\ timed\ out
+    | \b(?:file|directory|path|folder)\ (?:or\ directory\ )?not\ found\b | unable\ to\ access\ (?:jarfile|file)
     | cannot\ find\ module | no\ matches\ found | did\ not\ match\ any | address\ already\ in\ use
     | \bunhandled\b | \buncaught\b | (?-i:\b[A-Z]\w*(?:Error|Exception)\b)
 """
@@ -542,6 +560,11 @@ def _missing_config_file(text: str) -> bool:
     return False
 
 
+def _broken_package_import(text: str, whole: str) -> bool:
+    """An ImportError raised from an installed package (site-packages): a dependency problem."""
+    return "ImportError" in text and ("site-packages" in whole or "dist-packages" in whole)
+
+
 def _match_rules(text: str, whole: str) -> str | None:
     """First category whose rule matches text; whole is the full failure text, for context."""
     if not text:
@@ -551,10 +574,11 @@ def _match_rules(text: str, whole: str) -> str | None:
     for name, _source in _RULE_SOURCES:
         if name == "config" and _missing_config_file(text):
             return "config"
+        if name == "dependency" and _broken_package_import(text, whole):
+            return "dependency"
         if _rule(name).search(text):
-            if name == "dependency" and _index_unreachable_re().search(text) and _rule("network").search(whole):
-                return "network"
-            return name
+            unreachable_index = _index_unreachable_re().search(text) and _rule("network").search(whole)
+            return "network" if name == "dependency" and unreachable_index else name
     return None
 
 
@@ -603,7 +627,7 @@ _TEST_SUBCOMMANDS = frozenset({"test", "tests"})
 _STATIC_CHECKERS = frozenset({
     "eslint", "tsc", "vue-tsc", "mypy", "pyright", "ruff", "flake8", "pylint", "black", "isort",
     "prettier", "rubocop", "golangci-lint", "shellcheck", "biome", "stylelint", "clippy-driver",
-    "gcc", "g++", "clang", "clang++", "cc", "c++", "javac", "rustc", "kotlinc", "swiftc", "tsx-check",
+    "gcc", "g++", "clang", "clang++", "cc", "c++", "javac", "rustc", "kotlinc", "swiftc",
 })
 _BUILD_SUBCOMMANDS = frozenset({
     "build", "compile", "check", "lint", "typecheck", "type-check", "tsc", "vet", "clippy", "fmt",
@@ -623,8 +647,12 @@ def _testish_re() -> re.Pattern[str]:
     return re.compile(r"(?:^|[_\-./:])(?:tests?|spec|e2e)(?:[_\-.:]|$)", re.IGNORECASE)
 
 
-def _command_hint(command: str) -> str | None:
-    """Category implied by what the command runs, for failures whose text says nothing."""
+def _command_hint(command: str, code: int | None = None) -> str | None:
+    """Category implied by what the command runs, for failures whose text says nothing.
+
+    code is the exit code when known: pytest's 4 (usage error) is config, 5 (no tests
+    collected) runtime; only its 1 means that tests failed.
+    """
     from learn_cli.engine.shell import program, unwrap
 
     command = " ".join(command.split())  # exports wrap long commands onto several lines
@@ -635,7 +663,10 @@ def _command_hint(command: str) -> str | None:
     if prog in ("npm", "yarn", "pnpm", "bun") and words[:1] == ["run"]:
         words = words[1:]  # `npm run test:unit` is about test:unit
     first = words[0] if words else ""
-    if prog in _TEST_RUNNERS or first in _TEST_SUBCOMMANDS or _testish_re().search(prog) or _testish_re().search(first):
+    if prog == "pytest" and code in (4, 5):
+        return "config" if code == 4 else "runtime"
+    testish = _testish_re()
+    if prog in _TEST_RUNNERS or first in _TEST_SUBCOMMANDS or testish.search(prog) or testish.search(first):
         return "logic"
     if prog in _STATIC_CHECKERS or first in _BUILD_SUBCOMMANDS:
         return "syntax"
@@ -680,7 +711,7 @@ def categorize(error_text: str | None, command: str | None = None, tool: str | N
     if code == 126:
         return "permission"
     if command:
-        hint = _command_hint(command)
+        hint = _command_hint(command, code)
         if hint:
             return hint
     return "runtime"

@@ -63,7 +63,12 @@ def _patterns() -> tuple:
         r"\S.{0,80}?\s+(?:instead\s+of|rather\s+than|over|not|to)\s+\S",
         re.I,
     )
-    split = re.compile(r"(?<=[.!;])\s+|\n+")
+    # Sentences, then clauses joined by a dash, a semicolon or "and"/"but" before a correction.
+    split = re.compile(
+        r"(?<=[.!;])\s+|\n+|;\s*"
+        r"|\s+[—–-]+\s+(?=(?:and\s+|but\s+|also\s+)?(?:please\s+)?(?:don'?t|do\s+not|never|always|stop|only)\b)"
+        r"|,?\s+(?:and|but|also|plus)\s+(?=(?:please\s+)?(?:don'?t|do\s+not|never|always|stop|only)\b)",
+        re.I)
     lead = re.compile(rf"^{_FILLER}(?:you\s+(?:should|must)\s+(?=never|always|only))?", re.I)
     style = re.compile(
         r"\b(?:format\w*|indent\w*|tabs?|spaces|quotes?|semicolons?|naming|camel\s*case|snake_case|"

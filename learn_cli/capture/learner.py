@@ -153,8 +153,6 @@ def _unanswered_suggestion(window: list[dict], entry: dict) -> dict | None:
 
     The same error again, or the suggested fix itself failing, right after the suggestion.
     """
-    from learn_cli.capture.pairing import is_same_command
-
     for prev in reversed(window):
         sug = prev.get("sug")
         if prev.get("kind") != ev.FAILURE or not isinstance(sug, dict) or prev.get("sug_done") or prev.get("done"):
@@ -163,8 +161,8 @@ def _unanswered_suggestion(window: list[dict], entry: dict) -> dict | None:
             continue
         if prev.get("key") == entry["key"]:
             return prev
-        command = entry.get("cmd")
-        if command and any(is_same_command(step, command) for step in _steps(sug.get("fix", ""))):
+        command = _normalize(entry.get("cmd") or "", None)
+        if command and any(_normalize(step, None) == command for step in _steps(sug.get("fix", ""))):
             return prev
         return None
     return None
@@ -178,29 +176,41 @@ def _fresh(store, *paths) -> None:
 
 
 def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict] | None:
-    """The best active learning for this failure's key: this project, global, then others."""
+    """The best active learning for this failure's key: this project, global, then others.
+
+    Two indexed steps: the matching rows' scope and project only (cheap even when a common
+    error has hundreds of learnings across projects), then the records of the nearest tier.
+    """
     key = entry.get("key")
     if not key:
         return None
     store = cap.store
     _fresh(store, cap.learnings_path, store.layout.global_errors)
-    rows = store.index.db.execute(
-        "SELECT file, scope, pid, data FROM learnings WHERE key = ? AND status IN ('active', 'global') "
-        "AND scope IN ('project', 'global') ORDER BY CASE WHEN scope = 'project' AND pid = ? THEN 0 "
-        "WHEN scope = 'global' THEN 1 ELSE 2 END LIMIT 50", (key, cap.project.id))
-    command = _normalize(entry.get("cmd", ""), cap.project.root) if entry.get("cmd") else ""
-    best = None
-    for rel, scope, pid, data in rows:
-        rec = json.loads(data)
-        fix = _fix_of_record(rec)
-        if rec.get("id") in skip or not fix or (command and _normalize(fix, None) == command):
-            continue  # did not help here already, or it is the very command that just failed
+    db = store.index.db
+    rows = db.execute("SELECT rowid, file, scope, pid FROM learnings WHERE key = ? AND status IN "
+                      "('active', 'global') AND scope IN ('project', 'global') LIMIT 500", (key,)).fetchall()
+    tiers: dict[int, list] = {}
+    for rowid, rel, scope, pid in rows:
         tier = 0 if scope == "project" and pid == cap.project.id else 1 if scope == "global" else 2
-        exact = 0 if command and _normalize(rec.get("command") or "", None) == command else 1
-        rank = (tier, exact, -_int(rec.get("helped")), -_int(rec.get("frequency")))
-        if best is None or rank < best[0]:
-            best = (rank, rel, rec)
-    return (best[1], best[2]) if best else None
+        tiers.setdefault(tier, []).append((rowid, rel))
+    command = _normalize(entry.get("cmd", ""), cap.project.root) if entry.get("cmd") else ""
+    for tier in sorted(tiers):
+        best = None
+        for rowid, rel in tiers[tier][:50]:
+            found = db.execute("SELECT data FROM learnings WHERE rowid = ?", (rowid,)).fetchone()
+            if found is None:
+                continue
+            rec = json.loads(found[0])
+            fix = _fix_of_record(rec)
+            if rec.get("id") in skip or not fix or (command and _normalize(fix, None) == command):
+                continue  # did not help here already, or it is the very command that just failed
+            exact = 0 if command and _normalize(rec.get("command") or "", None) == command else 1
+            rank = (exact, -_int(rec.get("helped")), -_int(rec.get("frequency")))
+            if best is None or rank < best[0]:
+                best = (rank, rel, rec)
+        if best is not None:
+            return best[1], best[2]
+    return None
 
 
 def _fix_of_record(rec: dict) -> str:
@@ -291,14 +301,13 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         window = _tool_window(events, cap.int_setting("lookback", 5))
         updates = []
         pair = find_pair(window, entry)
-        if pair is not None:
-            failed, between = pair
+        fix = fix_for(cap, pair[0], pair[1], entry) if pair is not None else None
+        if fix is not None:  # `entry` resolves the failure: it is consumed by this first fix
+            failed = pair[0]
             consumed = dict(failed, done=True)
-            fix = fix_for(cap, failed, between, entry)
-            if fix is not None:
-                consumed["sug_done"] = learn_pair(cap, failed, fix[0], fix[1]) or failed.get("sug_done")
-                if not consumed["sug_done"]:
-                    del consumed["sug_done"]
+            outcome = learn_pair(cap, failed, fix[0], fix[1])
+            if outcome:
+                consumed["sug_done"] = outcome
             updates.append(consumed)
         cap.buffer.append(updates + [entry])
     cap.count("events")
@@ -479,16 +488,14 @@ def _same_fix(rec: dict, fix_cmd: str) -> bool:
 
 
 def _fix_matches(known: str, fix_cmd: str) -> bool:
-    """Does a fix that was just used agree with a known one? (Same commands, order aside.)"""
+    """Does a fix that was just used agree with a known one? The same commands, in any order.
+
+    Exact text (whitespace and output plumbing aside), not pairing.is_same_command: the
+    wrapper is often the whole lesson (`python -m pytest` vs `uv run pytest`).
+    """
     if not known or not fix_cmd:
         return False
-    if _normalize(known, None) == _normalize(fix_cmd, None):
-        return True
-    from learn_cli.capture.pairing import is_same_command
-
-    steps_known, steps_now = _steps(known), _steps(fix_cmd)
-    return len(steps_known) == len(steps_now) and all(
-        any(is_same_command(a, b) for b in steps_now) for a in steps_known)
+    return {_normalize(s, None) for s in _steps(known)} == {_normalize(s, None) for s in _steps(fix_cmd)}
 
 
 def _steps(fix: str) -> list[str]:

@@ -42,14 +42,19 @@ def _mark(kind: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Provider tokens: (kind, substrings that must occur, pattern, characters that must not come just
-# before the token, validator). Patterns start with their literal prefix so `re` can search for
-# it quickly; the boundary check is done in Python because a leading look-behind would make the
-# engine try every position of the text.
+# Provider tokens: (kind, substrings that must occur, pattern, validator of the matched token).
+# Patterns start with their literal prefix so `re` can search for it quickly; the check that no
+# letter or digit comes just before the token is a look-behind placed *after* that prefix, which
+# keeps the fast search (a leading look-behind makes the engine try every position).
 
-_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-_TOKEN_CHARS = _ALNUM | frozenset("_-")
-_NO_CHARS: frozenset[str] = frozenset()
+
+def _not_after(chars: str, prefix_len: int) -> str:
+    """Look-behind, placed after a `prefix_len`-character prefix: not preceded by `chars`."""
+    return r"(?<![%s].{%d})" % (chars, prefix_len)
+
+
+_AN = "A-Za-z0-9"
+_TK = "A-Za-z0-9_-"
 
 
 def _has_digit_and_upper(token: str) -> bool:
@@ -62,51 +67,54 @@ def _has_digit(token: str) -> bool:
 
 _PROVIDERS = (
     ("aws-access-key", ("AKIA", "ASIA", "ABIA", "ACCA"),
-     r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])", _ALNUM, None),
+     r"(?:AKIA|ASIA|ABIA|ACCA)" + _not_after(_AN, 4) + r"[A-Z0-9]{16}(?![A-Za-z0-9])", None),
     ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-     r"gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])", _ALNUM, None),
+     r"gh[pousr]_" + _not_after(_AN, 4) + r"[A-Za-z0-9]{36,251}(?![A-Za-z0-9])", None),
     ("github-token", ("github_pat_",),
-     r"github_pat_[A-Za-z0-9_]{22,246}(?![A-Za-z0-9_])", _ALNUM, None),
-    ("gitlab-token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-"),
-     r"gl(?:pat|dt|rt|ptt|cbt|ft)-[A-Za-z0-9_-]{20,}", _ALNUM, None),
+     r"github_pat_" + _not_after(_AN, 11) + r"[A-Za-z0-9_]{22,246}(?![A-Za-z0-9_])", None),
+    ("gitlab-token", ("glpat-", "glptt-", "glcbt-", "gldt-", "glrt-", "glft-"),
+     r"(?:gl(?:pat|ptt|cbt)-" + _not_after(_AN, 6) + r"|gl(?:dt|rt|ft)-" + _not_after(_AN, 5)
+     + r")[A-Za-z0-9_-]{20,}", None),
     ("slack-token", ("xox", "xapp-"),
-     r"(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}", _ALNUM, _has_digit),
+     r"(?:xox[abposre]|xapp)" + _not_after(_AN, 4) + r"-[A-Za-z0-9-]{10,}", _has_digit),
     ("anthropic-key", ("sk-ant-",),
-     r"sk-ant-[A-Za-z0-9_-]{20,}", _TOKEN_CHARS, None),
+     r"sk-ant-" + _not_after(_TK, 7) + r"[A-Za-z0-9_-]{20,}", None),
     ("openai-key", ("sk-",),
-     r"sk-(?!ant-)[A-Za-z0-9_-]{20,}", _TOKEN_CHARS, _has_digit_and_upper),
+     r"sk-" + _not_after(_TK, 3) + r"(?!ant-)[A-Za-z0-9_-]{20,}", _has_digit_and_upper),
     ("google-api-key", ("AIza",),
-     r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])", _ALNUM, None),
+     r"AIza" + _not_after(_AN, 4) + r"[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])", None),
     ("google-oauth-token", ("ya29.",),
-     r"ya29\.[0-9A-Za-z_-]{20,}", _ALNUM, None),
+     r"ya29\." + _not_after(_AN, 5) + r"[0-9A-Za-z_-]{20,}", None),
     ("stripe-key", ("_live_", "_test_", "whsec_"),
-     r"(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[A-Za-z0-9]{24,})", _ALNUM, None),
+     r"(?:(?:sk|rk)_(?:live|test)_" + _not_after(_AN, 8) + r"[0-9A-Za-z]{16,}|whsec_"
+     + _not_after(_AN, 6) + r"[A-Za-z0-9]{24,})", None),
     ("npm-token", ("npm_",),
-     r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", _ALNUM, None),
+     r"npm_" + _not_after(_AN, 4) + r"[A-Za-z0-9]{36}(?![A-Za-z0-9])", None),
     ("pypi-token", ("pypi-AgE",),
-     r"pypi-AgE[A-Za-z0-9_-]{50,}", _ALNUM, None),
+     r"pypi-AgE" + _not_after(_AN, 8) + r"[A-Za-z0-9_-]{50,}", None),
     ("huggingface-token", ("hf_",),
-     r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])", _ALNUM, _has_digit_and_upper),
+     r"hf_" + _not_after(_AN, 3) + r"[A-Za-z0-9]{30,}(?![A-Za-z0-9])", _has_digit_and_upper),
     ("sendgrid-key", ("SG.",),
-     r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}", _ALNUM, None),
+     r"SG\." + _not_after(_AN, 3) + r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}", None),
     ("twilio-key", ("SK", "AC"),
-     r"(?:SK|AC)[0-9a-fA-F]{32}(?![A-Za-z0-9])", _ALNUM, _has_digit),
+     r"(?:SK|AC)" + _not_after(_AN, 2) + r"[0-9a-fA-F]{32}(?![A-Za-z0-9])", _has_digit),
     ("telegram-token", (":AA",),
-     r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])", frozenset("0123456789"), None),
+     r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])", None),
     ("digitalocean-token", ("_v1_",),
-     r"do[por]_v1_[a-f0-9]{64}", _ALNUM, None),
+     r"do[por]_v1_" + _not_after(_AN, 7) + r"[a-f0-9]{64}", None),
     ("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"),
-     r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", _ALNUM, None),
+     r"shp(?:at|ca|pa|ss)_" + _not_after(_AN, 6) + r"[a-fA-F0-9]{32}", None),
     ("doppler-token", ("dp.",),
-     r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}", _ALNUM, None),
+     r"dp\." + _not_after(_AN, 3) + r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}", None),
     ("mailgun-key", ("key-",),
-     r"key-[0-9a-zA-Z]{32}(?![A-Za-z0-9])", _TOKEN_CHARS, _has_digit),
+     r"key-" + _not_after(_TK, 4) + r"[0-9a-zA-Z]{32}(?![A-Za-z0-9])", _has_digit),
     ("vault-token", ("hvs.", "hvb."),
-     r"hv[sb]\.[A-Za-z0-9_-]{24,}", _ALNUM, None),
+     r"hv[sb]\." + _not_after(_AN, 4) + r"[A-Za-z0-9_-]{24,}", None),
     ("age-secret-key", ("AGE-SECRET-KEY-",),
-     r"AGE-SECRET-KEY-1[0-9A-Z]{58}", _NO_CHARS, None),
+     r"AGE-SECRET-KEY-1[0-9A-Z]{58}", None),
     ("jwt", ("eyJ",),
-     r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", _TOKEN_CHARS, None),
+     r"eyJ" + _not_after(_TK, 3) + r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+     None),
 )
 
 # Secrets that sit after a fixed label; the label stays, the value goes.
@@ -132,25 +140,24 @@ def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def _redact_providers(text: str) -> str:
-    for kind, triggers, pattern, not_before, is_valid in _PROVIDERS:
+    for kind, triggers, pattern, is_valid in _PROVIDERS:
         for trigger in triggers:
             if trigger in text:
-                text = _compiled(pattern).sub(_token_replacer(kind, not_before, is_valid), text)
+                text = _compiled(pattern).sub(_token_replacer(kind, is_valid), text)
                 break
     if "." in text:
         text = _redact_discord(text)
     for kind, triggers, pattern in _LABELLED:
         if any(t in text for t in triggers):
-            text = _compiled(pattern).sub(_label_keeper(kind), text)
+            text = _replace_values(text, _compiled(pattern), kind)
     return text
 
 
-def _token_replacer(kind, not_before, is_valid):
+def _token_replacer(kind, is_valid):
     def replace(m: re.Match[str]) -> str:
-        start = m.start()
-        if (start and m.string[start - 1] in not_before) or (is_valid and not is_valid(m.group())):
-            return m.group()
-        return _mark(kind)
+        # A token turned down is wholly without digits (or capitals), so no valid token starts
+        # inside it and re.sub may skip past it.
+        return m.group() if is_valid and not is_valid(m.group()) else _mark(kind)
 
     return replace
 
@@ -158,7 +165,7 @@ def _token_replacer(kind, not_before, is_valid):
 # A Discord bot token is <base64 of the bot's numeric id>.<6 chars>.<27-40 chars>. The search
 # starts at the first dot (a pattern starting with [MNO] would be tried at every letter).
 _DISCORD_TAIL = r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
-_TOKEN_STR = "".join(sorted(_TOKEN_CHARS))
+_TOKEN_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 
 
 def _redact_discord(text: str) -> str:
@@ -202,11 +209,19 @@ def _splice(text: str, spans: list[tuple[int, int, str]]) -> str:
 
 _BEGIN_KEY = r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
 _END_KEY = r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-# Body of a truncated key: base64 runs, armour headers, and line breaks (real, JSON-escaped, or
-# with a `cat -n` / Read-tool line-number prefix). Possessive, so it cannot backtrack.
+# Body of a truncated key: lines of base64 and armour headers, the line breaks real or
+# JSON-escaped, the lines possibly prefixed by `cat -n` / Read-tool numbers. A line holding
+# anything else ends the body. Possessive, so it cannot backtrack.
+_LINE_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
 _KEY_BODY = (
-    r"(?:[A-Za-z0-9+/=]++|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset): [^\n\\]*+"
-    r"|[ \t]++|(?:\r?\n|\\r?\\n)(?:[ \t]*+[0-9]++(?:→|\t))?)*+"
+    # a whole line of base64 or an armour header (after an optional line-number prefix) ...
+    r"(?:" + _LINE_BREAK + r"(?:[ \t]*+[0-9]++(?:→|\t))?[ \t]*+"
+    r"(?:[A-Za-z0-9+/=]++|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset):[^\n\\]*+)?"
+    r"[ \t]*+(?=" + _LINE_BREAK + r"|-----|\Z|[\"'])"
+    # ... or, for a key flattened onto one line, a long base64 chunk
+    r"|[ \t]*+[A-Za-z0-9+/=]{16,}+(?=[ \t\r\n\"'\\]|-----|\Z))*+"
+    # and the start of a last line that was cut off mid-way ("MIIEow…")
+    r"(?:" + _LINE_BREAK + r"(?:[ \t]*+[0-9]++(?:→|\t))?[ \t]*+[A-Za-z0-9+/=]{16,}+)?"
 )
 _MAX_KEY_CHARS = 65_536
 
@@ -249,7 +264,9 @@ _PLACEHOLDER_WORDS = frozenset(
 def _is_placeholder(value: str) -> bool:
     """A value that is a reference or a blank, not a secret: `$VAR`, `<your-token>`, `***`."""
     v = value.strip().strip("\"'")
-    if not v or v.startswith((_PLACEHOLDER_PREFIX, "$", "%(", "%{", "{{", "<REDACTED", "***", "…")):
+    if not v or v.startswith(("$", "%(", "%{", "{{", "<REDACTED", "***", "…")):
+        return True
+    if _PLACEHOLDER_PREFIX in v:  # already redacted, wholly or by a later rule of an earlier pass
         return True
     if v[0] + v[-1] in ("<>", "[]", "{}"):  # <your-token>, [YOUR-PASSWORD], {password}
         return True
@@ -276,18 +293,17 @@ def _may_hold_url_password(text: str) -> bool:
 
 
 def _redact_url_passwords(text: str) -> str:
-    def replace(m: re.Match[str]) -> str:
-        if _is_placeholder(m.group(2)):
-            return m.group()
-        return m.group(1) + _mark("url-password")
-
-    return _compiled(_URL_PASSWORD).sub(replace, text)
+    return _replace_values(text, _compiled(_URL_PASSWORD), "url-password")
 
 
-_AUTH_HEADER = (
-    r"(?i)((?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?)"
-    r"(?:(bearer|basic|token|bot|digest|negotiate|ntlm|apikey|api-key|sso-key|hmac|"
-    r"aws4-hmac-sha256|gosign|otp)[ \t]+)?([^\r\n\"']+)"
+_AUTH_LABEL = r"(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+_LONG_SCHEMES = r"(?:digest|negotiate|ntlm|hmac|aws4-hmac-sha256|gosign)[ \t]+"
+# Schemes whose credentials run on with commas and blanks: the rest of the line goes ...
+_AUTH_LONG = r"(?i)(" + _AUTH_LABEL + _LONG_SCHEMES + r")([^\r\n']+?)(?=[ \t]*(?:$|[\r\n']))"
+# ... the others carry one token.
+_AUTH_TOKEN = (
+    r"(?i)(" + _AUTH_LABEL + r"(?!" + _LONG_SCHEMES + r")"
+    r"(?:(?:bearer|basic|token|bot|apikey|api-key|sso-key|otp)[ \t]+)?)([^\s\"',;]+)"
 )
 _KEY_HEADER = (
     r"(?i)((?<![\w-])(?:x-)?(?:api-?key|api-token|auth-token|access-token|goog-api-key|"
@@ -295,38 +311,40 @@ _KEY_HEADER = (
     r"([^\s\"',;]+)"
 )
 _COOKIE_HEADER = r"(?i)((?<![\w-])(?:set-)?cookie[\"']?[ \t]*:[ \t]*[\"']?)([^\r\n\"']+)"
-_SINGLE_TOKEN_SCHEMES = frozenset(("bearer", "basic", "token", "bot", "apikey", "api-key", "otp"))
 
 
 def _redact_headers(text: str, low: str) -> str:
     if "authorization" in low:
-        def auth(m: re.Match[str]) -> str:
-            label, scheme, value = m.group(1), m.group(2), m.group(3)
-            head = label + (f"{scheme} " if scheme else "")
-            if scheme and scheme.lower() in _SINGLE_TOKEN_SCHEMES:
-                secret, space, rest = value.partition(" ")
-                rest = space + rest
-            else:
-                secret, rest = value.rstrip(), value[len(value.rstrip()):]
-            if _is_placeholder(secret):
-                return m.group()
-            return head + _mark("authorization") + rest
-
-        text = _compiled(_AUTH_HEADER).sub(auth, text)
+        if any(scheme in low for scheme in ("digest", "negotiate", "ntlm", "hmac", "gosign")):
+            text = _replace_values(text, _compiled(_AUTH_LONG, re.MULTILINE), "authorization")
+        text = _replace_values(text, _compiled(_AUTH_TOKEN), "authorization")
     if "-key" in low or "apikey" in low or "-token" in low:
-        text = _compiled(_KEY_HEADER).sub(_label_keeper("authorization"), text)
+        text = _replace_values(text, _compiled(_KEY_HEADER), "authorization")
     if "cookie" in low:
-        text = _compiled(_COOKIE_HEADER).sub(_label_keeper("cookie"), text)
+        text = _replace_values(text, _compiled(_COOKIE_HEADER), "cookie")
     return text
 
 
-def _label_keeper(kind: str):
-    def replace(m: re.Match[str]) -> str:
-        if _is_placeholder(m.group(2)):
-            return m.group()
-        return m.group(1) + _mark(kind)
+def _replace_values(text: str, pattern: re.Pattern[str], kind: str, keep_quotes: bool = False) -> str:
+    """Replace group 2 (the value) of each match of `pattern`; group 1 is its label.
 
-    return replace
+    Unlike re.sub, a match turned down (its value is `$VAR`, `<placeholder>`, already redacted)
+    does not hide what follows its label: the search resumes at the value, which may hold the
+    next label (`curl -u :[REDACTED:x]:curl -u :pw`). Same result on every pass, still linear.
+    """
+    out, pos, at = [], 0, 0
+    while (m := pattern.search(text, at)) is not None:
+        value_start, value = m.start(2), m.group(2)
+        if _is_placeholder(value):
+            at = max(value_start, m.start() + 1)
+            continue
+        out.append(text[pos:value_start])
+        out.append(_quoted_mark(value, kind) if keep_quotes else _mark(kind))
+        pos = at = m.end(2)
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
 
 
 _QUOTED_OR_WORD = r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'][^\s\"';&|]*)"
@@ -356,35 +374,37 @@ _NETRC = r"(\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)"
 def _redact_flags(text: str, low: str) -> str:
     if any("-" + w in text for w in _FLAG_WORDS) or (
             "--" in text and any("_" + w in text for w in _FLAG_WORDS)):
-        def flag(m: re.Match[str]) -> str:
-            start, value = m.start(), m.group(3)
-            if start and (text[start - 1].isalnum() or text[start - 1] in "_-"):
-                return m.group()  # the middle of a word, not a flag
-            if value.startswith("-") or _is_placeholder(value):
-                return m.group()
-            kind = "password-flag" if "pass" in m.group(2).lower() else "secret-flag"
-            return m.group(1) + _quoted_mark(value, kind)
-
-        text = _compiled(_SECRET_FLAG).sub(flag, text)
+        text = _redact_secret_flags(text)
     if "-p" in text:
         if "mysql" in low or "mariadb" in low:
-            text = _compiled(_MYSQL_PASSWORD).sub(_flag_value("password-flag"), text)
+            text = _replace_values(text, _compiled(_MYSQL_PASSWORD), "password-flag", True)
         if "sshpass" in low or " login" in low:
-            text = _compiled(_SPACED_P_PASSWORD).sub(_flag_value("password-flag"), text)
+            text = _replace_values(text, _compiled(_SPACED_P_PASSWORD), "password-flag", True)
     if "curl" in low and ("-u" in text or "--user" in text):
-        text = _compiled(_CURL_USER).sub(_label_keeper("password-flag"), text)
+        text = _replace_values(text, _compiled(_CURL_USER), "password-flag")
     if "machine" in low and "password" in low:
-        text = _compiled(_NETRC).sub(_label_keeper("password-flag"), text)
+        text = _replace_values(text, _compiled(_NETRC), "password-flag")
     return text
 
 
-def _flag_value(kind: str):
-    def replace(m: re.Match[str]) -> str:
-        if _is_placeholder(m.group(2)):
-            return m.group()
-        return m.group(1) + _quoted_mark(m.group(2), kind)
-
-    return replace
+def _redact_secret_flags(text: str) -> str:
+    """`--password x`, `--api-key=x`. A match that is turned down is not skipped whole (as
+    re.sub would): its value may be the next flag (`x-password --password y`)."""
+    pattern = _compiled(_SECRET_FLAG)
+    out, pos, at = [], 0, 0
+    while (m := pattern.search(text, at)) is not None:
+        start, value = m.start(), m.group(3)
+        at = m.end(1)
+        if start and (text[start - 1].isalnum() or text[start - 1] in "_-"):
+            continue  # the middle of a word, not a flag
+        if value.startswith("-") or _is_placeholder(value):
+            continue
+        kind = "password-flag" if "pass" in m.group(2) else "secret-flag"
+        out.append(text[pos:at])
+        out.append(_quoted_mark(value, kind))
+        pos = at = m.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _quoted_mark(value: str, kind: str) -> str:
@@ -400,7 +420,7 @@ def _quoted_mark(value: str, kind: str) -> str:
 _NAME_KEYWORDS = ("secret", "token", "pass", "pwd", "auth", "cred", "key")
 _NAME_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _ASSIGNMENT_AT = (
-    r"(?P<name>[A-Za-z0-9_.-]{1,120})(?P<q>[\"']?)(?P<sep>[ \t]*(?:=>|:=|:|=)[ \t]*)"
+    r"(?P<name>[A-Za-z0-9_.-]{1,240})(?P<q>[\"']?)(?P<sep>[ \t]*(?:=>|:=|:|=)[ \t]*)"
     r"(?:\"(?P<dq>[^\"\\\n]*+(?:\\.[^\"\\\n]*+)*+)\"|'(?P<sq>[^'\n]*+)'"
     r"|(?P<bare>[^\s\"'`;&|]++)(?=(?P<tail>[^\n]*+)))"
 )
@@ -495,7 +515,9 @@ def _looks_pathy(name: str, value: str) -> bool:
 
 
 def _name_starts(text: str, low: str) -> list[int]:
-    """Start of every name-like word that contains a credential keyword, in order."""
+    """Start of every name-like word that contains a credential keyword, in order (`low` is
+    `text` in lower case, offset for offset). A name is taken back at most 120 characters from
+    its keyword: what decides is how the name ends, and the cap keeps the work linear."""
     starts = set()
     for keyword in _NAME_KEYWORDS:
         at = low.find(keyword)
@@ -508,10 +530,10 @@ def _name_starts(text: str, low: str) -> list[int]:
 
 def _labels_a_value(text: str, start: int) -> bool:
     """The name at `start` labels a credential and is followed by `:` or `=` (cheap pre-check)."""
-    chunk = text[start:start + 122]
+    chunk = text[start:start + 242]
     rest = chunk.lstrip(_NAME_STR)
     name = chunk[:len(chunk) - len(rest)]
-    if not name or len(name) > 120:
+    if not name or len(name) > 240:
         return False
     rest = rest[1:] if rest[:1] in ("'", '"') else rest
     return rest.lstrip(" \t")[:1] in (":", "=") and _secret_name_kind(name) is not None
@@ -530,9 +552,18 @@ def _starts_line(text: str, start: int) -> bool:
     return lead in ("", "'", '"')
 
 
-def _redact_assignments(text: str, low: str) -> str:
+def _ascii_lower(text: str) -> str:
+    """Lower case with the same length and offsets as `text` (str.lower can grow 'İ')."""
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _redact_assignments(text: str) -> str:
     spans, pos = [], 0
-    for start in _name_starts(text, low):
+    for start in _name_starts(text, _ascii_lower(text)):
         if start < pos or not _labels_a_value(text, start):
             continue
         m = _compiled(_ASSIGNMENT_AT).match(text, start)
@@ -555,7 +586,7 @@ def _redact_assignments(text: str, low: str) -> str:
 _RUN = r"[A-Za-z0-9+/_-]{%d,}={0,3}" % _MIN_ENTROPY_RUN
 _CLASS_RUNS = r"[a-z]+|[A-Z]+|[0-9]+"
 _SEPARATORS = str.maketrans("", "", "+/_-=")
-_HEX = r"[0-9a-fA-F-]+"
+_HEX_CHARS = "0123456789abcdefABCDEF-"
 _HASH_PREFIXES = ("sha1-", "sha256-", "sha384-", "sha512-", "md5-")
 _HASH_LABELS = ("h1:", "sha1:", "sha256:", "sha384:", "sha512:", "md5:", "sha1=", "sha256=")
 _WORDY_SEGMENT = r"[a-z][a-z0-9_-]{2,}|[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*|[A-Z]{3,}"
@@ -602,35 +633,39 @@ def _decodes_to_plain_text(s: str, depth: int) -> bool:
     return letters >= 0.7 * len(decoded) and " " in decoded and not _contains(decoded, depth + 1)
 
 
-def _secret_segments(run: str, depth: int) -> list[tuple[int, int]]:
-    """Spans of `run` that are secrets: the whole run, or only some segments of a path."""
-    if run.startswith(_HASH_PREFIXES) or _compiled(_HEX).fullmatch(run.removeprefix("0x")):
-        return []
+def _run_is_secret(run: str, depth: int) -> bool:
+    """A path is judged segment by segment (`/Users/Jane/<token>/x`): one random segment makes
+    the whole run go, so what remains never changes the verdict of a second pass."""
+    if run.startswith(_HASH_PREFIXES) or not run.removeprefix("0x").strip(_HEX_CHARS):
+        return False
     segments = run.split("/")
     wordy = _compiled(_WORDY_SEGMENT)
     if len(segments) > 2 and sum(1 for s in segments if wordy.fullmatch(s)) >= 2:
-        spans, pos = [], 0
-        for seg in segments:
-            if not _compiled(_HEX).fullmatch(seg) and _is_random_looking(seg) \
-                    and not _decodes_to_plain_text(seg, depth):
-                spans.append((pos, pos + len(seg)))
-            pos += len(seg) + 1
-        return spans
-    if _is_random_looking(run) and not _decodes_to_plain_text(run, depth):
-        return [(0, len(run))]
-    return []
+        return any(_is_random_looking(s) and s.strip(_HEX_CHARS)
+                   and not _decodes_to_plain_text(s, depth) for s in segments)
+    return _is_random_looking(run) and not _decodes_to_plain_text(run, depth)
+
+
+def _after_hash_label(text: str, start: int) -> bool:
+    """`h1:<run>`, `sha256:<run>`: the label must be a word of its own, not the tail of a run."""
+    before = text[max(0, start - 8):start]
+    for label in _HASH_LABELS:
+        if before.endswith(label):
+            at = start - len(label)
+            return at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "+/_-")
+    return False
 
 
 def _redact_high_entropy(text: str, depth: int = 0) -> str:
     out: list[str] = []
     pos = 0
     for m in _compiled(_RUN).finditer(text):
-        if text[max(0, m.start() - 7):m.start()].endswith(_HASH_LABELS):
+        if _after_hash_label(text, m.start()):
             continue
-        for start, end in _secret_segments(m.group(), depth):
-            out.append(text[pos:m.start() + start])
+        if _run_is_secret(m.group(), depth):
+            out.append(text[pos:m.start()])
             out.append(_mark("high-entropy"))
-            pos = m.start() + end
+            pos = m.end()
     if not out:
         return text
     out.append(text[pos:])
@@ -650,7 +685,7 @@ def _redact_all(text: str, depth: int = 0) -> str:
         text = _redact_url_passwords(text)
     text = _redact_headers(text, low)
     text = _redact_flags(text, low)
-    text = _redact_assignments(text, low)
+    text = _redact_assignments(text)
     if len(text) >= _MIN_ENTROPY_RUN:
         text = _redact_high_entropy(text, depth)
     return text
@@ -658,6 +693,22 @@ def _redact_all(text: str, depth: int = 0) -> str:
 
 def _contains(text: str, depth: int) -> bool:
     return _redact_all(text, depth) != text
+
+
+_MAX_PASSES = 4
+
+
+def _redact_until_stable(text: str) -> str:
+    """Passes until one changes nothing. A redaction can reveal a label to an earlier rule (the
+    sweep turns `-p<run>` into a placeholder, and now `mysql ... -p<pw>` is the first `-p`), so
+    one pass is not always a fixed point. Text without secrets costs one pass; every pass that
+    changes something replaces at least one character outside a placeholder, so it ends."""
+    for _ in range(_MAX_PASSES):
+        redacted = _redact_all(text)
+        if redacted == text:
+            break
+        text = redacted
+    return text
 
 
 _OVERSIZE_SLACK = 4096  # room for placeholders longer than what they replace
@@ -678,10 +729,10 @@ def redact(text: str) -> str:
     if not isinstance(text, str) or not text:
         return text
     if len(text) <= MAX_SCAN_CHARS:
-        return _redact_all(text)
+        return _redact_until_stable(text)
     head = _cut_at_line(text, MAX_SCAN_CHARS - _OVERSIZE_SLACK)
     note = f"\n[learn: {len(text) - len(head)} more characters dropped unscanned]"
-    out = _redact_all(head)
+    out = _redact_until_stable(head)
     if len(out) + len(note) > MAX_SCAN_CHARS:  # redaction grew it: a second pass must not cut
         out = _cut_at_line(out, MAX_SCAN_CHARS - len(note))
     return out + note
@@ -693,6 +744,7 @@ def contains_secret(text: str) -> bool:
 
 
 _MAX_DEPTH = 64
+_TOO_DEEP = "[learn: nested too deep, dropped]"
 
 
 def redact_obj(obj, _depth: int = 0):
@@ -700,12 +752,12 @@ def redact_obj(obj, _depth: int = 0):
 
     Keys are kept; a string value under a key that names a credential (`"password"`,
     `"api_key"`, `"GITHUB_TOKEN"` ...) is redacted whole even when it does not look secret.
-    Anything nested deeper than 64 levels is replaced by its redacted `repr`.
+    A container nested deeper than 64 levels (or a cycle) is replaced by a short marker string.
     """
     if isinstance(obj, str):
         return redact(obj)
     if _depth >= _MAX_DEPTH and isinstance(obj, (dict, list, tuple)):
-        return redact(repr(obj)[:MAX_SCAN_CHARS])
+        return _TOO_DEEP
     if isinstance(obj, dict):
         return {key: _redact_value(key, value, _depth) for key, value in obj.items()}
     if isinstance(obj, (list, tuple)):

@@ -8,9 +8,9 @@ Where TEXT goes (documented in docs/cmd-add.md):
 - any other TEXT is stored as its `context` (what was learned / being done);
 - `--context` and `--error` fill their fields explicitly; TEXT then takes the other one
   (a usage error when it has no place left).
-Type and category, when not given: an error message → type error, category by the capture
-classifier; other text → the first keyword rule of `HINTS` that matches, else pattern/coding.
-A category alone decides the type (`config` → error, `testing` → workflow, …).
+Type and category, when not given: an error message (or `--error`) → type error, category by
+the capture classifier; other text → the first keyword rule of `HINTS` that matches, else
+pattern/coding. A category alone decides the type (`config` → error, `testing` → workflow, …).
 """
 
 from __future__ import annotations
@@ -97,7 +97,8 @@ def build_record(text: str, *, fix: str | None = None, type_: str | None = None,
     category = check_category(category) if category is not None else None
     rtype = type_.strip().lower() if type_ else None
     guessed_type, guessed_category = suggest(text)
-    rtype = rtype or (TYPE_OF_CATEGORY.get(category) if category else None) or guessed_type
+    rtype = (rtype or (TYPE_OF_CATEGORY.get(category) if category else None)
+             or ("error" if (error or "").strip() else guessed_type))
     if category is None:
         category = guessed_category if TYPE_OF_CATEGORY.get(guessed_category) == rtype else _default_category(rtype)
     fields = _place(text, rtype, context, error)
@@ -172,7 +173,7 @@ def report(outcome, where: str, store, as_json: bool) -> None:
 
 def command(
     ctx: typer.Context,
-    text: str = typer.Argument(..., help="What you learned (an error message, a rule, a preference).", show_default=False),
+    text: str = typer.Argument(..., metavar="TEXT", help="What you learned (an error message, a rule, a preference).", show_default=False),
     fix: str = typer.Option(None, "--fix", help="What fixes it / what to do.", show_default=False),
     type_: str = typer.Option(None, "--type", help="error, pattern, preference or workflow (default: guessed).", show_default=False),
     category: str = typer.Option(None, "--category", help="e.g. config, dependency, testing (default: guessed).", show_default=False),

@@ -6,8 +6,6 @@ forms share engine.digest.session_digest.)
 
 from __future__ import annotations
 
-import sys
-
 import typer
 
 from learn_cli.commands._common import EXIT_USAGE, current_project, fail, json_out, open_store, state
@@ -25,10 +23,12 @@ def command(
 
     from learn_cli.engine.digest import session_digest, stack_signals
 
-    if hook:  # normally answered by the fast path; kept so `learn context --hook` always works
+    if hook:  # the fast path answers `learn context --hook`; this is `learn --home X context --hook`
         from learn_cli.capture.hook import context_main
 
-        raise typer.Exit(context_main([a for a in sys.argv[1:] if a != "context"]))
+        st = state(ctx)
+        argv = (["--home", st.home] if st.home else []) + (["--project", st.project_path] if st.project_path else [])
+        raise typer.Exit(context_main(argv + (["--budget", str(budget)] if budget is not None else [])))
     if budget is not None and not 1 <= budget <= MAX_BUDGET:
         fail(f"--budget must be between 1 and {MAX_BUDGET:,} tokens (got {budget})", EXIT_USAGE)
     st = state(ctx)

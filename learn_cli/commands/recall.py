@@ -9,7 +9,7 @@ from learn_cli.commands._common import EXIT_USAGE, current_project, fail, json_o
 
 def command(
     ctx: typer.Context,
-    topic: list[str] = typer.Argument(..., help="Words to search for (all words rank first, then any).", show_default=False),
+    topic: list[str] = typer.Argument(..., metavar="TOPIC...", help="Words to search for (all words rank first, then any).", show_default=False),
     limit: int = typer.Option(10, "--limit", "-n", help="Show at most this many results.", min=1, max=1000),
     all_: bool = typer.Option(False, "--all", help="Include archived learnings."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable results (see docs/cmd-recall.md)."),

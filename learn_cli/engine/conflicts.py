@@ -83,7 +83,7 @@ def _patterns():
 
 def find_conflicts(records: list[dict], same_scope_only: bool = True) -> list[tuple[str, str, str]]:
     """Pairs of learnings that give incompatible advice: [(id_a, id_b, reason)], each pair once."""
-    live = [r for r in records if isinstance(r, dict) and _id(r) and r.get("status") != "archived"]
+    live = [r for r in records or () if isinstance(r, dict) and _id(r) and r.get("status") != "archived"]
     found: dict[frozenset, tuple[str, str, str]] = {}
 
     def report(a: dict, b: dict, reason: str) -> None:
@@ -210,7 +210,8 @@ def _statement_conflicts(records: list[dict], report) -> None:
                 if a_pro and b_pro and not a_pro & b_pro:
                     report(a, b, f"{slot}: {_values(a_pro)} vs {_values(b_pro)}")
                 elif a_pro & b_con or b_pro & a_con:
-                    report(a, b, f"{slot}: one prefers {_values((a_pro & b_con) | (b_pro & a_con))}, the other rejects it")
+                    disputed = _values((a_pro & b_con) | (b_pro & a_con))
+                    report(a, b, f"{slot}: one prefers {disputed}, the other rejects it")
     for core, (positive, negative) in by_core.items():
         for a in positive:
             for b in negative:

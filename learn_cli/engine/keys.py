@@ -8,9 +8,10 @@ meaningful lines (learn_cli.capture.classify.meaningful_lines, i.e. from what a 
 
 - well-known failures get a canonical form whatever the shell or the path:
   `command not found: pytest`, `modulenotfounderror: no module named 'jose'`,
-  `cannot find module 'express'`, `no such file or directory: app.py` (`cd: …` for cd),
+  `cannot find module 'express'` (tsc: `error ts2307: cannot find module 'express'`),
+  `no such file or directory: app.py` (`cd: no such …` for cd),
   `permission denied: /var/run/docker.sock`, `npm: package not found: left-padd`,
-  `cargo: unknown option --relase`;
+  `cargo: unknown option --relase`, `python train.py: unknown option --lr`;
 - else the last Python-style exception line when it names a subject (`keyerror: 'database_url'`);
 - else up to three normalised error lines joined by ` | `.
 Normalising removes what varies between occurrences: ANSI, diagnostic locations
@@ -62,13 +63,14 @@ _SIGNATURE_LINES = 3
 # Words that say only that something failed; a signature made of these is generic.
 _GENERIC_WORDS = frozenset("""
     error errors err fail failed fails failing failure failures fatal exit exited code codes status
-    with command commands process returned return non zero nonzero npm yarn pnpm elifecycle errno
+    with process returned return non zero nonzero npm yarn pnpm elifecycle errno
     make gmake stop test tests passed pass in of and the an to for see above below log logs details
     more information info run running script segmentation fault core dumped killed aborted abort
     terminated signal sigsegv sigkill sigabrt sigterm traceback most recent call last warning
     warnings timeout timed out build exception assertionerror assert assertion unknown something
     went wrong occurred unexpected at on is was be by this that it no not true false none null
-    total ok done found did exception uncaught unhandled problem problems
+    total ok done found did exception uncaught unhandled problem problems such file files directory
+    directories or
 """.split())
 
 _STOP_WORDS = frozenset("""
@@ -84,14 +86,20 @@ _SHELL_TOOLS = frozenset({
 # Interpreters whose first argument (the script) says what ran.
 _INTERPRETERS = frozenset({
     "python", "node", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "tsx", "ts-node",
-    "lua", "Rscript", "julia",
+    "lua", "rscript", "julia",
 })
-# Launchers whose first two words name the task (`npm run build`, `cargo run --bin x`).
+# Launchers whose first two words name the task (`npm run build`, `pnpm exec vitest`).
 _RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun", "deno", "make", "just", "task", "poe", "invoke"})
 _RUN_WORDS = frozenset({"run", "exec", "x", "dlx", "workspace"})
 
+# Words that end up before ": No such file or directory" without being the missing path.
+_NOT_PATH_WORDS = frozenset({"failed", "error", "fatal", "open", "stat", "lstat", "access", "mkdir", "read", "connect"})
+
 # System locations whose paths are the subject, not noise (`/var/run/docker.sock`).
-_SYSTEM_ROOTS = ("/usr/", "/var/", "/etc/", "/opt/", "/dev/", "/run/", "/proc/", "/sys/", "/bin/", "/sbin/", "/lib", "/Library/", "/System/")
+_SYSTEM_ROOTS = (
+    "/usr/", "/var/", "/etc/", "/opt/", "/dev/", "/run/", "/proc/", "/sys/", "/bin/", "/sbin/",
+    "/lib/", "/lib64/", "/Library/", "/System/",
+)
 _TEMP_ROOTS = ("/tmp/", "/private/tmp/", "/var/folders/", "/private/var/folders/", "/var/tmp/", "/dev/shm/")
 
 
@@ -214,7 +222,10 @@ def _canonical(text: str, scope: str) -> str | None:
             return f"modulenotfounderror: no module named '{match.group('name').lower()}'"
         match = node_module.search(text)
         if match:
-            return f"cannot find module '{_subject_path(match.group('name')).lower()}'"
+            # tsc's TS2307 is not node's runtime error: its fix is often a types package
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            prefix = "error ts2307: " if "ts2307" in text[line_start : match.start()].lower() else ""
+            return f"{prefix}cannot find module '{_subject_path(match.group('name')).lower()}'"
     if "registry" in lower:
         for pattern in _npm_missing_package_res():
             match = pattern.search(text)
@@ -232,7 +243,8 @@ def _canonical(text: str, scope: str) -> str | None:
     match = _option_re().search(text)
     if match:
         option = match.group("opt").split("=", 1)[0].lower()
-        return f"{scope}: unknown option {option}" if scope else f"unknown option {option}"
+        what = "unknown option" if option.startswith("-") else "unexpected argument"
+        return f"{scope}: {what} {option}" if scope else f"{what} {option}"
     return None
 
 
@@ -242,9 +254,9 @@ def _missing_file(text: str) -> str | None:
             groups = match.groupdict()
             if groups.get("header"):
                 return f"fatal error: {groups['header'].lower()}: no such file or directory"
-            name = _CANNOT_PREFIX_RE().sub("", groups["name"].strip())
-            if not name or any(ch.isspace() for ch in name):
-                continue  # prose such as "cannot open shared object file", not a path
+            name = _cannot_prefix_re().sub("", groups["name"].strip())
+            if not name or any(ch.isspace() for ch in name) or name.lower() in _NOT_PATH_WORDS:
+                continue  # prose ("cannot open shared object file", "… failed: No such file"), not a path
             line_start = text.rfind("\n", 0, match.start("name")) + 1
             cd = _cd_re().search(text[line_start : match.start("name")]) is not None
             return ("cd: " if cd else "") + "no such file or directory: " + _scrub(_subject_path(name).lower())
@@ -252,7 +264,7 @@ def _missing_file(text: str) -> str | None:
 
 
 @cache
-def _CANNOT_PREFIX_RE() -> re.Pattern[str]:  # noqa: N802 - reads as a constant
+def _cannot_prefix_re() -> re.Pattern[str]:
     return re.compile(r"^(?:cannot access|cannot open|can't open|cannot stat)\s+['\"]?", re.IGNORECASE)
 
 
@@ -295,7 +307,8 @@ def _norm_res() -> dict[str, re.Pattern[str]]:
     return {
         "quotes": re.compile(r"[‘’‚‛“”„‟`´\"]"),
         "pytest_e": re.compile(r"^E\s+"),
-        "location": re.compile(r"^(?:[^\s:()]+?(?:\(\d+,\d+\)|(?::\d+){1,3})):\s*"),
+        # `src/a.ts(3,5): `, `main.c:5:5: `, `Makefile:12: ` (a name with a letter, not a clock)
+        "location": re.compile(r"^(?:[^\s:()]*[A-Za-z][^\s:()]*?(?:\(\d+,\d+\)|(?::\d+){1,3})):\s*"),
         "url": re.compile(r"\b([a-z][a-z0-9+.-]*://)(?:[^/\s@'\"]+@)?([^/\s'\"?#]+)([^\s'\"?#]*)(?:[?#][^\s'\"]*)?", re.I),
         "winpath": re.compile(r"\b[A-Za-z]:\\(?:[^\s'\"\\:*?<>|]+\\)*[^\s'\"\\:*?<>|]*"),
         "tildepath": re.compile(r"(?<![\w.])~[\w.-]*/[^\s'\":,;()\[\]<>|]*"),
@@ -316,7 +329,8 @@ def _norm_res() -> dict[str, re.Pattern[str]]:
         ),
         "version_line": re.compile(r"version|satisf|requir|matching|conflict|incompatib|notarget|resolv|peer", re.I),
         "ipv4": re.compile(r"\b(?!127\.0\.0\.1\b)\d{1,3}(?:\.\d{1,3}){3}\b"),
-        "tmpname": re.compile(r"\btmp[\w-]{4,}|\b[\w-]*-[a-z0-9]{6,}\.(?:sh|tmp)\b", re.I),
+        # tempfile names (`tmpa8x2k_q1`; not `tmp_path`), snapshot names (`snapshot-bash-17-2jwngj.sh`)
+        "tmpname": re.compile(r"\btmp(?=[\w-]*\d)[\w-]{4,}|\b[\w-]*-[a-z0-9]{6,}\.(?:sh|tmp)\b", re.I),
         "bignum": re.compile(r"(?<![\w.<])\d{5,}\b"),
         "space": re.compile(r"\s+"),
     }
@@ -346,6 +360,8 @@ def _normalize_line(line: str) -> str:
     res = _norm_res()
     s = res["quotes"].sub("'", line.strip())
     s = res["pytest_e"].sub("", s)
+    s = res["iso_time"].sub("<time>", s)
+    s = res["clock"].sub("<time>", s)
     s = res["location"].sub("", s)
     s = res["url"].sub(lambda m: m.group(1).lower() + m.group(2).lower() + m.group(3), s)
     s = res["winpath"].sub(_replace_path, s)
@@ -355,8 +371,6 @@ def _normalize_line(line: str) -> str:
     s = res["line_col"].sub(lambda m: m.group(1) + " <n>", s)
     s = res["uuid"].sub("<hex>", s)
     s = res["hex"].sub("<hex>", s)
-    s = res["iso_time"].sub("<time>", s)
-    s = res["clock"].sub("<time>", s)
     s = res["duration"].sub("<dur>", s)
     s = res["pid"].sub(_replace_pid, s)
     s = res["ipv4"].sub("<ip>", s)
@@ -519,9 +533,7 @@ def tokens(text: str | None) -> list[str]:
 
 @cache
 def _any_path_re() -> re.Pattern[str]:
-    return re.compile(
-        r"(?<![\w.:/~-])(?:~|[A-Za-z]:)?[/\\](?:[^\s'\"`:,;()\[\]<>|*?]+)"
-    )
+    return re.compile(r"(?<![\w.:/~-])(?:~|[A-Za-z]:)?[/\\](?:[^\s'\"`:,;()\[\]<>|*?]+)")
 
 
 def normalize_path(path: str, root: str | None = None) -> str:

@@ -7,6 +7,7 @@ the hot path). Stdlib only; difflib is imported when first needed.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from functools import cache
@@ -59,7 +60,7 @@ def merge(into: dict, other: dict) -> dict:
     result["status"] = _stronger_status(into.get("status"), other.get("status"))
     if "schema" in into or "schema" in other:
         result["schema"] = max(_count(into.get("schema")), _count(other.get("schema"))) or 1
-    return result
+    return copy.deepcopy(result)  # nothing nested is shared with the inputs
 
 
 def better_text(a, b):
@@ -243,16 +244,16 @@ def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[d
     thousands of different records share their rarest tokens.
     """
     jaccard_floor = max(0.0, 2 * threshold - 1)
-    buckets: dict[tuple, list[tuple[dict, str, frozenset]]] = {}
+    buckets: dict[tuple, list[tuple]] = {}
     for rec in records:
         if not isinstance(rec, dict):
             continue
         problem, fix = normalize_text(problem_text(rec)), normalize_text(fix_text(rec))
         if not problem and not fix:
             continue
-        primary = problem or fix
         bucket = (str(rec.get("type") or ""), str(rec.get("category") or ""), bool(problem), bool(fix))
-        buckets.setdefault(bucket, []).append((rec, problem + "\x00" + fix, frozenset(primary.split())))
+        parts = tuple(frozenset(text.split()) for text in (problem, fix) if text)
+        buckets.setdefault(bucket, []).append((rec, problem + "\x00" + fix, parts))
     groups: list[list[dict]] = []
     for entries in buckets.values():
         groups.extend(_cluster_bucket(entries, threshold, jaccard_floor))
@@ -260,40 +261,57 @@ def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[d
 
 
 def _cluster_bucket(entries, threshold: float, jaccard_floor: float) -> list[list[dict]]:
-    document_frequency: dict[str, int] = {}
-    for _, _, tokens in entries:
-        for token in tokens:
-            document_frequency[token] = document_frequency.get(token, 0) + 1
+    frequency: dict[tuple, int] = {}
+    for _, _, parts in entries:
+        for at, tokens in enumerate(parts):
+            for token in tokens:
+                frequency[(at, token)] = frequency.get((at, token), 0) + 1
     exact: dict[str, list[dict]] = {}
-    leaders: list[tuple[dict, list[dict]]] = []
-    index: dict[str, list[int]] = {}
-    for rec, signature, tokens in entries:
+    leaders: list[tuple[dict, tuple, list[dict]]] = []
+    index: dict[tuple, list[int]] = {}
+    for rec, signature, parts in entries:
         if signature in exact:  # identical normalised text: no comparison needed
             exact[signature].append(rec)
             continue
-        ordered = sorted(tokens, key=lambda t: (document_frequency[t], t))
-        keep = len(ordered) - math.ceil(jaccard_floor * len(ordered) - 1e-9) + 1  # float-safe ceil
-        prefix = ordered[:keep]
-        seen: set[int] = set()
-        home = None
-        for token in prefix:
-            for leader_at in index.get(token, ()):
-                if leader_at in seen:
-                    continue
-                seen.add(leader_at)
-                leader, members = leaders[leader_at]
-                if similarity(leader, rec) >= threshold:
-                    home = members
-                    break
-            if home is not None:
-                break
-        if home is not None:
+        prefixes = [_prefix(at, tokens, frequency, jaccard_floor) for at, tokens in enumerate(parts)]
+        # Probing one part is enough (a near-duplicate shares a prefix token in every part):
+        # take the part whose tokens lead to the fewest leaders.
+        probe = min(prefixes, key=lambda prefix: sum(len(index.get(key, ())) for key in prefix))
+        home = _find_leader(rec, parts, probe, index, leaders, threshold, jaccard_floor)
+        if home is None:
+            home = [rec]
+            leaders.append((rec, parts, home))
+            for prefix in prefixes:  # leaders are indexed by every part
+                for key in prefix:
+                    index.setdefault(key, []).append(len(leaders) - 1)
+        else:
             home.append(rec)
-            exact[signature] = home
-            continue
-        members = [rec]
-        leaders.append((rec, members))
-        exact[signature] = members
-        for token in prefix:
-            index.setdefault(token, []).append(len(leaders) - 1)
-    return [members for _, members in leaders]
+        exact[signature] = home
+    return [members for _, _, members in leaders]
+
+
+def _prefix(at: int, tokens: frozenset, frequency: dict, jaccard_floor: float) -> list[tuple]:
+    ordered = sorted(((at, t) for t in tokens), key=lambda key: (frequency[key], key[1]))
+    keep = len(ordered) - math.ceil(jaccard_floor * len(ordered) - 1e-9) + 1  # float-safe ceil
+    return ordered[:keep]
+
+
+def _find_leader(rec, parts, probe, index, leaders, threshold, jaccard_floor):
+    """The earliest leader met through a probe token whose every part passes the Jaccard
+    bound (cheap set arithmetic) and then the full similarity (difflib)."""
+    floor = jaccard_floor - 1e-9
+    candidates = sorted({leader_at for key in probe for leader_at in index.get(key, ())})
+    for leader_at in candidates:
+        leader, leader_parts, members = leaders[leader_at]
+        passes_bound = all(_jaccard_at_least(x, y, floor) for x, y in zip(parts, leader_parts, strict=True))
+        if passes_bound and similarity(leader, rec) >= threshold:
+            return members
+    return None
+
+
+def _jaccard_at_least(x: frozenset, y: frozenset, floor: float) -> bool:
+    small, large = (len(x), len(y)) if len(x) <= len(y) else (len(y), len(x))
+    if small < floor * large:  # even full overlap could not reach the floor
+        return False
+    shared = len(x & y)
+    return shared >= floor * (small + large - shared)

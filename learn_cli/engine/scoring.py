@@ -11,7 +11,7 @@ frequency counts as 1, impact as 0.5, last_used falls back to created, then to n
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 PROMOTE = "promote"
 CANDIDATE = "candidate"
@@ -41,24 +41,24 @@ def parse_time(value) -> datetime | None:
     else:
         return None
     if moment.tzinfo is None:  # naive timestamps in users' files are taken as UTC
-        return moment.replace(tzinfo=timezone.utc)
+        return moment.replace(tzinfo=UTC)
     return moment
 
 
 def format_time(moment: datetime) -> str:
     """`2026-11-29T17:55:00Z`: the record's timestamp format."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _now(now) -> datetime:
-    return parse_time(now) or datetime.now(timezone.utc)
+    return parse_time(now) or datetime.now(UTC)
 
 
 def frequency_of(rec: dict) -> int:
     """The record's frequency as an int ≥ 1 (1 when missing or not a number)."""
     value = rec.get("frequency")
     if type(value) is int:  # the common case, checked first: scoring runs on every record
-        return value if value >= 1 else 1
+        return max(value, 1)
     if isinstance(value, bool):
         return 1
     try:
@@ -147,7 +147,7 @@ def _score_at(rec: dict, now: datetime) -> float:
     if moment is None:
         moment = last_used_of(rec, now)
     elif moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     elapsed = (now - moment).total_seconds()
     weeks = int(elapsed // _WEEK_SECONDS) if elapsed > 0 else 0
     if weeks >= 10:
@@ -168,8 +168,8 @@ def lifecycle(
     - only `active` learnings (and records without a status) are promoted or listed as
       candidates: `pending` ones have not earned it yet, `conflicted` ones wait for the
       user, `global` ones are already promoted copies, `archived` ones are gone;
-    - promote: seen in ≥ 3 distinct projects, or score > 0.7 and seen in ≥
-      promote_min_projects projects;
+    - promote: seen in ≥ 3 distinct projects (whatever the score), or score > 0.7 and
+      seen in ≥ promote_min_projects projects;
     - candidate: 0.3 ≤ score ≤ 0.7, or > 0.7 in too few projects;
     - archive: score < 0.3 and `low_since` at least archive_days old (active, pending
       and global learnings alike; conflicted and archived ones are left alone);
@@ -179,6 +179,9 @@ def lifecycle(
     status = rec.get("status") or "active"
     if status in ("archived", "conflicted"):
         return KEEP
+    projects = project_count(rec)
+    if status == "active" and projects >= PROMOTE_ALWAYS_PROJECTS:
+        return PROMOTE
     value = score(rec, now)
     if value < LOW_SCORE:
         low_since = parse_time(rec.get("low_since"))
@@ -187,9 +190,6 @@ def lifecycle(
         return KEEP
     if status != "active":
         return KEEP
-    projects = project_count(rec)
-    if projects >= PROMOTE_ALWAYS_PROJECTS:
-        return PROMOTE
     if value > HIGH_SCORE and projects >= promote_min_projects:
         return PROMOTE
     return CANDIDATE

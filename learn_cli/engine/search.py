@@ -1,19 +1,24 @@
 """Recall: search this project's, the global and other projects' learnings through the FTS5
 index, ranked by relevance × score (SPEC §5 `learn recall`).
 
-The topic never reaches MATCH as typed: it is cut into words, each word quoted (so FTS5
-syntax in it is inert) and combined twice: all words (AND) and any word (OR). Learnings that
-hold every word rank before those that hold some.
+The topic never reaches MATCH as typed: it is cut into words the way the index tokenizer cuts
+text, and each word is quoted (FTS5 syntax in it is inert). Tiers, best first, each run only
+while fewer than `limit` candidates are found (a later tier can never outrank an earlier one):
+  1. every word (AND);
+  2. any informative word (OR, leaving out words found in most learnings: bm25 gives them no
+     weight, and they would only make the query slow);
+  3. any word (OR).
 
-Order of work, so that the answer stays fast and bounded:
-1. this project and the global store, in one ranked query (never subject to the time bound);
-2. other projects (lateral), newest index rows first, in windows of about `WINDOW` matches,
-   each ranked in SQL with `ORDER BY bm25 LIMIT`. The cross-project search has a time bound
-   (config `search_timeout_s`): past it, the remaining windows are left out and the projects
-   they hold are named. A topic so broad that it matches more than `MAX_RANKED` learnings of
-   other projects stops there too, and says how many matches were not ranked.
-3. Only the few hundred best candidates are read in full and scored:
-   rank = relevance (bm25 normalised to 0..1) × (score + SCORE_FLOOR) × scope boost.
+One tier walks the index newest rows first, in windows of about `WINDOW` matches, each
+ranked in SQL (`ORDER BY bm25 LIMIT`), so the work per query stays bounded:
+- the cross-project search has a time bound (config `search_timeout_s`, SQLite's progress
+  handler interrupts a running query): past it, this project and the global store are still
+  searched whole, and the other projects whose rows were not reached are named;
+- a topic so broad that more than `MAX_RANKED` matches would be ranked stops there too
+  (this project and global still searched whole) and says how many matches were left out.
+Only the best `SCORED` candidates are read in full and scored:
+  rank = relevance (bm25 normalised to 0..1) × (score + SCORE_FLOOR) × scope boost
+(this project 1.25, global 1.15, other projects 1.0; archived × 0.8).
 
 Stdlib only; the caller passes `loads` (orjson's in commands).
 """
@@ -24,9 +29,8 @@ import json
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field
 from functools import cache
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from learn_cli.engine.scoring import score as score_of
 
@@ -35,8 +39,8 @@ MAX_TERM_CHARS = 64
 PREFIX_MIN = 4  # words this long also match longer words ("dock" finds "docker")
 CANDIDATES = 200  # rows taken from each ranked query
 SCORED = 300  # candidates read in full and scored
-WINDOW = 10_000  # matches of other projects ranked per step
-MAX_RANKED = 20_000  # matches of other projects ranked at most (a topic broader than this is cut)
+WINDOW = 10_000  # matches ranked per step
+MAX_RANKED = 20_000  # matches ranked at most per tier (a topic broader than this is cut)
 COMMON_SHARE = 0.5  # a word in more than half of all learnings ranks nothing: OR skips it
 SCORE_FLOOR = 0.1  # unscored (score 0) learnings still show when they match well
 BOOST = {"project": 1.25, "global": 1.15, "other": 1.0}
@@ -47,8 +51,7 @@ LIVE_SCOPES = ("project", "global")
 ARCHIVE_SCOPES = ("archive", "global-archive")
 
 
-@dataclass
-class Hit:
+class Hit(NamedTuple):
     record: dict
     scope: str  # project | archive | global | global-archive
     pid: str  # project id ('' for global)
@@ -60,15 +63,17 @@ class Hit:
     where: str  # "project" (this one), "global" or "other"
 
 
-@dataclass
 class SearchResult:
-    terms: list[str]
-    hits: list[Hit] = field(default_factory=list)
-    more: bool = False  # more matches than shown
-    timed_out: bool = False
-    not_searched: list[str] = field(default_factory=list)  # project ids left out by the time bound
-    not_ranked: int = 0  # matches of other projects left out because the topic is too broad
-    elapsed_ms: float = 0.0
+    """What a search found, and whether it is complete."""
+
+    def __init__(self, terms: list[str]):
+        self.terms = terms
+        self.hits: list[Hit] = []
+        self.more = False  # more matches than shown
+        self.timed_out = False
+        self.not_searched: list[str] = []  # project ids left out by the time bound
+        self.not_ranked = 0  # matches left out because the topic is too broad (an upper bound)
+        self.elapsed_ms = 0.0
 
     @property
     def partial(self) -> bool:
@@ -123,11 +128,10 @@ def search(store, topic, *, project_id: str | None = None, limit: int = 10, incl
         return result
     deadline = None if timeout_s is None else started + max(0.0, float(timeout_s))
     run = _Run(store.index.db, result, project_id or "", include_archived, clock, deadline)
-    run.plan()
-    if run.and_query:
-        run.tier(run.and_query, True)
-    if run.or_query and sum(1 for v in run.found.values() if v[1]) < limit:
-        run.tier(run.or_query, False)
+    for query, all_terms in run.plan():
+        if len(run.found) >= limit:
+            break  # later tiers would rank below what is already found
+        run.tier(query, all_terms)
     _finish(store, run, limit, loads, now)
     result.elapsed_ms = (clock() - started) * 1000
     return result
@@ -147,26 +151,26 @@ class _Run:
         glob = ("global", "global-archive") if archived else ("global",)
         self.proj_in = "(" + ",".join(f"'{s}'" for s in proj) + ")"
         self.glob_in = "(" + ",".join(f"'{s}'" for s in glob) + ")"
-        self.and_query = self.or_query = ""
         self.found: dict[int, list] = {}  # rowid -> [bm25 relevance, holds all words]
         self.stopped_at: int | None = None  # rows below this rowid were not searched
 
-    def plan(self) -> None:
-        """Build AND / OR; a word found in most learnings stays in AND but leaves OR."""
+    def plan(self) -> list[tuple[str, bool]]:
+        """The tiers, best first: every word (AND); any informative word (OR without the words
+        found in most learnings, which rank nothing); any word."""
         terms = self.result.terms
         and_q, or_q = fts_queries(terms)
-        if len(terms) > 1:
-            total = self.db.execute("SELECT count(*) FROM learnings").fetchone()[0]
-            counts = {t: self._count(term_query(t)) for t in terms}
-            if all(counts.values()):
-                self.and_query = and_q
-            informative = [t for t in terms if 0 < counts[t] <= total * COMMON_SHARE]
-            if informative and len(informative) < len(terms):
-                or_q = fts_queries(informative)[1]
-        if self._count(or_q):
-            self.or_query = or_q
-        else:
-            self.and_query = ""
+        if not self._count(or_q):
+            return []
+        if len(terms) == 1:
+            return [(or_q, True)]  # one word: a match holds every word
+        total = self.db.execute("SELECT count(*) FROM learnings").fetchone()[0]
+        counts = {t: self._count(term_query(t)) for t in terms}
+        tiers = [(and_q, True)] if all(counts.values()) else []
+        informative = [t for t in terms if 0 < counts[t] <= total * COMMON_SHARE]
+        if informative and len(informative) < len([t for t in terms if counts[t]]):
+            tiers.append((fts_queries(informative)[1], False))
+        tiers.append((or_q, False))
+        return tiers
 
     def _count(self, query: str) -> int:
         return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]

@@ -20,10 +20,11 @@ def digest(result, project_name: str, budget: int) -> None:
         else:
             sys.stderr.write(f"learn: {message}\n")
         return
+    # The digest is printed exactly as the agent gets it (already sanitized; never re-wrapped).
+    sys.stdout.write(result.text.rstrip("\n") + "\n")
     if not fancy_out:
-        sys.stdout.write(result.text.rstrip("\n") + "\n")
         return
-    write(Text(result.text.rstrip("\n")))
+    sys.stdout.flush()
     write()
     shown = len(result.items)
     parts = [f"{result.tokens:,} / {budget:,} tokens", f"{plural(shown, 'learning')} loaded"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple
 
@@ -146,7 +145,7 @@ def rewrite(path: Path, records: Iterable[dict], durable: bool = True) -> None:
 
 def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int = FILE_MODE) -> None:
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temp_beside(path)
     try:
         os.fchmod(fd, mode)
         _write_all(fd, data)
@@ -165,6 +164,17 @@ def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int = FILE
         except OSError:
             pass
         raise
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new private temp file in the target's folder (tempfile.mkstemp without importing
+    tempfile, which costs ~2 ms on every hook call)."""
+    while True:
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE), tmp
+        except FileExistsError:
+            continue
 
 
 def _fsync_dir(folder: Path) -> None:

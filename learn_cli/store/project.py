@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):  # not a dataclass: `dataclasses` costs ~5 ms of import per hook call
     id: str
     name: str
     root: str

@@ -31,35 +31,44 @@ MAX_ID = 200
 
 def _text(value, cap: int) -> str:
     if isinstance(value, str):
-        return value[:cap]
+        return _utf8(value[:cap])
     return ""
+
+
+def _utf8(text: str) -> str:
+    """JSON may carry lone surrogates (`"\ud800"`), which cannot be written as UTF-8."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _path_of(tool_input: dict) -> str:
     for name in ("file_path", "notebook_path", "path", "pattern", "url"):
         value = tool_input.get(name)
         if isinstance(value, str) and value.strip():
-            return value[:MAX_COMMAND]
+            return _utf8(value[:MAX_COMMAND])
     return ""
 
 
 def _response_text(response) -> str:
     """The combined output of a successful tool (Bash: stdout; stderr is often empty)."""
     if isinstance(response, str):
-        return response[:MAX_OUTPUT]
+        return _utf8(response[:MAX_OUTPUT])
     if isinstance(response, dict):
         parts = [response.get(k) for k in ("stdout", "stderr", "output", "content")]
-        return "\n".join(p for p in parts if isinstance(p, str) and p)[:MAX_OUTPUT]
+        return _utf8("\n".join(p for p in parts if isinstance(p, str) and p)[:MAX_OUTPUT])
     return ""
 
 
 def _error_text(value) -> str:
     if isinstance(value, str):
-        return value[:MAX_ERROR]
+        return _utf8(value[:MAX_ERROR])
     if isinstance(value, dict):  # defensive: some versions may nest the message
         for name in ("error", "message", "stderr", "output"):
             if isinstance(value.get(name), str):
-                return value[name][:MAX_ERROR]
+                return _utf8(value[name][:MAX_ERROR])
     return ""
 
 
@@ -88,7 +97,7 @@ def to_event(payload) -> ev.Event | None:
     )
     command = tool_input.get("command")
     if isinstance(command, str):
-        event.command = command[:MAX_COMMAND]
+        event.command = _utf8(command[:MAX_COMMAND])
     if not event.is_shell:
         event.path = _path_of(tool_input)
     if kind == ev.FAILURE:

@@ -1,0 +1,443 @@
+"""`learn hooks install|uninstall|status [--scope user|project|local] [--agent claude-code]`.
+
+Merges `learn`'s hook entries into the agent's settings file beside whatever is there (SPEC §3):
+- idempotent: a second install changes nothing, byte for byte;
+- a backup `<file>.bak-<UTC timestamp>` is written before any change;
+- every other key and hook is kept, and the file keeps its indentation style;
+- the absolute path of the installed `learn` is registered (hooks run without the user's shell
+  set-up), and entries left by an older install at another path are replaced;
+- uninstall removes exactly the entries whose command is ours, and the containers it emptied;
+- a settings file that is not valid JSON is refused with one line, and left untouched.
+
+The settings-file handling (`SettingsFile`) is agent-neutral; an agent is a table of where its
+settings live and which entries `learn` adds (`AGENTS`). Later agents add a row.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+from learn_cli.commands._common import EXIT_USAGE, current_project, fail, json_out, state
+
+SCOPES = ("user", "project", "local")
+
+app = typer.Typer(help="Install, remove or show the agent hooks.", no_args_is_help=True,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+# ---------------------------------------------------------------------------------------------
+# Agents
+
+
+class ClaudeCode:
+    """Claude Code (reference/agent-hooks.md §1.1, §1.2, §1.10)."""
+
+    name = "claude-code"
+    title = "Claude Code"
+    # (event, matcher or None, learn sub-command, timeout in seconds or None)
+    ENTRIES = (
+        ("SessionStart", None, "context --hook", 15),  # no matcher: startup, resume, clear, compact
+        ("UserPromptSubmit", None, "capture", 10),
+        ("PreToolUse", "Bash", "capture", 5),
+        ("PostToolUse", "*", "capture", 10),
+        ("PostToolUseFailure", "*", "capture", 10),
+        ("Stop", None, "capture", 10),
+        # No timeout: a SessionEnd timeout would raise Claude Code's shared 1.5 s exit budget.
+        ("SessionEnd", None, "capture", None),
+    )
+
+    def settings_path(self, scope: str, project_root: Path | None) -> Path:
+        if scope == "user":
+            return Path(os.path.expanduser("~")) / ".claude" / "settings.json"
+        name = "settings.json" if scope == "project" else "settings.local.json"
+        return Path(project_root) / ".claude" / name
+
+    def handlers(self, learn: str) -> list[tuple[str, str | None, dict]]:
+        out = []
+        for event, matcher, sub, timeout in self.ENTRIES:
+            handler = {"type": "command", "command": f"{learn} {sub}"}
+            if timeout:
+                handler["timeout"] = timeout
+            out.append((event, matcher, handler))
+        return out
+
+
+AGENTS = {"claude-code": ClaudeCode()}
+
+# A command of ours: `<…/learn> capture…`, `<…/learn> context --hook…`, `<python> -m learn_cli …`.
+_OURS = re.compile(
+    r"""^\s*(?:"[^"]*|'[^']*|\S*)(?:(?<![\w.-])learn(?:\.exe)?["']?|\s+-m\s+learn_cli)\s+"""
+    r"""(?:capture|context\s+--hook)(?:\s|$)"""
+)
+
+
+def is_ours(handler) -> bool:
+    return isinstance(handler, dict) and isinstance(handler.get("command"), str) and bool(
+        _OURS.match(handler["command"]))
+
+
+def learn_command() -> str:
+    """The absolute command that runs this `learn` (quoted for the shell when needed)."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if argv0 and os.path.basename(argv0).split(".")[0] == "learn" and os.access(argv0, os.X_OK):
+        return shlex.quote(os.path.abspath(argv0))
+    found = shutil.which("learn")
+    if found:
+        return shlex.quote(os.path.abspath(found))
+    return f"{shlex.quote(os.path.abspath(sys.executable))} -m learn_cli"
+
+
+# ---------------------------------------------------------------------------------------------
+# The settings file
+
+
+class SettingsError(Exception):
+    pass
+
+
+class SettingsFile:
+    """A JSON settings file read and written the way its owner wrote it."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.exists = path.exists()
+        try:
+            self.text = path.read_text(encoding="utf-8") if self.exists else ""
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        try:
+            doc = json.loads(self.text) if self.text.strip() else {}
+        except ValueError as exc:
+            where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
+            raise SettingsError(f"{path} is not valid JSON{where}; fix it first: nothing was changed") from None
+        if not isinstance(doc, dict):
+            raise SettingsError(f"{path} does not hold a JSON object; nothing was changed")
+        self.doc = doc
+
+    def indent(self):
+        match = re.search(r"^\{[ \t]*\r?\n([ \t]+)\S", self.text, re.M)
+        if match:
+            lead = match.group(1)
+            return "\t" if lead.startswith("\t") else len(lead)
+        return 2
+
+    def render(self, doc: dict) -> str:
+        text = json.dumps(doc, indent=self.indent(), ensure_ascii=False)
+        newline = "\r\n" if "\r\n" in self.text else "\n"
+        if newline != "\n":
+            text = text.replace("\n", newline)
+        return text + (newline if self.text.endswith(("\n", "\r\n")) or not self.exists else "")
+
+    def save(self, text: str) -> Path | None:
+        """Write `text` atomically; the old file goes to a timestamped backup first."""
+        backup = None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.exists:
+            backup = self._backup_path()
+            shutil.copy2(self.path, backup)
+        mode = (self.path.stat().st_mode & 0o777) if self.exists else 0o644
+        tmp = self.path.with_name(f".{self.path.name}.learn-{os.getpid()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        return backup
+
+    def _backup_path(self) -> Path:
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        candidate = self.path.with_name(f"{self.path.name}.bak-{stamp}")
+        n = 1
+        while candidate.exists():
+            candidate = self.path.with_name(f"{self.path.name}.bak-{stamp}-{n}")
+            n += 1
+        return candidate
+
+
+def hooks_table(doc: dict, path: Path) -> dict:
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise SettingsError(f"{path}: \"hooks\" is not a JSON object; nothing was changed")
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            raise SettingsError(f"{path}: hooks.{event} is not a list; nothing was changed")
+    return hooks
+
+
+def with_entries(doc: dict, wanted: list[tuple[str, str | None, dict]], path: Path) -> tuple[dict, list[str]]:
+    """A copy of `doc` holding exactly our `wanted` handlers (stale ones of ours replaced)."""
+    hooks_table(doc, path)
+    out = copy.deepcopy(doc)
+    hooks = out.setdefault("hooks", {})
+    added = []
+    wanted_by_event: dict[str, list] = {}
+    for event, matcher, handler in wanted:
+        wanted_by_event.setdefault(event, []).append((matcher, handler))
+    for event, items in wanted_by_event.items():
+        groups = hooks.setdefault(event, [])
+        present = [(g.get("matcher"), h) for g in groups if isinstance(g, dict)
+                   for h in (g.get("hooks") or []) if is_ours(h)]
+        if all((m, h) in present for m, h in items) and len(present) == len(items):
+            continue
+        _drop_ours(groups)
+        for matcher, handler in items:
+            group = {"matcher": matcher, "hooks": [handler]} if matcher is not None else {"hooks": [handler]}
+            groups.append(group)
+        added.append(event)
+    return out, added
+
+
+def without_entries(doc: dict, path: Path) -> tuple[dict, list[str]]:
+    """A copy of `doc` without any handler of ours, and without the containers that held only ours."""
+    hooks_table(doc, path)
+    out = copy.deepcopy(doc)
+    hooks = out.get("hooks")
+    removed = []
+    if not isinstance(hooks, dict):
+        return out, removed
+    for event in list(hooks):
+        groups = hooks[event]
+        if _drop_ours(groups):
+            removed.append(event)
+            if not groups:
+                del hooks[event]
+    if removed and not hooks:
+        del out["hooks"]
+    return out, removed
+
+
+def _drop_ours(groups: list) -> bool:
+    """Remove our handlers from a list of matcher groups (in place); drop groups we emptied."""
+    changed = False
+    for group in list(groups):
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            continue
+        kept = [h for h in group["hooks"] if not is_ours(h)]
+        if len(kept) != len(group["hooks"]):
+            changed = True
+            if kept:
+                group["hooks"] = kept
+            else:
+                groups.remove(group)
+    return changed
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+def _agent(name: str):
+    agent = AGENTS.get(name)
+    if agent is None:
+        fail(f"unknown agent {name!r} (known: {', '.join(AGENTS)})", EXIT_USAGE)
+    return agent
+
+
+def _scope(value: str) -> str:
+    if value not in SCOPES:
+        fail(f"--scope must be one of {', '.join(SCOPES)} (got {value!r})", EXIT_USAGE)
+    return value
+
+
+def _settings_path(ctx: typer.Context, agent, scope: str) -> Path:
+    root = None
+    if scope != "user":
+        root = Path(current_project(state(ctx), register=False).root)
+    return agent.settings_path(scope, root)
+
+
+def _open(path: Path) -> SettingsFile:
+    try:
+        return SettingsFile(path)
+    except SettingsError as exc:
+        fail(str(exc))
+
+
+def _save(settings: SettingsFile, text: str) -> Path | None:
+    try:
+        return settings.save(text)
+    except OSError as exc:
+        fail(f"cannot write {settings.path}: {exc.strerror or exc}; nothing was changed")
+
+
+_SCOPE_OPT = typer.Option("user", "--scope", help="user (~/.claude/settings.json), project "
+                          "(.claude/settings.json) or local (.claude/settings.local.json).")
+_AGENT_OPT = typer.Option("claude-code", "--agent", help="The agent whose hooks to manage (claude-code).")
+_JSON_OPT = typer.Option(False, "--json", help="Machine-readable result (see docs/cmd-hooks.md).")
+
+
+@app.command("install")
+def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT) -> None:
+    """Register `learn` in the agent's settings (merged beside everything already there)."""
+    agent, scope = _agent(agent_name), _scope(scope)
+    path = _settings_path(ctx, agent, scope)
+    settings = _open(path)
+    learn = learn_command()
+    try:
+        doc, added = with_entries(settings.doc, agent.handlers(learn), path)
+    except SettingsError as exc:
+        fail(str(exc))
+    text = settings.render(doc)
+    changed = text != settings.text
+    backup = _save(settings, text) if changed else None
+    result = {"action": "install", "agent": agent.name, "scope": scope, "path": str(path), "changed": changed,
+              "events": added, "backup": str(backup) if backup else None, "command": learn}
+    _report(result, agent, as_json)
+
+
+@app.command("uninstall")
+def uninstall(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT) -> None:
+    """Remove exactly the hook entries `learn` added; everything else stays as it is."""
+    agent, scope = _agent(agent_name), _scope(scope)
+    path = _settings_path(ctx, agent, scope)
+    if not path.exists():
+        result = {"action": "uninstall", "agent": agent.name, "scope": scope, "path": str(path),
+                  "changed": False, "events": [], "backup": None, "command": None}
+        return _report(result, agent, as_json)
+    settings = _open(path)
+    try:
+        doc, removed = without_entries(settings.doc, path)
+    except SettingsError as exc:
+        fail(str(exc))
+    text = settings.render(doc) if removed else settings.text
+    changed = text != settings.text
+    backup = _save(settings, text) if changed else None
+    result = {"action": "uninstall", "agent": agent.name, "scope": scope, "path": str(path), "changed": changed,
+              "events": removed, "backup": str(backup) if backup else None, "command": None}
+    _report(result, agent, as_json)
+
+
+@app.command("status")
+def status(ctx: typer.Context, scope: str = typer.Option(None, "--scope", help="Only this scope (default: all three).",
+                                                        show_default=False),
+           agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT) -> None:
+    """Show where `learn` is registered and whether the registered command still exists."""
+    agent = _agent(agent_name)
+    scopes = [_scope(scope)] if scope else list(SCOPES)
+    current = learn_command()
+    rows = []
+    for name in scopes:
+        path = _settings_path(ctx, agent, name)
+        rows.append(_status_row(agent, name, path, current))
+    doc = {"agent": agent.name, "command": current, "scopes": rows}
+    if as_json:
+        json_out(doc)
+        return
+    _print_status(doc, agent)
+
+
+def _status_row(agent, scope: str, path: Path, current: str) -> dict:
+    row = {"scope": scope, "path": str(path), "exists": path.exists(), "valid": True, "events": [],
+           "missing": [], "commands": [], "current": False, "runnable": False}
+    if not row["exists"]:
+        row["missing"] = sorted({e for e, _m, _s, _t in agent.ENTRIES})
+        return row
+    try:
+        settings = SettingsFile(path)
+        hooks = hooks_table(settings.doc, path)
+    except SettingsError as exc:
+        row["valid"] = False
+        row["error"] = str(exc)
+        return row
+    found, commands = set(), []
+    for event, groups in hooks.items():
+        for group in groups:
+            for handler in (group.get("hooks") or []) if isinstance(group, dict) else []:
+                if is_ours(handler):
+                    found.add(event)
+                    commands.append(handler["command"])
+    wanted = {e for e, _m, _s, _t in agent.ENTRIES}
+    row["events"] = sorted(found)
+    row["missing"] = sorted(wanted - found) if found else sorted(wanted)
+    row["commands"] = sorted(set(commands))
+    row["current"] = bool(found) and all(c.startswith(current + " ") for c in commands)
+    row["runnable"] = bool(commands) and all(_runnable(c) for c in set(commands))
+    return row
+
+
+def _runnable(command: str) -> bool:
+    try:
+        exe = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return False
+    return os.path.isfile(exe) and os.access(exe, os.X_OK)
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+
+
+def _report(result: dict, agent, as_json: bool) -> None:
+    if as_json:
+        json_out(result)
+        return
+    from learn_cli.render.console import fancy
+
+    verb = "installed" if result["action"] == "install" else "removed"
+    events = ", ".join(result["events"])
+    if fancy():
+        if not result["changed"]:
+            state_line = "already installed" if result["action"] == "install" else "nothing of learn's to remove"
+            print(f"✅ {agent.title} hooks ({result['scope']}): {state_line} in {result['path']}")
+            return
+        print(f"✅ {agent.title} hooks {verb} ({result['scope']} scope)")
+        print(f"   📄 {result['path']}")
+        print(f"   🪝 {events}")
+        if result.get("command"):
+            print(f"   ▶️  {result['command']} capture")
+        if result["backup"]:
+            print(f"   💾 backup: {result['backup']}")
+        return
+    if not result["changed"]:
+        state_line = "already installed" if result["action"] == "install" else "nothing to remove"
+        print(f"{result['action']}: {agent.name} {result['scope']}: {state_line}: {result['path']}")
+        return
+    print(f"{result['action']}: {agent.name} {result['scope']}: {verb} {events}: {result['path']}")
+    if result["backup"]:
+        print(f"backup: {result['backup']}")
+
+
+def _print_status(doc: dict, agent) -> None:
+    from learn_cli.render.console import fancy
+
+    tty = fancy()
+    if tty:
+        print(f"🪝 {agent.title} hooks — this learn: {doc['command']}")
+    else:
+        print(f"agent: {agent.name}")
+        print(f"command: {doc['command']}")
+    for row in doc["scopes"]:
+        if not row["valid"]:
+            state_text = f"invalid settings file ({row.get('error', '')})"
+        elif row["events"] and not row["missing"]:
+            state_text = "installed" + ("" if row["current"] else " (another learn path: run install again)")
+        elif row["events"]:
+            state_text = f"partly installed (missing: {', '.join(row['missing'])})"
+        else:
+            state_text = "not installed"
+        if row["events"] and not row["runnable"]:
+            state_text += "; the registered command does not exist"
+        if tty:
+            mark = "✅" if row["events"] and not row["missing"] and row["runnable"] else "⚪" if not row["events"] else "⚠️ "
+            print(f"  {mark} {row['scope']:<8} {state_text}  ({row['path']})")
+        else:
+            print(f"{row['scope']}: {state_text}: {row['path']}")

@@ -1,0 +1,448 @@
+"""Automatic capture in-process: pairing, evidence, known fixes, helped / did not help,
+corrections, heads-up, session buffer and end-of-session work (SPEC §2.1, §2.4, §3).
+
+Payloads are shaped as in reference/agent-hooks.md §1.6; `hook.handle` runs one payload the
+way `learn capture` does, without a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from learn_cli.capture import hook, learner
+from learn_cli.store import jsonl
+from learn_cli.store.project import identify
+
+
+class Agent:
+    """One Claude Code session in one project folder, sending hook payloads in-process."""
+
+    def __init__(self, home: Path, cwd: Path, session_id: str | None = None):
+        self.home, self.cwd = home, cwd
+        self.sid = session_id or str(uuid.uuid4())
+        self.n = 0
+
+    def _base(self, event: str) -> dict:
+        return {"session_id": self.sid, "transcript_path": f"/home/dev/.claude/projects/p/{self.sid}.jsonl",
+                "cwd": str(self.cwd), "permission_mode": "default", "hook_event_name": event}
+
+    def send(self, payload: dict):
+        return hook.handle(json.dumps(payload), home=str(self.home))
+
+    def _tool(self, event: str, tool: str, tool_input: dict, **extra) -> dict:
+        self.n += 1
+        return dict(self._base(event), tool_name=tool, tool_input=tool_input,
+                    tool_use_id=f"toolu_{self.sid[:8]}_{self.n:03d}", **extra)
+
+    def fail(self, command: str, output: str, code: int = 1):
+        payload = self._tool("PostToolUseFailure", "Bash", {"command": command, "description": "run"},
+                             error=f"Exit code {code}\n{output}", is_interrupt=False, duration_ms=120)
+        self.last = payload
+        return self.send(payload)
+
+    def ok(self, command: str, stdout: str = ""):
+        return self.send(self._tool("PostToolUse", "Bash", {"command": command, "description": "run"},
+                                    tool_response={"stdout": stdout, "stderr": "", "interrupted": False,
+                                                   "isImage": False, "noOutputExpected": False}, duration_ms=90))
+
+    def read_fail(self, path: str):
+        return self.send(self._tool("PostToolUseFailure", "Read", {"file_path": path},
+                                    error="File does not exist.", is_interrupt=False))
+
+    def read_ok(self, path: str):
+        return self.send(self._tool("PostToolUse", "Read", {"file_path": path},
+                                    tool_response={"type": "text", "file": {"filePath": path, "content": "x = 1\n"}}))
+
+    def edit_ok(self, path: str):
+        return self.send(self._tool("PostToolUse", "Edit", {"file_path": path, "old_string": "a", "new_string": "b"},
+                                    tool_response={"filePath": path, "success": True}))
+
+    def prompt(self, text: str, prompt_id: str | None = None):
+        payload = dict(self._base("UserPromptSubmit"), prompt=text)
+        if prompt_id:
+            payload["prompt_id"] = prompt_id
+        return self.send(payload)
+
+    def pre(self, command: str):
+        return self.send(self._tool("PreToolUse", "Bash", {"command": command, "description": "run"}))
+
+    def end(self):
+        return self.send(dict(self._base("SessionEnd"), reason="other"))
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def proj(tmp_path):
+    def make(name: str) -> Path:
+        path = tmp_path / "work" / name
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return make
+
+
+def learnings(home: Path, cwd: Path) -> list[dict]:
+    pid = identify(cwd).id
+    return list(jsonl.load(home / "projects" / pid / "learnings.jsonl").records.values())
+
+
+def stats(home: Path) -> dict:
+    return json.loads((home / "analytics" / "stats.json").read_text()).get("totals", {})
+
+
+NOT_FOUND = "bash: pytest: command not found"
+
+
+def context_of(out) -> str:
+    assert out is not None
+    assert set(out) == {"hookSpecificOutput"}
+    return out["hookSpecificOutput"]["additionalContext"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairing and evidence
+
+
+def test_retry_pair_is_pending_then_active_in_a_second_session(home, proj):
+    a = proj("api")
+    s1 = Agent(home, a)
+    assert s1.fail("pytest tests", NOT_FOUND, 127) is None
+    assert s1.ok("python -m pytest tests", "3 passed") is None
+    [rec] = learnings(home, a)
+    assert rec["status"] == "pending" and rec["source"] == "auto"
+    assert rec["command"] == "pytest tests" and rec["fix_command"] == "python -m pytest tests"
+    assert rec["category"] == "dependency" and rec["exit_code"] == 127
+    assert rec["context"] == "`pytest tests` fails (dependency): use `python -m pytest tests` instead."
+    assert [(e["session"], e["event"]) for e in rec["evidence"]] == [(s1.sid, s1.last["tool_use_id"])]
+    s2 = Agent(home, a)
+    s2.fail("pytest tests", NOT_FOUND, 127)
+    s2.ok("python -m pytest tests", "3 passed")
+    [rec] = learnings(home, a)
+    assert rec["status"] == "active" and len(rec["evidence"]) == 2 and rec["frequency"] == 2
+    totals = stats(home)
+    assert totals["pairs"] == 2 and totals["learnings_new"] == 1 and totals["learnings_activated"] == 1
+
+
+def test_replayed_payloads_never_inflate_evidence(home, proj):
+    a = proj("api")
+    s1 = Agent(home, a)
+    s1.fail("pytest tests", NOT_FOUND, 127)
+    failure = s1.last
+    s1.ok("python -m pytest tests")
+    # The same failure and success delivered again (hooks registered twice, a replay).
+    for _ in range(3):
+        s1.send(failure)
+        s1.n -= 1
+        s1.ok("python -m pytest tests")
+    [rec] = learnings(home, a)
+    assert len(rec["evidence"]) == 1 and rec["status"] == "pending" and rec["frequency"] == 1
+
+
+def test_a_failure_is_consumed_by_its_first_fix(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail("npm test", 'npm ERR! Missing script: "test"')
+    s.ok("npm run test")
+    s.ok("npm run test -- --watch=false")  # a second "fix" of the same failure: nothing new
+    [rec] = learnings(home, a)
+    assert rec["fix_command"] == "npm run test" and len(rec["evidence"]) == 1
+
+
+def test_unrelated_successes_make_no_learning(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail("pytest tests", NOT_FOUND, 127)
+    for command in ("ls -la", "git status", "echo hello", "cat README.md", "docker ps"):
+        s.ok(command)
+    s.ok("python -m pytest tests")  # outside the 5-event lookback now
+    assert learnings(home, a) == []
+    assert stats(home).get("pairs", 0) == 0
+
+
+def test_fix_in_between_keys_on_the_error_and_travels(home, proj):
+    a, b = proj("web"), proj("ml")
+    s = Agent(home, a)
+    error = ("Traceback (most recent call last):\n  File \"/srv/web/app.py\", line 1, in <module>\n"
+             "    import requests\nModuleNotFoundError: No module named 'requests'")
+    s.fail("python app.py", error)
+    s.ok("ls")
+    s.ok("pip install requests", "Successfully installed requests-2.32.3")
+    s.ok("python app.py", "ok")
+    [rec] = learnings(home, a)
+    assert rec["fix_kind"] == "between" and rec["fix_command"] == "pip install requests"
+    assert rec["command"] == "python app.py"
+    # Two more sightings make it active, then another project's other script gets it back.
+    for _ in range(1):
+        t = Agent(home, a)
+        t.fail("python app.py", error)
+        t.ok("pip install requests")
+        t.ok("python app.py")
+    other = Agent(home, b).fail("python train.py", error.replace("/srv/web/app.py", "/srv/ml/train.py"))
+    text = context_of(other)
+    assert "pip install requests" in text and "first" in text and "web" in text
+
+
+def test_same_command_working_again_alone_teaches_nothing(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail("pytest tests/test_x.py", "FAILED tests/test_x.py::test_a - assert 1 == 2\n1 failed in 0.1s")
+    s.edit_ok(str(a / "src" / "x.py"))  # a code fix: the ordinary work loop, not a lesson
+    s.ok("pytest tests/test_x.py", "1 passed")
+    assert learnings(home, a) == []
+
+
+def test_config_failure_fixed_by_an_edit_is_learned(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail("python manage.py runserver", "KeyError: 'DATABASE_URL'\nmissing environment variable DATABASE_URL")
+    s.edit_ok(str(a / ".env"))
+    s.ok("python manage.py runserver")
+    [rec] = learnings(home, a)
+    assert rec["fix_kind"] == "edit" and rec["fix_command"] == "edit .env"
+
+
+def test_read_of_a_mistyped_path_learns_the_right_path(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    s.read_fail(str(a / "src" / "confg.py"))
+    s.ok("ls src")
+    s.read_ok(str(a / "src" / "config.py"))
+    [rec] = learnings(home, a)
+    assert rec["tool"] == "Read" and rec["fix_kind"] == "path"
+    assert rec["command"] == "Read src/confg.py" and rec["fix_command"] == "src/config.py"
+    assert str(a) not in json.dumps(rec)  # project-relative, no absolute paths
+
+
+def test_read_of_an_unrelated_file_is_not_a_fix(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    s.read_fail(str(a / "src" / "ab.py"))
+    s.read_ok(str(a / "src" / "cd.py"))  # headroom's false positive (§5 item 2)
+    assert learnings(home, a) == []
+
+
+def test_output_text_never_makes_a_success_a_failure(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    s.ok("cat app.py", "except ValueError:\n    raise RuntimeError('Error: does not exist')")
+    s.ok("cat cd.py")
+    assert learnings(home, a) == []
+    assert stats(home).get("failures", 0) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Known fixes, helped and did not help
+
+
+def _teach(home, cwd, failed="pytest tests", fix="python -m pytest tests", output=NOT_FOUND, sessions=2):
+    for _ in range(sessions):
+        s = Agent(home, cwd)
+        s.fail(failed, output, 127)
+        s.ok(fix)
+
+
+def test_known_fix_comes_back_from_another_project(home, proj):
+    a, b = proj("api"), proj("cli")
+    _teach(home, a)
+    text = context_of(Agent(home, b).fail("pytest tests", NOT_FOUND, 127))
+    assert text.startswith("learn: known fix (seen 2× in api)")
+    assert "`python -m pytest tests` instead of `pytest tests`" in text
+    assert len(text.splitlines()) <= 2 and all(len(line) <= 220 for line in text.splitlines())
+    assert stats(home)["suggestions"] == 1
+
+
+def test_pending_learnings_are_not_suggested(home, proj):
+    a = proj("api")
+    _teach(home, a, sessions=1)
+    assert Agent(home, a).fail("pytest tests", NOT_FOUND, 127) is None
+
+
+def test_this_project_wins_over_global_and_lateral(home, proj):
+    a, b = proj("api"), proj("cli")
+    _teach(home, a, fix="python -m pytest tests")
+    _teach(home, b, fix="uv run pytest tests")
+    text = context_of(Agent(home, b).fail("pytest tests", NOT_FOUND, 127))
+    assert "uv run pytest tests" in text and "in this project" in text
+
+
+def test_followed_suggestion_counts_as_helped(home, proj):
+    a, b = proj("api"), proj("cli")
+    _teach(home, a)
+    s = Agent(home, b)
+    s.fail("pytest tests", NOT_FOUND, 127)
+    s.ok("python -m pytest tests")
+    [source] = learnings(home, a)
+    assert source["helped"] == 1 and source["frequency"] == 3
+    assert identify(b).id in source["projects"] and source["impact"] > 0.5
+    [copy] = learnings(home, b)  # the other project has it too, active at once: it worked there
+    assert copy["status"] == "active" and copy["key"] == source["key"]
+    assert stats(home)["helped"] == 1
+
+
+def test_own_learning_followed_is_credited_once(home, proj):
+    a = proj("api")
+    _teach(home, a)
+    s = Agent(home, a)
+    assert s.fail("pytest tests", NOT_FOUND, 127) is not None
+    s.ok("python -m pytest tests")
+    [rec] = learnings(home, a)
+    assert rec["helped"] == 1 and rec["frequency"] == 3 and len(rec["evidence"]) == 3
+
+
+def test_same_failure_right_after_a_suggestion_did_not_help(home, proj):
+    a, b = proj("api"), proj("cli")
+    _teach(home, a)
+    s = Agent(home, b)
+    assert s.fail("pytest tests", NOT_FOUND, 127) is not None
+    before = learnings(home, a)[0]["impact"]
+    assert s.fail("python -m pytest tests", NOT_FOUND, 127) is None  # not suggested again here
+    [source] = learnings(home, a)
+    assert source["not_helped"] == 1 and source["impact"] < before
+    assert stats(home)["not_helped"] == 1
+
+
+def test_ignored_suggestion_is_neither_helped_nor_not(home, proj):
+    a, b = proj("api"), proj("cli")
+    _teach(home, a)
+    s = Agent(home, b)
+    s.fail("pytest tests", NOT_FOUND, 127)
+    s.ok("uv run pytest tests")  # another fix that also works
+    [source] = learnings(home, a)
+    assert source.get("helped", 0) == 0 and source.get("not_helped", 0) == 0
+    [own] = learnings(home, b)
+    assert own["fix_command"] == "uv run pytest tests" and own["status"] == "pending"
+
+
+def test_same_key_with_another_fix_is_a_separate_learning(home, proj):
+    a = proj("api")
+    _teach(home, a, fix="python -m pytest tests", sessions=1)
+    _teach(home, a, fix="uv run pytest tests", sessions=1)
+    recs = learnings(home, a)
+    assert sorted(r["fix_command"] for r in recs) == ["python -m pytest tests", "uv run pytest tests"]
+    assert len({r["key"] for r in recs}) == 1  # a conflict for `learn promote` to flag
+
+
+# ---------------------------------------------------------------------------------------------
+# Pre-tool heads-up, prompts
+
+
+def test_heads_up_for_a_known_failing_command(home, proj):
+    a = proj("api")
+    _teach(home, a, failed="npm test", fix="npm run test", output='npm ERR! Missing script: "test"')
+    out = Agent(home, a).pre("npm test")
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+    assert "`npm test` failed before" in text and "`npm run test`" in text and "\n" not in text
+    assert Agent(home, a).pre("npm run build") is None
+    assert Agent(home, a).pre("ls") is None
+
+
+def test_corrections_become_pending_preferences_with_negation(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    s.prompt("No, never commit .env files. Also don't use npm, use pnpm. I don't know why it fails.", "p1")
+    recs = {r["fix"]: r for r in learnings(home, a)}
+    assert set(recs) == {"Never commit .env files.", "Don't use npm, use pnpm."}
+    assert all(r["type"] == "preference" and r["status"] == "pending" for r in recs.values())
+    s.prompt("No, never commit .env files. Also don't use npm, use pnpm. I don't know why it fails.", "p1")
+    assert all(len(r["evidence"]) == 1 for r in learnings(home, a))  # the same prompt again
+    Agent(home, a).prompt("never commit .env files!", "p2")
+    recs = {r["fix"]: r for r in learnings(home, a)}
+    assert recs["Never commit .env files."]["status"] == "active"
+    assert stats(home)["corrections"] == 3 and stats(home)["prompts"] == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# Switches, buffer, end of session
+
+
+def test_auto_capture_off_records_nothing(home, proj):
+    from learn_cli.store.repo import Store
+
+    a = proj("api")
+    store = Store(home, warn_stderr=False)
+    project = identify(a)
+    store.register_project(project)
+    store.save_overrides(project.id, {"auto_capture": False})
+    before = (home / "analytics" / "stats.json").read_bytes()
+    s = Agent(home, a)
+    assert s.fail("pytest tests", NOT_FOUND, 127) is None
+    s.ok("python -m pytest tests")
+    s.prompt("never commit .env")
+    assert learnings(home, a) == []
+    assert not list((home / "sessions").glob("*.jsonl"))
+    assert (home / "analytics" / "stats.json").read_bytes() == before
+
+
+def test_session_buffer_is_bounded_and_redacted(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    token = "ghp_" + "Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"
+    for i in range(130):
+        s.ok(f"echo step {i} {token}")
+    events = list(jsonl.load(home / "sessions" / f"{s.sid}.jsonl").records.values())
+    assert 50 <= len(events) <= 100 and events[-1]["cmd"].startswith("echo step 129")
+    raw = (home / "sessions" / f"{s.sid}.jsonl").read_text()
+    assert token not in raw and "[REDACTED:" in raw
+
+
+def test_session_end_finalises_and_leaves_no_marker(home, proj):
+    a = proj("api")
+    _teach(home, a, sessions=1)
+    pending = home / "sessions" / "pending"
+    assert list(pending.glob("*.json"))  # work for the end of that session
+    Agent(home, a).end()
+    assert not list(pending.glob("*.json"))
+
+
+def test_finalise_past_its_deadline_keeps_the_work_for_later(home, proj):
+    import time
+
+    from learn_cli.store.repo import Store
+
+    a = proj("api")
+    _teach(home, a, sessions=1)
+    store = Store(home, warn_stderr=False)
+    assert learner.finalize(store, "some-other-session", time.monotonic() - 1) is False
+    assert list((home / "sessions" / "pending").glob("*.json"))
+    assert learner.finalize(store, "some-other-session", time.monotonic() + 30) is True
+    assert not list((home / "sessions" / "pending").glob("*.json"))
+    store.close()
+
+
+def test_interrupted_failures_are_not_failures(home, proj):
+    a = proj("api")
+    s = Agent(home, a)
+    payload = s._tool("PostToolUseFailure", "Bash", {"command": "pytest"}, error="Exit code 130\n^C",
+                      is_interrupt=True)
+    assert s.send(payload) is None
+    s.ok("python -m pytest")
+    assert learnings(home, a) == [] and stats(home).get("failures", 0) == 0
+
+
+def test_session_start_returns_the_digest(home, proj):
+    a = proj("api")
+    _teach(home, a)
+    out = Agent(home, a).send(dict(Agent(home, a)._base("SessionStart"), source="startup"))
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert "python -m pytest tests" in text and len(text) <= 10_000
+    assert stats(home)["sessions"] == 1
+
+
+def test_env_and_project_fields(home, proj, monkeypatch):
+    monkeypatch.setenv("SHELL", "/bin/zsh")
+    a = proj("api")
+    _teach(home, a, sessions=1)
+    [rec] = learnings(home, a)
+    assert rec["env"]["shell"] == "zsh" and rec["env"]["os"]
+    assert rec["project"] == "api" and rec["projects"] == [identify(a).id]
+    assert os.path.isabs(str(home))

@@ -1,0 +1,319 @@
+"""`learn capture` never hurts the agent: bad payloads, huge payloads, a broken home, a time
+limit, concurrent processes, and secrets that must never reach the disk (SPEC §3, §4, §6)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from learn_cli.capture import hook
+from learn_cli.store import jsonl
+from learn_cli.store.project import identify
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def payload(cwd, event="PostToolUseFailure", sid="s-robust", **fields) -> dict:
+    doc = {"session_id": sid, "transcript_path": "/home/dev/.claude/projects/p/s.jsonl", "cwd": str(cwd),
+           "permission_mode": "default", "hook_event_name": event}
+    doc.update(fields)
+    return doc
+
+
+def failure(cwd, command="pytest tests", output="bash: pytest: command not found", code=127, **kw) -> dict:
+    return payload(cwd, tool_name="Bash", tool_input={"command": command, "description": "run"},
+                   tool_use_id=kw.pop("tool_use_id", f"toolu_{uuid.uuid4().hex[:12]}"),
+                   error=f"Exit code {code}\n{output}", is_interrupt=False, duration_ms=50, **kw)
+
+
+def success(cwd, command, stdout="ok", **kw) -> dict:
+    return payload(cwd, event="PostToolUse", tool_name="Bash", tool_input={"command": command, "description": "run"},
+                   tool_use_id=kw.pop("tool_use_id", f"toolu_{uuid.uuid4().hex[:12]}"),
+                   tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False,
+                                  "noOutputExpected": False}, **kw)
+
+
+def data_snapshot(home: Path) -> dict:
+    """Every record file's bytes, and a check that each still parses completely."""
+    snap = {}
+    for path in home.rglob("*"):
+        if path.is_file() and path.suffix in (".jsonl", ".json") and "pending" not in path.parts:
+            raw = path.read_bytes()
+            if path.suffix == ".jsonl":
+                assert jsonl.parse_log(str(path), raw).bad == [], path
+            else:
+                json.loads(raw)
+            snap[str(path.relative_to(home))] = raw
+    return snap
+
+
+def learn_records(home: Path, cwd: Path) -> list[dict]:
+    return list(jsonl.load(home / "projects" / identify(cwd).id / "learnings.jsonl").records.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad payloads
+
+
+def _deep(n: int) -> bytes:
+    return b"[" * n + b"]" * n
+
+
+BAD = {
+    "empty": b"",
+    "whitespace": b"  \n\t ",
+    "not json": b"this is not json {",
+    "json array": b"[1, 2, 3]",
+    "json string": b'"PostToolUseFailure"',
+    "wrong shape": json.dumps({"hook_event_name": 42, "tool_input": [], "error": None}).encode(),
+    "wrong field types": json.dumps({"hook_event_name": "PostToolUseFailure", "session_id": {"a": 1},
+                                     "tool_name": ["Bash"], "tool_input": "pytest", "error": 17,
+                                     "cwd": ["/tmp"], "tool_use_id": 5}).encode(),
+    "binary": bytes(range(256)) * 64,
+    "deep nesting": _deep(200_000),
+    "huge number": b'{"hook_event_name": "PostToolUse", "duration_ms": 1' + b"0" * 10_000 + b"}",
+    "lone surrogate": b'{"hook_event_name": "PostToolUseFailure", "session_id": "s", "tool_name": "Bash", '
+                      b'"tool_input": {"command": "ls \\ud800"}, "error": "Exit code 1\\n\\udfff bad"}',
+    "unknown event": json.dumps({"hook_event_name": "Notification", "session_id": "s", "message": "hi"}).encode(),
+    "utf-16": json.dumps({"hook_event_name": "SessionEnd", "session_id": "s"}).encode("utf-16"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_payloads_exit_0_print_nothing_corrupt_nothing(learn, name):
+    cwd = learn.project("api")
+    for _ in range(2):  # a store with real records in it
+        learn("capture", input=failure(cwd), cwd=cwd, check=0)
+        learn("capture", input=success(cwd, "python -m pytest tests"), cwd=cwd, check=0)
+    before = data_snapshot(learn.home)
+    proc = learn("capture", input=BAD[name].decode("latin-1"), cwd=cwd)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) <= 1
+    after = data_snapshot(learn.home)
+    assert {k: v for k, v in after.items() if k.startswith("projects")} == \
+        {k: v for k, v in before.items() if k.startswith("projects")}
+
+
+def test_bad_payloads_in_process_raise_nothing(tmp_path, monkeypatch):
+    for name, raw in BAD.items():
+        stdin = tmp_path / f"in-{len(name)}"
+        stdin.write_bytes(raw)
+        with open(stdin, "rb") as fh:
+            monkeypatch.setattr(sys, "stdin", fh)
+            assert hook.main(["--home", str(tmp_path / "home")]) == 0, name
+
+
+def test_unknown_tool_failure_is_kept_quietly(learn):
+    cwd = learn.project("api")
+    doc = payload(cwd, tool_name="mcp__db__query", tool_input={"sql": "select 1"}, tool_use_id="toolu_x",
+                  error="connection refused", is_interrupt=False)
+    proc = learn("capture", input=doc, cwd=cwd, check=0)
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("where", ["error", "stdout"])
+def test_fifty_megabytes_of_output(learn, where):
+    cwd = learn.project("api")
+    big = "E" * (50 * 1024 * 1024)
+    doc = failure(cwd, output=big) if where == "error" else success(cwd, "cat big.log", stdout=big)
+    started = time.monotonic()
+    proc = learn("capture", input=doc, cwd=cwd)
+    assert proc.returncode == 0 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert time.monotonic() - started < 20
+    data_snapshot(learn.home)
+
+
+def test_a_large_but_accepted_payload_is_capped_on_disk(learn):
+    cwd = learn.project("api")
+    proc = learn("capture", input=failure(cwd, output="x" * 3_000_000), cwd=cwd, check=0)
+    assert proc.stdout == ""
+    session = learn.home / "sessions" / "s-robust.jsonl"
+    assert session.stat().st_size < 20_000
+
+
+def test_unknown_agent_and_options(learn):
+    cwd = learn.project("api")
+    for args in (["capture", "--agent", "nope"], ["capture", "--bogus"]):
+        proc = learn(*args, input=failure(cwd), cwd=cwd)
+        assert proc.returncode == 0 and proc.stdout == "" and len(proc.stderr.splitlines()) == 1
+
+
+def test_help(learn):
+    proc = learn("capture", "--help", check=0)
+    assert proc.stdout.startswith("usage: learn capture")
+
+
+# ---------------------------------------------------------------------------------------------
+# A broken home, a time limit
+
+
+def test_broken_home_gives_one_warning_and_no_output(learn):
+    cwd = learn.project("api")
+    learn("capture", input=failure(cwd), cwd=cwd, check=0)
+    sessions = learn.home / "sessions"
+    for child in sessions.iterdir():
+        if child.is_file():
+            child.unlink()
+        else:
+            for f in child.iterdir():
+                f.unlink()
+            child.rmdir()
+    sessions.rmdir()
+    sessions.write_text("not a folder")  # like a full disk or a permission error: writes fail
+    for _ in range(3):
+        proc = learn("capture", input=failure(cwd), cwd=cwd)
+        assert proc.returncode == 0 and proc.stdout == ""
+        assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith("learn: ")
+        assert "Traceback" not in proc.stderr
+    log_lines = (learn.home / "learn.log").read_text().splitlines()
+    assert len([line for line in log_lines if "capture failed" in line]) == 1  # not once per tool call
+
+
+def test_time_limit_stops_the_work(tmp_path, monkeypatch, capsys):
+    from learn_cli.capture import learner
+
+    def stuck(*_args, **_kw):
+        time.sleep(30)
+
+    monkeypatch.setattr(learner, "on_failure", stuck)
+    monkeypatch.setattr(hook, "DEFAULT_DEADLINE", 0.3)
+    stdin = tmp_path / "payload.json"
+    stdin.write_text(json.dumps(failure(tmp_path)))
+    with open(stdin, "rb") as fh:
+        monkeypatch.setattr(sys, "stdin", fh)
+        started = time.monotonic()
+        assert hook.main(["--home", str(tmp_path / "home")]) == 0
+    assert time.monotonic() - started < 3
+    out = capsys.readouterr()
+    assert out.out == "" and "time limit" in out.err
+
+
+def test_stray_prints_never_reach_stdout(tmp_path, monkeypatch, capsys):
+    from learn_cli.capture import learner
+
+    real = learner.on_failure
+
+    def chatty(*args, **kw):
+        print("debug noise")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(learner, "on_failure", chatty)
+    stdin = tmp_path / "payload.json"
+    stdin.write_text(json.dumps(failure(tmp_path)))
+    with open(stdin, "rb") as fh:
+        monkeypatch.setattr(sys, "stdin", fh)
+        assert hook.main(["--home", str(tmp_path / "home")]) == 0
+    out = capsys.readouterr()
+    assert out.out == "" and "debug noise" in out.err
+
+
+# ---------------------------------------------------------------------------------------------
+# Concurrency
+
+
+def _parallel(learn, docs, cwd):
+    with ThreadPoolExecutor(max_workers=len(docs)) as pool:
+        procs = list(pool.map(lambda d: learn("capture", input=d, cwd=cwd), docs))
+    for proc in procs:
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr == "", proc.stderr
+    return procs
+
+
+def test_32_concurrent_captures_lose_nothing(learn):
+    cwd = learn.project("api")
+    n = 32
+    tools = [f"tool{i:02d}" for i in range(n)]
+    _parallel(learn, [failure(cwd, f"{t} build", f"bash: {t}: command not found", sid=f"s{i}",
+                              tool_use_id=f"toolu_f{i}") for i, t in enumerate(tools)], cwd)
+    _parallel(learn, [success(cwd, f"npx {t} build", sid=f"s{i}", tool_use_id=f"toolu_o{i}")
+                      for i, t in enumerate(tools)], cwd)
+    recs = learn_records(learn.home, cwd)
+    assert sorted(r["fix_command"] for r in recs) == sorted(f"npx {t} build" for t in tools)
+    assert all(len(r["evidence"]) == 1 for r in recs)
+    # 32 failures of one session at once (parallel tool calls): every one is in its buffer.
+    _parallel(learn, [failure(cwd, f"make target{i}", "make: *** No rule to make target", code=2,
+                              sid="one-session", tool_use_id=f"toolu_m{i}") for i in range(n)], cwd)
+    events = jsonl.load(learn.home / "sessions" / "one-session.jsonl").records
+    assert len(events) == n
+    totals = json.loads((learn.home / "analytics" / "stats.json").read_text())["totals"]
+    assert totals["failures"] == 2 * n and totals["successes"] == n
+    assert totals["pairs"] == n and totals["learnings_new"] == n and totals["events"] == 3 * n
+
+
+# ---------------------------------------------------------------------------------------------
+# Secrets
+
+
+def _secrets():
+    path = DATA / "secrets_corpus.py"
+    if not path.exists():
+        pytest.skip("tests/data/secrets_corpus.py not present")
+    spec = importlib.util.spec_from_file_location("secrets_corpus", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.SECRETS
+
+
+def test_secrets_never_reach_the_home(tmp_path):
+    secrets = _secrets()
+    assert len({kind for kind, _v, _t in secrets}) >= 10
+    home = tmp_path / "home"
+    cwd = tmp_path / "work" / "api"
+    cwd.mkdir(parents=True)
+    run = lambda doc: hook.handle(json.dumps(doc), home=str(home))  # noqa: E731
+    for i, (kind, value, template) in enumerate(secrets):
+        line = template.format(s=value)
+        sid = f"secret-{i}"
+        run(payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} into the logs",
+                    prompt_id=f"p{i}"))
+        run(payload(cwd, "PreToolUse", sid, tool_name="Bash", tool_input={"command": f"deploy {line}"},
+                    tool_use_id=f"toolu_pre{i}"))
+        run(failure(cwd, f"deploy push {line}", f"request failed: {line}\nError: unauthorized", 1, sid=sid))
+        run(success(cwd, f"deploy push --retry {line}", stdout=f"pushed with {line}", sid=sid))
+        run(payload(cwd, "SessionEnd", sid, reason="other"))
+    leaks = []
+    files = [p for p in home.rglob("*") if p.is_file()]
+    assert any(p.name == "learnings.jsonl" and p.stat().st_size for p in files)
+    for path in files:
+        raw = path.read_bytes()
+        for kind, value, _t in secrets:
+            if value.encode() in raw or value[-12:].encode() in raw:
+                leaks.append((kind, str(path.relative_to(home))))
+    assert leaks == []
+
+
+def test_secret_in_a_crash_message_is_redacted_in_the_log(tmp_path, monkeypatch):
+    from learn_cli.capture import learner
+
+    token = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8"
+
+    def boom(*_a, **_kw):
+        raise ValueError(f"cannot handle {token}")
+
+    monkeypatch.setattr(learner, "on_failure", boom)
+    stdin = tmp_path / "payload.json"
+    stdin.write_text(json.dumps(failure(tmp_path)))
+    with open(stdin, "rb") as fh:
+        monkeypatch.setattr(sys, "stdin", fh)
+        assert hook.main(["--home", str(tmp_path / "home")]) == 0
+    log = (tmp_path / "home" / "learn.log").read_text()
+    assert "cannot handle" in log and token not in log
+
+
+def test_home_files_are_private(learn):
+    cwd = learn.project("api")
+    learn("capture", input=failure(cwd), cwd=cwd, check=0)
+    learn("capture", input=success(cwd, "python -m pytest tests"), cwd=cwd, check=0)
+    for path in learn.home.rglob("*"):
+        if path.is_file() and not path.name.endswith(".lock"):
+            assert oct(path.stat().st_mode & 0o077) == "0o0", path
+    assert os.stat(learn.home / "sessions").st_mode & 0o077 == 0

@@ -1,0 +1,148 @@
+"""`learn recall` end to end: the seed's result layout (plain when piped), lateral results,
+archived ones with --all, no match, the cross-project time bound, JSON, usage errors."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from learn_cli.store.project import identify
+from learn_cli.store.record import make_record
+from learn_cli.store.repo import Store
+
+
+def days_ago(n: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - n * 86400))
+
+
+@pytest.fixture
+def seeded(learn):
+    """The seed's recall example: two global learnings, one here, one in ml-pipeline, one archived."""
+    here = identify(learn.cwd)
+    other_root = learn.project("ml-pipeline")
+    other = identify(other_root)
+    store = Store(learn.home, warn_stderr=False)
+    for project in (here, other):
+        store.register_project(project)
+    g1 = make_record(category="config", context="Always set --platform linux/amd64 on Apple Silicon",
+                     fix="docker build --platform linux/amd64 -t myapp .", frequency=7, impact=0.95,
+                     projects=["p1", "p2", "p3", "p4"], status="global", key="txt:g1")
+    g2 = make_record(category="runtime", context="Docker Compose v2 uses 'docker compose' (no hyphen)",
+                     fix="Replace 'docker-compose' with 'docker compose'", frequency=4, impact=0.8,
+                     projects=["p1", "p2", "p3"], status="global", key="txt:g2")
+    local = make_record(category="config", context="Set DOCKER_BUILDKIT=1 for faster multi-stage builds",
+                        fix="export DOCKER_BUILDKIT=1 before build commands", frequency=2, impact=0.6,
+                        projects=[here.id], project="web-api", key="txt:l1")
+    lateral = make_record(category="runtime", context="Docker volume mounts fail silently with wrong paths",
+                          fix="Use absolute paths and verify with docker inspect", impact=0.5,
+                          projects=[other.id], project="ml-pipeline", key="txt:l2")
+    archived = make_record(type="error", category="dependency", context="Pin base image versions in Dockerfile",
+                           fix="Use python:3.11-slim instead of python:latest", impact=0.4, status="archived",
+                           last_used=days_ago(45), created=days_ago(60), projects=[here.id], key="txt:a1")
+    store.put_many(store.layout.global_errors, [g1, g2])
+    store.put(store.layout.learnings(here.id), local)
+    store.put(store.layout.learnings(other.id), lateral)
+    store.put(store.layout.archive(here.id), archived)
+    store.close()
+    return {"g1": g1, "g2": g2, "local": local, "lateral": lateral, "archived": archived}
+
+
+def test_results_in_the_seed_layout(learn, seeded):
+    proc = learn("recall", "docker", check=0)
+    out = proc.stdout
+    assert out.startswith('Results for "docker" (4 matches):')
+    assert "[1] Score: 0.67 | Global | config\n" in out
+    assert '    "Always set --platform linux/amd64 on Apple Silicon"\n' in out
+    assert "    Fix: docker build --platform linux/amd64 -t myapp .\n" in out
+    assert "    Used: 7 times across 4 projects\n" in out
+    assert "| Project: web-api | config" in out and "    Used: 2 times\n" in out
+    assert "| Project: ml-pipeline | runtime" in out and "    Used: 1 time\n" in out
+    assert f"    ID: {seeded['g1']['id']}" in out
+    assert "Pin base image" not in out  # archived: only with --all
+    assert "⭐" not in out and "🔍" not in out and "\x1b[" not in out  # piped: plain text
+    assert proc.stderr == ""
+
+
+def test_all_includes_archived_with_last_used(learn, seeded):
+    out = learn("recall", "docker", "--all", check=0).stdout
+    assert "(5 matches)" in out
+    assert "| Project: web-api | dependency (archived)" in out
+    assert "    Used: 1 time (last used: 45 days ago)" in out
+
+
+def test_lateral_results_and_this_projects_boost(learn, seeded):
+    doc = learn.json("recall", "volume")
+    assert [(r["where"], r["project"]) for r in doc["results"]] == [("other", "ml-pipeline")]
+    same = {k: v for k, v in seeded["lateral"].items() if k not in ("id", "projects", "project")}
+    learn("add", same["context"], "--fix", same["fix"], "--impact", "0.5", check=0)
+    doc = learn.json("recall", "volume", "mounts")
+    assert [r["where"] for r in doc["results"]] == ["project", "other"]
+
+
+def test_json_document(learn, seeded):
+    doc = learn.json("recall", "compose")
+    assert doc["query"] == "compose" and doc["terms"] == ["compose"] and doc["count"] == 1
+    assert doc["partial"] is False and doc["not_searched"] == [] and doc["not_ranked"] == 0
+    [hit] = doc["results"]
+    assert hit["id"] == seeded["g2"]["id"] and hit["scope"] == "global" and hit["where"] == "global"
+    assert hit["score"] == 0.32 and hit["project"] is None and hit["archived"] is False
+    assert hit["record"]["fix"] == "Replace 'docker-compose' with 'docker compose'"
+
+
+def test_no_match_is_a_clear_line_and_exit_0(learn, seeded):
+    proc = learn("recall", "kubernetes", check=0)
+    assert proc.stdout.strip() == ('No learnings match "kubernetes" (try other words, or --all to include '
+                                   'archived learnings).')
+    doc = learn.json("recall", "kubernetes")
+    assert doc["results"] == [] and doc["count"] == 0
+
+
+def test_limit(learn, seeded):
+    out = learn("recall", "docker", "--limit", "1", check=0).stdout
+    assert "(1 match)" in out and "[2]" not in out and "More matches: raise --limit" in out
+
+
+def test_time_bound_gives_partial_results_and_names_projects(learn, seeded):
+    config = json.loads((learn.home / "config.json").read_text())
+    (learn.home / "config.json").write_text(json.dumps(dict(config, search_timeout_s=0)))
+    proc = learn("recall", "docker", check=0)
+    assert "Project: ml-pipeline" not in proc.stdout  # not reached
+    assert "Project: web-api" in proc.stdout and "Global" in proc.stdout  # always searched
+    assert ("note: Cross-project search stopped at its time bound: 1 project not searched: ml-pipeline. "
+            "Narrow the topic to search them all.") in proc.stdout
+    doc = learn.json("recall", "docker")
+    assert doc["partial"] and doc["timed_out"]
+    assert [p["name"] for p in doc["not_searched"]] == ["ml-pipeline"]
+
+
+def test_fts_syntax_in_the_topic_is_harmless(learn, seeded):
+    for topic in ('"docker" OR', "NEAR(docker", "docker*", "col:docker", "docker AND NOT x"):
+        proc = learn("recall", topic, check=0)
+        assert "Traceback" not in proc.stderr and proc.stderr == ""
+
+
+@pytest.mark.parametrize("args", [["recall"], ["recall", "!!!", "::"], ["recall", "x", "--limit", "0"]])
+def test_usage_errors(learn, args):
+    proc = learn(*args, check=2)
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip()
+
+
+def test_topic_without_words_is_one_line(learn):
+    proc = learn("recall", "!!!", check=2)
+    assert proc.stderr.strip().splitlines()[-1] == "learn: error: the topic has no words to search for"
+
+
+def test_captured_text_cannot_drive_the_terminal(learn):
+    store = Store(learn.home, warn_stderr=False)
+    here = identify(learn.cwd)
+    store.register_project(here)
+    store.put(store.layout.learnings(here.id), make_record(
+        context="evil \x1b[31mred\x1b]0;title\x07 [bold]markup[/bold] token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        key="txt:evil", projects=[here.id]))
+    store.close()
+    out = learn("recall", "evil", check=0).stdout
+    assert "\x1b" not in out and "\x07" not in out
+    assert "[bold]markup[/bold]" in out and "ghp_" not in out and "[REDACTED:" in out

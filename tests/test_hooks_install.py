@@ -1,0 +1,202 @@
+"""`learn hooks install|uninstall|status`: merged beside the user's settings, idempotent,
+backed up, reversible; and the shipped plugin layout (hooks/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+USER_SETTINGS = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm run lint)", "Read(~/.zshrc)"], "deny": ["Read(./.env)"]},
+    "env": {"CLAUDE_CODE_ENABLE_TELEMETRY": "0", "GREETING": "héllo ✓"},
+    "hooks": {
+        "PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "npx prettier --write"}]}],
+        "SessionStart": [{"hooks": [{"type": "command", "command": "echo 'branch: main'"}]}],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send claude"}]}],
+    },
+    "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"},
+}
+EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"}
+
+
+def user_settings(learn) -> Path:
+    return learn.tmp / "userhome" / ".claude" / "settings.json"
+
+
+def ours(doc: dict) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for event, groups in doc.get("hooks", {}).items():
+        for group in groups:
+            for handler in group["hooks"]:
+                if "learn" in handler["command"].split()[0]:
+                    found.setdefault(event, []).append((group.get("matcher"), handler))
+    return found
+
+
+def backups(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(path.name + ".bak-*"))
+
+
+def test_install_into_a_fresh_home_then_idempotent(learn):
+    proc = learn("hooks", "install", check=0)
+    path = user_settings(learn)
+    assert str(path) in proc.stdout
+    doc = json.loads(path.read_text())
+    found = ours(doc)
+    assert set(found) == EVENTS
+    for event, entries in found.items():
+        [(matcher, handler)] = entries
+        assert handler["type"] == "command"
+        assert handler["command"].startswith(learn.exe + " ")
+        assert handler["command"].endswith(" context --hook" if event == "SessionStart" else " capture")
+        assert matcher == {"PreToolUse": "Bash", "PostToolUse": "*", "PostToolUseFailure": "*"}.get(event)
+    assert "timeout" not in found["SessionEnd"][0][1]  # would raise Claude Code's 1.5 s exit budget
+    first = path.read_bytes()
+    again = learn("hooks", "install", check=0)
+    assert "already installed" in again.stdout
+    assert path.read_bytes() == first and backups(path) == []
+
+
+def test_round_trip_keeps_the_users_settings_byte_for_byte(learn):
+    path = user_settings(learn)
+    path.parent.mkdir(parents=True)
+    original = json.dumps(USER_SETTINGS, indent=4, ensure_ascii=False) + "\n"
+    path.write_text(original, encoding="utf-8")
+    learn("hooks", "install", check=0)
+    installed = json.loads(path.read_text())
+    assert path.read_text().startswith('{\n    "model"')  # the file's own indentation
+    for key in ("model", "permissions", "env", "statusLine"):
+        assert installed[key] == USER_SETTINGS[key]
+    assert installed["hooks"]["PostToolUse"][0] == USER_SETTINGS["hooks"]["PostToolUse"][0]
+    assert installed["hooks"]["SessionStart"][0] == USER_SETTINGS["hooks"]["SessionStart"][0]
+    assert installed["hooks"]["Notification"] == USER_SETTINGS["hooks"]["Notification"]
+    [backup] = backups(path)
+    assert backup.read_text(encoding="utf-8") == original
+    learn("hooks", "uninstall", check=0)
+    assert path.read_text(encoding="utf-8") == original
+    assert len(backups(path)) == 2
+
+
+def test_stale_entries_of_an_older_install_are_replaced(learn):
+    path = user_settings(learn)
+    path.parent.mkdir(parents=True)
+    old = {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "/old/venv/bin/learn capture", "timeout": 10},
+        {"type": "command", "command": "./my-own-hook.sh"}]}]}}
+    path.write_text(json.dumps(old, indent=2) + "\n")
+    learn("hooks", "install", check=0)
+    doc = json.loads(path.read_text())
+    commands = [h["command"] for g in doc["hooks"]["PostToolUse"] for h in g["hooks"]]
+    assert "/old/venv/bin/learn capture" not in commands and "./my-own-hook.sh" in commands
+    assert commands.count(f"{learn.exe} capture") == 1
+    status = learn.json("hooks", "status", "--scope", "user")
+    [row] = status["scopes"]
+    assert row["current"] and row["runnable"] and row["missing"] == []
+    learn("hooks", "uninstall", check=0)
+    doc = json.loads(path.read_text())
+    assert doc == {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "./my-own-hook.sh"}]}]}}
+
+
+def test_invalid_settings_are_refused_and_left_alone(learn):
+    path = user_settings(learn)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"model": "opus",, }\n')
+    for action in ("install", "uninstall"):
+        proc = learn("hooks", action)
+        assert proc.returncode == 1 and proc.stdout == ""
+        assert len(proc.stderr.strip().splitlines()) == 1 and "not valid JSON" in proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert path.read_text() == '{"model": "opus",, }\n' and backups(path) == []
+    path.write_text('{"hooks": []}\n')
+    proc = learn("hooks", "install")
+    assert proc.returncode == 1 and '"hooks" is not a JSON object' in proc.stderr
+    status = learn("hooks", "status", check=0)
+    assert "invalid" in status.stdout
+
+
+@pytest.mark.parametrize("scope, name", [("project", "settings.json"), ("local", "settings.local.json")])
+def test_project_and_local_scopes(learn, scope, name):
+    cwd = learn.project("api", remote="git@github.com:acme/api.git")
+    (cwd / "src").mkdir()
+    learn("hooks", "install", "--scope", scope, cwd=cwd / "src", check=0)  # the git top level is used
+    path = cwd / ".claude" / name
+    assert set(ours(json.loads(path.read_text()))) == EVENTS
+    assert not user_settings(learn).exists()
+    status = learn.json("hooks", "status", cwd=cwd)
+    by_scope = {row["scope"]: row for row in status["scopes"]}
+    assert by_scope[scope]["events"] and not by_scope["user"]["events"]
+    learn("hooks", "uninstall", "--scope", scope, cwd=cwd, check=0)
+    assert json.loads(path.read_text()) == {}
+
+
+def test_usage_errors(learn):
+    for args in (("--scope", "global"), ("--agent", "vim")):
+        proc = learn("hooks", "install", *args)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+    assert not user_settings(learn).exists()
+
+
+def test_json_output(learn):
+    doc = learn.json("hooks", "install")
+    assert doc["action"] == "install" and doc["changed"] is True and set(doc["events"]) == EVENTS
+    assert doc["command"] == learn.exe and doc["backup"] is None
+    doc = learn.json("hooks", "uninstall")
+    assert doc["changed"] is True and doc["backup"]
+
+
+def test_registered_commands_really_run(learn):
+    learn("hooks", "install", check=0)
+    doc = json.loads(user_settings(learn).read_text())
+    cwd = learn.project("api")
+    start = {"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": str(cwd), "hook_event_name": "SessionStart",
+             "source": "startup"}
+    fail = {"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": str(cwd), "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash", "tool_input": {"command": "pytest"}, "tool_use_id": "t1",
+            "error": "Exit code 127\nbash: pytest: command not found", "is_interrupt": False}
+    for event, payload in (("SessionStart", start), ("PostToolUseFailure", fail)):
+        command = doc["hooks"][event][0]["hooks"][0]["command"]
+        proc = subprocess.run(["sh", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
+                              env=learn.env, cwd=str(cwd), timeout=60)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr
+        assert proc.stdout == "" or json.loads(proc.stdout)["hookSpecificOutput"]["hookEventName"] == event
+
+
+# ---------------------------------------------------------------------------------------------
+# The shipped plugin layout
+
+
+def test_plugin_layout_is_valid():
+    doc = json.loads((ROOT / "hooks" / "hooks.json").read_text())
+    assert set(doc["hooks"]) == EVENTS
+    for event, groups in doc["hooks"].items():
+        for group in groups:
+            for handler in group["hooks"]:
+                assert handler["command"] == "${CLAUDE_PLUGIN_ROOT}/hooks/learn-hook.sh"
+                assert handler["args"] == (["context", "--hook"] if event == "SessionStart" else ["capture"])
+    manifest = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "learn"
+    shim = ROOT / "hooks" / "learn-hook.sh"
+    assert shim.stat().st_mode & stat.S_IXUSR
+
+
+def test_shim_runs_learn_and_is_silent_without_it(learn, tmp_path):
+    shim = str(ROOT / "hooks" / "learn-hook.sh")
+    cwd = learn.project("api")
+    payload = json.dumps({"session_id": "s", "cwd": str(cwd), "hook_event_name": "SessionStart", "source": "startup"})
+    env = dict(learn.env, LEARN_BIN=learn.exe)
+    proc = subprocess.run([shim, "capture"], input=payload, capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "nohome")}
+    proc = subprocess.run([shim, "capture"], input=payload, capture_output=True, text=True, env=bare, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    assert os.access(shim, os.X_OK)
