@@ -6,19 +6,38 @@ from __future__ import annotations
 import sys
 
 
+GLOBAL_VALUE_OPTIONS = ("--home", "--project")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["capture"]:
-        from learn_cli.capture.hook import main as capture_main
+    globals_, rest = split_global_options(args)
+    if "--help" not in rest and "-h" not in rest:
+        if rest[:1] == ["capture"]:
+            from learn_cli.capture.hook import main as capture_main
 
-        return capture_main(args[1:])
-    if args[:1] == ["context"] and "--hook" in args and "--help" not in args:
-        from learn_cli.capture.hook import context_main
+            return capture_main(globals_ + rest[1:])
+        if rest[:1] == ["context"] and "--hook" in rest:
+            from learn_cli.capture.hook import context_main
 
-        return context_main(args[1:])
+            return context_main(globals_ + rest[1:])
     from learn_cli.cli import run
 
     return run(args)
+
+
+def split_global_options(args: list[str]) -> tuple[list[str], list[str]]:
+    """Leading `--home X` / `--project X` (or `--home=X`), and what follows them."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in GLOBAL_VALUE_OPTIONS and i + 1 < len(args):
+            i += 2
+        elif arg.split("=", 1)[0] in GLOBAL_VALUE_OPTIONS and "=" in arg:
+            i += 1
+        else:
+            break
+    return args[:i], args[i:]
 
 
 if __name__ == "__main__":

@@ -28,7 +28,8 @@ def key_for(rec: dict) -> str:
 
     if rec.get("type", "error") == "error" and (rec.get("error") or "").strip():
         return error_key(rec["error"], rec.get("command"), rec.get("tool"))
-    return text_key(" ".join(str(rec.get(f) or "") for f in ("context", "fix")))
+    # The lesson is the context; the same lesson re-entered with another fix is one learning.
+    return text_key(str(rec.get("context") or rec.get("fix") or ""))
 
 
 def find_same(store, key: str, path: Path) -> tuple[Path, dict] | None:

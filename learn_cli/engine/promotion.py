@@ -444,3 +444,86 @@ def _fast_loads() -> Callable:
     except ImportError:  # pragma: no cover
         return json.loads
     return orjson.loads
+
+
+# ---------------------------------------------------------------- resolving a conflict
+
+
+class ResolveError(ValueError):
+    """The learning cannot be resolved (unknown id, not in conflict); the message says why."""
+
+
+@dataclass
+class Resolution:
+    kept: list = field(default_factory=list)  # records now live again
+    archived: list = field(default_factory=list)  # records moved to the archive
+
+
+def resolve_conflict(store, rid: str, keep: bool, now=None) -> Resolution:
+    """Resolve the conflicts of one learning. keep: it goes back to its status before the
+    conflict and every learning it conflicts with is archived (restorable with `learn
+    restore`); drop: it is archived and the others are released (a learning that still
+    conflicts with a third one stays conflicted)."""
+    now = scoring.parse_time(now) or datetime.now(timezone.utc)
+    store.refresh()
+    found = store.get(rid)
+    if found is None:
+        raise ResolveError(f"no learning with id {rid}")
+    entries = _Entries(store)
+    me = entries.add(*found)
+    if me.rec.get("status") != "conflicted":
+        raise ResolveError(f"{me.rec['id']} is not in conflict (status {me.rec.get('status') or 'active'})")
+    result = Resolution()
+    if keep:
+        partners = entries.partners(me)
+        release(me)
+        result.kept.append(me.rec)
+        for p in partners:
+            _leave(entries, p, now, f"conflict resolved: kept {me.rec['id']}", result)
+    else:
+        _leave(entries, me, now, "conflict resolved: dropped", result)
+    write_entries(store, list(entries.by_id.values()))
+    return result
+
+
+class _Entries:
+    """The records a resolution touches, one Entry per id."""
+
+    def __init__(self, store):
+        self.store = store
+        self.by_id: dict[str, Entry] = {}
+
+    def add(self, path: Path, rec: dict) -> Entry:
+        if rec["id"] not in self.by_id:
+            scope, pid = self.store.index.scope_of(path)
+            self.by_id[rec["id"]] = Entry(Path(path), scope, pid, rec)
+        return self.by_id[rec["id"]]
+
+    def partners(self, e: Entry) -> list[Entry]:
+        out = []
+        for oid in e.rec.get("conflict_with") or []:
+            if not isinstance(oid, str) or oid == e.rec["id"]:
+                continue
+            found = self.by_id.get(oid)
+            if found is None:
+                hit = self.store.get(oid)
+                found = self.add(*hit) if hit else None
+            if found is not None and found.rec.get("status") == "conflicted":
+                out.append(found)
+        return out
+
+
+def _leave(entries: _Entries, e: Entry, now: datetime, reason: str, result: Resolution) -> None:
+    """Archive a conflicted learning; the others it conflicted with lose it as a partner."""
+    others = entries.partners(e)
+    e.set("conflict_with", _DELETE)
+    e.set("pre_conflict_status", _DELETE)
+    archive(e, reason, now)
+    result.archived.append(e.rec)
+    for other in others:
+        rest = [p for p in other.rec.get("conflict_with") or [] if p != e.rec["id"]]
+        if rest:
+            other.set("conflict_with", rest)
+        else:
+            release(other)
+            result.kept.append(other.rec)

@@ -35,7 +35,7 @@ CREATE INDEX IF NOT EXISTS learnings_key ON learnings(key);
 CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
 CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='learnings',
-    content_rowid='rowid', tokenize="unicode61 tokenchars '-_'");
+    content_rowid='rowid', tokenize="unicode61");
 DROP TRIGGER IF EXISTS learnings_ai;
 DROP TRIGGER IF EXISTS learnings_ad;
 CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, remote TEXT);
