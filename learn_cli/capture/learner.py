@@ -606,45 +606,71 @@ def heads_up(cap: Capture, event: ev.Event) -> str | None:
 # End of session
 
 
-def finalize(store, session_id: str | None, deadline: float) -> bool:
-    """End-of-session work for this session and any left over by earlier ones, until the
-    deadline (time.monotonic()). Returns True when nothing is left to do."""
+INLINE_PROMOTION_LIMIT = 800  # records a hook may re-score at session end (≈ 0.3 s)
+
+
+def finalize(store, session_id: str | None, deadline: float, limit: int | None = INLINE_PROMOTION_LIMIT) -> bool:
+    """End-of-session work for this session, then for any left over by earlier ones, until
+    `deadline` (time.monotonic()). A project whose promotion check would touch more than
+    `limit` records is marked deferred: `learn promote` / `learn prune` do it (see
+    finish_pending). Returns True when no work is left at all."""
     buffer = SessionBuffer(store.layout.sessions_dir, session_id or "unknown")
     todos = [buffer.todo_path] if buffer.todo_path.exists() else []
     todos += [p for p in pending_todos(store.layout.sessions_dir) if p != buffer.todo_path]
     for todo in todos:
         if time.monotonic() > deadline:
-            return False
-        done = []
-        for pid in read_todo(todo)["pids"]:
+            break
+        marker = read_todo(todo)
+        wanted = marker["pids"] + (marker["deferred"] if limit is None else [])
+        done, deferred = [], []
+        for pid in wanted:
             if time.monotonic() > deadline:
                 break
-            finalize_project(store, pid, deadline)
-            done.append(pid)
-        _forget_done(store, todo, done)
+            if finalize_project(store, pid, deadline, limit):
+                done.append(pid)
+            else:
+                deferred.append(pid)
+        _update_marker(store, todo, done, deferred)
     return not pending_todos(store.layout.sessions_dir, 1)
 
 
-def _forget_done(store, todo, done: list[str]) -> None:
-    """Remove the finished projects from a marker, under its session's lock (a capture of that
-    session may be adding one at this moment)."""
+def finish_pending(store, promoted_everything: bool = False) -> int:
+    """For commands (`learn promote`, `learn prune`): do all deferred end-of-session work, or,
+    after a promotion run over the whole store, just drop the markers. Returns markers handled."""
+    todos = pending_todos(store.layout.sessions_dir, limit=100_000)
+    if promoted_everything:
+        for todo in todos:
+            _update_marker(store, todo, read_todo(todo)["pids"] + read_todo(todo)["deferred"], [])
+    else:
+        finalize(store, None, float("inf"), limit=None)
+    return len(todos)
+
+
+def _update_marker(store, todo, done: list[str], deferred: list[str]) -> None:
+    """Remove finished projects from a marker, note deferred ones; under the session's lock
+    (a capture of that session may be adding a project at this moment)."""
     from learn_cli.store.jsonl import atomic_write
 
     with SessionBuffer(store.layout.sessions_dir, todo.stem).lock():
-        left = [p for p in read_todo(todo)["pids"] if p not in done]
+        marker = read_todo(todo)
+        pids = [p for p in marker["pids"] if p not in done and p not in deferred]
+        later = [p for p in dict.fromkeys(marker["deferred"] + deferred) if p not in done]
         try:
-            if left:
-                atomic_write(todo, json.dumps({"pids": left}).encode(), durable=False)
+            if pids or later:
+                atomic_write(todo, json.dumps({"pids": pids, "deferred": later}).encode(), durable=False)
             else:
                 os.unlink(todo)
         except FileNotFoundError:
             pass
 
 
-def finalize_project(store, pid: str, deadline: float) -> None:
-    """Promotion check (re-scores, promotes, archives) and compaction of one project."""
+def finalize_project(store, pid: str, deadline: float, limit: int | None = None) -> bool:
+    """Promotion check (re-scores, promotes, archives) and compaction of one project.
+    False, doing nothing, when the check would touch more than `limit` records."""
     if pid == "global" or not store.layout.project_dir(pid).is_dir():
-        return
+        return True
+    if limit is not None and _promotion_size(store, pid, limit) > limit:
+        return False
     try:
         from learn_cli.engine.promotion import promote_project
     except ImportError:
@@ -652,13 +678,26 @@ def finalize_project(store, pid: str, deadline: float) -> None:
     if promote_project is not None:
         promote_project(store, pid)
     if time.monotonic() > deadline:
-        return
+        return True
     path = store.layout.learnings(pid)
-    rel = store.index.rel(path)
-    lines, superseded, _bad = store.index.file_stats().get(rel, (0, 0, 0))
+    lines, superseded, _bad = store.index.file_stats().get(store.index.rel(path), (0, 0, 0))
     # Fold the log when superseded lines are most of it; a huge log is left to `learn prune`.
     if lines and superseded * 2 > lines and lines <= 20_000:
         store.compact(path)
+    return True
+
+
+def _promotion_size(store, pid: str, limit: int) -> int:
+    """How many records promote_project would load: the project's, then copies of its keys."""
+    db = store.index.db
+    own = db.execute("SELECT count(*) FROM learnings WHERE pid = ? AND scope = 'project'", (pid,)).fetchone()[0]
+    if own > limit:
+        return own
+    others = db.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM learnings WHERE key IN (SELECT key FROM learnings WHERE pid = ? "
+        "AND scope = 'project' AND key != '') AND NOT (scope = 'project' AND pid = ?) LIMIT ?)",
+        (pid, pid, limit + 1)).fetchone()[0]
+    return own + others
 
 
 # ---------------------------------------------------------------------------------------------

@@ -541,8 +541,8 @@ def _labels_a_value(text: str, start: int) -> bool:
 
 def _starts_line(text: str, start: int) -> bool:
     """Only blanks, a YAML list dash or `export` between the line start and `start`."""
-    line_start = text.rfind("\n", 0, start) + 1
-    if start - line_start > 200:
+    line_start = text.rfind("\n", max(0, start - 201), start) + 1
+    if start - line_start > 200 or (line_start == 0 and start > 200):
         return False
     lead = text[line_start:start].lstrip(" \t")
     if lead.startswith("- "):
@@ -696,22 +696,7 @@ def _contains(text: str, depth: int) -> bool:
 
 
 _MAX_PASSES = 4
-
-
-def _redact_until_stable(text: str) -> str:
-    """Passes until one changes nothing. A redaction can reveal a label to an earlier rule (the
-    sweep turns `-p<run>` into a placeholder, and now `mysql ... -p<pw>` is the first `-p`), so
-    one pass is not always a fixed point. Text without secrets costs one pass; every pass that
-    changes something replaces at least one character outside a placeholder, so it ends."""
-    for _ in range(_MAX_PASSES):
-        redacted = _redact_all(text)
-        if redacted == text:
-            break
-        text = redacted
-    return text
-
-
-_OVERSIZE_SLACK = 4096  # room for placeholders longer than what they replace
+_FIT = MAX_SCAN_CHARS - 200  # room for the note saying the text was cut
 
 
 def _cut_at_line(text: str, limit: int) -> str:
@@ -723,19 +708,30 @@ def _cut_at_line(text: str, limit: int) -> str:
 def redact(text: str) -> str:
     """`text` with every secret replaced by `[REDACTED:<kind>]`. Never raises; idempotent.
 
-    Input longer than MAX_SCAN_CHARS is cut before scanning (at a line break when possible) and
-    ends with a note of how many characters were dropped unscanned.
+    Passes run until one changes nothing: a redaction can reveal a label to an earlier rule (the
+    sweep turns `-p<run>` into a placeholder, and now `mysql ... -p<pw>` is the first `-p`).
+    Text without secrets costs one pass; a pass that changes something replaces characters
+    outside placeholders, so passes end (and are capped).
+
+    Text longer than MAX_SCAN_CHARS (before, or after placeholders made it grow) is cut at a
+    line break and ends with a note: what was not scanned is dropped, never returned, and the
+    work per call is bounded whatever the input size.
     """
     if not isinstance(text, str) or not text:
         return text
-    if len(text) <= MAX_SCAN_CHARS:
-        return _redact_until_stable(text)
-    head = _cut_at_line(text, MAX_SCAN_CHARS - _OVERSIZE_SLACK)
-    note = f"\n[learn: {len(text) - len(head)} more characters dropped unscanned]"
-    out = _redact_until_stable(head)
-    if len(out) + len(note) > MAX_SCAN_CHARS:  # redaction grew it: a second pass must not cut
-        out = _cut_at_line(out, MAX_SCAN_CHARS - len(note))
-    return out + note
+    original_length, cut = len(text), False
+    if len(text) > MAX_SCAN_CHARS:
+        text, cut = _cut_at_line(text, _FIT), True
+    for _ in range(_MAX_PASSES):
+        redacted = _redact_all(text)
+        if len(redacted) > _FIT:
+            redacted, cut = _cut_at_line(redacted, _FIT), True
+        if redacted == text:
+            break
+        text = redacted
+    if cut:
+        text += f"\n[learn: cut to {len(text)} of {original_length} characters; the rest dropped]"
+    return text
 
 
 def contains_secret(text: str) -> bool:

@@ -82,7 +82,7 @@ class SessionBuffer:
     def add_todo(self, pid: str) -> None:
         """Note that a project of this session has end-of-session work (caller holds the lock)."""
         todo = read_todo(self.todo_path)
-        if pid in todo["pids"]:
+        if pid in todo["pids"] or pid in todo["deferred"]:
             return
         todo["pids"].append(pid)
         self.todo_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -98,11 +98,13 @@ def read_todo(path: Path) -> dict:
         doc = json.loads(Path(path).read_bytes() or b"{}")
     except (OSError, ValueError):
         doc = {}
-    pids = doc.get("pids") if isinstance(doc, dict) else None
-    return {"pids": [p for p in pids if isinstance(p, str)][:100] if isinstance(pids, list) else []}
+    doc = doc if isinstance(doc, dict) else {}
+    return {name: [p for p in doc[name] if isinstance(p, str)][:100] if isinstance(doc.get(name), list) else []
+            for name in ("pids", "deferred")}
 
 
 def pending_todos(sessions_dir: Path, limit: int = 20) -> list[Path]:
+    # Markers holding only deferred projects are listed too: finish_pending needs them.
     """Markers of sessions whose end-of-session work is still to do, oldest first."""
     try:
         entries = [e for e in os.scandir(todo_dir(sessions_dir)) if e.name.endswith(".json")]
