@@ -446,3 +446,22 @@ def test_env_and_project_fields(home, proj, monkeypatch):
     assert rec["env"]["shell"] == "zsh" and rec["env"]["os"]
     assert rec["project"] == "api" and rec["projects"] == [identify(a).id]
     assert os.path.isabs(str(home))
+
+
+def test_heavy_end_of_session_work_is_deferred_to_commands(home, proj):
+    import time
+
+    from learn_cli.capture.session import deferred_path
+    from learn_cli.store.repo import Store
+
+    a = proj("api")
+    _teach(home, a, sessions=1)
+    store = Store(home, warn_stderr=False)
+    sessions = store.layout.sessions_dir
+    assert learner.finalize(store, None, time.monotonic() + 30, limit=0) is True  # too big for a hook
+    assert not list((sessions / "pending").glob("*-*.json"))
+    assert json.loads(deferred_path(sessions).read_text())["pids"] == [identify(a).id]
+    assert learner.finalize(store, None, time.monotonic() + 30, limit=0) is True  # nothing retried
+    assert learner.finish_pending(store) == 1  # `learn promote` / `learn prune` do it
+    assert not deferred_path(sessions).exists()
+    store.close()

@@ -148,7 +148,7 @@ def test_unknown_agent_and_options(learn):
 
 def test_help(learn):
     proc = learn("capture", "--help", check=0)
-    assert proc.stdout.startswith("usage: learn capture")
+    assert "learn capture" in proc.stdout and "--agent" in proc.stdout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,6 +289,27 @@ def test_secrets_never_reach_the_home(tmp_path):
             if value.encode() in raw or value[-12:].encode() in raw:
                 leaks.append((kind, str(path.relative_to(home))))
     assert leaks == []
+
+
+def test_secrets_never_reach_the_home_through_the_executable(learn):
+    """One secret of each kind, through real `learn capture` processes (prompt, failing
+    command and its output, the fixing command) and the end of the session."""
+    by_kind = {}
+    for kind, value, template in _secrets():
+        by_kind.setdefault(kind, (value, template))
+    cwd = learn.project("api")
+    for i, (kind, (value, template)) in enumerate(sorted(by_kind.items())):
+        line = template.format(s=value)
+        sid = f"exe-secret-{i}"
+        learn("capture", input=payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} here"), cwd=cwd, check=0)
+        learn("capture", input=failure(cwd, f"deploy push {line}", f"denied: {line}", 1, sid=sid), cwd=cwd, check=0)
+        learn("capture", input=success(cwd, f"deploy push --retry {line}", stdout=line, sid=sid), cwd=cwd, check=0)
+    learn("capture", input=payload(cwd, "SessionEnd", "exe-secret-0", reason="other"), cwd=cwd, check=0)
+    assert learn_records(learn.home, cwd)
+    for path in (p for p in learn.home.rglob("*") if p.is_file()):
+        raw = path.read_bytes()
+        for kind, (value, _t) in by_kind.items():
+            assert value.encode() not in raw and value[-12:].encode() not in raw, (kind, path)
 
 
 def test_secret_in_a_crash_message_is_redacted_in_the_log(tmp_path, monkeypatch):

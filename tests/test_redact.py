@@ -24,7 +24,8 @@ SHARED = TESTS.parents[1] / "shared"
 
 
 def _load_corpus():
-    spec = importlib.util.spec_from_file_location("secrets_corpus", TESTS / "data" / "secrets_corpus.py")
+    path = TESTS / "data" / "secrets_corpus.py"
+    spec = importlib.util.spec_from_file_location("secrets_corpus", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -32,10 +33,12 @@ def _load_corpus():
 
 corpus = _load_corpus()
 SECRETS, LOOKALIKES = corpus.SECRETS, corpus.LOOKALIKES
+SECRET_IDS = [f"{kind}-{i}" for i, (kind, _, _) in enumerate(SECRETS)]
 
 
 def _leaked_fragments(value: str, text: str, size: int = 8) -> list[str]:
-    return [value[i:i + size] for i in range(max(1, len(value) - size + 1)) if value[i:i + size] in text]
+    pieces = (value[i:i + size] for i in range(max(1, len(value) - size + 1)))
+    return [piece for piece in pieces if piece in text]
 
 
 # --- the corpus itself ------------------------------------------------------------------------
@@ -58,7 +61,7 @@ def test_corpus_values_are_deterministic():
 # --- secrets ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind,value,template", SECRETS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SECRETS)])
+@pytest.mark.parametrize("kind,value,template", SECRETS, ids=SECRET_IDS)
 def test_secret_is_redacted_in_context(kind, value, template):
     text = template.format(s=value)
     out = redact(text)
@@ -69,27 +72,26 @@ def test_secret_is_redacted_in_context(kind, value, template):
     assert contains_secret(text) and not contains_secret(out)
 
 
-@pytest.mark.parametrize("kind,value,template", SECRETS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SECRETS)])
+@pytest.mark.parametrize("kind,value,template", SECRETS, ids=SECRET_IDS)
 def test_context_around_the_secret_survives(kind, value, template):
     before, _, after = template.partition("{s}")
     before, after = before.format(), after.format()
     out = redact(template.format(s=value))
-    # The words around the secret are kept, except what a rule deliberately folds into the
-    # secret (a cookie's other pairs, a truncated key's trailing blank line).
-    assert out.startswith(before.rstrip("'\"")[:8])
-    if kind not in ("cookie", "private-key"):
-        assert out.endswith(after[-8:])
+    if kind == "cookie":  # the whole cookie header goes, its other pairs with it
+        before, after = before.partition(": ")[0] + ": ", ""
+    assert out == before + f"[REDACTED:{kind}]" + after
 
 
 def test_url_password_keeps_user_and_host():
-    out = redact("DATABASE_URL=postgres://app:s3cr3t-Pa55@db.internal:5432/app?sslmode=require")
-    assert out == "DATABASE_URL=postgres://app:[REDACTED:url-password]@db.internal:5432/app?sslmode=require"
+    out = redact("DB=postgres://app:s3cr3t-Pa55@db.internal:5432/app?sslmode=require")
+    assert out == "DB=postgres://app:[REDACTED:url-password]@db.internal:5432/app?sslmode=require"
     assert redact("mongodb+srv://root:p@ss@cluster0.example.net/db") == \
         "mongodb+srv://root:[REDACTED:url-password]@cluster0.example.net/db"
 
 
 def test_authorization_header_keeps_the_scheme():
-    assert redact("Authorization: Bearer abc123def456") == "Authorization: Bearer [REDACTED:authorization]"
+    assert redact("Authorization: Bearer abc123def456") == \
+        "Authorization: Bearer [REDACTED:authorization]"
     assert redact("{'authorization': 'Basic Zm9vOmJhcg=='}") == \
         "{'authorization': 'Basic [REDACTED:authorization]'}"
 
@@ -98,7 +100,7 @@ def test_authorization_header_keeps_the_scheme():
     ("psql --password x", "psql --password [REDACTED:password-flag]"),
     ("app --password=hunter2 --verbose", "app --password=[REDACTED:password-flag] --verbose"),
     ("mysql -uroot -p'x' db", "mysql -uroot -p'[REDACTED:password-flag]' db"),
-    ("mysqldump -u root -pS3cret db > d.sql", "mysqldump -u root -p[REDACTED:password-flag] db > d.sql"),
+    ("mysqldump -u root -pS3cret db", "mysqldump -u root -p[REDACTED:password-flag] db"),
     ("docker login -u bob -p hunter22 ghcr.io", "docker login -u bob -p [REDACTED:password-flag] ghcr.io"),
     ("cli --token abc123", "cli --token [REDACTED:secret-flag]"),
     ("cli --api-key=abc123", "cli --api-key=[REDACTED:secret-flag]"),
@@ -163,11 +165,13 @@ def test_pgp_private_key_block():
     key = "\n".join(["-----BEGIN PGP PRIVATE KEY BLOCK-----", "Version: GnuPG v2", "",
                      corpus.fake("pgp", 64, corpus.BASE64), "=AbCd",
                      "-----END PGP PRIVATE KEY BLOCK-----"])
-    assert redact(f"gpg --export-secret-keys\n{key}\ndone") == "gpg --export-secret-keys\n[REDACTED:private-key]\ndone"
+    assert redact(f"gpg --export-secret-keys\n{key}\ndone") == \
+        "gpg --export-secret-keys\n[REDACTED:private-key]\ndone"
 
 
 def test_public_keys_and_certificates_are_kept():
-    text = "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----"
+    text = "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n" \
+        "-----END PUBLIC KEY-----"
     assert redact(text) == text
 
 
@@ -201,10 +205,14 @@ def test_high_entropy_calibration():
         caught = sum(redact(f"got {t} back") == "got [REDACTED:high-entropy] back" for t in tokens)
         assert caught >= recall * len(tokens), (length, caught)
     code_like = [
-        "HotspotEditorModal2ComponentRendererV3", "ReactDOMServerRenderingStream2Impl4Browser",
-        "AbstractSingletonProxyFactoryBean2XmlConfig", "x86_64-unknown-linux-gnu-gcc-13-Release2024Build",
-        "src/components/HotspotEditorModal2/utils/useResizeObserver", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA",
-        "aws-sdk-client-s3-v3-2024-Release-Candidate-Build7", "TestUserRegistrationFlowWithOAuth2AndPKCE",
+        "HotspotEditorModal2ComponentRendererV3",
+        "ReactDOMServerRenderingStream2Impl4Browser",
+        "AbstractSingletonProxyFactoryBean2XmlConfig",
+        "x86_64-unknown-linux-gnu-gcc-13-Release2024Build",
+        "src/components/HotspotEditorModal2/utils/useResizeObserver",
+        "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA",
+        "aws-sdk-client-s3-v3-2024-Release-Candidate-Build7",
+        "TestUserRegistrationFlowWithOAuth2AndPKCE",
     ]
     for text in code_like:
         assert redact(text) == text, text
@@ -258,7 +266,7 @@ def test_huge_input_is_cut_before_scanning():
     out = redact(text)
     elapsed = time.perf_counter() - started
     assert secret_early not in out and secret_late not in out
-    assert len(out) <= MAX_SCAN_CHARS and out.endswith("more characters dropped unscanned]")
+    assert len(out) <= MAX_SCAN_CHARS and out.endswith("characters; the rest dropped]")
     assert redact(out) == out
     assert elapsed < 30  # generous: the point is that 50 MB costs what 1 MB costs
 
@@ -317,6 +325,28 @@ FRAGMENTS = [value for _, value, _ in SECRETS[:20]] + [
 ] + LOOKALIKES[:20]
 
 composed_text = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=12), max_size=25).map("".join)
+
+
+# Inputs on which one pass was not a fixed point (found by longer hypothesis runs): a redaction
+# that reveals or hides the label of another rule.
+TRICKY = [
+    "00000001122A3A3B4B5C6DE-password -password 0",
+    "://:@/00000111222333445A5B6C6D7EF8GHa@0",
+    "0000000111222333444A5A5B6B7C8D9EFGH_a." + "0" * 75 + "PASSWD00=0",
+    "AAA/AQQ/0000000011233A245B6A7CD-QEaF_bTe/000011112233445C5678A6Q9AaB0DbT",
+    "rk_live_000000000000xoxa-xoxa-0000000000",
+    "PASSWD=AUTHORIZATION:BEARER 0 AUTHORIZATION:0",
+    "PASSWD=curl -u :AKIA0000000000000000:curl -u :0",
+    "MYSQL -p00000001111223456A7B8C9Da3EFGb:gho_" + "0" * 36 + " -p0",
+    "00000011222334A5A6A7B8C9DEFGHIh1:000000001122334A5A6B7C8D9EFGHI/a",
+    "PWD=x " * 40,
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_idempotent_on_inputs_where_one_pass_is_not_enough(text):
+    out = redact(text)
+    assert redact(out) == out
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

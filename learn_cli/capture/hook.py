@@ -249,6 +249,13 @@ def _home_arg(argv: list[str]) -> str | None:
     return None
 
 
+def _stdin_is_terminal() -> bool:
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def read_stdin(limit: int = MAX_PAYLOAD) -> bytes | None:
     """The payload on stdin; None when it is over `limit` bytes (the rest is drained)."""
     try:
@@ -298,7 +305,11 @@ def _to_event(agent: str, payload):
 
 
 def _capture(argv: list[str], started: float):
-    opts = _options(argv, ("--agent", "--home"))
+    opts = _options(argv, ("--agent", "--home", "--project"))
+    if _stdin_is_terminal():
+        sys.stderr.write("learn capture: reads one hook payload (JSON) on stdin; "
+                         "register it with `learn hooks install`\n")
+        return None
     data = read_stdin()
     if data is None:
         _warn(opts.get("home"), "payload-size", f"ignored a hook payload over {MAX_PAYLOAD} bytes")
@@ -306,6 +317,8 @@ def _capture(argv: list[str], started: float):
     event = _to_event(opts.get("agent", "claude-code"), _parse(data))
     if event is None:
         return None
+    if "project" in opts and not event.cwd:  # the payload's cwd decides; --project is a fallback
+        event.cwd = os.path.abspath(os.path.expanduser(opts["project"]))
     limit = DEADLINES.get(event.kind, DEFAULT_DEADLINE)
     _set_deadline(max(0.05, limit - (time.monotonic() - started)))
     return _dispatch(event, opts.get("home"), started, limit)

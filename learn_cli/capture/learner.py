@@ -14,7 +14,8 @@
 - prompt: user corrections become `pending` preference learnings in the user's own words.
 - pre-tool (Bash): a heads-up when the command is a known failure with an active fix.
 - session end / stop: end-of-session work (promotion check, compaction) within a deadline;
-  what does not fit stays marked and is done by a later capture.
+  what does not fit stays marked (`sessions/pending/`) and is done by a later hook, or, when
+  too big for any hook, by `learn promote` / `learn prune` (finish_pending).
 
 Every text is redacted before it is written anywhere. Stdlib only (hot path).
 """
@@ -27,7 +28,7 @@ import sys
 import time
 
 from learn_cli.capture import events as ev
-from learn_cli.capture.session import SessionBuffer, pending_todos, read_todo
+from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todos, read_todo
 from learn_cli.store.locks import file_lock
 from learn_cli.store.record import make_record, new_id, now_iso
 
@@ -56,11 +57,14 @@ class Capture:
         self.session_id = event.session_id or "unknown"
         self.now = now_iso()
         self.counters: dict[str, int] = {}
+        self._overrides: dict | None = None
         self.buffer = SessionBuffer(store.layout.sessions_dir, self.session_id,
                                     self.int_setting("session_max_events", 50))
 
     def int_setting(self, name: str, default: int) -> int:
-        value = self.store.setting(name, self.project.id)
+        if self._overrides is None:
+            self._overrides = self.store.overrides(self.project.id)
+        value = self._overrides[name] if name in self._overrides else self.store.config().get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1:
             return default
         return int(value)
@@ -612,56 +616,69 @@ INLINE_PROMOTION_LIMIT = 800  # records a hook may re-score at session end (≈ 
 def finalize(store, session_id: str | None, deadline: float, limit: int | None = INLINE_PROMOTION_LIMIT) -> bool:
     """End-of-session work for this session, then for any left over by earlier ones, until
     `deadline` (time.monotonic()). A project whose promotion check would touch more than
-    `limit` records is marked deferred: `learn promote` / `learn prune` do it (see
-    finish_pending). Returns True when no work is left at all."""
+    `limit` records is deferred to `learn promote` / `learn prune` (see finish_pending).
+    Returns True when no session's work is left."""
     buffer = SessionBuffer(store.layout.sessions_dir, session_id or "unknown")
     todos = [buffer.todo_path] if buffer.todo_path.exists() else []
     todos += [p for p in pending_todos(store.layout.sessions_dir) if p != buffer.todo_path]
     for todo in todos:
         if time.monotonic() > deadline:
             break
-        marker = read_todo(todo)
-        wanted = marker["pids"] + (marker["deferred"] if limit is None else [])
         done, deferred = [], []
-        for pid in wanted:
+        for pid in read_todo(todo)["pids"]:
             if time.monotonic() > deadline:
                 break
-            if finalize_project(store, pid, deadline, limit):
-                done.append(pid)
-            else:
-                deferred.append(pid)
-        _update_marker(store, todo, done, deferred)
+            (done if finalize_project(store, pid, deadline, limit) else deferred).append(pid)
+        if deferred:
+            _defer(store, deferred)
+        _forget(store, todo, done + deferred)
     return not pending_todos(store.layout.sessions_dir, 1)
 
 
 def finish_pending(store, promoted_everything: bool = False) -> int:
-    """For commands (`learn promote`, `learn prune`): do all deferred end-of-session work, or,
-    after a promotion run over the whole store, just drop the markers. Returns markers handled."""
-    todos = pending_todos(store.layout.sessions_dir, limit=100_000)
-    if promoted_everything:
-        for todo in todos:
-            _update_marker(store, todo, read_todo(todo)["pids"] + read_todo(todo)["deferred"], [])
-    else:
-        finalize(store, None, float("inf"), limit=None)
-    return len(todos)
+    """For commands (`learn promote`, `learn prune`): do every deferred and left-over piece of
+    end-of-session work without a time limit, or, right after a promotion run over the whole
+    store, just drop the markers. Returns the number of projects handled."""
+    sessions_dir = store.layout.sessions_dir
+    deferred = read_todo(deferred_path(sessions_dir))["pids"]
+    todos = pending_todos(sessions_dir, limit=1_000_000)
+    pids = list(dict.fromkeys(deferred + [p for t in todos for p in read_todo(t)["pids"]]))
+    if not promoted_everything:
+        for pid in pids:
+            finalize_project(store, pid, float("inf"), None)
+    for todo in todos:
+        _forget(store, todo, read_todo(todo)["pids"])
+    with file_lock(deferred_path(sessions_dir)):
+        left = [p for p in read_todo(deferred_path(sessions_dir))["pids"] if p not in deferred]
+        _write_marker(deferred_path(sessions_dir), left)
+    return len(pids)
 
 
-def _update_marker(store, todo, done: list[str], deferred: list[str]) -> None:
-    """Remove finished projects from a marker, note deferred ones; under the session's lock
-    (a capture of that session may be adding a project at this moment)."""
+def _defer(store, pids: list[str]) -> None:
+    path = deferred_path(store.layout.sessions_dir)
+    with file_lock(path):
+        known = read_todo(path)["pids"]
+        if any(p not in known for p in pids):
+            _write_marker(path, list(dict.fromkeys(known + pids)))
+
+
+def _forget(store, todo, handled: list[str]) -> None:
+    """Remove handled projects from a session's marker, under that session's lock (one of its
+    captures may be adding a project at this moment)."""
+    with SessionBuffer(store.layout.sessions_dir, todo.stem).lock():
+        _write_marker(todo, [p for p in read_todo(todo)["pids"] if p not in handled])
+
+
+def _write_marker(path, pids: list[str]) -> None:
     from learn_cli.store.jsonl import atomic_write
 
-    with SessionBuffer(store.layout.sessions_dir, todo.stem).lock():
-        marker = read_todo(todo)
-        pids = [p for p in marker["pids"] if p not in done and p not in deferred]
-        later = [p for p in dict.fromkeys(marker["deferred"] + deferred) if p not in done]
-        try:
-            if pids or later:
-                atomic_write(todo, json.dumps({"pids": pids, "deferred": later}).encode(), durable=False)
-            else:
-                os.unlink(todo)
-        except FileNotFoundError:
-            pass
+    try:
+        if pids:
+            atomic_write(path, json.dumps({"pids": pids}).encode(), durable=False)
+        else:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def finalize_project(store, pid: str, deadline: float, limit: int | None = None) -> bool:

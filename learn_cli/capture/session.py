@@ -26,6 +26,7 @@ from learn_cli.store.paths import safe_name
 
 TAIL_BYTES = 256 * 1024  # the newest events always fit; older ones are trimmed away
 MAX_EVENT_BYTES = 16 * 1024  # one event line, after its own field caps
+DEFERRED = "deferred.json"
 
 
 class SessionBuffer:
@@ -82,7 +83,7 @@ class SessionBuffer:
     def add_todo(self, pid: str) -> None:
         """Note that a project of this session has end-of-session work (caller holds the lock)."""
         todo = read_todo(self.todo_path)
-        if pid in todo["pids"] or pid in todo["deferred"]:
+        if pid in todo["pids"]:
             return
         todo["pids"].append(pid)
         self.todo_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -98,16 +99,19 @@ def read_todo(path: Path) -> dict:
         doc = json.loads(Path(path).read_bytes() or b"{}")
     except (OSError, ValueError):
         doc = {}
-    doc = doc if isinstance(doc, dict) else {}
-    return {name: [p for p in doc[name] if isinstance(p, str)][:100] if isinstance(doc.get(name), list) else []
-            for name in ("pids", "deferred")}
+    pids = doc.get("pids") if isinstance(doc, dict) else None
+    return {"pids": [p for p in pids if isinstance(p, str)][:10_000] if isinstance(pids, list) else []}
+
+
+def deferred_path(sessions_dir: Path) -> Path:
+    """Projects whose end-of-session work is too big for a hook, for `learn promote`/`prune`."""
+    return todo_dir(sessions_dir) / DEFERRED
 
 
 def pending_todos(sessions_dir: Path, limit: int = 20) -> list[Path]:
-    # Markers holding only deferred projects are listed too: finish_pending needs them.
     """Markers of sessions whose end-of-session work is still to do, oldest first."""
     try:
-        entries = [e for e in os.scandir(todo_dir(sessions_dir)) if e.name.endswith(".json")]
+        entries = [e for e in os.scandir(todo_dir(sessions_dir)) if e.name.endswith(".json") and e.name != DEFERRED]
     except OSError:
         return []
     entries.sort(key=lambda e: _mtime(e))

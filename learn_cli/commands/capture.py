@@ -24,4 +24,6 @@ def command(
     args = ["--agent", agent]
     if st.home:
         args += ["--home", st.home]
+    if st.project_path:
+        args += ["--project", st.project_path]
     raise typer.Exit(main(args))

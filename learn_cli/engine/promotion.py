@@ -55,7 +55,8 @@ class Entry:
     pid: str
     rec: dict
     patch: dict = field(default_factory=dict)
-    archived: bool = False
+    archived: bool = False  # to be moved to the archive of its scope
+    removed: bool = False  # to be deleted (folded into another record)
 
     def set(self, name: str, value) -> None:
         if value is _DELETE:
@@ -183,18 +184,8 @@ class _Promotion:
                 self.report.global_count += 1
 
     def _rescore(self) -> None:
-        total = len(self.entries)
-        for n, e in enumerate(self.entries, 1):
-            if not self.in_focus(e):
-                continue
-            before = e.rec.get("low_since")
-            if scoring.update_low_since(e.rec, self.now):
-                e.patch["low_since"] = e.rec.get("low_since", _DELETE)
-                self.report.low_since_changed += before != e.rec.get("low_since")
-            self.report.rescored += 1
-            if n % 5000 == 0:
-                self.progress("scoring", n, total)
-        self.progress("scoring", total, total)
+        scored, changed = rescore(self.entries, self.now, self.in_focus, self.progress)
+        self.report.rescored, self.report.low_since_changed = scored, changed
 
     # -- conflicts -------------------------------------------------------------------------
     def _flag_conflicts(self) -> None:
@@ -319,21 +310,49 @@ class _Promotion:
     # -- archive ---------------------------------------------------------------------------
     def _archive_stale(self) -> None:
         fresh = _ids(self.new_globals)
-        for e in self.entries:
-            if not self.in_focus(e) or e.rec.get("status") not in ("active", "pending", "global"):
-                continue
-            if e.patch.get("promoted_to") or e.rec["id"] in fresh:
-                continue
-            if scoring.lifecycle(e.rec, self.now, self.min_projects, self.archive_days) != scoring.ARCHIVE:
-                continue
-            low = scoring.parse_time(e.rec.get("low_since"))
-            stale_days = int((self.now - low).total_seconds() // 86400) if low else 0
-            archive(e, f"score < {scoring.LOW_SCORE} for {stale_days} days", self.now)
-            self.report.archived.append({"id": e.rec["id"], "text": summary(e.rec), "project": e.pid,
-                                         "score": scoring.score(e.rec, self.now), "stale_days": stale_days})
+        candidates = [e for e in self.entries if self.in_focus(e) and not e.patch.get("promoted_to")
+                      and e.rec["id"] not in fresh]
+        self.report.archived = archive_stale(candidates, self.now, self.min_projects, self.archive_days)
 
 
 # ---------------------------------------------------------------- shared helpers
+
+
+def rescore(entries: list[Entry], now: datetime, in_focus: Callable = lambda e: True,
+            progress: Callable | None = None) -> tuple[int, int]:
+    """update_low_since on every entry; returns (records scored, records whose clock changed)."""
+    scored = changed = 0
+    total = len(entries)
+    for n, e in enumerate(entries, 1):
+        if not in_focus(e):
+            continue
+        before = e.rec.get("low_since")
+        if scoring.update_low_since(e.rec, now):
+            e.patch["low_since"] = e.rec.get("low_since", _DELETE)
+            changed += before != e.rec.get("low_since")
+        scored += 1
+        if progress and n % 5000 == 0:
+            progress("scoring", n, total)
+    if progress:
+        progress("scoring", total, total)
+    return scored, changed
+
+
+def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_days) -> list[dict]:
+    """Mark for the archive every entry whose score stayed < 0.3 for archive_days; report them."""
+    out = []
+    for e in entries:
+        if e.archived or e.rec.get("status") not in ("active", "pending", "global"):
+            continue
+        if scoring.lifecycle(e.rec, now, min_projects, archive_days) != scoring.ARCHIVE:
+            continue
+        low = scoring.parse_time(e.rec.get("low_since"))
+        stale_days = int((now - low).total_seconds() // 86400) if low else 0
+        archive(e, f"score < {scoring.LOW_SCORE} for {stale_days} days", now)
+        out.append({"id": e.rec["id"], "text": summary(e.rec), "project": e.pid,
+                    "score": scoring.score(e.rec, now), "stale_days": stale_days})
+    return out
+
 
 
 def group_view(copies: list[Entry]) -> dict:
@@ -346,9 +365,20 @@ def group_view(copies: list[Entry]) -> dict:
 
 
 def summary(rec: dict, width: int = SUMMARY_WIDTH) -> str:
+    """One line stating the learning (problem: fix), as the session digest shows it."""
     from learn_cli.engine.context import summarize
 
     return summarize(rec, None, width) or str(rec.get("id", ""))
+
+
+def title(rec: dict, width: int = 60) -> str:
+    """A short name for a learning in lists (stats, graph hubs): its context when it has one."""
+    from learn_cli.engine.context import sanitize
+
+    context = rec.get("context")
+    if isinstance(context, str) and context.strip():
+        return sanitize(" ".join(context.split()), width)
+    return summary(rec, width)
 
 
 def archive(e: Entry, reason: str, now: datetime) -> None:
@@ -387,6 +417,8 @@ def write_entries(store, entries: list[Entry], new_records: dict[Path, list[dict
             continue
         if e.archived:
             adds.setdefault(archive_path(store, e.path), []).append(e.rec)
+            removals.setdefault(e.path, []).append(e.rec["id"])
+        elif e.removed:
             removals.setdefault(e.path, []).append(e.rec["id"])
         elif e.patch:
             patches.setdefault(e.path, {})[e.rec["id"]] = _patcher(e.patch)

@@ -3,7 +3,7 @@
 Every value is generated from a fixed label with sha256, so it has the shape of a real credential
 (prefix, length, alphabet) but was never issued by anyone. Import by path (no package needed):
 
-    spec = importlib.util.spec_from_file_location("secrets_corpus", ".../tests/data/secrets_corpus.py")
+    spec = importlib.util.spec_from_file_location("secrets_corpus", path_to_this_file)
 
 SECRETS: (kind, value, template). `template.format(s=value)` is a line an agent could see; after
 `redact` it must contain `[REDACTED:<kind>]` and no 8-character fragment of `value`.
@@ -61,6 +61,8 @@ SECRETS: list[tuple[str, str, str]] = [
      "AWS_ACCESS_KEY_ID={s} aws s3 ls s3://backups"),
     ("aws-secret-key", fake("aws-secret", 40, BASE64),
      "aws_secret_access_key = {s}"),
+    ("aws-secret-key", fake("aws-secret-env", 40, BASE64),
+     "export AWS_SECRET_ACCESS_KEY={s}"),
     ("aws-secret-key", fake("aws-secret-json", 40, BASE64),
      '        "SecretAccessKey": "{s}",'),
     ("github-token", "ghp_" + fake("ghp", 36),
@@ -135,7 +137,7 @@ SECRETS: list[tuple[str, str, str]] = [
     ("private-key", _pem("openssh", "OPENSSH ", 5, end=False),
      "Read(~/.ssh/id_ed25519)\n{s}\n[output truncated]"),
     ("private-key", _pem("gcp", "", 6, newline="\\n"),
-     '{{"type": "service_account", "private_key": "{s}", "client_email": "ci@p.iam.gserviceaccount.com"}}'),
+     '{{"type": "service_account", "private_key": "{s}", "client_email": "ci@p.iam.example"}}'),
     ("url-password", "correct-horse-" + fake("pg", 10),
      "psql: error: connection to postgres://app_user:{s}@db.internal:5432/app failed"),
     ("url-password", fake("redis", 24),

@@ -1,0 +1,44 @@
+"""`learn promote`: re-score everything, promote to global, list candidates, archive the
+stale, find conflicts (and, on a terminal, ask how to resolve them)."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from learn_cli.commands._common import json_out, open_store, state
+
+BAR_RECORDS = 5000  # show a progress bar on a terminal when the store holds more than this
+
+
+def command(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change; write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see docs/cmd-promote.md)."),
+) -> None:
+    import orjson
+
+    from learn_cli.engine.promotion import run_promotion
+    from learn_cli.render import promote as render
+    from learn_cli.render.console import fancy
+    from learn_cli.render.progress import progress_bar
+
+    store = open_store(state(ctx))
+    if not as_json:
+        render.header(dry_run)
+    big = fancy() and not as_json and store.index.count() > BAR_RECORDS
+    with progress_bar(big) as progress:
+        report = run_promotion(store, dry_run=dry_run, progress=progress, loads=orjson.loads)
+    if as_json:
+        json_out(report.as_json())
+        return
+    labels = {pid: info["label"] for pid, info in store.projects().items()}
+    render.report(report, labels)
+    still_open = [c for c in report.conflicts]
+    if not still_open:
+        return
+    if not dry_run and fancy() and sys.stdin.isatty():
+        render.ask_conflicts(store, still_open)
+    else:
+        render.conflict_hint()

@@ -1,0 +1,254 @@
+"""`learn graph`: the knowledge graph as data — category tree, cross-project connections,
+hub nodes, totals — and its dot / mermaid renderings.
+
+Everything comes from index aggregates; no record is parsed except the few hubs shown.
+- tree: live learnings (project and global files, not archived) counted by type, category;
+- connections: two projects are connected by every learning they share, i.e. whose key
+  (a learning without a key is its own) appears in both project files or lists both in
+  `projects`. Pairs are counted per key, which is quadratic only in the number of projects
+  one learning is seen in; a learning seen in more than WIDE_KEY projects is a hub of
+  everything and is counted as a hub, not as pairs (`wide_keys` says how many);
+- hubs: learnings by number of projects, then uses (the global copy's frequency, or the sum
+  of the project copies' when that is larger);
+- totals: live (every status but archived), archived, global.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Callable
+
+TYPE_ORDER = ("error", "pattern", "preference", "workflow")
+TYPE_LABEL = {"error": "errors", "pattern": "patterns", "preference": "preferences", "workflow": "workflows"}
+WIDE_KEY = 50
+CONNECTIONS_SHOWN = 10
+HUBS_SHOWN = 5
+_LIVE_SQL = "scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')"
+
+
+@dataclass
+class Graph:
+    tree: list = field(default_factory=list)  # [(type label, count, [(category, count), ...])]
+    connections: list = field(default_factory=list)  # [(pid a, pid b, shared)] best first
+    connected_pairs: int = 0
+    wide_keys: int = 0
+    hubs: list = field(default_factory=list)  # [{key, id, text, projects, uses, project_ids}]
+    totals: dict = field(default_factory=dict)  # {active, archived, global}
+    labels: dict = field(default_factory=dict)  # pid -> display label
+
+    def as_json(self) -> dict:
+        return {
+            "tree": [{"type": t, "count": n, "categories": [{"category": c, "count": k} for c, k in cats]}
+                     for t, n, cats in self.tree],
+            "connections": [{"a": {"id": a, "name": self.label(a)}, "b": {"id": b, "name": self.label(b)},
+                             "shared": n} for a, b, n in self.connections],
+            "connected_pairs": self.connected_pairs,
+            "wide_keys": self.wide_keys,
+            "hubs": [{k: v for k, v in h.items() if k != "project_ids"} for h in self.hubs],
+            "totals": self.totals,
+        }
+
+    def label(self, pid: str) -> str:
+        return self.labels.get(pid, pid)
+
+
+def build_graph(store, loads: Callable = json.loads, connections: int = CONNECTIONS_SHOWN,
+                hubs: int = HUBS_SHOWN) -> Graph:
+    store.refresh(loads=loads)
+    db = store.index.db
+    graph = Graph(labels={pid: info["label"] for pid, info in store.projects().items()})
+    graph.tree = _tree(db)
+    graph.totals = _totals(db)
+    projects_of, uses = _keys(db)
+    pairs = Counter()
+    for key, pids in projects_of.items():
+        if len(pids) > WIDE_KEY:
+            graph.wide_keys += 1
+        elif len(pids) > 1:
+            pairs.update(combinations(sorted(pids), 2))
+    graph.connected_pairs = len(pairs)
+    graph.connections = [(a, b, n) for (a, b), n in
+                         sorted(pairs.items(), key=lambda kv: (-kv[1], graph.label(kv[0][0]), graph.label(kv[0][1])))
+                         [:connections]]
+    graph.hubs = _hubs(db, projects_of, uses, hubs, loads)
+    return graph
+
+
+def _tree(db) -> list:
+    rows = db.execute(f"SELECT type, category, count(*) FROM learnings WHERE {_LIVE_SQL} GROUP BY type, category")
+    by_type: dict[str, dict[str, int]] = {}
+    for rtype, category, n in rows:
+        by_type.setdefault(rtype or "?", {})[category or "?"] = n
+    order = [t for t in TYPE_ORDER if t in by_type] + sorted(t for t in by_type if t not in TYPE_ORDER)
+    tree = []
+    for rtype in order:
+        cats = sorted(by_type[rtype].items(), key=lambda kv: (-kv[1], kv[0]))
+        tree.append((TYPE_LABEL.get(rtype, rtype), sum(n for _, n in cats), cats))
+    return tree
+
+
+def _totals(db) -> dict:
+    live, global_, archived = db.execute(
+        f"SELECT sum({_LIVE_SQL}), sum({_LIVE_SQL} AND scope = 'global'), "
+        "sum(scope IN ('archive', 'global-archive') OR status = 'archived') FROM learnings").fetchone()
+    return {"active": live or 0, "archived": archived or 0, "global": global_ or 0}
+
+
+def _keys(db) -> tuple[dict[str, set], dict[str, tuple]]:
+    """key -> the projects it is seen in; key -> (sum of project copies' uses, global uses)."""
+    projects_of: dict[str, set] = {}
+    rows = db.execute(f"""
+        SELECT coalesce(nullif(key, ''), 'id:' || id), pid FROM learnings WHERE {_LIVE_SQL} AND pid != ''
+        UNION
+        SELECT coalesce(nullif(l.key, ''), 'id:' || l.id), j.value
+          FROM learnings l, json_each(l.data, '$.projects') j
+         WHERE l.scope IN ('project', 'global') AND (l.status IS NULL OR l.status != 'archived')
+           AND json_type(l.data, '$.projects') = 'array' AND j.type = 'text' AND j.value != ''""")
+    for key, pid in rows:
+        projects_of.setdefault(key, set()).add(pid)
+    uses = {}
+    freq = "max(1, coalesce(CAST(json_extract(data, '$.frequency') AS INTEGER), 1))"
+    for key, local, global_ in db.execute(f"""
+            SELECT coalesce(nullif(key, ''), 'id:' || id),
+                   sum(CASE WHEN scope = 'project' THEN {freq} ELSE 0 END),
+                   max(CASE WHEN scope = 'global' THEN {freq} ELSE 0 END)
+              FROM learnings WHERE {_LIVE_SQL} GROUP BY 1"""):
+        uses[key] = (local or 0, global_ or 0)
+    return projects_of, uses
+
+
+def _hubs(db, projects_of: dict, uses: dict, limit: int, loads: Callable) -> list:
+    from learn_cli.engine.promotion import title
+
+    def used(key):
+        local, global_ = uses.get(key, (0, 0))
+        return max(local, global_)
+
+    ranked = sorted((k for k, p in projects_of.items() if len(p) > 1),
+                    key=lambda k: (-len(projects_of[k]), -used(k), k))[:limit]
+    hubs = []
+    for key in ranked:
+        if key.startswith("id:"):
+            row = db.execute("SELECT id, data FROM learnings WHERE id = ? LIMIT 1", (key[3:],)).fetchone()
+        else:
+            row = db.execute(f"SELECT id, data FROM learnings WHERE key = ? AND {_LIVE_SQL} "
+                             "ORDER BY scope = 'global' DESC, json_extract(data, '$.frequency') DESC LIMIT 1",
+                             (key,)).fetchone()
+        if row is None:
+            continue
+        rec = loads(row[1])
+        hubs.append({"key": key, "id": row[0], "text": title(rec, 60), "projects": len(projects_of[key]),
+                     "uses": used(key), "project_ids": sorted(projects_of[key])})
+    return hubs
+
+
+# ---------------------------------------------------------------- dot and mermaid
+
+
+def to_dot(graph: Graph) -> str:
+    """Graphviz (undirected): type → category tree, project ↔ project edges, hubs → projects."""
+    lines = ["graph knowledge {", '  graph [rankdir=LR, label="learn knowledge graph"];', "  node [shape=box];"]
+    ids = _NodeIds()
+    root = ids.get("root")
+    lines.append(f'  {root} [label="{_dot(_total_label(graph))}", shape=doubleoctagon];')
+    for type_label, count, cats in graph.tree:
+        t = ids.get(f"type:{type_label}")
+        lines.append(f'  {t} [label="{_dot(f"{type_label} ({count})")}"];')
+        lines.append(f"  {root} -- {t};")
+        for category, n in cats:
+            c = ids.get(f"cat:{type_label}:{category}")
+            lines.append(f'  {c} [label="{_dot(f"{category} ({n})")}", shape=plain];')
+            lines.append(f"  {t} -- {c};")
+    for pid in _shown_projects(graph):
+        lines.append(f'  {ids.get("p:" + pid)} [label="{_dot(graph.label(pid))}", shape=ellipse];')
+    for a, b, n in graph.connections:
+        lines.append(f'  {ids.get("p:" + a)} -- {ids.get("p:" + b)} [label="{n}", penwidth={min(1 + n / 5, 6):.1f}];')
+    for h in graph.hubs:
+        node = ids.get(f"hub:{h['key']}")
+        text = f"{h['text']}\n{h['projects']} projects, {h['uses']} uses"
+        lines.append(f'  {node} [label="{_dot(text)}", shape=note];')
+        for pid in h["project_ids"][:10]:
+            lines.append(f'  {node} -- {ids.get("p:" + pid)} [style=dashed];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def to_mermaid(graph: Graph) -> str:
+    """Mermaid flowchart: the same nodes and edges as to_dot."""
+    lines = ["graph LR"]
+    ids = _NodeIds()
+    root = ids.get("root")
+    lines.append(f'  {root}{{{{"{_mermaid(_total_label(graph))}"}}}}')
+    for type_label, count, cats in graph.tree:
+        t = ids.get(f"type:{type_label}")
+        lines.append(f'  {t}["{_mermaid(f"{type_label} ({count})")}"]')
+        lines.append(f"  {root} --> {t}")
+        for category, n in cats:
+            c = ids.get(f"cat:{type_label}:{category}")
+            lines.append(f'  {c}["{_mermaid(f"{category} ({n})")}"]')
+            lines.append(f"  {t} --> {c}")
+    for pid in _shown_projects(graph):
+        lines.append(f'  {ids.get("p:" + pid)}(["{_mermaid(graph.label(pid))}"])')
+    for a, b, n in graph.connections:
+        lines.append(f'  {ids.get("p:" + a)} ---|"{n} shared"| {ids.get("p:" + b)}')
+    for h in graph.hubs:
+        node = ids.get(f"hub:{h['key']}")
+        text = f"{h['text']} ({h['projects']} projects, {h['uses']} uses)"
+        lines.append(f'  {node}>"{_mermaid(text)}"]')
+        for pid in h["project_ids"][:10]:
+            lines.append(f'  {node} -.- {ids.get("p:" + pid)}')
+    return "\n".join(lines) + "\n"
+
+
+class _NodeIds:
+    """Node names we make up (n1, n2, …): nothing from a record is ever an identifier."""
+
+    def __init__(self):
+        self.names: dict[str, str] = {}
+
+    def get(self, thing: str) -> str:
+        if thing not in self.names:
+            self.names[thing] = f"n{len(self.names) + 1}"
+        return self.names[thing]
+
+
+def _shown_projects(graph: Graph) -> list[str]:
+    seen: dict[str, None] = {}
+    for a, b, _ in graph.connections:
+        seen.setdefault(a)
+        seen.setdefault(b)
+    for h in graph.hubs:
+        for pid in h["project_ids"][:10]:
+            seen.setdefault(pid)
+    return list(seen)
+
+
+def _total_label(graph: Graph) -> str:
+    t = graph.totals
+    return f"{t.get('active', 0)} active | {t.get('archived', 0)} archived | {t.get('global', 0)} global"
+
+
+def _dot(text: str) -> str:
+    """A dot double-quoted string body: backslashes and quotes escaped, one line."""
+    text = "".join(c if c.isprintable() or c == "\n" else " " for c in str(text))
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return text.replace("\n", "\\n")
+
+
+def _mermaid(text: str) -> str:
+    """A mermaid quoted label: characters that could end or reshape it become entity codes."""
+    out = []
+    for c in str(text):
+        if c.isalnum() or c in _MERMAID_PLAIN:
+            out.append(c)
+        elif c.isprintable():
+            out.append(f"#{ord(c)};")
+        else:
+            out.append(" ")
+    return "".join(out)
+
+
+_MERMAID_PLAIN = frozenset(" .,:/()+-_'=!?@*~$%^&")

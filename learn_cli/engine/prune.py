@@ -1,0 +1,278 @@
+"""`learn prune`: the knowledge base's housekeeping (seed: "Clean up knowledge base").
+
+Steps, in the order they run (the report shows them as the seed's four):
+1. re-score every live learning (`low_since` started or stopped: "Score changes");
+2. archive the stale: score < 0.3 continuously for `archive_days` (engine.promotion);
+3. merge duplicates inside each file: records with the same key (two processes may have
+   stored one concurrently), then near-duplicates (engine.merge.near_duplicates, best first
+   so the best record leads); conflicted records are left to `learn resolve`;
+4. the session digest of the current project, raw and compressed (engine.digest), to show
+   what compression saves and how much of the budget is used;
+then storage: logs with superseded lines are compacted, session buffers older than
+`session_max_age_days` removed, and with `hard` archived learnings not used for
+`hard_delete_days` deleted for good. Nothing is written with `dry_run`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import reduce
+from pathlib import Path
+from typing import Callable
+
+from learn_cli.engine import scoring
+from learn_cli.engine.promotion import (Entry, _DELETE, archive_stale, load_entries, rescore, summary,
+                                        write_entries)
+
+NEAR_DUPLICATE = 0.85
+LARGE_ARCHIVE_BYTES = 5 * 1024 * 1024
+LIST_LIMIT = 100
+
+
+@dataclass
+class PruneReport:
+    dry_run: bool = False
+    hard: bool = False
+    entries_before: int = 0
+    entries_after: int = 0
+    archived: list = field(default_factory=list)
+    merged: list = field(default_factory=list)  # {id, ids, text}: one per unified entry
+    removed: int = 0  # records folded into another
+    scored: int = 0
+    rescored: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    budget: int = 0
+    compacted_files: int = 0
+    lines_folded: int = 0
+    sessions_removed: int = 0
+    hard_deleted: int = 0
+    archive_entries: int = 0
+    archive_bytes: int = 0
+    archive_old: int = 0  # archived entries older than hard_delete_days (what --hard deletes)
+    hard_delete_days: int = 90
+    disk_before: int = 0
+    disk_after: int = 0
+
+    @property
+    def disk_saved(self) -> int:
+        return self.disk_before - self.disk_after
+
+    @property
+    def large_archive(self) -> bool:
+        return not self.hard and (self.archive_old > 0 or self.archive_bytes > LARGE_ARCHIVE_BYTES)
+
+    def as_json(self) -> dict:
+        return {
+            "dry_run": self.dry_run, "hard": self.hard,
+            "entries": {"before": self.entries_before, "after": self.entries_after},
+            "archived": {"count": len(self.archived), "items": self.archived[:LIST_LIMIT]},
+            "merged": {"groups": len(self.merged), "removed": self.removed, "items": self.merged[:LIST_LIMIT]},
+            "scores": {"updated": self.scored, "rescored": self.rescored},
+            "context": {"before_tokens": self.tokens_before, "after_tokens": self.tokens_after,
+                        "budget": self.budget},
+            "storage": {"compacted_files": self.compacted_files, "lines_folded": self.lines_folded,
+                        "sessions_removed": self.sessions_removed, "hard_deleted": self.hard_deleted,
+                        "disk_before": self.disk_before, "disk_after": self.disk_after,
+                        "disk_saved": self.disk_saved},
+            "archive": {"entries": self.archive_entries, "bytes": self.archive_bytes,
+                        "older_than_hard_delete_days": self.archive_old,
+                        "hard_delete_days": self.hard_delete_days, "suggest_hard": self.large_archive},
+        }
+
+
+def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool = False,
+              loads: Callable | None = None, progress: Callable | None = None) -> PruneReport:
+    from learn_cli.engine.promotion import _fast_loads, _positive
+
+    loads = loads or _fast_loads()
+    now = scoring.parse_time(now) or datetime.now(timezone.utc)
+    cfg = store.config()
+    report = PruneReport(dry_run=dry_run, hard=hard)
+    report.hard_delete_days = _positive(cfg.get("hard_delete_days"), 90)
+    report.disk_before = data_bytes(store)
+    store.refresh(loads=loads)
+    entries = load_entries(store, "scope IN ('project', 'global')", (), loads)
+    report.entries_before = len(entries)
+    report.scored, report.rescored = rescore(entries, now, progress=progress)
+    report.archived = archive_stale(entries, now, _positive(cfg.get("promote_min_projects"), 2),
+                                    _positive(cfg.get("archive_days"), 30))
+    merge_duplicates(entries, now, report)
+    report.entries_after = report.entries_before - len(report.archived) - report.removed
+    doomed = _hard_deletions(store, now, report, loads)
+    if not dry_run:
+        write_entries(store, entries, progress=progress)
+        for path, ids in doomed.items():
+            store.update_many(path, {}, ids, rewrite=True)
+    _compact(store, report, dry_run)
+    _clean_sessions(store, now, report, dry_run, _positive(cfg.get("session_max_age_days"), 14))
+    _archive_usage(store, now, report, doomed)
+    _context(store, project, report, loads)
+    report.disk_after = data_bytes(store) if not dry_run else report.disk_before
+    return report
+
+
+# ---------------------------------------------------------------- merging duplicates
+
+
+def merge_duplicates(entries: list[Entry], now: datetime, report: PruneReport) -> None:
+    """Fold same-key and near-duplicate records of one file into the best of them."""
+    from learn_cli.engine.merge import near_duplicates
+
+    by_file: dict[Path, list[Entry]] = {}
+    for e in entries:
+        if not e.archived and e.rec.get("status") != "conflicted":
+            by_file.setdefault(e.path, []).append(e)
+    for group in by_file.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda e: _rank(e, now))
+        by_key: dict[str, list[Entry]] = {}
+        for e in group:
+            if e.rec.get("key"):
+                by_key.setdefault(e.rec["key"], []).append(e)
+        for same in by_key.values():
+            if len(same) > 1:
+                _fold(same, report)
+        rest = [e for e in group if not e.removed]
+        owner = {id(e.rec): e for e in rest}
+        for similar in near_duplicates([e.rec for e in rest], NEAR_DUPLICATE):
+            _fold([owner[id(r)] for r in similar], report)
+
+
+def _rank(e: Entry, now: datetime) -> tuple:
+    """Best first: higher score, then more frequent, then older (the original), then id."""
+    return (-scoring.score(e.rec, now), -scoring.frequency_of(e.rec), str(e.rec.get("created") or ""),
+            e.rec["id"])
+
+
+def _fold(group: list[Entry], report: PruneReport) -> None:
+    from learn_cli.engine.merge import merge
+
+    leader, others = group[0], group[1:]
+    merged = reduce(merge, [leader.rec, *(e.rec for e in others)])
+    merged["merged_from"] = _union(leader.rec.get("merged_from"), [e.rec["id"] for e in others])
+    for name in set(leader.rec) | set(merged):
+        if name not in ("id", "updated"):
+            leader.set(name, merged.get(name, _DELETE))
+    for e in others:
+        e.removed = True
+    report.removed += len(others)
+    report.merged.append({"id": leader.rec["id"], "ids": [e.rec["id"] for e in others], "text": summary(leader.rec)})
+
+
+# ---------------------------------------------------------------- storage
+
+
+def _hard_deletions(store, now: datetime, report: PruneReport, loads: Callable) -> dict[Path, list[str]]:
+    """Archived entries not used for hard_delete_days (deleted only with --hard)."""
+    cutoff = now.timestamp() - report.hard_delete_days * 86400
+    old: dict[Path, list[str]] = {}
+    for rel, _scope, _pid, rec in store.iter_index("scope IN ('archive', 'global-archive')", (), loads):
+        when = scoring.parse_time(rec.get("last_used")) or scoring.parse_time(rec.get("updated")) \
+            or scoring.parse_time(rec.get("created"))
+        if when is not None and when.timestamp() < cutoff:
+            old.setdefault(store.path_of(rel), []).append(rec["id"])
+    report.archive_old = sum(len(ids) for ids in old.values())
+    if not report.hard:
+        return {}
+    report.hard_deleted = report.archive_old
+    return old
+
+
+def _compact(store, report: PruneReport, dry_run: bool) -> None:
+    for rel, (lines, superseded, _bad) in store.index.file_stats().items():
+        if not superseded:
+            continue
+        report.compacted_files += 1
+        if dry_run:
+            report.lines_folded += superseded
+            continue
+        before, after = store.compact(store.path_of(rel))
+        report.lines_folded += before - after
+
+
+def _clean_sessions(store, now: datetime, report: PruneReport, dry_run: bool, max_age_days) -> None:
+    cutoff = now.timestamp() - max_age_days * 86400
+    try:
+        files = list(os.scandir(store.layout.sessions_dir))
+    except FileNotFoundError:
+        return
+    for entry in files:
+        if not entry.name.endswith(".jsonl") or not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
+                continue
+            report.sessions_removed += 1
+            if not dry_run:
+                os.unlink(entry.path)
+                _unlink_quietly(entry.path + ".lock")
+        except OSError:
+            continue
+
+
+def _archive_usage(store, now: datetime, report: PruneReport, deleted: dict) -> None:
+    report.archive_entries = store.index.count("scope IN ('archive', 'global-archive')")
+    if report.dry_run:
+        report.archive_entries -= sum(len(ids) for ids in deleted.values())
+        report.archive_entries += len(report.archived)
+    lay = store.layout
+    files = [lay.global_archive] + [lay.archive(pid) for pid in _project_ids(store)]
+    report.archive_bytes = sum(_size(f) for f in files)
+
+
+def _context(store, project, report: PruneReport, loads: Callable) -> None:
+    from learn_cli.engine.digest import session_digest
+    from learn_cli.engine.promotion import _positive
+
+    if project is None:
+        return
+    report.budget = int(_positive(store.setting("budget", project.id), 2000))
+    result = session_digest(store, project, report.budget, loads=loads)
+    report.tokens_before, report.tokens_after = result.before_tokens, result.tokens
+
+
+def data_bytes(store) -> int:
+    """Bytes of everything the store holds as data (records, sessions); not the derived index."""
+    lay = store.layout
+    total = sum(_size(f) for f in (*lay.global_files(), lay.global_archive))
+    for pid in _project_ids(store):
+        total += _size(lay.learnings(pid)) + _size(lay.archive(pid))
+    try:
+        total += sum(e.stat().st_size for e in os.scandir(lay.sessions_dir) if e.is_file())
+    except OSError:
+        pass
+    return total
+
+
+def _project_ids(store) -> list[str]:
+    try:
+        return [e.name for e in os.scandir(store.layout.projects_dir) if e.is_dir()]
+    except FileNotFoundError:
+        return []
+
+
+def _size(path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _union(first, second) -> list:
+    out = [x for x in (first if isinstance(first, list) else []) if x]
+    for x in second:
+        if x not in out:
+            out.append(x)
+    return out
+

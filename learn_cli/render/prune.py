@@ -1,0 +1,78 @@
+"""`learn prune` output: the seed's four-step report, plus storage and the --hard hint."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from learn_cli.render.console import fancy
+from learn_cli.render.learning import plural, write
+
+STEP = "        "
+
+
+def entries(n: int, adjective: str = "") -> str:
+    return f"{n:,} {adjective}{'entry' if n == 1 else 'entries'}"
+
+
+def size(n: int) -> str:
+    n = abs(n)
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.0f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def report(rep) -> None:
+    box = fancy()
+    arrow, minus = ("→", "−") if box else ("->", "-")
+    verb = "Would archive" if rep.dry_run else "Archived"
+    title = "Pruning knowledge base" + (" (dry run: nothing is written)" if rep.dry_run else "") + "..."
+    write(Text(f"🧹 {title}" if box else title, style="bold"))
+    write()
+    write("  [1/4] Archiving stale learnings (score < 0.3 for 30+ days)...")
+    write(f"{STEP}{verb}: {entries(len(rep.archived))}")
+    write()
+    write("  [2/4] Merging duplicates...")
+    groups = len(rep.merged)
+    kind = "pairs" if groups and rep.removed == groups else "groups"
+    write(f"{STEP}Merged: {groups:,} {kind} {arrow} {groups:,} unified entries")
+    write(f"{STEP}Removed: {rep.removed:,} redundant entries")
+    write()
+    write("  [3/4] Recalculating all scores...")
+    write(f"{STEP}Updated: {rep.scored:,} entries")
+    write(f"{STEP}Score changes: {rep.rescored:,} entries rescored")
+    write()
+    write("  [4/4] Compressing context...")
+    if rep.budget:
+        saved = max(rep.tokens_before - rep.tokens_after, 0)
+        share = f" ({saved / rep.tokens_before:.0%})" if rep.tokens_before else ""
+        write(f"{STEP}Before: {rep.tokens_before:,} tokens")
+        write(f"{STEP}After: {rep.tokens_after:,} tokens")
+        write(f"{STEP}Saved: {saved:,} tokens{share}")
+    else:
+        write(f"{STEP}(no current project)")
+    write()
+    write("  Storage:")
+    write(f"{STEP}Logs compacted: {plural(rep.compacted_files, 'file')} ({rep.lines_folded:,} superseded lines)")
+    write(f"{STEP}Old sessions removed: {rep.sessions_removed:,}")
+    if rep.hard:
+        write(f"{STEP}Deleted for good (--hard): {rep.hard_deleted:,} archived entries unused for "
+              f"{rep.hard_delete_days}+ days")
+    write(f"{STEP}Archive: {rep.archive_entries:,} entries, {size(rep.archive_bytes)}")
+    write()
+    done = "Dry run complete (nothing written)" if rep.dry_run else "Prune complete"
+    write(Text(f"  ✅ {done}" if box else f"  {done}", style="bold green" if box else ""))
+    change = rep.entries_after - rep.entries_before
+    sign = "+" if change > 0 else (minus if change < 0 else "±")
+    write(f"  Entries: {rep.entries_before:,} {arrow} {rep.entries_after:,} ({sign}{abs(change):,})")
+    if not rep.dry_run:
+        saved = rep.disk_saved
+        write(f"  Disk saved: {size(saved)}" if saved >= 0 else f"  Disk used: +{size(saved)}")
+    if rep.budget:
+        write(f"  Context budget: {rep.tokens_after:,} / {rep.budget:,} tokens")
+    if rep.large_archive:
+        hint = (f"{entries(rep.archive_old, 'archived ')} unused for {rep.hard_delete_days}+ days "
+                f"(archive: {size(rep.archive_bytes)}): `learn prune --hard` deletes them for good.")
+        write()
+        write(Text(f"  💡 {hint}" if box else f"  Hint: {hint}", style="yellow" if box else ""))

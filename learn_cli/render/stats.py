@@ -1,0 +1,112 @@
+"""`learn stats` output: the seed's double-line box on a terminal, plain lines when piped."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len, set_cell_size
+from rich.text import Text
+
+from learn_cli.render.console import fancy
+from learn_cli.render.learning import safe, write
+
+WIDTH = 47  # inside the box
+BAR = 16
+
+
+def report(doc: dict) -> None:
+    lines = _lines(doc, fancy())
+    if not fancy():
+        for line in lines:
+            write(line if line is not None else "")
+        return
+    write(Text("╔" + "═" * WIDTH + "╗"))
+    for line in lines:
+        if line is None:
+            write(Text("╠" + "═" * WIDTH + "╣"))
+        else:
+            write(Text("║" + _fit(line) + "║"))
+    write(Text("╚" + "═" * WIDTH + "╝"))
+
+
+def _fit(text: str) -> str:
+    return set_cell_size(text, WIDTH) if cell_len(text) != WIDTH else text
+
+
+def _n(value: int, box: bool) -> str:
+    return f"{value:,}" if box else str(value)
+
+
+def _lines(doc: dict, box: bool) -> list:
+    """The box's rows (None: a separator); piped, the same facts as plain lines."""
+    n = lambda v: _n(v, box)  # noqa: E731
+    title = "Self-Learning Agent Stats"
+    out: list = [title.center(WIDTH) if box else title]
+    if box:
+        out.append(None)
+    pad = " " if box else ""
+    out.append(f"{pad}{'Total Learnings:' if box else 'Total learnings:'}{'     ' if box else ' '}"
+               f"{n(doc['total'])} ({n(doc['global'])} global)")
+    out.append(f"{pad}Categories:")
+    total = doc["total"] or 0
+    labels = {"error": "errors", "pattern": "patterns", "preference": "prefs", "workflow": "workflows"}
+    width = max((len(n(v)) for v in doc["types"].values()), default=1)
+    for rtype, count in doc["types"].items():
+        label = labels.get(rtype, rtype)
+        share = count / total if total else 0.0
+        if box:
+            filled = round(share * BAR)
+            out.append(f"   {label + ':':<11}{n(count):>{width}}  {'█' * filled}{'░' * (BAR - filled)}  {share:>4.0%}")
+        else:
+            out.append(f"  {label}: {count} ({share:.0%})")
+    other = {k: v for k, v in doc["statuses"].items() if k in ("pending", "conflicted") and v}
+    if other:
+        out.append(f"{pad}{'Waiting:' if box else 'Waiting:'} " + ", ".join(f"{n(v)} {k}" for k, v in other.items()))
+    if box:
+        out.append("")
+    out.append(f"{pad}{'Top Impact Learnings:' if box else 'Top impact learnings:'}")
+    if not doc["top"]:
+        out.append(f"{pad}  (none yet)")
+    for i, item in enumerate(doc["top"], 1):
+        tail = f" (score {item['score']:.2f})"
+        lead = f"{pad}{i}. " if box else f"  {i}. "
+        room = WIDTH - cell_len(lead) - len(tail) - (1 if box else 0)
+        text = _cut(safe(item["text"], one_line=True), room) if box else safe(item["text"], one_line=True)
+        out.append(f"{lead}{text}{tail}")
+    if box:
+        out.append("")
+    out.append(f"{pad}{'Cross-Project Promotions:' if box else 'Cross-project promotions:'} {n(doc['promoted'])}")
+    out.append(f"{pad}Archived (stale): {n(doc['archived'])}")
+    ctx = doc["context"]
+    if ctx.get("budget"):
+        out.append(f"{pad}{'Context Budget:' if box else 'Context budget:'} "
+                   f"{n(ctx['tokens'])} / {n(ctx['budget'])} tokens")
+    if box:
+        out.append(None)
+    cap = doc["capture"]
+    out.append(f"{pad}{'Capture Health' if box else 'Capture health'} (last {cap['days']} days):")
+    rows = [("Events captured", cap["events"]), ("Failures captured", cap["failures"]),
+            ("Pairs learned", cap["pairs"]), ("Suggestions shown", cap["suggestions"])]
+    for label, value in rows:
+        out.append(f"   {label + ':':<22}{n(value)}" if box else f"  {label}: {value}")
+    helped = f"{n(cap['helped'])} helped, {n(cap['not_helped'])} did not"
+    out.append(f"   {'Outcome:':<22}{helped}" if box else f"  Outcome: {helped}")
+    rate = cap["repeated_failure_rate"]
+    shown = ("n/a (no suggestions)" if box else "n/a (no suggestions yet)") if rate is None else f"{rate:.0%} ({n(cap['not_helped'])} of {n(cap['suggestions'])})"
+    out.append(f"   {'Repeated failures:':<22}{shown}" if box else f"  Repeated-failure rate: {shown}")
+    helpful = doc["helpful"]
+    if helpful["top"]:
+        out.append(f"{pad}{'Most Helpful:' if box else 'Most helpful learnings:'}")
+        for i, item in enumerate(helpful["top"], 1):
+            tail = f" (helped {item['helped']}×)" if box else f" (helped {item['helped']}, did not help {item['not_helped']})"
+            lead = f"{pad}{i}. " if box else f"  {i}. "
+            room = WIDTH - cell_len(lead) - cell_len(tail) - 1
+            text = _cut(safe(item["text"], one_line=True), room) if box else safe(item["text"], one_line=True)
+            out.append(f"{lead}{text}{tail}")
+    return out
+
+
+def _cut(text: str, room: int) -> str:
+    """Fit text into `room` cells, with one ellipsis (summaries may already end with one)."""
+    if cell_len(text) <= room:
+        return text
+    text = text.rstrip("…").rstrip()
+    return set_cell_size(text, max(room - 1, 1)).rstrip() + "…"

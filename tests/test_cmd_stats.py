@@ -1,0 +1,107 @@
+"""`learn stats` end to end: an empty store, counts by type and status, top learnings (one per
+learning), promotions, archive, capture health from analytics, helped counts, the budget line,
+JSON, and errors."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from learn_cli.store.project import identify
+from learn_cli.store.record import make_record
+from learn_cli.store.repo import Store
+
+
+def days_ago(n: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - n * 86400))
+
+
+def seed(learn) -> dict:
+    here = identify(learn.cwd)
+    other = identify(learn.project("ml-pipeline"))
+    store = Store(learn.home, warn_stderr=False)
+    for p in (here, other):
+        store.register_project(p)
+    jwt = dict(key="txt:jwt", context="JWT: use python-jose[cryptography]", fix="pip install 'python-jose[cryptography]'",
+               frequency=10, impact=0.9, last_used=days_ago(0))
+    local = make_record(projects=[here.id], helped=5, not_helped=1, **jwt)
+    lateral = make_record(projects=[other.id], **jwt)
+    promoted = make_record(status="global", projects=[here.id, other.id], promoted_from=[local["id"]], **jwt)
+    docker = make_record(type="pattern", category="deployment", context="Docker: always set --platform",
+                         fix="docker build --platform linux/amd64", frequency=8, impact=0.9, projects=[here.id],
+                         key="txt:docker", last_used=days_ago(0))
+    pending = make_record(type="preference", context="Use pnpm, not npm", fix="pnpm install", status="pending",
+                          projects=[here.id], key="txt:pnpm")
+    archived = make_record(context="Pin Node.js to v16", fix="nvm use 16", status="archived", key="txt:node")
+    store.put_many(store.layout.learnings(here.id), [local, docker, pending])
+    store.put(store.layout.learnings(other.id), lateral)
+    store.put(store.layout.global_patterns, promoted)
+    store.put(store.layout.archive(here.id), archived)
+    stats = {"schema": 1, "days": {time.strftime("%Y-%m-%d"): {"events": 1204, "failures": 87, "pairs": 23,
+                                                                 "suggestions": 31, "helped": 19, "not_helped": 4},
+                                    "2001-01-01": {"events": 999}}}
+    store.layout.stats.write_text(json.dumps(stats))
+    store.close()
+    return {"local": local, "docker": docker}
+
+
+def test_empty_store_is_a_box_of_zeros(learn):
+    proc = learn("stats", check=0)
+    out = proc.stdout
+    assert out.startswith("Self-Learning Agent Stats\nTotal learnings: 0 (0 global)\nCategories:\n")
+    assert "  errors: 0 (0%)\n" in out and "  workflows: 0 (0%)\n" in out
+    assert "Archived (stale): 0\n" in out and "Cross-project promotions: 0\n" in out
+    assert "  Repeated-failure rate: n/a (no suggestions yet)\n" in out
+    assert "Traceback" not in proc.stderr
+
+
+def test_counts_top_learnings_and_capture_health(learn):
+    seed(learn)
+    out = learn("stats", check=0).stdout
+    assert "Total learnings: 5 (1 global)\n" in out
+    assert "  errors: 3 (60%)\n  patterns: 1 (20%)\n  prefs: 1 (20%)\n  workflows: 0 (0%)\n" in out
+    assert "Waiting: 1 pending\n" in out
+    top = out.split("Top impact learnings:\n")[1].split("Cross-project")[0].splitlines()
+    assert len(top) == 2  # the JWT learning once (three copies), then Docker; pending is not shown
+    assert top[0].startswith("  1. JWT: use python-jose[cryptography]") and top[0].endswith("(score 0.90)")
+    assert top[1].startswith("  2. Docker: always set --platform") and top[1].endswith("(score 0.72)")
+    assert "Cross-project promotions: 1\nArchived (stale): 1\n" in out
+    assert "Context budget: " in out and " / 2000 tokens\n" in out
+    assert "  Events captured: 1204\n  Failures captured: 87\n  Pairs learned: 23\n  Suggestions shown: 31\n" in out
+    assert "  Outcome: 19 helped, 4 did not\n  Repeated-failure rate: 13% (4 of 31)\n" in out
+    assert "Most helpful learnings:\n  1. JWT: use python-jose[cryptography]" in out
+    assert "(helped 5, did not help 1)" in out
+
+
+def test_json_document(learn):
+    ids = seed(learn)
+    doc = learn.json("stats")
+    assert doc["total"] == 5 and doc["global"] == 1 and doc["archived"] == 1 and doc["promoted"] == 1
+    assert doc["types"] == {"error": 3, "pattern": 1, "preference": 1, "workflow": 0}
+    assert doc["statuses"] == {"active": 3, "global": 1, "pending": 1}
+    assert [t["score"] for t in doc["top"]] == [0.9, 0.72] and doc["top"][1]["id"] == ids["docker"]["id"]
+    assert doc["capture"] == {"days": 7, "events": 1204, "failures": 87, "pairs": 23, "suggestions": 31,
+                              "helped": 19, "not_helped": 4, "repeated_failure_rate": 0.129}
+    assert doc["helpful"]["helped"] == 5 and doc["helpful"]["top"][0]["id"] == ids["local"]["id"]
+    assert doc["context"]["budget"] == 2000 and 0 < doc["context"]["tokens"] <= 2000
+    assert {"category": "deployment", "count": 1, "type": "pattern"} in doc["categories"]
+
+
+def test_budget_follows_the_config(learn):
+    seed(learn)
+    config = learn.home / "config.json"
+    config.write_text(json.dumps(dict(json.loads(config.read_text()), budget=500)))
+    assert learn.json("stats")["context"]["budget"] == 500
+
+
+def test_stats_of_a_home_that_is_a_file_is_one_line(learn, tmp_path):
+    bogus = tmp_path / "not-a-folder"
+    bogus.write_text("x")
+    proc = learn("--home", bogus, "stats", check=1)
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("learn: error: ")
+    assert "Traceback" not in proc.stderr
+
+
+def test_unknown_option_is_a_usage_error(learn):
+    proc = learn("stats", "--bogus", check=2)
+    assert "Traceback" not in proc.stderr and "--bogus" in proc.stderr

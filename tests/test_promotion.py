@@ -1,0 +1,221 @@
+"""engine.promotion: promotion across projects, candidates, archive, conflicts, resolution."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from learn_cli.engine.promotion import (ResolveError, promote_project, resolve_conflict,
+                                        run_promotion)
+from learn_cli.store.project import Project
+from learn_cli.store.record import make_record
+
+NOW = "2026-03-01T12:00:00Z"
+RECENT = "2026-02-28T12:00:00Z"  # recency 1.0 at NOW
+OLD = "2025-12-01T12:00:00Z"  # > 10 weeks before NOW: recency 0
+
+
+def project(store, name: str) -> Project:
+    p = Project(id=f"{abs(hash(name)) % 16**12:012x}", name=name, root=f"/work/{name}", remote=None)
+    store.register_project(p)
+    return p
+
+
+def learning(store, proj: Project, **fields) -> dict:
+    fields.setdefault("last_used", RECENT)
+    fields.setdefault("created", RECENT)
+    fields.setdefault("projects", [proj.id])
+    rec = make_record(project=proj.name, **fields)
+    store.put(store.layout.learnings(proj.id), rec)
+    return rec
+
+
+def live(store, path) -> dict:
+    return store.records(path)
+
+
+def test_key_seen_in_three_projects_is_promoted_once(store):
+    projects = [project(store, n) for n in ("web-api", "ml-pipeline", "mobile-app")]
+    copies = [learning(store, p, key="err:jose", error="No module named 'jose'", fix="pip install python-jose",
+                       frequency=1, impact=0.5) for p in projects]
+    report = run_promotion(store, now=NOW)
+    assert [p["global_id"] for p in report.promoted] and len(report.promoted) == 1
+    item = report.promoted[0]
+    assert item["projects"] == 3 and not item["merged"]
+    globals_ = live(store, store.layout.global_errors)
+    (g,) = globals_.values()
+    assert g["status"] == "global" and sorted(g["promoted_from"]) == sorted(c["id"] for c in copies)
+    assert sorted(g["projects"]) == sorted(p.id for p in projects) and g["frequency"] == 3
+    for p, c in zip(projects, copies):
+        assert live(store, store.layout.learnings(p.id))[c["id"]]["promoted_to"] == g["id"]
+    again = run_promotion(store, now=NOW)
+    assert again.promoted == [] and len(live(store, store.layout.global_errors)) == 1
+
+
+def test_high_score_needs_min_projects_else_candidate(store):
+    a, b = project(store, "a"), project(store, "b")
+    learning(store, a, key="txt:1", context="Set timeout on HTTP calls", fix="timeout=10", frequency=9, impact=0.9)
+    learning(store, b, key="txt:1", context="Set timeout on HTTP calls", fix="timeout=10", frequency=1, impact=0.9)
+    learning(store, a, key="txt:2", context="Prefer pathlib", fix="use pathlib.Path", frequency=9, impact=0.9)
+    report = run_promotion(store, now=NOW)
+    assert [p["key"] for p in report.promoted] == ["txt:1"]
+    assert [c["key"] for c in report.candidates] == ["txt:2"]
+    assert report.candidates[0]["score"] == pytest.approx(0.81)
+
+
+def test_existing_global_is_folded_not_duplicated(store):
+    ps = [project(store, n) for n in ("a", "b", "c")]
+    existing = make_record(key="err:k", error="E", fix="do x", status="global", frequency=5, impact=0.4,
+                           projects=[ps[0].id], last_used=RECENT)
+    store.put(store.layout.global_errors, existing)
+    for p in ps:
+        learning(store, p, key="err:k", error="E", fix="do x", frequency=1, impact=0.6)
+    report = run_promotion(store, now=NOW)
+    assert report.promoted[0]["merged"] and report.promoted[0]["global_id"] == existing["id"]
+    (g,) = live(store, store.layout.global_errors).values()
+    assert g["frequency"] == 5  # max(5, 3): the capture path already counted those sightings
+    assert g["impact"] == 0.6 and sorted(g["projects"]) == sorted(p.id for p in ps)
+
+
+def test_stale_learning_is_archived_and_clock_is_kept(store):
+    p = project(store, "web-api")
+    stale = learning(store, p, context="Pin Node.js to v16", fix="nvm use 16", impact=0.2,
+                     last_used=OLD, low_since="2026-01-01T00:00:00Z")
+    fresh_low = learning(store, p, context="Low but new", fix="x", impact=0.1)
+    healthy = learning(store, p, context="Good", fix="y", impact=0.9, frequency=5, low_since="2026-01-01T00:00:00Z")
+    report = run_promotion(store, now=NOW)
+    assert [a["id"] for a in report.archived] == [stale["id"]]
+    assert report.archived[0]["stale_days"] == 59
+    recs = live(store, store.layout.learnings(p.id))
+    assert stale["id"] not in recs
+    archived = live(store, store.layout.archive(p.id))[stale["id"]]
+    assert archived["status"] == "archived" and archived["archived"] == NOW
+    assert recs[fresh_low["id"]]["low_since"] == NOW  # the clock starts now
+    assert "low_since" not in recs[healthy["id"]]  # and stops when the score is back up
+    assert report.low_since_changed == 2
+
+
+def test_dry_run_writes_nothing(store):
+    p = project(store, "web-api")
+    learning(store, p, context="Pin Node.js to v16", fix="nvm use 16", impact=0.2, last_used=OLD,
+             low_since="2026-01-01T00:00:00Z")
+    before = {f: f.read_bytes() for f in store.home.rglob("*.jsonl")}
+    report = run_promotion(store, now=NOW, dry_run=True)
+    assert len(report.archived) == 1 and report.dry_run
+    assert {f: f.read_bytes() for f in store.home.rglob("*.jsonl")} == before
+
+
+def test_conflicting_preferences_are_flagged_and_not_promoted(store):
+    ps = [project(store, n) for n in ("a", "b", "c")]
+    jest = learning(store, ps[0], type="preference", category="testing", context="Use Jest for unit tests",
+                    fix="use jest", key="txt:jest", projects=[p.id for p in ps], frequency=9, impact=0.9)
+    vitest = learning(store, ps[0], type="preference", category="testing", context="Use Vitest for unit tests",
+                      fix="use vitest", key="txt:vitest", frequency=9, impact=0.9)
+    report = run_promotion(store, now=NOW)
+    assert report.promoted == []
+    assert len(report.conflicts) == 1 and report.conflicts[0]["new"]
+    recs = live(store, store.layout.learnings(ps[0].id))
+    assert recs[jest["id"]]["status"] == recs[vitest["id"]]["status"] == "conflicted"
+    assert recs[jest["id"]]["conflict_with"] == [vitest["id"]]
+    assert recs[jest["id"]]["pre_conflict_status"] == "active"
+    again = run_promotion(store, now=NOW)
+    assert len(again.conflicts) == 1 and not again.conflicts[0]["new"]
+
+
+def test_copies_with_incompatible_fixes_block_promotion(store):
+    ps = [project(store, n) for n in ("a", "b", "c")]
+    fixes = ["pip install requests", "pip install requests", "conda install -c conda-forge requests"]
+    copies = [learning(store, p, key="err:req", error="No module named 'requests'", fix=f) for p, f in zip(ps, fixes)]
+    report = run_promotion(store, now=NOW)
+    assert report.promoted == [] and report.conflicts
+    statuses = {c["id"]: live(store, store.layout.learnings(p.id))[c["id"]]["status"] for p, c in zip(ps, copies)}
+    assert statuses[copies[2]["id"]] == "conflicted"
+    assert live(store, store.layout.global_errors) == {}
+
+
+def test_resolve_keep_archives_the_other_and_drop_releases_it(store):
+    p = project(store, "a")
+    jest = learning(store, p, type="preference", context="Use Jest for unit tests", fix="use jest", key="txt:j")
+    vitest = learning(store, p, type="preference", context="Use Vitest for unit tests", fix="use vitest", key="txt:v")
+    run_promotion(store, now=NOW)
+    result = resolve_conflict(store, jest["id"], keep=True, now=NOW)
+    assert [r["id"] for r in result.kept] == [jest["id"]] and [r["id"] for r in result.archived] == [vitest["id"]]
+    recs = live(store, store.layout.learnings(p.id))
+    assert recs[jest["id"]]["status"] == "active" and "conflict_with" not in recs[jest["id"]]
+    assert vitest["id"] not in recs
+    assert live(store, store.layout.archive(p.id))[vitest["id"]]["status"] == "archived"
+    with pytest.raises(ResolveError, match="not in conflict"):
+        resolve_conflict(store, jest["id"], keep=True)
+    # the archived one does not come back as a conflict on the next run
+    assert run_promotion(store, now=NOW).conflicts == []
+
+
+def test_resolve_drop(store):
+    p = project(store, "a")
+    tabs = learning(store, p, type="preference", context="Tabs for indentation", fix="indent with tabs", key="txt:t")
+    spaces = learning(store, p, type="preference", context="Spaces for indentation", fix="indent with spaces",
+                      key="txt:s")
+    run_promotion(store, now=NOW)
+    result = resolve_conflict(store, tabs["id"], keep=False, now=NOW)
+    assert [r["id"] for r in result.archived] == [tabs["id"]] and [r["id"] for r in result.kept] == [spaces["id"]]
+    assert live(store, store.layout.learnings(p.id))[spaces["id"]]["status"] == "active"
+    with pytest.raises(ResolveError, match="no learning"):
+        resolve_conflict(store, "learn-nope", keep=True)
+
+
+def test_orphaned_conflict_is_released(store):
+    p = project(store, "a")
+    jest = learning(store, p, type="preference", context="Use Jest", fix="use jest", key="txt:j")
+    vitest = learning(store, p, type="preference", context="Use Vitest", fix="use vitest", key="txt:v")
+    run_promotion(store, now=NOW)
+    store.remove(store.layout.learnings(p.id), vitest["id"])
+    report = run_promotion(store, now=NOW)
+    assert report.released == 1
+    assert live(store, store.layout.learnings(p.id))[jest["id"]]["status"] == "active"
+
+
+def test_patches_apply_to_the_record_as_it_is_at_write_time(store, monkeypatch):
+    """A capture that bumps a record while promotion runs is not overwritten."""
+    import learn_cli.engine.promotion as promotion
+
+    p = project(store, "a")
+    rec = learning(store, p, context="Low", fix="x", impact=0.1)
+    real = promotion.write_entries
+
+    def capture_meanwhile(st, entries, *args, **kw):
+        st.update(st.layout.learnings(p.id), rec["id"], lambda r: dict(r, frequency=7))
+        return real(st, entries, *args, **kw)
+
+    monkeypatch.setattr(promotion, "write_entries", capture_meanwhile)
+    run_promotion(store, now=NOW)
+    got = live(store, store.layout.learnings(p.id))[rec["id"]]
+    assert got["frequency"] == 7 and got["low_since"] == NOW
+
+
+def test_promote_project_considers_one_project_and_same_keys_elsewhere(store):
+    ps = [project(store, n) for n in ("a", "b", "c")]
+    for pr in ps:
+        learning(store, pr, key="err:k", error="E", fix="do x")
+    other_stale = learning(store, ps[1], context="stale elsewhere", fix="x", impact=0.1, last_used=OLD,
+                           low_since="2026-01-01T00:00:00Z")
+    report = promote_project(store, ps[0].id, now=NOW)
+    assert len(report.promoted) == 1 and report.promoted[0]["projects"] == 3
+    assert report.scanned == {ps[0].id: 1} and report.archived == []
+    assert other_stale["id"] in live(store, store.layout.learnings(ps[1].id))
+    for pr in ps:  # every copy, not only this project's, points at the global learning
+        (c,) = [r for r in live(store, store.layout.learnings(pr.id)).values() if r.get("key") == "err:k"]
+        assert c["promoted_to"] == report.promoted[0]["global_id"]
+
+
+def test_index_stays_consistent_after_a_run(store):
+    ps = [project(store, n) for n in ("a", "b", "c")]
+    for pr in ps:
+        learning(store, pr, key="err:k", error="ZebraError", fix="do x")
+    run_promotion(store, now=NOW)
+    db = store.index.db
+    db.execute("INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)")
+    hits = db.execute("SELECT l.scope FROM fts JOIN learnings l ON l.rowid = fts.rowid WHERE fts MATCH 'zebraerror'")
+    assert sorted(s for (s,) in hits) == ["global", "project", "project", "project"]
+    store.refresh()
+    assert json.loads(db.execute("SELECT data FROM learnings WHERE scope='global'").fetchone()[0])["status"] == "global"
