@@ -465,3 +465,16 @@ def test_heavy_end_of_session_work_is_deferred_to_commands(home, proj):
     assert learner.finish_pending(store) == 1  # `learn promote` / `learn prune` do it
     assert not deferred_path(sessions).exists()
     store.close()
+
+
+def test_edit_fix_is_suggested_as_an_edit(home, proj):
+    a = proj("api")
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail("python manage.py runserver", "KeyError: 'DATABASE_URL'")
+        s.edit_ok(str(a / ".env"))
+        s.ok("python manage.py runserver")
+    [rec] = learnings(home, a)
+    assert rec["context"] == "`python manage.py runserver` fails (config): edit `.env` first."
+    text = context_of(Agent(home, a).fail("python manage.py runserver", "KeyError: 'DATABASE_URL'"))
+    assert "edit `.env` first" in text

@@ -231,6 +231,9 @@ def describe_fix(cap: Capture, rec: dict) -> str:
     kind = rec.get("fix_kind")
     if kind == "between":
         body = f"run `{fix}` first, then retry" + (f" `{failed}`" if failed else "")
+    elif kind == "edit":
+        files = ", ".join(step.removeprefix("edit ") for step in _steps(fix))
+        body = f"edit `{files}` first (it fixed this before), then retry"
     elif rec.get("fix_command") and failed and kind != "path":
         body = f"`{fix}` instead of `{failed}`"
     elif rec.get("fix_command"):
@@ -512,7 +515,8 @@ def rule_text(failed: str, category: str, fix: str, kind: str) -> str:
     if kind == "between":
         return f"{failed_q} fails ({category}): run {fix_q} first."
     if kind == "edit":
-        return f"{failed_q} fails ({category}): fixed by an {fix.split(' && ')[0][:160]}."
+        files = ", ".join(step.removeprefix("edit ") for step in _steps(fix))
+        return f"{failed_q} fails ({category}): edit {_quote(files, 160)} first."
     return f"{failed_q} fails ({category}): use {fix_q} instead."
 
 

@@ -15,12 +15,9 @@ settings live and which entries `learn` adds (`AGENTS`). Later agents add a row.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import re
-import shlex
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -88,6 +85,9 @@ def is_ours(handler) -> bool:
 
 def learn_command() -> str:
     """The absolute command that runs this `learn` (quoted for the shell when needed)."""
+    import shlex
+    import shutil
+
     argv0 = sys.argv[0] if sys.argv else ""
     if argv0 and os.path.basename(argv0).split(".")[0] == "learn" and os.access(argv0, os.X_OK):
         return shlex.quote(os.path.abspath(argv0))
@@ -140,6 +140,8 @@ class SettingsFile:
 
     def save(self, text: str) -> Path | None:
         """Write `text` atomically; the old file goes to a timestamped backup first."""
+        import shutil
+
         backup = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.exists:
@@ -186,7 +188,7 @@ def hooks_table(doc: dict, path: Path) -> dict:
 def with_entries(doc: dict, wanted: list[tuple[str, str | None, dict]], path: Path) -> tuple[dict, list[str]]:
     """A copy of `doc` holding exactly our `wanted` handlers (stale ones of ours replaced)."""
     hooks_table(doc, path)
-    out = copy.deepcopy(doc)
+    out = json.loads(json.dumps(doc))  # a deep copy of plain JSON
     hooks = out.setdefault("hooks", {})
     added = []
     wanted_by_event: dict[str, list] = {}
@@ -209,7 +211,7 @@ def with_entries(doc: dict, wanted: list[tuple[str, str | None, dict]], path: Pa
 def without_entries(doc: dict, path: Path) -> tuple[dict, list[str]]:
     """A copy of `doc` without any handler of ours, and without the containers that held only ours."""
     hooks_table(doc, path)
-    out = copy.deepcopy(doc)
+    out = json.loads(json.dumps(doc))
     hooks = out.get("hooks")
     removed = []
     if not isinstance(hooks, dict):
@@ -345,6 +347,14 @@ def status(ctx: typer.Context, scope: str = typer.Option(None, "--scope", help="
     _print_status(doc, agent)
 
 
+def registration_status(project_root: str | os.PathLike | None = None, agent_name: str = "claude-code") -> list[dict]:
+    """Where `learn` is registered, per scope (for `learn doctor`): the rows of `hooks status --json`."""
+    agent = AGENTS[agent_name]
+    root = Path(project_root) if project_root else Path.cwd()
+    current = learn_command()
+    return [_status_row(agent, scope, agent.settings_path(scope, root), current) for scope in SCOPES]
+
+
 def _status_row(agent, scope: str, path: Path, current: str) -> dict:
     row = {"scope": scope, "path": str(path), "exists": path.exists(), "valid": True, "events": [],
            "missing": [], "commands": [], "current": False, "runnable": False}
@@ -375,6 +385,8 @@ def _status_row(agent, scope: str, path: Path, current: str) -> dict:
 
 
 def _runnable(command: str) -> bool:
+    import shlex
+
     try:
         exe = shlex.split(command)[0]
     except (ValueError, IndexError):

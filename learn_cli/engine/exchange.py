@@ -318,7 +318,8 @@ def _display_name(value) -> str:
     """A name to show, never a path to use: one line, no control characters, capped."""
     if not isinstance(value, str):
         return ""
-    return " ".join("".join(c for c in value if c.isprintable()).split())[:100]
+    spaced = "".join(" " if c.isspace() else c for c in value if c.isprintable() or c.isspace())
+    return " ".join(spaced.split())[:100]
 
 
 def _remap_projects(rec: dict, raw_pid: str, pid: str) -> None:
@@ -583,7 +584,7 @@ def _redact(text):
 
 @cache
 def _key_re():
-    return re.compile(r"[a-z]{2,8}:[0-9a-zA-Z:._-]{4,100}")
+    return re.compile(r"[a-z]{2,8}:[0-9a-zA-Z:._-]{1,100}")
 
 
 def _is_pid(value) -> bool:

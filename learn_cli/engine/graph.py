@@ -15,6 +15,7 @@ Everything comes from index aggregates; no record is parsed except the few hubs 
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -60,9 +61,8 @@ def build_graph(store, loads: Callable = json.loads, connections: int = CONNECTI
     store.refresh(loads=loads)
     db = store.index.db
     graph = Graph(labels={pid: info["label"] for pid, info in store.projects().items()})
-    graph.tree = _tree(db)
-    graph.totals = _totals(db)
-    projects_of, uses = _keys(db)
+    graph.tree, graph.totals = _tree_and_totals(db)
+    projects_of, uses = _keys(db, loads)
     pairs = Counter()
     for key, pids in projects_of.items():
         if len(pids) > WIDE_KEY:
@@ -70,53 +70,61 @@ def build_graph(store, loads: Callable = json.loads, connections: int = CONNECTI
         elif len(pids) > 1:
             pairs.update(combinations(sorted(pids), 2))
     graph.connected_pairs = len(pairs)
-    graph.connections = [(a, b, n) for (a, b), n in
-                         sorted(pairs.items(), key=lambda kv: (-kv[1], graph.label(kv[0][0]), graph.label(kv[0][1])))
-                         [:connections]]
+    # the strongest pairs: cut by count first (cheap), then order the few kept by name
+    strongest = heapq.nlargest(connections, pairs.values()) if pairs else []
+    floor = strongest[-1] if len(strongest) >= connections else 0
+    named = [(*sorted((a, b), key=lambda p: (graph.label(p), p)), n) for (a, b), n in pairs.items() if n >= floor]
+    named.sort(key=lambda c: (-c[2], graph.label(c[0]), graph.label(c[1])))
+    graph.connections = named[:connections]
     graph.hubs = _hubs(db, projects_of, uses, hubs, loads)
     return graph
 
 
-def _tree(db) -> list:
-    rows = db.execute(f"SELECT type, category, count(*) FROM learnings WHERE {_LIVE_SQL} GROUP BY type, category")
+def _tree_and_totals(db) -> tuple[list, dict]:
+    """The category tree of live learnings and the totals, from one aggregate scan."""
     by_type: dict[str, dict[str, int]] = {}
-    for rtype, category, n in rows:
-        by_type.setdefault(rtype or "?", {})[category or "?"] = n
+    totals = {"active": 0, "archived": 0, "global": 0}
+    rows = db.execute("SELECT scope, type, category, status, count(*) FROM learnings "
+                      "GROUP BY scope, type, category, status")
+    for scope, rtype, category, status, n in rows:
+        if scope in ("archive", "global-archive") or status == "archived":
+            totals["archived"] += n
+            continue
+        totals["active"] += n
+        totals["global"] += n if scope == "global" else 0
+        cats = by_type.setdefault(rtype or "?", {})
+        cats[category or "?"] = cats.get(category or "?", 0) + n
     order = [t for t in TYPE_ORDER if t in by_type] + sorted(t for t in by_type if t not in TYPE_ORDER)
     tree = []
     for rtype in order:
         cats = sorted(by_type[rtype].items(), key=lambda kv: (-kv[1], kv[0]))
         tree.append((TYPE_LABEL.get(rtype, rtype), sum(n for _, n in cats), cats))
-    return tree
+    return tree, totals
 
 
-def _totals(db) -> dict:
-    live, global_, archived = db.execute(
-        f"SELECT sum({_LIVE_SQL}), sum({_LIVE_SQL} AND scope = 'global'), "
-        "sum(scope IN ('archive', 'global-archive') OR status = 'archived') FROM learnings").fetchone()
-    return {"active": live or 0, "archived": archived or 0, "global": global_ or 0}
+def _keys(db, loads: Callable) -> tuple[dict[str, set], dict[str, list]]:
+    """key -> the projects it is seen in; key -> [sum of project copies' uses, global uses].
 
-
-def _keys(db) -> tuple[dict[str, set], dict[str, tuple]]:
-    """key -> the projects it is seen in; key -> (sum of project copies' uses, global uses)."""
+    One scan; SQLite extracts frequency and projects (one JSON parse per row)."""
     projects_of: dict[str, set] = {}
-    rows = db.execute(f"""
-        SELECT coalesce(nullif(key, ''), 'id:' || id), pid FROM learnings WHERE {_LIVE_SQL} AND pid != ''
-        UNION
-        SELECT coalesce(nullif(l.key, ''), 'id:' || l.id), j.value
-          FROM learnings l, json_each(l.data, '$.projects') j
-         WHERE l.scope IN ('project', 'global') AND (l.status IS NULL OR l.status != 'archived')
-           AND json_type(l.data, '$.projects') = 'array' AND j.type = 'text' AND j.value != ''""")
-    for key, pid in rows:
-        projects_of.setdefault(key, set()).add(pid)
-    uses = {}
-    freq = "max(1, coalesce(CAST(json_extract(data, '$.frequency') AS INTEGER), 1))"
-    for key, local, global_ in db.execute(f"""
-            SELECT coalesce(nullif(key, ''), 'id:' || id),
-                   sum(CASE WHEN scope = 'project' THEN {freq} ELSE 0 END),
-                   max(CASE WHEN scope = 'global' THEN {freq} ELSE 0 END)
-              FROM learnings WHERE {_LIVE_SQL} GROUP BY 1"""):
-        uses[key] = (local or 0, global_ or 0)
+    uses: dict[str, list] = {}
+    rows = db.execute(f"SELECT coalesce(nullif(key, ''), 'id:' || id), pid, scope, "
+                      f"json_extract(data, '$.frequency', '$.projects') FROM learnings WHERE {_LIVE_SQL}")
+    for key, pid, scope, fields in rows:
+        frequency, projects = loads(fields)
+        seen = projects_of.get(key)
+        if seen is None:
+            seen = projects_of[key] = set()
+            uses[key] = [0, 0]
+        if pid:
+            seen.add(pid)
+        if isinstance(projects, list):
+            seen.update(p for p in projects if isinstance(p, str) and p)
+        n = max(1, int(frequency)) if isinstance(frequency, (int, float)) and not isinstance(frequency, bool) else 1
+        if scope == "global":
+            uses[key][1] = max(uses[key][1], n)
+        else:
+            uses[key][0] += n
     return projects_of, uses
 
 
@@ -124,8 +132,7 @@ def _hubs(db, projects_of: dict, uses: dict, limit: int, loads: Callable) -> lis
     from learn_cli.engine.promotion import title
 
     def used(key):
-        local, global_ = uses.get(key, (0, 0))
-        return max(local, global_)
+        return max(uses.get(key, (0, 0)))
 
     ranked = sorted((k for k, p in projects_of.items() if len(p) > 1),
                     key=lambda k: (-len(projects_of[k]), -used(k), k))[:limit]
@@ -160,7 +167,7 @@ def to_dot(graph: Graph) -> str:
         lines.append(f"  {root} -- {t};")
         for category, n in cats:
             c = ids.get(f"cat:{type_label}:{category}")
-            lines.append(f'  {c} [label="{_dot(f"{category} ({n})")}", shape=plain];')
+            lines.append(f'  {c} [label="{_dot(f"{category} ({n})")}", shape=plaintext];')
             lines.append(f"  {t} -- {c};")
     for pid in _shown_projects(graph):
         lines.append(f'  {ids.get("p:" + pid)} [label="{_dot(graph.label(pid))}", shape=ellipse];')

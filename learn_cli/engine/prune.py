@@ -183,8 +183,11 @@ def _hard_deletions(store, now: datetime, report: PruneReport, loads: Callable) 
 
 
 def _compact(store, report: PruneReport, dry_run: bool) -> None:
-    for rel, (lines, superseded, _bad) in store.index.file_stats().items():
-        if not superseded:
+    """Fold every log holding lines that a later line superseded (lines − live − corrupt)."""
+    rows = store.index.db.execute(
+        "SELECT f.path, f.lines - f.bad - (SELECT count(*) FROM learnings l WHERE l.file = f.path) FROM files f")
+    for rel, superseded in rows.fetchall():
+        if not superseded or superseded <= 0 or not rel.endswith(".jsonl"):
             continue
         report.compacted_files += 1
         if dry_run:

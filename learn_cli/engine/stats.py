@@ -1,8 +1,8 @@
 """`learn stats`: what the store holds and how well capture works, from index aggregates.
 
-Counts come from SQL over the index (GROUP BY scope/type/status), so the cost does not grow
-with the records' size; the only records parsed are the few top learnings and those with
-`helped` counts. Capture health comes from analytics/stats.json (last 7 days), whose
+Counts come from one aggregate scan of the index (GROUP BY scope/type/category/status); the
+top learnings and helped counts from one more, in which SQLite extracts only the few fields
+needed; just the handful of records shown are parsed whole. Capture health comes from analytics/stats.json (last 7 days), whose
 counters the capture path bumps: events, failures, pairs, suggestions, helped, not_helped.
 
     repeated-failure rate = not_helped / suggestions
@@ -22,15 +22,6 @@ HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_
 WINDOW_DAYS = 7
 TOP = 3
 _LIVE = "scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')"
-# score() in SQL, rounded up to an upper bound (an odd field counts as its best value, a date
-# SQLite cannot read as recency 1): candidates for the top list are read in this order and
-# scored exactly; reading stops once the bound cannot beat the third best.
-_BOUND = ("min(max(CASE WHEN json_type(data, '$.frequency') IN ('integer', 'real') "
-          "THEN json_extract(data, '$.frequency') ELSE 10 END, 1), 10) / 10.0 * "
-          "CASE WHEN json_type(data, '$.impact') IN ('integer', 'real') "
-          "THEN min(max(json_extract(data, '$.impact'), 0), 1) ELSE 1 END * "
-          "coalesce(max(0, 1 - 0.1 * CAST((julianday(?) - julianday(coalesce(json_extract(data, '$.last_used'), "
-          "json_extract(data, '$.created')))) / 7 AS INTEGER)), 1) + 0.001")
 
 
 def gather(store, project=None, now=None, loads: Callable = json.loads) -> dict:
@@ -40,8 +31,7 @@ def gather(store, project=None, now=None, loads: Callable = json.loads) -> dict:
     store.refresh(loads=loads)
     db = store.index.db
     doc = _counts(db)
-    doc["top"] = _top(db, now, loads)
-    doc["helpful"] = _helpful(db, loads)
+    doc["top"], doc["helpful"] = _scores_and_helped(db, scoring.parse_time(now) or _utc_now(), loads)
     window = analytics.window(analytics.read(store.layout.stats), WINDOW_DAYS)
     health = {name: int(window.get(name, 0)) for name in HEALTH_COUNTERS}
     suggestions = health["suggestions"]
@@ -53,74 +43,81 @@ def gather(store, project=None, now=None, loads: Callable = json.loads) -> dict:
 
 
 def _counts(db) -> dict:
+    """Totals by type, category and status in one aggregate scan of the index."""
     types = {t: 0 for t in TYPE_ORDER}
     statuses: dict[str, int] = {}
-    live = global_ = archived = 0
-    promoted = 0
-    for scope, rtype, status, n in db.execute(
-            "SELECT scope, type, status, count(*) FROM learnings GROUP BY scope, type, status"):
+    categories: dict[tuple, int] = {}
+    live = global_ = archived = promoted = 0
+    rows = db.execute("SELECT scope, type, category, status, count(*), "
+                      "sum(scope = 'global' AND instr(data, '\"promoted_from\"') > 0) "
+                      "FROM learnings GROUP BY scope, type, category, status")
+    for scope, rtype, category, status, n, with_origin in rows:
         if scope in ("archive", "global-archive") or status == "archived":
             archived += n
             continue
         live += n
-        types[rtype if rtype in types else "other"] = types.get(rtype if rtype in types else "other", 0) + n
+        rtype = rtype if rtype in TYPE_ORDER else "other"
+        types[rtype] = types.get(rtype, 0) + n
         statuses[status or "active"] = statuses.get(status or "active", 0) + n
+        categories[(rtype, category or "?")] = categories.get((rtype, category or "?"), 0) + n
         if scope == "global":
             global_ += n
-    promoted = db.execute("SELECT count(*) FROM learnings WHERE scope = 'global' AND status != 'archived' "
-                          "AND data LIKE '%\"promoted_from\"%'").fetchone()[0]
-    categories = [{"type": t, "category": c, "count": n} for t, c, n in db.execute(
-        f"SELECT type, category, count(*) FROM learnings WHERE {_LIVE} GROUP BY type, category "
-        "ORDER BY count(*) DESC, type, category")]
+            promoted += with_origin or 0
+    ordered = sorted(categories.items(), key=lambda kv: (-kv[1], kv[0]))
     return {"total": live, "global": global_, "archived": archived, "promoted": promoted,
             "types": {t: n for t, n in types.items() if n or t in TYPE_ORDER},
-            "statuses": dict(sorted(statuses.items())), "categories": categories}
+            "statuses": dict(sorted(statuses.items())),
+            "categories": [{"type": t, "category": c, "count": n} for (t, c), n in ordered]}
 
 
-def _top(db, now, loads: Callable) -> list:
-    """The TOP live learnings by score (exact), reading candidates best bound first."""
+def _scores_and_helped(db, now, loads: Callable) -> tuple[list, dict]:
+    """The TOP learnings by score (one per key) and the helped counts, in one index scan.
+
+    SQLite extracts the few fields needed (one JSON parse per row); the score's upper bound
+    min(frequency, 10)/10 × impact orders the candidates, and exact scores (dates parsed)
+    are computed only until the bound cannot beat the third best.
+    """
     from learn_cli.engine.promotion import title
 
-    now = scoring.parse_time(now) or scoring.parse_time(scoring.format_time(_utc_now()))
-    best: dict[str, tuple[float, str, dict, str]] = {}  # one per learning (key): its best copy
-    worst_kept = 0.0
-    rows = db.execute(f"SELECT {_BOUND}, scope, data FROM learnings WHERE {_LIVE} "
-                      "AND (status IS NULL OR status IN ('active', 'global')) ORDER BY 1 DESC",
-                      (scoring.format_time(now),))
-    for bound, scope, data in rows:
-        if len(best) >= TOP and bound is not None and bound < worst_kept:
+    rows = db.execute(f"SELECT rowid, coalesce(nullif(key, ''), id), status, "
+                      f"json_extract(data, '$.frequency', '$.impact', '$.last_used', '$.created', '$.helped', "
+                      f"'$.not_helped') FROM learnings WHERE {_LIVE}")
+    candidates = []
+    helped_rows = []
+    helped = not_helped = 0
+    for rowid, key, status, fields in rows:
+        frequency, impact, last_used, created, h, nh = loads(fields)
+        rec = {"frequency": frequency, "impact": impact, "last_used": last_used, "created": created}
+        if status in (None, "active", "global"):
+            bound = min(scoring.frequency_of(rec), 10) / 10 * scoring.impact_of(rec)
+            candidates.append((bound, rowid, key, rec))
+        h, nh = _count(h), _count(nh)
+        if h or nh:
+            helped, not_helped = helped + h, not_helped + nh
+            helped_rows.append((-h, nh, rowid))
+    best: dict[str, tuple[float, int]] = {}  # key -> (best score, its row)
+    leaders: list[tuple[float, int, str]] = []  # the TOP best (score, row, key), best first
+    candidates.sort(key=lambda c: -c[0])
+    for bound, rowid, key, rec in candidates:
+        if len(leaders) == TOP and bound < leaders[-1][0]:
             break
-        rec = loads(data)
-        item = (scoring.score(rec, now), rec["id"], rec, scope)
-        key = rec.get("key") or rec["id"]
-        if key not in best or (item[0], scope == "global") > (best[key][0], best[key][3] == "global"):
-            best[key] = item
-        kept = sorted(best.values(), key=lambda i: (-i[0], i[1]))[:TOP]
-        best = {(i[2].get("key") or i[1]): i for i in kept}
-        worst_kept = kept[-1][0] if len(kept) >= TOP else 0.0
-    best = sorted(best.values(), key=lambda i: (-i[0], i[1]))
-    return [{"id": rid, "text": title(rec, 60), "score": round(value, 2), "scope": scope,
-             "frequency": scoring.frequency_of(rec), "projects": scoring.project_count(rec)}
-            for value, rid, rec, scope in best]
-
-
-def _helpful(db, loads: Callable) -> dict:
-    """Per-learning helped / not_helped counts, where records carry them."""
-    from learn_cli.engine.promotion import title
-
-    helped = not_helped = with_counts = 0
-    items = []
-    for (data,) in db.execute(f"SELECT data FROM learnings WHERE {_LIVE} AND data LIKE '%helped\"%'"):
-        rec = loads(data)
-        h, nh = _count(rec.get("helped")), _count(rec.get("not_helped"))
-        if not h and not nh:
+        value = scoring.score(rec, now)
+        if key in best and value <= best[key][0]:
             continue
-        with_counts += 1
-        helped += h
-        not_helped += nh
-        items.append({"id": rec["id"], "text": title(rec, 60), "helped": h, "not_helped": nh})
-    items.sort(key=lambda i: (-i["helped"], i["not_helped"], i["id"]))
-    return {"learnings": with_counts, "helped": helped, "not_helped": not_helped, "top": items[:TOP]}
+        best[key] = (value, rowid)
+        leaders = sorted([item for item in leaders if item[2] != key] + [(value, rowid, key)],
+                         key=lambda item: (-item[0], item[1]))[:TOP]
+    top = []
+    for value, rowid, _key in leaders:
+        scope, data = db.execute("SELECT scope, data FROM learnings WHERE rowid = ?", (rowid,)).fetchone()
+        rec = loads(data)
+        top.append({"id": rec["id"], "text": title(rec, 60), "score": round(value, 2), "scope": scope,
+                    "frequency": scoring.frequency_of(rec), "projects": scoring.project_count(rec)})
+    items = []
+    for minus_h, nh, rowid in sorted(helped_rows)[:TOP]:
+        rec = loads(db.execute("SELECT data FROM learnings WHERE rowid = ?", (rowid,)).fetchone()[0])
+        items.append({"id": rec["id"], "text": title(rec, 60), "helped": -minus_h, "not_helped": nh})
+    return top, {"learnings": len(helped_rows), "helped": helped, "not_helped": not_helped, "top": items}
 
 
 def _context(store, project, loads: Callable) -> dict:

@@ -49,7 +49,7 @@ def report(rep) -> None:
         share = f" ({saved / rep.tokens_before:.0%})" if rep.tokens_before else ""
         write(f"{STEP}Before: {rep.tokens_before:,} tokens")
         write(f"{STEP}After: {rep.tokens_after:,} tokens")
-        write(f"{STEP}Saved: {saved:,} tokens{share}")
+        write(f"{STEP}Saved: {saved:,} tokens{share}" if saved else f"{STEP}Saved: 0 tokens (already compact)")
     else:
         write(f"{STEP}(no current project)")
     write()

@@ -1,0 +1,236 @@
+"""Helpers shared by the reliability suite: hook payloads, in-process hook calls, a reader that
+checks every file of a home, record builders, the secrets corpus.
+
+Imported by the test modules of this folder as `reliability_kit` (pytest puts the folder on
+sys.path: there is no __init__.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import random
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+ROOT = TESTS.parent
+DATA = TESTS / "data"
+HERE = Path(__file__).resolve().parent
+
+# Letters only, no a-f-only runs: random words never look like hex, numbers or versions, so
+# error keys and near-duplicate detection treat every generated text as distinct.
+_ONSETS = "bdgklmnprstvz"
+_VOWELS = "aeiou"
+
+
+def word(rng: random.Random, syllables: int = 3) -> str:
+    return "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(syllables)) + rng.choice("xyzqw")
+
+
+def letters(number: int) -> str:
+    """A number spelled in letters g..p (so it survives every key normalisation)."""
+    return "".join("ghijklmnop"[int(d)] for d in str(number))
+
+
+def words(rng: random.Random, n: int) -> str:
+    return " ".join(word(rng) for _ in range(n))
+
+
+# ---------------------------------------------------------------------------------------------
+# Hook payloads (Claude Code shapes, reference/agent-hooks.md)
+
+
+def _base(cwd, event: str, sid: str) -> dict:
+    return {"session_id": sid, "transcript_path": "/tmp/t.jsonl", "cwd": str(cwd),
+            "permission_mode": "default", "hook_event_name": event}
+
+
+def failure(cwd, sid: str, tuid: str, command: str, error: str, code: int = 1) -> dict:
+    doc = _base(cwd, "PostToolUseFailure", sid)
+    doc.update(tool_name="Bash", tool_input={"command": command, "description": "run"}, tool_use_id=tuid,
+               error=f"Exit code {code}\n{error}", is_interrupt=False)
+    return doc
+
+
+def success(cwd, sid: str, tuid: str, command: str, stdout: str = "ok") -> dict:
+    doc = _base(cwd, "PostToolUse", sid)
+    doc.update(tool_name="Bash", tool_input={"command": command, "description": "run"}, tool_use_id=tuid,
+               tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False})
+    return doc
+
+
+def prompt(cwd, sid: str, text: str) -> dict:
+    doc = _base(cwd, "UserPromptSubmit", sid)
+    doc["prompt"] = text
+    return doc
+
+
+def session_end(cwd, sid: str) -> dict:
+    doc = _base(cwd, "SessionEnd", sid)
+    doc["reason"] = "other"
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# Running the hook in this process (stdin must be a real file: the hook reads its fd)
+
+
+def run_hook(payload, argv=(), entry=None) -> tuple[int, str, str]:
+    """`learn capture` in this process: (exit code, stdout, stderr)."""
+    from learn_cli.capture import hook
+
+    entry = entry or hook.main
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    real = sys.stdin, sys.stdout, sys.stderr
+    with tempfile.TemporaryFile() as fh:
+        fh.write(data)
+        fh.seek(0)
+        out, err = io.StringIO(), io.StringIO()
+        sys.stdin, sys.stdout, sys.stderr = fh, out, err
+        try:
+            code = entry(list(argv))
+        finally:
+            sys.stdin, sys.stdout, sys.stderr = real
+    return code, out.getvalue(), err.getvalue()
+
+
+def check_hook_stdout(text: str) -> dict | None:
+    """Empty, or exactly one JSON object with hookSpecificOutput (raises AssertionError)."""
+    if text == "":
+        return None
+    assert text.endswith("\n") and text.count("\n") == 1, repr(text[:300])
+    doc = json.loads(text)
+    assert isinstance(doc, dict) and set(doc) == {"hookSpecificOutput"}, doc
+    inner = doc["hookSpecificOutput"]
+    assert isinstance(inner.get("hookEventName"), str) and isinstance(inner.get("additionalContext"), str), doc
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a home the way a careful auditor would
+
+
+def data_files(home: Path) -> list[Path]:
+    """Every record file of the store (what the index is built from)."""
+    home = Path(home)
+    files = [home / "global" / n for n in ("errors.jsonl", "patterns.jsonl", "preferences.json", "archive.jsonl")]
+    projects = home / "projects"
+    if projects.is_dir():
+        for d in sorted(projects.iterdir()):
+            if d.is_dir():
+                files += [d / "learnings.jsonl", d / "archive.jsonl"]
+    return [f for f in files if f.exists()]
+
+
+def load_all(home: Path) -> dict[str, dict]:
+    """rel path -> {id: record} for every data file; asserts every line of every file parses."""
+    from learn_cli.store import jsonl
+
+    out = {}
+    for path in data_files(home):
+        loaded = jsonl.load(path)
+        assert not loaded.bad, f"{path}: {loaded.bad[:3]}"
+        out[str(path.relative_to(home))] = loaded.records
+    return out
+
+
+def every_file_parses(home: Path) -> int:
+    """Every .jsonl and .json file under the home parses completely; returns files checked."""
+    from learn_cli.store import jsonl
+
+    checked = 0
+    for path in Path(home).rglob("*"):
+        if not path.is_file():
+            continue
+        if path.suffix == ".jsonl":
+            bad = jsonl.parse_log(str(path), path.read_bytes()).bad
+            assert not bad, f"{path}: {bad[:3]}"
+        elif path.suffix == ".json":
+            json.loads(path.read_bytes())
+        else:
+            continue
+        checked += 1
+    return checked
+
+
+def records_by_id(home: Path) -> dict[str, list[tuple[str, dict]]]:
+    """id -> [(rel file, record), ...] over all data files."""
+    out: dict[str, list] = {}
+    for rel, recs in load_all(home).items():
+        for rid, rec in recs.items():
+            out.setdefault(rid, []).append((rel, rec))
+    return out
+
+
+_ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
+
+
+def normalized(rec: dict) -> str:
+    """A record's content without what depends on the moment it was written."""
+    def norm(value):
+        if isinstance(value, str) and _ISO.match(value):
+            return "<time>"
+        if isinstance(value, dict):
+            return {k: norm(v) for k, v in value.items() if k != "updated"}
+        if isinstance(value, list):
+            return [norm(v) for v in value]
+        return value
+
+    return json.dumps(norm(rec), sort_keys=True)
+
+
+def tree_bytes(home: Path, skip=("index.db", ".lock")) -> dict[str, bytes]:
+    """Every file's bytes under home (derived index and lock files left out)."""
+    out = {}
+    for path in sorted(Path(home).rglob("*")):
+        if path.is_file() and not any(s in path.name for s in skip):
+            out[str(path.relative_to(home))] = path.read_bytes()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Building stores directly (fast set-up for the crash and import tests)
+
+
+def project_dir(base: Path, name: str, remote: str | None = None) -> Path:
+    path = Path(base) / name
+    path.mkdir(parents=True, exist_ok=True)
+    if remote:
+        (path / ".git").mkdir(exist_ok=True)
+        (path / ".git" / "config").write_text(f'[remote "origin"]\n\turl = {remote}\n')
+    return path
+
+
+def error_record(rng: random.Random, project, **fields) -> dict:
+    from learn_cli.engine.knowledge import key_for
+    from learn_cli.store.record import make_record
+
+    prog = word(rng, 2)
+    rec = make_record(type="error", category="dependency", error=f"Error: {words(rng, 6)} not found",
+                      fix=f"{prog} install {word(rng)}", context=f"running {prog} {word(rng)}",
+                      command=f"{prog} {word(rng)}", project=project.name, projects=[project.id],
+                      source="manual", status="active", impact=0.8, frequency=5)
+    rec.update(fields)
+    rec["key"] = fields.get("key") or key_for(rec)
+    return rec
+
+
+def secrets_corpus():
+    """tests/data/secrets_corpus.py, loaded by path (it is not a package)."""
+    path = DATA / "secrets_corpus.py"
+    spec = importlib.util.spec_from_file_location("secrets_corpus", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def learn_env(home: Path, userhome: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "LEARN_"))}
+    env.update(SELF_LEARNING_HOME=str(home), NO_COLOR="1", HOME=str(userhome), COLUMNS="100",
+               PYTHONDONTWRITEBYTECODE="1")
+    return env
