@@ -132,9 +132,13 @@ def load_entries(store, where: str, args: tuple, loads: Callable) -> list[Entry]
     """Live records matching an index condition, as entries."""
     statuses = ",".join(f"'{s}'" for s in LIVE)
     out = []
+    paths: dict[str, Path] = {}
     for rel, scope, pid, rec in store.iter_index(f"({where}) AND (status IN ({statuses}) OR status IS NULL)",
                                                  args, loads):
-        out.append(Entry(store.path_of(rel), scope, pid, rec))
+        path = paths.get(rel)
+        if path is None:
+            path = paths[rel] = store.path_of(rel)
+        out.append(Entry(path, scope, pid, rec))
     return out
 
 
@@ -356,11 +360,47 @@ def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_day
 
 
 def group_view(copies: list[Entry]) -> dict:
-    """One record standing for the copies of a learning: merged, projects = union incl. files."""
-    from learn_cli.engine.merge import merge
+    """One record standing for the copies of a learning: the best-scoring copy's fields, with
+    frequency and helped counts summed, impact the max, projects (with the copies' own
+    project files) and tags unioned, created the first, last_used the latest, each text the
+    better one, status the strongest.
 
-    view = reduce(merge, [e.rec for e in copies]) if len(copies) > 1 else dict(copies[0].rec)
-    view["projects"] = _union(view.get("projects"), [e.pid for e in copies if e.pid])
+    The same fold as engine.merge.merge, in one pass: folding hundreds of copies pairwise
+    with merge() (which deep-copies and unions evidence each time) is quadratic."""
+    from learn_cli.engine.merge import better_text
+
+    if len(copies) == 1:
+        view = dict(copies[0].rec)
+        view["projects"] = _union(view.get("projects"), [copies[0].pid] if copies[0].pid else [])
+        return view
+    recs = [e.rec for e in copies]
+    base = max(recs, key=lambda r: min(scoring.frequency_of(r), 10) * scoring.impact_of(r))
+    view = dict(base)
+    view["frequency"] = sum(scoring.frequency_of(r) for r in recs)
+    view["impact"] = max(scoring.impact_of(r) for r in recs)
+    projects: list = []
+    tags: list = []
+    for e in copies:
+        projects = _union(projects, [*(e.rec.get("projects") or []), e.pid] if e.pid else e.rec.get("projects") or [])
+        if isinstance(e.rec.get("tags"), list):
+            tags = _union(tags, e.rec["tags"])
+    view["projects"] = projects
+    if tags:
+        view["tags"] = tags
+    for name, pick in (("created", min), ("last_used", max)):
+        times = [(t, r[name]) for r in recs if (t := scoring.parse_time(r.get(name)))]
+        if times:
+            view[name] = pick(times, key=lambda pair: pair[0])[1]
+    for name in ("helped", "not_helped"):
+        if any(name in r for r in recs):
+            view[name] = sum(_count(r.get(name)) for r in recs)
+    for name in ("context", "error", "fix"):
+        text = reduce(better_text, [r.get(name) for r in recs])
+        if text is not None:
+            view[name] = text
+    statuses = {r.get("status") or "active" for r in recs}
+    view["status"] = next((s for s in ("conflicted", "global", "active", "pending") if s in statuses), base.get("status"))
+    view.pop("low_since", None)
     return view
 
 

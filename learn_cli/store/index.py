@@ -144,8 +144,15 @@ class Index:
         return {p: (s, m, i) for p, s, m, i in rows}
 
     def reindex_file(self, path: Path, loads: Callable = json.loads) -> list:
-        """Replace the index rows of one file with what the file holds now."""
+        """Replace the index rows of one file with what the file holds now.
+
+        Checked again once the lock is held: a reader usually finds a file stale because a
+        writer is between its append and its index update, and that writer has brought the
+        index up to date by the time the lock is free. Re-reading a large file under the
+        lock for nothing would stall every other writer of it."""
         with file_lock(path):
+            if self.expect_stat(path):
+                return []
             return self._reindex_locked(path, loads)
 
     def _forget_file(self, rel: str) -> None:
@@ -173,6 +180,26 @@ class Index:
                 self._write_row(db, rel, scope, pid, rec)
             db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
                        (*st, lines_added, rel))
+
+    def record_rewrite(self, path: Path, changed: list[dict], lines: int) -> None:
+        """Mirror a whole-file rewrite (compaction, prune, promote) that changed only the
+        records in `changed` (tombstones delete) and folded the rest as they were. The caller
+        holds the file lock and had the index in step with the file before the rewrite, so
+        only those rows and the file's stat change: re-reading thousands of records under
+        the lock would stall every capture waiting for it."""
+        rel = self.rel(path)
+        st = _stat(path)
+        if st is None:
+            self._reindex_locked(path)
+            return
+        scope, pid = self.scope_of(path)
+        with self._tx() as db:
+            for rec in changed:
+                self._write_row(db, rel, scope, pid, rec)
+            updated = db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=?, superseded=0 WHERE path=?",
+                                 (*st, lines, rel)).rowcount
+        if not updated:
+            self._reindex_locked(path)
 
     def expect_stat(self, path: Path) -> bool:
         """True when the index has seen `path` exactly as it is now (before our append)."""

@@ -108,7 +108,10 @@ def _load_doc(path: Path, data: bytes, loads: Callable) -> Loaded:
 
 
 def append(path: Path, records: Iterable[dict]) -> None:
-    """Append records (or tombstones) to a log under its lock. Caller may hold the lock."""
+    """Append records (or tombstones) to a log. The caller holds the file's lock.
+
+    All or nothing: when the write fails part way (a full disk, a file size limit, the hook's
+    deadline) the file is cut back to where it was, so no half line is left behind."""
     payload = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
     if not payload:
         return
@@ -117,9 +120,20 @@ def append(path: Path, records: Iterable[dict]) -> None:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             payload = b"\n" + payload  # a crash cut the last line: never glue onto it
-        _write_all(fd, payload)
+        try:
+            _write_all(fd, payload)
+        except BaseException:
+            _truncate_quietly(fd, size)
+            raise
     finally:
         os.close(fd)
+
+
+def _truncate_quietly(fd: int, size: int) -> None:
+    try:
+        os.ftruncate(fd, size)
+    except OSError:
+        pass  # the reader skips a cut last line; nothing more can be done here
 
 
 def _write_all(fd: int, payload: bytes) -> None:
@@ -197,15 +211,20 @@ def compact(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
     person may still want to repair by hand.
     """
     with file_lock(path):
-        try:
-            data = Path(path).read_bytes()
-        except FileNotFoundError:
-            return 0, 0
-        loaded = parse_log(str(path), data, loads)
-        if not loaded.superseded:
-            return loaded.lines, loaded.lines
-        raw_lines = data.split(b"\n")
-        kept_bad = b"".join(raw_lines[b.line - 1] + b"\n" for b in loaded.bad)
-        body = "".join(dumps(r) + "\n" for r in loaded.records.values()).encode("utf-8")
-        atomic_write(path, body + kept_bad)
-        return loaded.lines, len(loaded.records) + len(loaded.bad)
+        return compact_locked(path, loads)
+
+
+def compact_locked(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
+    """compact() for a caller that holds the file's lock."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return 0, 0
+    loaded = parse_log(str(path), data, loads)
+    if not loaded.superseded:
+        return loaded.lines, loaded.lines
+    raw_lines = data.split(b"\n")
+    kept_bad = b"".join(raw_lines[b.line - 1] + b"\n" for b in loaded.bad)
+    body = "".join(dumps(r) + "\n" for r in loaded.records.values()).encode("utf-8")
+    atomic_write(path, body + kept_bad)
+    return loaded.lines, len(loaded.records) + len(loaded.bad)

@@ -42,15 +42,55 @@ def file_lock(path: Path, timeout: float = 10.0):
 
 
 def _acquire(fd: int, timeout: float) -> None:
-    import os as _os
-    if _os.environ.get("LEARN_BLOCKING_LOCK"):
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return
     except BlockingIOError:
         pass
+    if not _wait_in_kernel(fd, timeout):
+        _poll(fd, timeout)
+
+
+def _wait_in_kernel(fd: int, timeout: float) -> bool:
+    """Block in flock until the lock is free, bounded by a SIGALRM timer; False when this
+    thread cannot use signals (not the main thread), so the caller must poll instead.
+
+    Waiting in the kernel is what keeps 64 concurrent writers fair: the waiter is woken the
+    moment the lock is released, whereas a poller wakes on its own schedule and, on a busy
+    machine, keeps losing the lock to others until its time runs out. When a timer is already
+    armed (the hook's deadline) it is left alone: it interrupts this wait as well.
+    """
+    import signal
+
+    try:
+        if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return True
+        previous = signal.signal(signal.SIGALRM, _on_lock_timeout)
+    except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGALRM
+        return False
+    try:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except _LockTimeout:
+            raise TimeoutError(f"lock busy for {timeout:g}s") from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    return True
+
+
+class _LockTimeout(Exception):
+    pass
+
+
+def _on_lock_timeout(_signum, _frame):
+    raise _LockTimeout()
+
+
+def _poll(fd: int, timeout: float) -> None:
     import time
 
     deadline = time.monotonic() + timeout
@@ -61,6 +101,6 @@ def _acquire(fd: int, timeout: float) -> None:
             return
         except BlockingIOError:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"lock busy: {fd}") from None
+                raise TimeoutError(f"lock busy for {timeout:g}s") from None
             time.sleep(delay)
             delay = min(delay * 2, 0.02)

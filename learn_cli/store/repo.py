@@ -257,7 +257,7 @@ class Store:
         remove = set(remove)
         stamp = now_iso()
         with file_lock(path):
-            self._sync_locked(path)
+            in_step = self._sync_locked(path)
             loaded = jsonl.load(path) if rewrite or str(path).endswith(".json") else None
             if loaded is not None and (loaded.bad and not str(path).endswith(".json")):
                 loaded = None
@@ -277,7 +277,10 @@ class Store:
                 for rid in gone:
                     del current[rid]
                 jsonl.rewrite(path, current.values())
-                self._reindex_locked(path)
+                if str(path).endswith(".json") or not in_step:
+                    self._reindex_locked(path)
+                else:
+                    self._index_rewrite(path, written + [jsonl.tombstone(rid) for rid in gone], len(current))
             else:
                 lines = written + [jsonl.tombstone(rid) for rid in gone]
                 jsonl.append(path, lines)
@@ -295,18 +298,34 @@ class Store:
         return out
 
     def compact(self, path: Path) -> tuple[int, int]:
-        before, after = jsonl.compact(path)
-        if before != after:
-            self.refresh([path])
+        """Fold a log to one line per live record (lines before, after); the index follows
+        under the same lock (its rows do not change, only the file's stat)."""
+        with file_lock(path):
+            in_step = self._sync_locked(path)
+            before, after = jsonl.compact_locked(path)
+            if before != after:
+                if in_step:
+                    self._index_rewrite(path, [], after)
+                else:
+                    self._reindex_locked(path)
         return before, after
 
     # -- internals -------------------------------------------------------------------------
-    def _sync_locked(self, path: Path) -> None:
+    def _sync_locked(self, path: Path) -> bool:
+        """Bring the index in step with `path` (caller holds its lock); False when it failed."""
         try:
             if not self.index.expect_stat(path):
                 bad = self.index._reindex_locked(path)
                 for b in bad:
                     self.warn(f"{b.path}:{b.line}: skipped a corrupt line ({b.reason})")
+            return True
+        except sqlite3.DatabaseError as exc:
+            self._index_failed(exc)
+            return False
+
+    def _index_rewrite(self, path: Path, changed: list[dict], lines: int) -> None:
+        try:
+            self.index.record_rewrite(path, changed, lines)
         except sqlite3.DatabaseError as exc:
             self._index_failed(exc)
 
