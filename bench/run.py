@@ -38,6 +38,8 @@ SMOKE_SIZES = [(200, 5)]
 TOPIC = "docker"
 SLOW_S = 12  # a warm-up slower than this ...
 SLOW_RUNS = 3  # ... gets this many timed runs instead of 7
+VERY_SLOW_S = 40  # a warm-up slower than this is the only run
+PROCESS_TIMEOUT_S = 300  # a process still running then is killed and reported
 
 
 # --------------------------------------------------------------------------------------------
@@ -166,7 +168,7 @@ class Bench:
 
     # -- the measuring loop ---------------------------------------------------------------
     def measure(self, name: str, size: int, make_argv, *, home: Path, cwd: str, stdin=None, setup=None,
-                teardown=None, timeout: float = 300, with_bare: bool = True, check=None) -> Result:
+                teardown=None, timeout: float = PROCESS_TIMEOUT_S, with_bare: bool = True, check=None) -> Result:
         """Warm-up, then `runs` timed runs, each followed by a bare interpreter run.
 
         An operation whose warm-up takes longer than SLOW_S gets SLOW_RUNS timed runs (said in
@@ -182,6 +184,9 @@ class Bench:
             sample = self.launcher.run(argv, self.env(run_home), ctx.get("cwd", cwd), payload, timeout)
             if teardown:
                 teardown(ctx)
+            if sample.code == -9 and sample.wall_ms >= timeout * 1000:
+                res.error = f"killed after {timeout:.0f} s"
+                break
             if sample.code != 0:
                 res.error = f"exit {sample.code}: {(sample.stderr or sample.stdout).strip()[-300:]}"
                 break
@@ -193,6 +198,13 @@ class Bench:
             bare = self.launcher.run([self.python, "-c", "pass"], self.env(home), cwd) if with_bare else None
             i += 1
             if i == 1:  # warm-up: bytecode caches, page cache
+                if sample.wall_ms > VERY_SLOW_S * 1000:
+                    # Too slow to repeat within the budget: the warm-up is the only figure.
+                    res.samples.append(sample)
+                    if bare:
+                        res.bare.append(bare)
+                    res.note = f"1 run: it took {sample.wall_ms / 1000:.0f} s, too slow to repeat"
+                    break
                 if sample.wall_ms > SLOW_S * 1000 and runs > SLOW_RUNS:
                     runs = SLOW_RUNS
                     res.note = f"{SLOW_RUNS} runs: the warm-up took {sample.wall_ms / 1000:.0f} s"

@@ -203,9 +203,32 @@ def test_promote_project_considers_one_project_and_same_keys_elsewhere(store):
     assert len(report.promoted) == 1 and report.promoted[0]["projects"] == 3
     assert report.scanned == {ps[0].id: 1} and report.archived == []
     assert other_stale["id"] in live(store, store.layout.learnings(ps[1].id))
-    for pr in ps:  # every copy, not only this project's, points at the global learning
+    gid = report.promoted[0]["global_id"]
+
+    def link(pr):
         (c,) = [r for r in live(store, store.layout.learnings(pr.id)).values() if r.get("key") == "err:k"]
-        assert c["promoted_to"] == report.promoted[0]["global_id"]
+        return c.get("promoted_to")
+
+    assert [link(pr) for pr in ps] == [gid, None, None]  # only this project's file is written
+    again = promote_project(store, ps[1].id, now=NOW)  # the next project's session end links its copy
+    assert again.promoted[0]["global_id"] == gid and again.promoted[0]["merged"]
+    assert [link(pr) for pr in ps] == [gid, gid, None]
+    (g,) = live(store, store.layout.global_errors).values()
+    assert g["frequency"] == 3 and len(g["projects"]) == 3  # folded, not counted twice
+
+
+def test_a_new_project_of_a_global_learning_is_folded_into_it(store):
+    ps = [project(store, n) for n in ("a", "b", "c", "d")]
+    for pr in ps[:3]:
+        learning(store, pr, key="err:k", error="E", fix="do x")
+    first = run_promotion(store, now=NOW)
+    late = learning(store, ps[3], key="err:k", error="E", fix="do x", impact=0.1)
+    report = run_promotion(store, now=NOW)
+    assert [(p["merged"], p["projects"], p["ids"]) for p in report.promoted] == [(True, 4, [late["id"]])]
+    assert live(store, store.layout.learnings(ps[3].id))[late["id"]]["promoted_to"] == first.promoted[0]["global_id"]
+    assert run_promotion(store, now=NOW).promoted == []
+    (g,) = live(store, store.layout.global_errors).values()
+    assert ps[3].id in g["projects"]
 
 
 def test_index_stays_consistent_after_a_run(store):

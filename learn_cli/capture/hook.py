@@ -28,13 +28,15 @@ DEADLINES = {"session_end": 1.2, "stop": 3.0, "session_start": 8.0, "pre_tool": 
 DEFAULT_DEADLINE = 8.0
 FINALIZE_SHARE = 0.8  # of the deadline, for end-of-session work that can be resumed later
 WARN_EVERY_S = 3600
-AGENTS = {"claude-code": "claude", "claude": "claude", "claude_code": "claude"}
+AGENTS = {"claude-code": "claude", "claude": "claude", "claude_code": "claude",
+          "codex": "codex", "codex-cli": "codex", "gemini": "gemini", "gemini-cli": "gemini",
+          "cursor": "cursor", "openclaw": "openclaw"}
 
 USAGE = """usage: learn capture [--agent NAME]
 
 Hook entry point: reads one agent hook payload (JSON) on stdin and learns from it.
 Register it with `learn hooks install`; it always exits 0 and prints nothing on stdout
-but valid hook JSON. Agents: claude-code (default).
+but valid hook JSON. Agents: claude-code (default), codex, gemini, cursor, openclaw.
 """
 
 CONTEXT_USAGE = """usage: learn context --hook [--budget N] [--agent NAME]
@@ -292,12 +294,21 @@ def _parse(data: bytes | None):
 
 
 def _to_event(agent: str, payload):
+    return _adapter(_agent_name(agent)).to_event(payload)
+
+
+def _agent_name(agent: str | None) -> str:
     adapter = AGENTS.get((agent or "claude-code").lower())
     if adapter is None:
-        raise _Usage(f"unknown agent {agent[:40]!r} (known: claude-code)")
-    from learn_cli.capture.adapters import claude
+        raise _Usage(f"unknown agent {agent[:40]!r} (known: claude-code, codex, gemini, cursor, openclaw)")
+    return adapter
 
-    return claude.to_event(payload)
+
+def _adapter(name: str):
+    """The adapter module of an AGENTS value (or of an Event's `agent`)."""
+    import importlib
+
+    return importlib.import_module(f"learn_cli.capture.adapters.{AGENTS.get(name, name)}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,13 +360,13 @@ def _learn(store, project, event):
     cap = learner.Capture(store, project, event)
     try:
         if event.kind == ev.FAILURE:
-            return _context_json("PostToolUseFailure", learner.on_failure(cap, event))
+            return _hook_json(event, "PostToolUseFailure", learner.on_failure(cap, event))
         if event.kind == ev.SUCCESS:
             learner.on_success(cap, event)
         elif event.kind == ev.PROMPT:
             learner.on_prompt(cap, event)
         elif event.kind == ev.PRE_TOOL:
-            return _context_json("PreToolUse", learner.heads_up(cap, event))
+            return _hook_json(event, "PreToolUse", learner.heads_up(cap, event))
         return None
     finally:
         _bump(store, cap.counters)
@@ -384,6 +395,13 @@ def _bump(store, counters: dict, values: dict | None = None) -> None:
     from learn_cli.store import analytics
 
     analytics.bump(store.layout.stats, counters, values=values)
+
+
+def _hook_json(event, event_name: str, text: str | None):
+    """The output in the shape the event's agent reads (Claude Code's unless the adapter says)."""
+    if not text or event.agent == "claude-code":
+        return _context_json(event_name, text)
+    return _adapter(event.agent).hook_output(event, text)
 
 
 def _context_json(event_name: str, text: str | None):
@@ -418,7 +436,8 @@ def _context(argv: list[str]):
     data = read_stdin()
     event = _to_event(opts.get("agent", "claude-code"), _parse(data)) if data else None
     if event is None:
-        event = ev.Event(ev.SESSION_START, cwd=os.path.abspath(opts["project"]) if "project" in opts else "")
+        agent = _adapter(_agent_name(opts.get("agent"))).AGENT
+        event = ev.Event(ev.SESSION_START, agent, cwd=os.path.abspath(opts["project"]) if "project" in opts else "")
     return _session_start(event, opts.get("home"), budget)
 
 
@@ -433,7 +452,7 @@ def _session_start(event, home: str | None, budget: int | None):
         if isinstance(used_budget, int) and not isinstance(used_budget, bool):
             gauges["context_budget"] = used_budget
         _bump(store, {"sessions": 1}, values=gauges)
-        return _context_json("SessionStart", _fit(result.text, CONTEXT_MAX_CHARS))
+        return _hook_json(event, "SessionStart", _fit(result.text, CONTEXT_MAX_CHARS))
     finally:
         store.close()
 

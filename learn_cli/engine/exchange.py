@@ -381,8 +381,8 @@ def merge_plan(store, plan: ImportPlan, dry_run: bool, loads: Callable) -> Impor
     for target, items in by_target.items():
         merger.merge_into(target, items)
     known = store.projects()
-    report.projects_created = sorted(pid for pid in plan.projects if pid not in known
-                                     and any(i.pid == pid for i in plan.incoming))
+    receiving = {i.pid for i in plan.incoming}
+    report.projects_created = sorted(pid for pid in plan.projects if pid not in known and pid in receiving)
     if not dry_run:
         _create_projects(store, plan, report.projects_created)
         merger.write()
@@ -514,13 +514,42 @@ class _Merger:
         return [r for r in added if r["id"] in keep]
 
     def write(self) -> None:
+        fresh_files = []
         for target, recs in self.new.items():
             target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self.store.put_many(target, recs)
+            if _fill_if_empty(target, recs):
+                fresh_files.append(target)
+            else:
+                self.store.put_many(target, recs)
+        if fresh_files:
+            self.store.refresh(fresh_files, loads=self.loads)  # one bulk index pass per new file
         for target, patches in self.patches.items():
             changes = {rid: _setter(fields) for rid, fields in patches.items()}
             size = self.store.index.count("file = ?", (self.store.index.rel(target),))
             self.store.update_many(target, changes, rewrite=2 * len(changes) >= max(size, 1))
+
+
+def _fill_if_empty(path: Path, recs: list[dict]) -> bool:
+    """Write `recs` as the whole content of a file that is missing or empty, atomically and
+    under its lock (so no concurrent append is lost); False when the file holds data. The
+    index then reads the file once in bulk, instead of one row at a time."""
+    from learn_cli.store import jsonl
+    from learn_cli.store.locks import file_lock
+    from learn_cli.store.record import now_iso
+
+    if path.suffix != ".jsonl":
+        return False
+    with file_lock(path):
+        try:
+            if path.stat().st_size:
+                return False
+        except FileNotFoundError:
+            pass
+        stamp = now_iso()
+        for rec in recs:
+            rec["updated"] = stamp
+        jsonl.rewrite(path, recs)
+    return True
 
 
 def _flag(rec: dict, other: str) -> None:

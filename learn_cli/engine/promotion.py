@@ -154,6 +154,7 @@ class _Promotion:
         self.min_projects = _positive(cfg.get("promote_min_projects"), scoring.DEFAULT_PROMOTE_MIN_PROJECTS)
         self.archive_days = _positive(cfg.get("archive_days"), scoring.DEFAULT_ARCHIVE_DAYS)
         self.focus = focus
+        self.focus_pid = next((e.pid for e in entries if focus and (e.path, e.rec["id"]) in focus), "")
         self.progress = progress or (lambda phase, done, total: None)
         self.report = PromotionReport(now=scoring.format_time(self.now))
         self.by_id: dict[str, list[Entry]] = {}
@@ -195,23 +196,36 @@ class _Promotion:
     def _flag_conflicts(self) -> None:
         from learn_cli.engine.conflicts import find_conflicts
 
-        pairs = find_conflicts([e.rec for e in self.entries])
+        pairs = find_conflicts([e.rec for e in self._conflict_candidates()])
         for a, b, reason in pairs:
             ea, eb = self.by_id.get(a, []), self.by_id.get(b, [])
             if ea and eb and (self.focus is None or any(self.in_focus(e) for e in ea + eb)):
                 self._flag(ea, eb, reason)
 
+    def _conflict_candidates(self) -> list[Entry]:
+        """Everything, or for one project its records and those that can meet them (global
+        ones, or ones that list the project): pairs between other projects are not its business."""
+        if self.focus is None:
+            return self.entries
+        return [e for e in self.entries if self.in_focus(e) or e.scope == "global"
+                or e.rec.get("status") == "global" or not e.rec.get("projects")
+                or self.focus_pid in (e.rec.get("projects") or ())]
+
     def _flag(self, side_a: list[Entry], side_b: list[Entry], reason: str) -> None:
+        """Flag both sides (each side: the copies of one record, or of one distinct fix)."""
         a, b = side_a[0].rec, side_b[0].rec
-        new = b["id"] not in (a.get("conflict_with") or []) or a["id"] not in (b.get("conflict_with") or [])
-        for mine, theirs in ((side_a, b["id"]), (side_b, a["id"])):
+        new = False
+        for mine, theirs in ((side_a, side_b), (side_b, side_a)):
+            their_ids = list(dict.fromkeys(e.rec["id"] for e in theirs))
             for e in mine:
                 if e.rec.get("status") != "conflicted":
                     e.set("pre_conflict_status", e.rec.get("status") or _SCOPE_STATUS[e.scope])
                     e.set("status", "conflicted")
                 partners = list(e.rec.get("conflict_with") or [])
-                if theirs not in partners:
-                    e.set("conflict_with", partners + [theirs])
+                missing = [i for i in their_ids if i not in partners]
+                if missing:
+                    e.set("conflict_with", partners + missing)
+                    new = True
         self.report.conflicts.append({"a": a["id"], "b": b["id"], "reason": reason, "new": new,
                                       "a_text": summary(a), "b_text": summary(b)})
 
@@ -245,34 +259,50 @@ class _Promotion:
             self._consider(group, globals_.get(key, []))
 
     def _consider(self, group: list[Entry], existing: list[Entry]) -> None:
+        """One learning (its copies across projects): promote, fold into its global copy,
+        or list as a candidate."""
         copies = [e for e in group if not e.rec.get("promoted_to")]
         if not copies or any(e.rec.get("status") == "conflicted" for e in group):
             return
-        view = group_view(copies)
-        decision = scoring.lifecycle(view, self.now, self.min_projects, self.archive_days)
+        if existing and all(g.rec.get("status") == "conflicted" for g in existing):
+            return  # its global copy waits for the user
+        view = group_view(copies)  # what is folded in: the copies not linked yet
+        whole = group_view(group) if len(copies) < len(group) else view  # what is judged: all of them
+        decision = scoring.lifecycle(whole, self.now, self.min_projects, self.archive_days)
         live_global = [g for g in existing if g.rec.get("status") != "conflicted"]
-        if decision == scoring.CANDIDATE and not existing:
-            self.report.candidates.append(self._item(view, copies))
-        if decision != scoring.PROMOTE or (existing and not live_global):
+        if not live_global and decision != scoring.PROMOTE:
+            if decision == scoring.CANDIDATE:
+                self.report.candidates.append(self._item(whole, copies))
             return
-        if self._cross_project_conflicts(copies, live_global):
+        # Already global (new sightings: fold them in, idempotently), or promoted now.
+        if (live_global or decision == scoring.PROMOTE) and self._cross_project_conflicts(copies, live_global):
             return
         target = live_global[0] if live_global else None
         global_id = self._fold(target, view, copies) if target else self._new_global(view, copies)
         for e in copies:
-            e.set("promoted_to", global_id)
-        item = self._item(view, copies)
-        item.update(global_id=global_id, merged=target is not None)
-        self.report.promoted.append(item)
+            if self.in_focus(e):
+                e.set("promoted_to", global_id)
+        if decision == scoring.PROMOTE:
+            item = self._item(whole, copies)
+            item.update(global_id=global_id, merged=target is not None)
+            self.report.promoted.append(item)
 
     def _cross_project_conflicts(self, copies: list[Entry], globals_: list[Entry]) -> bool:
-        if len(copies) + len(globals_) < 2:
-            return False
+        """Do the copies of one learning (and its global copy) give contradicting advice?
+
+        Copies are compared one per distinct advice, so hundreds of copies of one fix cost
+        one comparison; when two pieces of advice conflict, every copy of each is flagged."""
         from learn_cli.engine.conflicts import find_conflicts
 
-        pairs = find_conflicts([e.rec for e in copies + globals_], same_scope_only=False)
+        sides: dict[tuple, list[Entry]] = {}
+        for e in copies + globals_:
+            sides.setdefault(_advice(e.rec), []).append(e)
+        if len(sides) < 2:
+            return False
+        by_rep = {members[0].rec["id"]: members for members in sides.values()}
+        pairs = find_conflicts([members[0].rec for members in sides.values()], same_scope_only=False)
         for a, b, reason in pairs:
-            self._flag(self.by_id[a], self.by_id[b], reason)
+            self._flag(by_rep[a], by_rep[b], reason)
         return bool(pairs)
 
     def _new_global(self, view: dict, copies: list[Entry]) -> str:
@@ -404,6 +434,14 @@ def group_view(copies: list[Entry]) -> dict:
     return view
 
 
+def _advice(rec: dict) -> tuple:
+    """What a copy of a learning advises: copies alike here cannot conflict with each other."""
+    from learn_cli.engine.merge import fix_text, normalize_text
+
+    context = normalize_text(rec.get("context")) if rec.get("type", "error") != "error" else ""
+    return (normalize_text(fix_text(rec)), context, str(rec.get("command") or ""), str(rec.get("fix_command") or ""))
+
+
 def summary(rec: dict, width: int = SUMMARY_WIDTH) -> str:
     """One line stating the learning (problem: fix), as the session digest shows it."""
     from learn_cli.engine.context import summarize
@@ -412,11 +450,13 @@ def summary(rec: dict, width: int = SUMMARY_WIDTH) -> str:
 
 
 def title(rec: dict, width: int = 60) -> str:
-    """A short name for a learning in lists (stats, graph hubs): its context when it has one."""
+    """A short name for a learning in lists (stats, graph hubs): the context of a rule, the
+    problem and its fix for an error."""
     from learn_cli.engine.context import sanitize
 
     context = rec.get("context")
-    if isinstance(context, str) and context.strip():
+    is_error = rec.get("type", "error") == "error" and isinstance(rec.get("error"), str) and rec["error"].strip()
+    if isinstance(context, str) and context.strip() and not is_error:
         return sanitize(" ".join(context.split()), width)
     return summary(rec, width)
 

@@ -35,13 +35,13 @@ def report(rep) -> None:
     write()
     write("  [2/4] Merging duplicates...")
     groups = len(rep.merged)
-    kind = "pairs" if groups and rep.removed == groups else "groups"
-    write(f"{STEP}Merged: {groups:,} {kind} {arrow} {groups:,} unified entries")
-    write(f"{STEP}Removed: {rep.removed:,} redundant entries")
+    kind = "pair" if groups and rep.removed == groups else "group"
+    write(f"{STEP}Merged: {plural(groups, kind)} {arrow} {entries(groups, 'unified ')}")
+    write(f"{STEP}Removed: {entries(rep.removed, 'redundant ')}")
     write()
     write("  [3/4] Recalculating all scores...")
-    write(f"{STEP}Updated: {rep.scored:,} entries")
-    write(f"{STEP}Score changes: {rep.rescored:,} entries rescored")
+    write(f"{STEP}Updated: {entries(rep.scored)}")
+    write(f"{STEP}Score changes: {entries(rep.rescored)} rescored")
     write()
     write("  [4/4] Compressing context...")
     if rep.budget:
@@ -59,7 +59,7 @@ def report(rep) -> None:
     if rep.hard:
         write(f"{STEP}Deleted for good (--hard): {rep.hard_deleted:,} archived entries unused for "
               f"{rep.hard_delete_days}+ days")
-    write(f"{STEP}Archive: {rep.archive_entries:,} entries, {size(rep.archive_bytes)}")
+    write(f"{STEP}Archive: {entries(rep.archive_entries)}, {size(rep.archive_bytes)}")
     write()
     done = "Dry run complete (nothing written)" if rep.dry_run else "Prune complete"
     write(Text(f"  ✅ {done}" if box else f"  {done}", style="bold green" if box else ""))

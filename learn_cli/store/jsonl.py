@@ -25,6 +25,14 @@ class BadLine(NamedTuple):
     path: str
     line: int
     reason: str
+    salvaged: bool = False  # the record on the line still loaded (invalid UTF-8 replaced)
+
+    def describe(self) -> str:
+        what = "read a damaged line" if self.salvaged else "skipped a corrupt line"
+        return f"{self.path}:{self.line}: {what} ({self.reason})"
+
+
+SALVAGED = "invalid UTF-8, loaded with replacement characters"
 
 
 class Loaded(NamedTuple):
@@ -57,9 +65,10 @@ def parse_log(name: str, data: bytes, loads: Callable = json.loads) -> Loaded:
         if not raw.strip():
             continue
         lines += 1
-        rec = _parse_line(raw, loads)
-        if isinstance(rec, str):
-            bad.append(BadLine(name, lineno, rec))
+        rec, problem = _parse_line(raw, loads)
+        if problem:
+            bad.append(BadLine(name, lineno, problem, rec is not None))
+        if rec is None:
             continue
         rid = rec["id"]
         if rid in records:
@@ -72,19 +81,37 @@ def parse_log(name: str, data: bytes, loads: Callable = json.loads) -> Loaded:
     return Loaded(records, bad, lines, superseded)
 
 
-def _parse_line(raw: bytes, loads: Callable):
-    """The record on a line, or a short reason why there is none."""
+def _parse_line(raw: bytes, loads: Callable) -> tuple[dict | None, str | None]:
+    """(the record on a line or None, what is wrong with the line or None)."""
     if len(raw) > MAX_LINE:
-        return f"line longer than {MAX_LINE} bytes"
+        return None, f"line longer than {MAX_LINE} bytes"
+    problem = None
     try:
         rec = loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
-        return f"not JSON ({str(exc).splitlines()[0][:60]})"
+        rec = _salvage(raw, loads)
+        if rec is None:
+            return None, f"not JSON ({(str(exc).splitlines() or [''])[0][:60]})"
+        problem = SALVAGED
     if not isinstance(rec, dict):
-        return "not a JSON object"
+        return None, "not a JSON object"
     if not isinstance(rec.get("id"), str) or not rec["id"]:
-        return "record without an id"
-    return rec
+        return None, "record without an id"
+    return rec, problem
+
+
+def _salvage(raw: bytes, loads: Callable):
+    """A record whose only fault is a few bytes that are not UTF-8 (a disk error, a hand edit
+    in another encoding): everything else of it is still readable, so it still loads."""
+    try:
+        raw.decode("utf-8")
+        return None  # valid text: the fault is in the JSON itself
+    except UnicodeDecodeError:
+        pass
+    try:
+        return loads(raw.decode("utf-8", "replace"))
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 def _load_doc(path: Path, data: bytes, loads: Callable) -> Loaded:
@@ -93,7 +120,9 @@ def _load_doc(path: Path, data: bytes, loads: Callable) -> Loaded:
     try:
         doc = loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
-        return Loaded({}, [BadLine(str(path), 1, f"not JSON ({str(exc)[:60]})")], 1, 0)
+        found = _salvage_doc(data)
+        reason = f"not JSON ({str(exc)[:60]}); {len(found)} complete records before the damage still load"
+        return Loaded(found, [BadLine(str(path), 1, reason)], 1, 0)
     items = doc.get("learnings") if isinstance(doc, dict) else None
     if not isinstance(items, list):
         return Loaded({}, [BadLine(str(path), 1, "no 'learnings' list")], 1, 0)
@@ -105,6 +134,41 @@ def _load_doc(path: Path, data: bytes, loads: Callable) -> Loaded:
         else:
             bad.append(BadLine(str(path), n, f"entry {n} is not a record"))
     return Loaded(records, bad, len(items), 0)
+
+
+def _salvage_doc(data: bytes) -> dict:
+    """The records of a damaged `{"learnings": [...]}` document that are still whole: read one
+    by one from the start of the list up to the first damage (a cut file, a bad byte)."""
+    text = data.decode("utf-8", "replace")
+    start = text.find("[", max(text.find('"learnings"'), 0))
+    decoder = json.JSONDecoder()
+    records: dict = {}
+    at = start + 1 if start >= 0 else len(text)
+    while at < len(text):
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        try:
+            item, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            break
+        if not isinstance(item, dict):
+            break
+        if isinstance(item.get("id"), str) and item["id"]:
+            records[item["id"]] = item
+    return records
+
+
+def set_aside(path: Path, data: bytes) -> None:
+    """Keep bytes that a rewrite is about to drop in `<file>.corrupt` (appended, synced)."""
+    if not data:
+        return
+    fd = os.open(Path(path).with_name(Path(path).name + ".corrupt"), os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                 FILE_MODE)
+    try:
+        _write_all(fd, data if data.endswith(b"\n") else data + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def append(path: Path, records: Iterable[dict]) -> None:
@@ -207,8 +271,9 @@ def _fsync_dir(folder: Path) -> None:
 def compact(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
     """Fold a log to one line per live record. Returns (lines before, lines after).
 
-    Lines that do not parse are kept verbatim at the end, so compaction never drops data a
-    person may still want to repair by hand.
+    Lines that do not parse are kept verbatim, so compaction never drops data a person may
+    still want to repair by hand. They go first: a damaged line whose record still loaded
+    must stay older than that record's later versions, or it would win on the next read.
     """
     with file_lock(path):
         return compact_locked(path, loads)
@@ -226,5 +291,5 @@ def compact_locked(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
     raw_lines = data.split(b"\n")
     kept_bad = b"".join(raw_lines[b.line - 1] + b"\n" for b in loaded.bad)
     body = "".join(dumps(r) + "\n" for r in loaded.records.values()).encode("utf-8")
-    atomic_write(path, body + kept_bad)
+    atomic_write(path, kept_bad + body)
     return loaded.lines, len(loaded.records) + len(loaded.bad)

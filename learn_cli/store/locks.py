@@ -21,6 +21,7 @@ LOCK_MODE = 0o600
 
 
 def lock_path(path: Path) -> Path:
+    path = Path(path)
     return path.with_name(path.name + ".lock")
 
 

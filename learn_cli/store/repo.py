@@ -158,7 +158,7 @@ class Store:
             self.index.rebuild(str(exc))
             bad = []
         for b in bad:
-            self.warn(f"{b.path}:{b.line}: skipped a corrupt line ({b.reason})")
+            self.warn(b.describe())
         return bad
 
     # -- reading ---------------------------------------------------------------------------
@@ -258,9 +258,10 @@ class Store:
         stamp = now_iso()
         with file_lock(path):
             in_step = self._sync_locked(path)
-            loaded = jsonl.load(path) if rewrite or str(path).endswith(".json") else None
-            if loaded is not None and (loaded.bad and not str(path).endswith(".json")):
-                loaded = None
+            doc = str(path).endswith(".json")
+            loaded = self._load_doc_for_rewrite(path) if doc else jsonl.load(path) if rewrite else None
+            if loaded is not None and loaded.bad and not doc:
+                loaded = None  # a rewrite would drop the corrupt lines: append instead
             current = loaded.records if loaded is not None else self._current(path, set(changes) | remove)
             written = []
             for rid, change in changes.items():
@@ -317,7 +318,7 @@ class Store:
             if not self.index.expect_stat(path):
                 bad = self.index._reindex_locked(path)
                 for b in bad:
-                    self.warn(f"{b.path}:{b.line}: skipped a corrupt line ({b.reason})")
+                    self.warn(b.describe())
             return True
         except sqlite3.DatabaseError as exc:
             self._index_failed(exc)
@@ -350,10 +351,20 @@ class Store:
             self._rewrite_doc_locked(path, lambda cur: cur.update({r["id"]: r for r in recs}))
 
     def _rewrite_doc_locked(self, path: Path, change: Callable[[dict], object]) -> None:
-        current = jsonl.load(path).records
-        change(current)
-        jsonl.rewrite(path, current.values())
+        loaded = self._load_doc_for_rewrite(path)
+        change(loaded.records)
+        jsonl.rewrite(path, loaded.records.values())
         self._reindex_locked(path)
+
+    def _load_doc_for_rewrite(self, path: Path) -> jsonl.Loaded:
+        """A `.json` document about to be rewritten; when it is damaged, its bytes are kept in
+        `<file>.corrupt` first (the records still readable are rewritten, nothing is lost)."""
+        loaded = jsonl.load(path)
+        if loaded.bad:
+            jsonl.set_aside(path, Path(path).read_bytes())
+            self.warn(f"{path}: damaged; kept a copy in {Path(path).name}.corrupt and rewrote the "
+                      f"{len(loaded.records)} learnings still readable")
+        return loaded
 
     def close(self) -> None:
         if self._index is not None:

@@ -35,19 +35,16 @@ def main() -> int:
     sightings = {spec["key"]: 0 for spec in plan["shared"]}
 
     durations: list[float] = []
-    slow: list = []
     warnings: list = []
 
     def call(payload) -> None:
         nonlocal calls, bad_exit, bad_stdout
         calls += 1
         started = time.monotonic()
-        code, out, _err = kit.run_hook(payload, ["--home", plan["home"]])
+        code, out, err = kit.run_hook(payload, ["--home", plan["home"]])
         durations.append(time.monotonic() - started)
-        if _err.strip():
-            warnings.append((payload["hook_event_name"], _err.strip()[-200:]))
-        if durations[-1] > 2.0:
-            slow.append((payload["hook_event_name"], round(durations[-1], 2), _err[-300:]))
+        if err.strip():
+            warnings.append((payload["hook_event_name"], err.strip()[-200:]))
         bad_exit += code != 0
         try:
             kit.check_hook_stdout(out)
@@ -73,7 +70,7 @@ def main() -> int:
     call(kit.session_end(cwd, sid))
     json.dump({"index": index, "calls": calls, "bad_exit": bad_exit, "bad_stdout": bad_stdout,
                "markers": markers, "corrections": corrections, "sightings": sightings,
-               "slowest": max(durations), "slow": slow, "warnings": warnings, "median": sorted(durations)[len(durations) // 2]}, sys.stdout)
+               "slowest": max(durations), "warnings": warnings, "median": sorted(durations)[len(durations) // 2]}, sys.stdout)
     return 0
 
 

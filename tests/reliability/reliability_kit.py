@@ -170,11 +170,14 @@ def records_by_id(home: Path) -> dict[str, list[tuple[str, dict]]]:
 _ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 
 
-def normalized(rec: dict) -> str:
-    """A record's content without what depends on the moment it was written."""
+def normalized(rec: dict, known_ids: set | frozenset = frozenset()) -> str:
+    """A record's content without what depends on the moment it was written: times, and (given
+    the ids that existed before) the ids of records made since, which differ on every run."""
     def norm(value):
         if isinstance(value, str) and _ISO.match(value):
             return "<time>"
+        if known_ids and isinstance(value, str) and value.startswith("learn-") and value not in known_ids:
+            return "<new id>"
         if isinstance(value, dict):
             return {k: norm(v) for k, v in value.items() if k != "updated"}
         if isinstance(value, list):

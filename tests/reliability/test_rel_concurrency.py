@@ -139,7 +139,7 @@ def test_64_processes_x_100_captures_beside_prune_and_promote(tmp_path):
 
     # Each correction: exactly one preference learning.
     for tool in (t for r in results for t in r["corrections"]):
-        owners = [r for r in records if r.get("type") == "preference" and tool in str(r.get("context"))]
+        owners = [r for r in records if r.get("type") == "preference" and tool in f"{r.get('context')} {r.get('fix')}"]
         assert len(owners) == 1, (tool, owners)
 
     # Shared errors: one learning per key in the project; no sighting or credit lost.
@@ -157,15 +157,21 @@ def test_64_processes_x_100_captures_beside_prune_and_promote(tmp_path):
         assert own.get("helped", 0) + credited_global == total, (own.get("helped"), credited_global)
         assert glob[0]["frequency"] - spec["frequency0"] == credited_global
 
-    # Counters: one event per tool call, none lost to a concurrent read-modify-write.
+    # Counters: one event per tool call, none lost to a concurrent read-modify-write, and all
+    # folded into stats.json once the last process is done.
     stats = json.loads((home / "analytics" / "stats.json").read_text())
     assert stats["totals"]["events"] == WORKERS * (CALLS_PER_WORKER - 2) + SEED_PROJECTS * 2 * SHARED * 2
+    assert stats["totals"]["corrections"] == WORKERS
+    assert not list((home / "analytics").glob("pending/*.json"))
 
     # The index agrees with the files.
     _index_matches_files(home)
+    warned = Counter(kind for r in results for kind, _ in r["warnings"])
     print(f"\nconcurrency: {WORKERS} processes x {CALLS_PER_WORKER} calls, "
           f"{sum(1 for r in housekeeping.runs if r[0] == 'prune')} prune and "
-          f"{sum(1 for r in housekeeping.runs if r[0] == 'promote')} promote runs, {elapsed:.1f}s")
+          f"{sum(1 for r in housekeeping.runs if r[0] == 'promote')} promote runs, {elapsed:.1f}s; "
+          f"slowest call {max(r['slowest'] for r in results):.2f}s, "
+          f"median {sorted(r['median'] for r in results)[WORKERS // 2] * 1000:.0f} ms; warnings {dict(warned)}")
 
 
 def _pid(path: Path) -> str:

@@ -1,0 +1,169 @@
+"""Gemini CLI hook payloads -> Event (reference/agent-hooks.md §3.2).
+
+`AfterTool` fires for every tool call, failed or not. A call failed when Gemini says so: the
+`tool_response.error` field, or, for `run_shell_command`, a non-zero `Exit Code:` in the
+structured result it gives the model (its `Command:/Stdout:/Stderr:/Exit Code:` fields).
+Whether a non-zero exit also sets `error` is UNVERIFIED in the reference, so both are read.
+The output text itself never turns a success into a failure.
+
+Tool names are mapped to Claude Code's (`run_shell_command` -> `Bash`, `read_file` -> `Read`…)
+so the same failure seen through either agent gets the same error key. Stdlib only (hot path).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+
+from learn_cli.capture import events as ev
+from learn_cli.capture.adapters import claude as base
+
+AGENT = "gemini"
+
+_KINDS = {
+    "AfterTool": ev.SUCCESS,  # a failure is decided from the response below
+    "BeforeTool": ev.PRE_TOOL,
+    "BeforeAgent": ev.PROMPT,
+    "SessionStart": ev.SESSION_START,
+    "SessionEnd": ev.SESSION_END,
+}
+TOOLS = {
+    "run_shell_command": "Bash", "shell": "Bash",
+    "read_file": "Read", "read_many_files": "Read",
+    "write_file": "Write",
+    "replace": "Edit", "edit": "Edit", "smart_edit": "Edit",
+    "glob": "Glob",
+    "search_file_content": "Grep", "grep": "Grep", "grep_search": "Grep",
+    "list_directory": "LS", "ls": "LS",
+    "web_fetch": "WebFetch", "google_web_search": "WebSearch",
+}
+# Fields of run_shell_command's result: only the output ones are the command's own text.
+_OUTPUT_FIELDS = ("Stdout", "Stderr", "Output", "Error")
+_FIELDS = ("Command", "Directory", "Stdout", "Stderr", "Output", "Error", "Exit Code", "Signal",
+           "Background PIDs", "Process Group PGID")
+_EMPTY = ("(empty)", "(none)", "")
+
+
+@functools.cache
+def _field_re() -> re.Pattern[str]:
+    names = "|".join(re.escape(f) for f in _FIELDS)
+    return re.compile(rf"^({names}):[ \t]?", re.MULTILINE)
+
+
+def shell_fields(text: str) -> dict[str, str]:
+    """`Command: …\\nStdout: …\\nExit Code: 1` -> {"Command": …, "Stdout": …, "Exit Code": "1"}.
+    Empty when the text is not in that form."""
+    matches = list(_field_re().finditer(text))
+    if not matches or matches[0].start() != 0:
+        return {}
+    fields = {}
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        fields.setdefault(match.group(1), text[match.end():end].strip("\n"))
+    return fields
+
+
+def _exit_code(fields: dict[str, str]) -> int | None:
+    value = fields.get("Exit Code", "").strip()
+    return int(value) if re.fullmatch(r"-?\d+", value) else None
+
+
+def _shell_output(fields: dict[str, str], raw: str) -> str:
+    if not fields:
+        return raw
+    parts = [fields[f] for f in _OUTPUT_FIELDS if f in fields and fields[f].strip() not in _EMPTY]
+    return "\n".join(parts)
+
+
+def _text_of(value) -> str:
+    """llmContent / returnDisplay: a string, a Part ({text}) or a list of them."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("text"), str):
+        return value["text"]
+    if isinstance(value, list):
+        return "\n".join(_text_of(v) for v in value[:200] if not isinstance(v, list))
+    return ""
+
+
+def _error_of(response: dict) -> str:
+    error = response.get("error")
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict):
+        for name in ("message", "error", "type"):
+            if isinstance(error.get(name), str) and error[name]:
+                return error[name]
+    return ""
+
+
+def to_event(payload) -> ev.Event | None:
+    if not isinstance(payload, dict):
+        return None
+    name = payload.get("hook_event_name")
+    if not isinstance(name, str):
+        return None
+    kind = _KINDS.get(name, ev.OTHER)
+    tool_input = payload.get("tool_input")
+    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    raw_tool = base._text(payload.get("tool_name"), 100)
+    event = ev.Event(
+        kind,
+        AGENT,
+        hook_event=name[:64],
+        session_id=base._text(payload.get("session_id"), base.MAX_ID),
+        cwd=base._text(payload.get("cwd"), base.MAX_COMMAND),
+        tool=TOOLS.get(raw_tool, raw_tool),
+        input=tool_input,
+        source=base._text(payload.get("source"), 40) or base._text(payload.get("reason"), 40),
+    )
+    if event.is_shell:
+        event.command = base._text(tool_input.get("command"), base.MAX_COMMAND)
+    else:
+        event.path = base._path_of(tool_input) or base._text(tool_input.get("absolute_path"), base.MAX_COMMAND)
+    if kind == ev.PROMPT:
+        event.prompt = base._text(payload.get("prompt"), base.MAX_PROMPT)
+    elif kind in (ev.SUCCESS, ev.PRE_TOOL):
+        event.tool_use_id = base._text(payload.get("tool_use_id") or payload.get("tool_call_id"), base.MAX_ID) \
+            or _derived_id(payload)
+        if kind == ev.SUCCESS:
+            _outcome(event, payload.get("tool_response"))
+    return event
+
+
+def _outcome(event: ev.Event, response) -> None:
+    response = response if isinstance(response, dict) else {"llmContent": response}
+    content = _text_of(response.get("llmContent")) or _text_of(response.get("returnDisplay"))
+    error = _error_of(response)
+    code = None
+    output = content
+    if event.is_shell:
+        fields = shell_fields(content)
+        code = _exit_code(fields)
+        output = _shell_output(fields, content)
+    if error or (code is not None and code != 0):
+        event.kind = ev.FAILURE
+        text = output if not error or error in output else (error + "\n" + output).strip()
+        event.error = base._utf8(text[-base.MAX_ERROR:])
+        event.exit_code = code
+    else:
+        event.output = base._utf8(output[: base.MAX_OUTPUT])
+
+
+def _derived_id(payload: dict) -> str:
+    """Gemini gives no tool-call id: one from the call itself, so a payload delivered twice
+    is still one event (the timestamp keeps two runs of the same command apart)."""
+    import hashlib
+
+    material = json.dumps([payload.get("session_id"), payload.get("timestamp"), payload.get("tool_name"),
+                           payload.get("tool_input")], sort_keys=True, default=str)[:200_000]
+    return "gemini-" + hashlib.sha1(material.encode("utf-8", "replace")).hexdigest()[:20]
+
+
+def hook_output(event: ev.Event, text: str) -> dict | None:
+    """Gemini reads `hookSpecificOutput.additionalContext` after a tool and at session start."""
+    if not text or event.kind == ev.PRE_TOOL:
+        return None
+    name = event.hook_event or ("SessionStart" if event.kind == ev.SESSION_START else "AfterTool")
+    return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
