@@ -242,3 +242,54 @@ def test_index_stays_consistent_after_a_run(store):
     assert sorted(s for (s,) in hits) == ["global", "project", "project", "project"]
     store.refresh()
     assert json.loads(db.execute("SELECT data FROM learnings WHERE scope='global'").fetchone()[0])["status"] == "global"
+
+
+def write_store(store, projects: int, per_project: int, shared_keys: int = 50) -> None:
+    """A store written straight to its files (as a year of captures would leave it), then indexed."""
+    import random
+
+    rng = random.Random(7)
+    for p in range(projects):
+        proj = project(store, f"proj-{p}")
+        lines = []
+        for i in range(per_project):
+            shared = rng.random() < 0.3
+            key = f"err:shared{rng.randrange(shared_keys)}" if shared else f"txt:p{p}-{i}"
+            lines.append(make_record(key=key, context=f"context {key} about docker build {i % 7}",
+                                     fix=f"fix for {key}", frequency=rng.randint(1, 6), impact=round(rng.random(), 2),
+                                     projects=[proj.id], last_used=RECENT if rng.random() < 0.7 else OLD,
+                                     low_since="2026-01-01T00:00:00Z" if rng.random() < 0.2 else None))
+        with open(store.layout.learnings(proj.id), "a") as fh:
+            fh.writelines(json.dumps(r) + "\n" for r in lines)
+    store.refresh()
+
+
+def test_a_few_thousand_learnings_stay_fast_and_consistent(store, tmp_path):
+    """No quadratic surprises: every whole-store operation on 4,000 learnings in 40 projects."""
+    import time
+
+    from learn_cli.engine.exchange import build_export, import_file
+    from learn_cli.engine.graph import build_graph
+    from learn_cli.engine.prune import run_prune
+    from learn_cli.engine.stats import gather
+    from learn_cli.store.repo import Store
+
+    write_store(store, projects=40, per_project=100)
+    started = time.monotonic()
+    report = run_promotion(store, now=NOW)
+    assert report.promoted and report.counts()["scanned"] == 4000
+    assert len(live(store, store.layout.global_errors)) == len(report.promoted)
+    assert run_promotion(store, now=NOW).promoted == []
+    pruned = run_prune(store, None, now=NOW)
+    assert pruned.entries_after <= pruned.entries_before
+    graph = build_graph(store)
+    assert graph.connections and graph.totals["active"] == pruned.entries_after
+    assert gather(store, now=NOW)["total"] == graph.totals["active"]
+    exported = build_export(store, json.loads)
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(exported.doc))
+    fresh = Store(tmp_path / "fresh", warn_stderr=False)
+    imported = import_file(fresh, path)
+    assert imported.new + imported.merged + imported.duplicates == exported.total
+    fresh.close()
+    assert time.monotonic() - started < 60  # seconds; a quadratic step would take minutes

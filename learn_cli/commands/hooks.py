@@ -1,4 +1,4 @@
-"""`learn hooks install|uninstall|status [--scope user|project|local] [--agent claude-code]`.
+"""`learn hooks install|uninstall|status [--scope user|project|local] [--agent NAME]`.
 
 Merges `learn`'s hook entries into the agent's settings file beside whatever is there (SPEC §3):
 - idempotent: a second install changes nothing, byte for byte;
@@ -69,7 +69,120 @@ class ClaudeCode:
         return out
 
 
-AGENTS = {"claude-code": ClaudeCode()}
+class Codex(ClaudeCode):
+    """Codex CLI (reference §3.1): Claude Code's three-level shape, in `.codex/hooks.json`."""
+
+    name = "codex"
+    title = "Codex CLI"
+    scopes = ("user", "project")
+    ENTRIES = (
+        ("SessionStart", None, "context --hook --agent codex", 15),
+        ("UserPromptSubmit", None, "capture --agent codex", 10),
+        ("PostToolUse", None, "capture --agent codex", 10),  # failed Bash calls included
+        ("Stop", None, "capture --agent codex", 10),
+    )
+    note = "Codex runs new or changed hooks only once you trust them: open Codex and review them in /hooks."
+
+    def settings_path(self, scope: str, project_root: Path | None) -> Path:
+        folder = Path(os.path.expanduser("~")) if scope == "user" else Path(project_root)
+        return folder / ".codex" / "hooks.json"
+
+
+class Gemini(ClaudeCode):
+    """Gemini CLI (reference §3.2): the three-level shape in `settings.json`, timeouts in ms."""
+
+    name = "gemini"
+    title = "Gemini CLI"
+    scopes = ("user", "project")
+    ENTRIES = (
+        ("SessionStart", None, "context --hook --agent gemini", 15),
+        ("AfterTool", None, "capture --agent gemini", 10),  # failed calls included
+        ("SessionEnd", None, "capture --agent gemini", 5),
+    )
+
+    def settings_path(self, scope: str, project_root: Path | None) -> Path:
+        folder = Path(os.path.expanduser("~")) if scope == "user" else Path(project_root)
+        return folder / ".gemini" / "settings.json"
+
+    def handlers(self, learn: str) -> list[tuple[str, str | None, dict]]:
+        return [(event, matcher, {"type": "command", "name": "learn", "command": f"{learn} {sub}",
+                                  "timeout": timeout * 1000})
+                for event, matcher, sub, timeout in self.ENTRIES]
+
+
+class Cursor(ClaudeCode):
+    """Cursor (reference §3.3): `{"version": 1, "hooks": {event: [{command, timeout}]}}`, flat."""
+
+    name = "cursor"
+    title = "Cursor"
+    scopes = ("user", "project")
+    ENTRIES = (
+        ("sessionStart", None, "context --hook --agent cursor", 15),
+        ("postToolUse", None, "capture --agent cursor", 10),
+        ("postToolUseFailure", None, "capture --agent cursor", 10),
+        ("afterShellExecution", None, "capture --agent cursor", 10),  # Cursor without postToolUse
+        ("sessionEnd", None, "capture --agent cursor", 5),
+    )
+
+    def settings_path(self, scope: str, project_root: Path | None) -> Path:
+        folder = Path(os.path.expanduser("~")) if scope == "user" else Path(project_root)
+        return folder / ".cursor" / "hooks.json"
+
+    def merge(self, doc: dict, wanted: list, path: Path) -> tuple[dict, list[str]]:
+        hooks_table(doc, path)
+        out = json.loads(json.dumps(doc))
+        if "version" not in out:
+            out = {"version": 1, **out}
+        hooks = out.setdefault("hooks", {})
+        added = []
+        for event, _matcher, handler in wanted:
+            entries = hooks.setdefault(event, [])
+            if [h for h in entries if is_ours(h)] == [handler]:
+                continue
+            entries[:] = [h for h in entries if not is_ours(h)] + [handler]
+            added.append(event)
+        return out, added
+
+    def strip(self, doc: dict, path: Path) -> tuple[dict, list[str]]:
+        hooks = hooks_table(doc, path)
+        out = json.loads(json.dumps(doc))
+        removed = [event for event, entries in hooks.items() if any(is_ours(h) for h in entries)]
+        for event in removed:
+            kept = [h for h in out["hooks"][event] if not is_ours(h)]
+            if kept:
+                out["hooks"][event] = kept
+            else:
+                del out["hooks"][event]
+        if removed and not out["hooks"]:
+            del out["hooks"]
+        return out, removed
+
+    def registered(self, hooks: dict) -> tuple[set, list[str]]:
+        ours = [(event, h["command"]) for event, entries in hooks.items() for h in entries if is_ours(h)]
+        return {e for e, _c in ours}, [c for _e, c in ours]
+
+    def handlers(self, learn: str) -> list[tuple[str, str | None, dict]]:
+        return [(event, None, {"command": f"{learn} {sub}", "timeout": timeout})
+                for event, _matcher, sub, timeout in self.ENTRIES]
+
+
+class OpenClaw:
+    """OpenClaw (reference §3.4): hooks are in-process, so `learn` installs a skill instead."""
+
+    name = "openclaw"
+    title = "OpenClaw"
+    kind = "skill"
+    scopes = ("user", "project")
+    ENTRIES = (("skill", None, "", None),)
+    note = "OpenClaw loads skills when a session starts: start a new one to use it."
+
+    def settings_path(self, scope: str, project_root: Path | None) -> Path:
+        folder = Path(os.path.expanduser("~")) / ".openclaw" if scope == "user" else Path(project_root)
+        return folder / "skills" / "learn" / "SKILL.md"
+
+
+AGENTS = {"claude-code": ClaudeCode(), "codex": Codex(), "gemini": Gemini(), "cursor": Cursor(),
+          "openclaw": OpenClaw()}
 
 # A command of ours: `<…/learn> capture…`, `<…/learn> context --hook…`, `<python> -m learn_cli …`.
 _OURS = re.compile(
@@ -254,9 +367,12 @@ def _agent(name: str):
     return agent
 
 
-def _scope(value: str) -> str:
+def _scope(value: str, agent=None) -> str:
     if value not in SCOPES:
         fail(f"--scope must be one of {', '.join(SCOPES)} (got {value!r})", EXIT_USAGE)
+    scopes = getattr(agent, "scopes", SCOPES)
+    if value not in scopes:
+        fail(f"{agent.title} has no {value} scope (use {' or '.join(scopes)})", EXIT_USAGE)
     return value
 
 
@@ -283,19 +399,23 @@ def _save(settings: SettingsFile, text: str) -> Path | None:
 
 _SCOPE_OPT = typer.Option("user", "--scope", help="user (~/.claude/settings.json), project "
                           "(.claude/settings.json) or local (.claude/settings.local.json).")
-_AGENT_OPT = typer.Option("claude-code", "--agent", help="The agent whose hooks to manage (claude-code).")
+_AGENT_OPT = typer.Option("claude-code", "--agent", help="The agent whose hooks to manage: claude-code, codex, "
+                          "gemini, cursor or openclaw.")
 _JSON_OPT = typer.Option(False, "--json", help="Machine-readable result (see docs/cmd-hooks.md).")
 
 
 @app.command("install")
 def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT) -> None:
     """Register `learn` in the agent's settings (merged beside everything already there)."""
-    agent, scope = _agent(agent_name), _scope(scope)
+    agent = _agent(agent_name)
+    scope = _scope(scope, agent)
     path = _settings_path(ctx, agent, scope)
+    if getattr(agent, "kind", "") == "skill":
+        return _report(_install_skill(agent, scope, path), agent, as_json)
     settings = _open(path)
     learn = learn_command()
     try:
-        doc, added = with_entries(settings.doc, agent.handlers(learn), path)
+        doc, added = getattr(agent, "merge", with_entries)(settings.doc, agent.handlers(learn), path)
     except SettingsError as exc:
         fail(str(exc))
     text = settings.render(doc)
@@ -303,21 +423,26 @@ def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGEN
     backup = _save(settings, text) if changed else None
     result = {"action": "install", "agent": agent.name, "scope": scope, "path": str(path), "changed": changed,
               "events": added, "backup": str(backup) if backup else None, "command": learn}
+    if changed and getattr(agent, "note", None):
+        result["note"] = agent.note
     _report(result, agent, as_json)
 
 
 @app.command("uninstall")
 def uninstall(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT) -> None:
     """Remove exactly the hook entries `learn` added; everything else stays as it is."""
-    agent, scope = _agent(agent_name), _scope(scope)
+    agent = _agent(agent_name)
+    scope = _scope(scope, agent)
     path = _settings_path(ctx, agent, scope)
+    if getattr(agent, "kind", "") == "skill" and path.exists():
+        return _report(_uninstall_skill(agent, scope, path), agent, as_json)
     if not path.exists():
         result = {"action": "uninstall", "agent": agent.name, "scope": scope, "path": str(path),
                   "changed": False, "events": [], "backup": None, "command": None}
         return _report(result, agent, as_json)
     settings = _open(path)
     try:
-        doc, removed = without_entries(settings.doc, path)
+        doc, removed = getattr(agent, "strip", without_entries)(settings.doc, path)
     except SettingsError as exc:
         fail(str(exc))
     text = settings.render(doc) if removed else settings.text
@@ -334,7 +459,7 @@ def status(ctx: typer.Context, scope: str = typer.Option(None, "--scope", help="
            agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT) -> None:
     """Show where `learn` is registered and whether the registered command still exists."""
     agent = _agent(agent_name)
-    scopes = [_scope(scope)] if scope else list(SCOPES)
+    scopes = [_scope(scope, agent)] if scope else list(getattr(agent, "scopes", SCOPES))
     current = learn_command()
     rows = []
     for name in scopes:
@@ -352,7 +477,8 @@ def registration_status(project_root: str | os.PathLike | None = None, agent_nam
     agent = AGENTS[agent_name]
     root = Path(project_root) if project_root else Path.cwd()
     current = learn_command()
-    return [_status_row(agent, scope, agent.settings_path(scope, root), current) for scope in SCOPES]
+    return [_status_row(agent, scope, agent.settings_path(scope, root), current)
+            for scope in getattr(agent, "scopes", SCOPES)]
 
 
 def _status_row(agent, scope: str, path: Path, current: str) -> dict:
@@ -361,6 +487,8 @@ def _status_row(agent, scope: str, path: Path, current: str) -> dict:
     if not row["exists"]:
         row["missing"] = sorted({e for e, _m, _s, _t in agent.ENTRIES})
         return row
+    if getattr(agent, "kind", "") == "skill":
+        return _skill_status(row, path, current)
     try:
         settings = SettingsFile(path)
         hooks = hooks_table(settings.doc, path)
@@ -369,6 +497,9 @@ def _status_row(agent, scope: str, path: Path, current: str) -> dict:
         row["error"] = str(exc)
         return row
     found, commands = set(), []
+    if hasattr(agent, "registered"):
+        found, commands = agent.registered(hooks)
+        hooks = {}
     for event, groups in hooks.items():
         for group in groups:
             for handler in (group.get("hooks") or []) if isinstance(group, dict) else []:
@@ -395,6 +526,72 @@ def _runnable(command: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
+# A skill instead of hooks (OpenClaw)
+
+
+def _install_skill(agent, scope: str, path: Path) -> dict:
+    from learn_cli.capture.adapters.openclaw import is_our_skill, skill_text
+    from learn_cli.store.jsonl import atomic_write
+
+    learn = learn_command()
+    text = skill_text(learn)
+    old = _read_skill(path)
+    if old is not None and not is_our_skill(old):
+        fail(f"{path} exists and was not written by learn; nothing was changed")
+    changed = old != text
+    if changed:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, text.encode("utf-8"), mode=0o644)
+        except OSError as exc:
+            fail(f"cannot write {path}: {exc.strerror or exc}; nothing was changed")
+    result = {"action": "install", "agent": agent.name, "scope": scope, "path": str(path), "changed": changed,
+              "events": ["skill"] if changed else [], "backup": None, "command": learn}
+    if changed:
+        result["note"] = agent.note
+    return result
+
+
+def _uninstall_skill(agent, scope: str, path: Path) -> dict:
+    from learn_cli.capture.adapters.openclaw import is_our_skill
+
+    old = _read_skill(path)
+    ours = old is not None and is_our_skill(old)
+    if ours:
+        try:
+            path.unlink()
+            path.parent.rmdir()  # the skill's own folder, when nothing else is in it
+        except OSError:
+            pass
+    return {"action": "uninstall", "agent": agent.name, "scope": scope, "path": str(path), "changed": ours,
+            "events": ["skill"] if ours else [], "backup": None, "command": None}
+
+
+def _read_skill(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror or exc}")
+
+
+def _skill_status(row: dict, path: Path, current: str) -> dict:
+    from learn_cli.capture.adapters.openclaw import is_our_skill, skill_text
+
+    text = _read_skill(path) or ""
+    if not is_our_skill(text):
+        row["missing"] = ["skill"]
+        return row
+    found = re.search(r"`(.+?) context`", text)
+    row["events"] = ["skill"]
+    row["commands"] = [found.group(1)] if found else []
+    row["current"] = text == skill_text(current)
+    row["runnable"] = bool(found) and _runnable(found.group(1))
+    return row
+
+
+# ---------------------------------------------------------------------------------------------
 # Output
 
 
@@ -418,6 +615,8 @@ def _report(result: dict, agent, as_json: bool) -> None:
             print(f"   ▶️  {result['command']} capture")
         if result["backup"]:
             print(f"   💾 backup: {result['backup']}")
+        if result.get("note"):
+            print(f"   👉 {result['note']}")
         return
     if not result["changed"]:
         state_line = "already installed" if result["action"] == "install" else "nothing to remove"
@@ -426,6 +625,8 @@ def _report(result: dict, agent, as_json: bool) -> None:
     print(f"{result['action']}: {agent.name} {result['scope']}: {verb} {events}: {result['path']}")
     if result["backup"]:
         print(f"backup: {result['backup']}")
+    if result.get("note"):
+        print(f"note: {result['note']}")
 
 
 def _print_status(doc: dict, agent) -> None:

@@ -1,26 +1,33 @@
 """Promotion (SPEC §2.1): re-score every learning, promote project learnings to global, list
-candidates, archive the stale, flag conflicts. `learn promote` runs it over the whole store,
-the SessionEnd hook over one project (`promote_project`).
+candidates, archive the stale, flag conflicts. `learn promote` runs it over the whole store
+(`run_promotion`), the SessionEnd hook over one project (`promote_project`).
 
 Decisions:
-- The same learning in several projects is grouped by `key`; the group's frequency is the sum
-  of its copies and its projects the union of their `projects` and the files they live in, so
-  "seen in ≥ 3 projects" counts every project file the key appears in.
+- The same learning in several projects is grouped by `key`. The group is judged as a whole:
+  frequency = the sum of its copies, projects = the union of their `projects` and of the
+  project files they live in, so "seen in ≥ 3 projects" counts every project file the key
+  appears in.
 - A promoted group becomes one global record (status `global`, `promoted_from` = the copies'
-  ids) in the global file for its type; when a live global learning with that key already
-  exists it is folded into it instead. The fold is idempotent: frequency and helped counts
-  take the larger of the two (the capture path already bumps the global copy on every new
-  sighting, so summing would count sightings twice). Copies get `promoted_to` and stay in
-  their projects; a copy with `promoted_to` is not promoted again.
+  ids) in the global file for its type. When a live global learning with that key already
+  exists, the copies not yet linked to it are folded into it instead (a new project's sighting
+  of a global learning is folded on the next run whatever its own score). The fold is
+  idempotent: frequency and helped counts take the larger of the two (the capture path already
+  bumps the global copy on every sighting; summing would count them twice). Folded copies get
+  `promoted_to` and stay in their projects; a linked copy is not folded again.
 - A group is a candidate (0.3 ≤ score ≤ 0.7, or > 0.7 in too few projects) unless the
   learning is already global.
 - Archive: a record whose score stayed < 0.3 for `archive_days` (its `low_since`) moves to
   the archive of its scope (status `archived`); `low_since` is updated on every record first.
-- Conflicts: engine.conflicts over all live learnings (same scope), plus, before a group is
-  promoted, between its copies and the global copy across projects (two projects may each
-  keep their own fix, but global advice must be one). Both sides get status `conflicted`,
-  `conflict_with` and `pre_conflict_status` (restored when resolved); neither is promoted.
-  A conflicted learning whose partners are all gone (archived, forgotten) is released.
+- Conflicts: engine.conflicts over the live learnings (same scope); and, before a group is
+  folded into global, between its copies and the global copy across projects (two projects
+  may each keep their own fix, but global advice must be one) — copies compared one per
+  distinct advice, every copy of two conflicting pieces of advice flagged. Both sides get
+  status `conflicted`, `conflict_with` and `pre_conflict_status` (restored when resolved);
+  neither is promoted. A conflicted learning whose partners are all gone is released.
+- `promote_project` reads that project's learnings and, through the index, the other copies of
+  the same keys and the global copies; it re-scores, archives and links only that project's
+  records (other projects' copies are linked by their own session end or `learn promote`),
+  and checks conflicts only against records that can meet that project's.
 
 Writes are field patches applied under each file's lock to the record as it is then
 (Store.update_many), so a capture that updated a record meanwhile is not overwritten; a file

@@ -178,7 +178,7 @@ def test_compaction_keeps_a_damaged_line_older_than_the_record_s_later_versions(
 
     path = tmp_path / "learnings.jsonl"
     rec = make_record(context="v1", fix="f")
-    damaged = json.dumps(dict(rec, context="v2 \udcff")).encode("utf-8", "surrogateescape")
+    damaged = json.dumps(dict(rec, context="v2 X")).encode().replace(b"v2 X", b"v2 \xff")
     path.write_bytes(json.dumps(rec).encode() + b"\n" + damaged + b"\n")
     jsonl.append(path, [dict(rec, context="v3")])
     assert jsonl.load(path).records[rec["id"]]["context"] == "v3"
