@@ -280,18 +280,19 @@ def _detail_section(data: dict, sizes: list[int]) -> str:
             if not r:
                 continue
             if "median_ms" not in r:
-                rows.append([_display(name), f"{s:,}", r.get("error", "")[:160]] + [""] * 6)
+                rows.append([_display(name), f"{s:,}", r.get("error", "")[:160]] + [""] * 7)
                 continue
             ratio = f"{r['ratio']:.2f}×" if r.get("ratio") else ""
             runs = str(r["runs"]) + (f" ({r['note']})" if r.get("note") else "")
             rows.append([_display(name), f"{s:,}", _ms(r["median_ms"]), _ms(r["min_ms"]), _ms(r["max_ms"]),
-                         _ms(r.get("bare_ms")), ratio, f"{r['rss_mb']:.0f} MB", runs])
+                         _ms(r.get("cpu_ms")), _ms(r.get("bare_ms")), ratio, f"{r['rss_mb']:.0f} MB", runs])
     intro = ("### Whole processes: detail\n\n"
              "Each run of an operation is followed by a run of the bare interpreter; *× bare* divides the "
-             "operation's median by the median of those paired runs. *Peak RSS* is the largest "
-             "`ru_maxrss` of the process itself over its runs.\n\n")
-    return intro + _table(["operation", "learnings", "median", "min", "max", "bare", "× bare", "peak RSS", "runs"],
-                          ["---"] + ["---:"] * 8, rows)
+             "operation's median by the median of those paired runs. *CPU* is the median user + system "
+             "time of the process (unlike wall time, barely moved by other load on the machine). "
+             "*Peak RSS* is the largest `ru_maxrss` of the process itself over its runs.\n\n")
+    return intro + _table(["operation", "learnings", "median", "min", "max", "CPU", "bare", "× bare", "peak RSS",
+                           "runs"], ["---"] + ["---:"] * 9, rows)
 
 
 def _inproc_of(data: dict, size: int) -> dict:

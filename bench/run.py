@@ -48,6 +48,7 @@ PROCESS_TIMEOUT_S = 300  # a process still running then is killed and reported
 @dataclass
 class Sample:
     wall_ms: float
+    cpu_ms: float  # user + system time of the process: what it costs, whatever else the machine does
     rss_mb: float
     code: int
     stdout: str
@@ -80,7 +81,7 @@ class Launcher:
         if "error" in reply:
             raise RuntimeError(f"cannot run {argv[0]}: {reply['error']}")
         out, err = (paths[n].read_bytes().decode("utf-8", "replace") for n in ("stdout", "stderr"))
-        return Sample(reply["wall_ms"], reply["rss_kb"] / 1024, reply["code"], out, err)
+        return Sample(reply["wall_ms"], reply["cpu_ms"], reply["rss_kb"] / 1024, reply["code"], out, err)
 
     def close(self) -> None:
         if self.proc is not None:
@@ -109,10 +110,12 @@ class Result:
             return {"error": self.error}
         walls = [s.wall_ms for s in self.samples]
         out = {"median_ms": statistics.median(walls), "min_ms": min(walls), "max_ms": max(walls),
-               "runs": len(walls), "rss_mb": max(s.rss_mb for s in self.samples)}
+               "runs": len(walls), "rss_mb": max(s.rss_mb for s in self.samples),
+               "cpu_ms": statistics.median(s.cpu_ms for s in self.samples)}
         if self.bare:
             bare = statistics.median(s.wall_ms for s in self.bare)
             out["bare_ms"] = bare
+            out["bare_cpu_ms"] = statistics.median(s.cpu_ms for s in self.bare)
             out["ratio"] = out["median_ms"] / bare if bare else None
         if self.note:
             out["note"] = self.note

@@ -9,7 +9,7 @@ its own (anything below ~10 MB, this launcher's size, reads as ~10 MB).
 
 Protocol: one JSON request per line on stdin, {"argv", "env", "cwd", "stdin", "stdout",
 "stderr", "timeout"} (stdin/stdout/stderr are file paths), one JSON reply per line on stdout,
-{"wall_ms", "rss_kb", "code"}.
+{"wall_ms", "cpu_ms", "rss_kb", "code"}.
 """
 
 import json
@@ -41,7 +41,8 @@ def run(req: dict) -> dict:
             continue
     wall = (time.perf_counter() - started) * 1000
     signal.setitimer(signal.ITIMER_REAL, 0)
-    return {"wall_ms": wall, "rss_kb": usage.ru_maxrss, "code": os.waitstatus_to_exitcode(status)}
+    return {"wall_ms": wall, "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1000, "rss_kb": usage.ru_maxrss,
+            "code": os.waitstatus_to_exitcode(status)}
 
 
 def main() -> None:

@@ -271,7 +271,7 @@ def test_huge_input_is_cut_before_scanning():
     assert elapsed < 30  # generous: the point is that 50 MB costs what 1 MB costs
 
 
-def _best_time(fn, text: str, repeat: int = 3) -> float:
+def _best_time(fn, text: str, repeat: int = 5) -> float:
     best = float("inf")
     for _ in range(repeat):
         started = time.perf_counter()
@@ -299,11 +299,12 @@ HOSTILE = {
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_time_grows_linearly_on_hostile_input(name):
     unit = HOSTILE[name]
-    small = unit * (20_000 // len(unit))
-    large = unit * (200_000 // len(unit))
+    small = unit * (50_000 // len(unit))
+    large = unit * (500_000 // len(unit))
     redact(small)  # compile the patterns first
     ratio = _best_time(redact, large) / max(_best_time(redact, small), 1e-6)
-    assert ratio < 40, f"{name}: 10x the input took {ratio:.0f}x the time"
+    # Linear work gives ~10x, quadratic ~100x; the margin absorbs a loaded, shared machine.
+    assert ratio < 60, f"{name}: 10x the input took {ratio:.0f}x the time"
 
 
 def test_import_is_cheap_and_stdlib_only():

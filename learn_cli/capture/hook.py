@@ -358,7 +358,6 @@ def _learn(store, project, event):
     from learn_cli.capture import learner
 
     cap = learner.Capture(store, project, event)
-    _t0 = time.monotonic()
     try:
         if event.kind == ev.FAILURE:
             return _hook_json(event, "PostToolUseFailure", learner.on_failure(cap, event))
@@ -370,13 +369,7 @@ def _learn(store, project, event):
             return _hook_json(event, "PreToolUse", learner.heads_up(cap, event))
         return None
     finally:
-        _t1 = time.monotonic()
         _bump(store, cap.counters)
-        _t2 = time.monotonic()
-        if os.environ.get("LEARN_DIAG"):
-            with open(os.environ["LEARN_DIAG"], "a") as fh:
-                fh.write(f"{event.kind} work={_t1-_t0:.3f} bump={_t2-_t1:.3f} {getattr(learner, '_diag', '')}\n")
-            learner._diag = ""
 
 
 def _open(event, home: str | None):

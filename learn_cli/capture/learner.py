@@ -301,7 +301,6 @@ def _update_record(store, ref: dict, change):
 
 def on_success(cap: Capture, event: ev.Event) -> None:
     entry = tool_entry(cap, event)
-    _a = time.monotonic()
     with cap.buffer.lock():
         events = cap.buffer.events()
         if any(e.get("id") == entry["id"] for e in events):
@@ -445,10 +444,7 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
     sighting = (evidence["session"], evidence["event"])
     # One writer at a time decides "new or existing" for this project: no duplicate records
     # when parallel sessions learn the same thing at the same moment.
-    _a = time.monotonic()
     with file_lock(path.with_name("capture")):
-        global _diag
-        _diag = f"caplock_wait={time.monotonic()-_a:.3f}"
         _fresh(store, path)
         same = next((rec for rel, _s, _p, rec in store.index.by_key(key, LIVE)
                      if store.path_of(rel) == path and matches(rec)), None)

@@ -43,7 +43,10 @@ json_scalars = (st.none() | st.booleans() | st.integers(-(2 ** 70), 2 ** 70)
                 | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=40))
 json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4)
                            | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+small_json = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3)
+                          | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=4)
 texty = st.sampled_from(NASTY_TEXT) | st.text(max_size=120) | json_values
+light_text = st.sampled_from(NASTY_TEXT) | st.text(max_size=60) | small_json
 
 
 def _hook_payloads(project: str):
@@ -131,29 +134,31 @@ def test_hook_payload_fuzzing(tmp_path):
 def _entries():
     good = st.fixed_dictionaries(
         {"context": st.text(min_size=1, max_size=60)},
-        optional={"id": st.sampled_from(["learn-20260101T000000Z-aaaaaa", "x"]) | st.text(max_size=20) | json_values,
-                  "type": st.sampled_from(["error", "pattern", "preference", "workflow", "bogus"]) | json_values,
-                  "category": texty, "error": texty, "fix": texty, "frequency": json_values,
-                  "impact": json_values, "projects": json_values, "status": json_values, "key": texty,
-                  "tags": json_values, "created": texty, "last_used": texty, "deleted": json_values,
-                  "archived_from": json_values, "evidence": json_values})
-    return st.lists(good | json_values, max_size=6)
+        optional={"id": st.sampled_from(["learn-20260101T000000Z-aaaaaa", "x"]) | st.text(max_size=20) | small_json,
+                  "type": st.sampled_from(["error", "pattern", "preference", "workflow", "bogus"]) | small_json,
+                  "category": light_text, "error": light_text, "fix": light_text, "frequency": small_json,
+                  "impact": small_json, "projects": small_json, "status": small_json, "key": light_text,
+                  "tags": small_json, "created": light_text, "last_used": light_text, "deleted": small_json,
+                  "archived_from": small_json, "evidence": small_json})
+    return st.lists(good | small_json, max_size=4)
 
 
 def _import_docs(existing_pid: str):
     projects = st.dictionaries(
         st.sampled_from([existing_pid, "0123456789ab", "../../etc", "/abs/path", "", "x" * 80]) | st.text(max_size=12),
-        st.fixed_dictionaries({}, optional={"name": texty, "root": texty, "remote": texty,
-                                            "learnings": _entries() | json_values}) | json_values,
+        st.fixed_dictionaries({}, optional={"name": light_text, "root": light_text, "remote": light_text,
+                                            "learnings": _entries() | small_json}) | small_json,
         max_size=3)
-    sections = {"exported": texty, "global": _entries() | json_values, "projects": projects | json_values,
-                "archived": _entries() | json_values}
+    sections = {"exported": light_text, "global": _entries() | small_json, "projects": projects | small_json,
+                "archived": _entries() | small_json}
     ours = st.fixed_dictionaries({"format": st.just("self-learning-agent"),
-                                  "version": st.sampled_from(["1.0.0", "1.0.0", "1.2", "1"])}, optional=sections)
-    odd = st.fixed_dictionaries({}, optional={"format": st.just("self-learning-agent") | json_values,
-                                              "version": st.sampled_from(["1.0.0", "2.0.0", "x"]) | json_values,
+                                  "version": st.sampled_from(["1.0.0", "1.0.0", "1.2", "1"]),
+                                  "projects": projects},
+                                 optional={k: v for k, v in sections.items() if k != "projects"})
+    odd = st.fixed_dictionaries({}, optional={"format": st.just("self-learning-agent") | small_json,
+                                              "version": st.sampled_from(["1.0.0", "2.0.0", "x"]) | small_json,
                                               **sections})
-    return st.one_of(ours, ours, ours, odd, json_values)
+    return st.one_of(ours, ours, ours, odd, small_json)
 
 
 @pytest.mark.slow
