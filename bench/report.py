@@ -253,7 +253,8 @@ def _machine_section(m: dict) -> str:
     rows = [["CPU", cpu], ["memory", m["memory"]], ["OS", m["os"]],
             ["Python", f"{m['python']} (the interpreter of the `learn` entry point)"],
             ["disk", m["disk"]], ["ripgrep", m["ripgrep"]],
-            ["load average (1, 5, 15 min)", f"{m.get('load_before', '?')} before the run, {m.get('load', '?')} after"]]
+            ["load average (1, 5, 15 min)", f"{m.get('load_before', '?')} before the run, {m.get('load', '?')} after"],
+            ["runner priority", m.get("priority", "normal")]]
     return "## Machine\n\n" + _table(["", ""], ["---", "---"], rows)
 
 
@@ -459,7 +460,7 @@ def plot_svg(data: dict) -> str:
     out.append(f'<text transform="translate(16 {top + ph / 2}) rotate(-90)" text-anchor="middle">'
                f'median wall time (ms)</text>')
     for target, label in ((100, "100 ms: context --hook target"), (1000, "1 s: stats, graph"),
-                          (3000, "3 s: promote, prune")):
+                          (3000, "3 s: promote, prune"), (5000, "5 s: import")):
         if lo <= target <= hi:
             y = y_of(target)
             out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#c00" '

@@ -36,9 +36,9 @@ from bench.generate import BENCH_FAILURE, generate
 FULL_SIZES = [(1_000, 10), (10_000, 100), (100_000, 1_000)]
 SMOKE_SIZES = [(200, 5)]
 TOPIC = "docker"
-SLOW_S = 12  # a warm-up slower than this ...
+SLOW_S = 5  # a warm-up slower than this ...
 SLOW_RUNS = 3  # ... gets this many timed runs instead of 7
-VERY_SLOW_S = 40  # a warm-up slower than this is the only run
+VERY_SLOW_S = 30  # a warm-up slower than this is the only run
 PROCESS_TIMEOUT_S = 300  # a process still running then is killed and reported
 
 
@@ -147,7 +147,9 @@ class Bench:
         print(f"[{time.monotonic() - self.log_started:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
     def env(self, home: Path) -> dict:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "LEARN_", "SELF_LEARNING"))}
+        # No PYTHON* variables: a PYTHONPATH or PYTHONDONTWRITEBYTECODE would change what is measured.
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("CLAUDE", "LEARN_", "SELF_LEARNING", "PYTHON"))}
         env.update(SELF_LEARNING_HOME=str(home), HOME=str(self.userhome), NO_COLOR="1", COLUMNS="100",
                    LC_ALL="C.UTF-8")
         return env
@@ -160,6 +162,8 @@ class Bench:
             parts = line.strip("│ ").split()
             if parts:
                 names.add(parts[0])
+        if not names & {"capture", "recall"}:  # help text not understood: try everything
+            names |= {"capture", "context", "recall", "stats", "graph", "promote", "prune", "export", "import"}
         return names
 
     def has(self, command: str) -> bool:
@@ -307,7 +311,7 @@ class Bench:
         for command in ("promote", "prune"):
             if self.has(command):
                 self.measure(command, size, lambda ctx, c=command: [learn, c], home=home, cwd=bench_root,
-                             setup=lambda: {"home": self.clone(home)}, teardown=lambda ctx: _rmtree(ctx["home"]))
+                             setup=lambda: {"home": self.clone(home)}, teardown=lambda ctx: _rmtree(ctx["home"].parent))
             else:
                 self.skip(command, size, f"`learn {command}` not available")
 
@@ -411,6 +415,30 @@ def ensure_ripgrep(allow_install: bool) -> str | None:
     return shutil.which("rg")
 
 
+def boost_priority() -> str:
+    """Run the rest of the benchmark in a session of its own whose scheduling group has the
+    highest priority, so that other work on a shared machine disturbs the figures less.
+
+    Linux schedules sessions (autogroups) fairly against each other before it looks at nice
+    values, so `nice -n -20` alone does nothing against a busy session next door. The parent
+    waits for the boosted child and exits with its code. Needs root; otherwise a no-op."""
+    if os.geteuid() != 0 or not Path("/proc/self/autogroup").exists():
+        return "normal (--boost needs root and Linux autogroups)"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    child = os.fork()
+    if child:
+        _, status = os.waitpid(child, 0)
+        sys.exit(os.waitstatus_to_exitcode(status))
+    os.setsid()
+    try:
+        Path("/proc/self/autogroup").write_text("-20")
+        os.nice(-20 - os.nice(0))
+    except OSError as exc:
+        return f"normal (boost failed: {exc})"
+    return "boosted: own session, autogroup nice -20, nice -20 (--boost)"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Benchmark learn at 1k / 10k / 100k learnings.")
     ap.add_argument("--smoke", action="store_true", help="tiny home, 3 runs; report in the work folder")
@@ -421,7 +449,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="", help="report path (default BENCHMARKS.md; smoke: in the work folder)")
     ap.add_argument("--svg", default="", help="plot path (default bench/latency.svg; smoke: in the work folder)")
     ap.add_argument("--keep", action="store_true", help="keep the generated homes")
+    ap.add_argument("--boost", action="store_true",
+                    help="as root: run at the highest scheduling priority (for a busy, shared machine)")
     args = ap.parse_args(argv)
+    priority = boost_priority() if args.boost else "normal"
     if args.sizes:
         sizes = [tuple(int(x) for x in part.split(":")) for part in args.sizes.split(",")]
     else:
@@ -436,7 +467,8 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.out) if args.out else (bench.workdir / "BENCHMARKS.md" if args.smoke else ROOT / "BENCHMARKS.md")
         svg = Path(args.svg) if args.svg else (bench.workdir / "latency.svg" if args.smoke else ROOT / "bench" / "latency.svg")
         data = {
-            "machine": dict(report.machine_info(bench.python, bench.rg), load_before=load_before),
+            "machine": dict(report.machine_info(bench.python, bench.rg), load_before=load_before,
+                            priority=priority),
             "runs": bench.runs, "smoke": args.smoke, "seed": args.seed, "sizes": [s for s, _ in sizes],
             "homes": bench.homes, "inproc": bench.inproc, "topic": TOPIC,
             "results": [{"name": r.name, "size": r.size, **r.stats()} for r in bench.results],

@@ -478,3 +478,111 @@ def test_edit_fix_is_suggested_as_an_edit(home, proj):
     assert rec["context"] == "`python manage.py runserver` fails (config): edit `.env` first."
     text = context_of(Agent(home, a).fail("python manage.py runserver", "KeyError: 'DATABASE_URL'"))
     assert "edit `.env` first" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Work a hook could not finish (its time ran out) is done later, once
+
+
+class Cut(BaseException):
+    """Stands for the hook's deadline firing in the middle of the store work."""
+
+
+def _cut_once(monkeypatch, name):
+    real = getattr(learner, name)
+    calls = []
+
+    def cut(*args, **kw):
+        calls.append(1)
+        if len(calls) == 1:
+            raise Cut()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(learner, name, cut)
+
+
+def test_pair_cut_short_is_learned_by_the_next_hook_of_the_session(home, proj, monkeypatch):
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail("pytest tests", NOT_FOUND, 127)
+    _cut_once(monkeypatch, "add_sighting")
+    with pytest.raises(Cut):
+        s.ok("python -m pytest tests")
+    assert learnings(home, a) == []
+    owed = [e for e in jsonl.load(home / "sessions" / f"{s.sid}.jsonl").records.values() if e.get("todo")]
+    assert len(owed) == 1 and list((home / "sessions" / "pending").glob("*.json"))
+    s.ok("ls")  # the next hook of the session settles it first
+    [rec] = learnings(home, a)
+    assert rec["fix_command"] == "python -m pytest tests" and len(rec["evidence"]) == 1
+    s.ok("git status")
+    assert len(learnings(home, a)[0]["evidence"]) == 1  # settled once
+
+
+def test_work_left_by_the_last_hook_is_done_at_session_end(home, proj, monkeypatch):
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail("pytest tests", NOT_FOUND, 127)
+    _cut_once(monkeypatch, "add_sighting")
+    with pytest.raises(Cut):
+        s.ok("python -m pytest tests")
+    Agent(home, a).end()  # another session's end picks up every session's leftovers
+    [rec] = learnings(home, a)
+    assert len(rec["evidence"]) == 1
+    assert stats(home)["pairs"] == 1 and stats(home)["learnings_new"] == 1
+
+
+def test_helped_credit_redone_counts_once(home, proj, monkeypatch):
+    a, b = proj("api"), proj("cli")
+    _teach(home, a)
+    s = Agent(home, b)
+    s.fail("pytest tests", NOT_FOUND, 127)
+    _cut_once(monkeypatch, "_helped")
+    with pytest.raises(Cut):
+        s.ok("python -m pytest tests")
+    s.ok("ls")
+    s.ok("pwd")
+    [source] = learnings(home, a)
+    assert source["helped"] == 1 and source["frequency"] == 3
+    sid, event = s.sid, next(e for e in source["credits"])["event"]
+    # Running the same owed work again by hand changes nothing.
+    from learn_cli.store.repo import Store
+
+    store = Store(home, warn_stderr=False)
+    cap = learner.Capture(store, identify(b), sid)
+    failed = next(e for e in jsonl.load(home / "sessions" / f"{sid}.jsonl").records.values() if e["id"] == event)
+    owed = dict(failed, todo={"op": "pair", "steps": ["python -m pytest tests"], "kind": "retry",
+                              "proj": [identify(b).id, "cli", str(b)]})
+    owed.pop("sug_done", None)
+    learner.run_todo(cap, owed)
+    store.close()
+    [source] = learnings(home, a)
+    assert source["helped"] == 1 and source["frequency"] == 3
+    [own] = learnings(home, b)
+    assert len(own["evidence"]) == 1
+
+
+def test_correction_cut_short_is_not_lost(home, proj, monkeypatch):
+    a = proj("api")
+    s = Agent(home, a)
+    _cut_once(monkeypatch, "add_sighting")
+    with pytest.raises(Cut):
+        s.prompt("never commit .env", "p1")
+    s.prompt("never commit .env", "p1")  # the same prompt delivered again: nothing new
+    s.ok("ls")
+    [rec] = learnings(home, a)
+    assert rec["fix"] == "Never commit .env." and len(rec["evidence"]) == 1
+
+
+def test_trimming_keeps_entries_that_still_owe_work(home, proj, monkeypatch):
+    from learn_cli.capture.session import SessionBuffer
+
+    (home / "sessions").mkdir(parents=True)
+    buffer = SessionBuffer(home / "sessions", "trim", max_events=5)
+    with buffer.lock():
+        buffer.events()
+        buffer.append([{"id": "owed", "kind": "failure", "todo": {"op": "pair"}}])
+        for i in range(30):
+            buffer.append([{"id": f"e{i}", "kind": "success"}])
+    with buffer.lock():
+        ids = [e["id"] for e in buffer.events()]
+    assert "owed" in ids and len(ids) <= 11 and ids[-1] == "e29"

@@ -80,7 +80,7 @@ class Transcript:
         line = copy.deepcopy(SUCCEEDED)
         del line["toolUseResult"], line["sourceToolAssistantUUID"]
         line["message"] = {"role": "user", "content": text}
-        line.update(extra)
+        line.update(promptId=str(uuid.uuid4()), **extra)  # each prompt starts a turn of its own
         self._stamp(line)
 
     def write(self, raw_tail: bytes = b"") -> Path:
@@ -273,6 +273,23 @@ def test_subagent_transcripts_are_ingested_in_a_buffer_of_their_own(learn, proje
     assert rec["evidence"][0]["session"] == main.sid  # evidence keeps the session, as live capture does
 
 
+def test_sidechain_lines_in_the_parents_file_are_kept_apart(learn, projects):
+    """Older Claude Code wrote a subagent's lines into the parent's transcript (isSidechain)."""
+    t = Transcript(projects, learn.cwd)
+    t.fail("npm run biuld", 'npm error Missing script: "biuld"')
+    side = Transcript(projects, learn.cwd, session=t.sid)
+    side.n = 10
+    side.prompt("Look at the build and never edit package.json")
+    side.ok("npm run build", "built")
+    for line in side.lines:
+        line["isSidechain"] = True
+    t.lines += side.lines
+    t.write()
+    summary = ingest(learn)
+    assert summary["tool_calls"] == 2 and summary["prompts"] == 0
+    assert learned(learn, learn.cwd) == []
+
+
 def test_live_capture_then_ingest_of_the_same_session_counts_once(learn, projects):
     t = Transcript(projects, learn.cwd)
     failed = t.fail("pytest tests", "bash: pytest: command not found", code=127)
@@ -380,3 +397,14 @@ def test_ingest_state_is_private(learn, projects):
     t.write()
     ingest(learn)
     assert (os.stat(learn.home / "ingest.json").st_mode & 0o077) == 0
+
+
+def test_a_second_ingest_at_the_same_time_is_refused(learn, projects):
+    from learn_cli.store.locks import file_lock
+
+    Transcript(projects, learn.cwd).write()
+    ingest(learn)
+    with file_lock(learn.home / "ingest.json"):
+        proc = learn("ingest")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert "another `learn ingest` is running" in proc.stderr and "Traceback" not in proc.stderr

@@ -357,7 +357,7 @@ def _learn(store, project, event):
     from learn_cli.capture import events as ev
     from learn_cli.capture import learner
 
-    cap = learner.Capture(store, project, event)
+    cap = learner.Capture(store, project, event.session_id)
     try:
         if event.kind == ev.FAILURE:
             return _hook_json(event, "PostToolUseFailure", learner.on_failure(cap, event))
@@ -413,7 +413,11 @@ def _context_json(event_name: str, text: str | None):
 def _session_end(store, event, deadline: float):
     from learn_cli.capture import learner
 
-    learner.finalize(store, event.session_id, deadline)
+    counters: dict = {}
+    try:
+        learner.finalize(store, event.session_id, deadline, counters=counters)
+    finally:
+        _bump(store, counters)
     return None  # SessionEnd output is discarded; Stop must not block the agent
 
 

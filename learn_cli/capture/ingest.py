@@ -42,7 +42,7 @@ STATE_VERSION = 1
 MAX_LINE = 64 * 1024 * 1024  # a longer line is not a transcript entry
 MAX_PENDING = 2000  # tool calls of one file still waiting for their result
 SAVE_EVERY_S = 5.0
-INGEST_BUFFER = 16  # events a replayed session's buffer keeps (live capture: session_max_events)
+INGEST_BUFFER = 64  # events a replayed session's buffer keeps (live capture: session_max_events)
 PROGRESS_EVERY = 1 << 20  # bytes between progress callbacks
 INPUT_KEYS = ("command", "file_path", "notebook_path", "path", "pattern", "url")
 MAX_INPUT = 4000
@@ -54,8 +54,8 @@ NOT_LEARNINGS = (
 PROMPT_SKIP_PREFIXES = ("<", "[Request interrupted", "Caveat:", "This session is being continued")
 
 COUNTERS = ("files", "files_skipped", "lines", "malformed", "bytes", "tool_calls", "failures",
-            "ignored_errors", "unmatched_results", "prompts", "capture_off", "pairs", "corrections",
-            "learnings_new", "learnings_activated")
+            "ignored_errors", "unmatched_results", "prompts", "capture_off")
+LEARNER_COUNTS = ("pairs", "corrections", "learnings_new", "learnings_activated")
 
 
 def default_root(environ=os.environ) -> Path:
@@ -84,6 +84,10 @@ def find_transcripts(paths: Iterable[Path]) -> list[Path]:
     return [f for _m, f in sorted(found.values(), key=lambda item: (item[0], str(item[1])))]
 
 
+class IngestBusy(Exception):
+    """Another ingest holds the store's ingest state."""
+
+
 class Ingest:
     """One ingest run: one store, one state file, counters for the summary."""
 
@@ -98,6 +102,7 @@ class Ingest:
         self._capture_on: dict[str, bool] = {}
         self._lookback: dict[str, int] = {}
         self._since_failure: dict[str, int] = {}
+        self.learned: dict[str, int] = {}  # the learner's counters, shared by every Capture
         self._saved_at = time.monotonic()
 
     # -- the run -----------------------------------------------------------------------------
@@ -107,7 +112,12 @@ class Ingest:
         from learn_cli.store.locks import file_lock
 
         started = time.monotonic()
-        with file_lock(self.state_path, timeout=2.0), _no_suggestions(learner):
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(file_lock(self.state_path, timeout=2.0))
+            except TimeoutError:
+                raise IngestBusy("another `learn ingest` is running on this store") from None
+            stack.enter_context(_no_suggestions(learner))
             try:
                 for path in files:
                     self.ingest_file(path)
@@ -125,7 +135,7 @@ class Ingest:
             learner.finish_pending(self.store.inner)
 
     def summary(self, seconds: float) -> dict:
-        c = self.counts
+        c = dict(self.counts, **{k: self.learned.get(k, 0) for k in LEARNER_COUNTS})
         sightings = c["pairs"] + c["corrections"]
         out = dict(c, learnings_merged=max(0, sightings - c["learnings_new"]), seconds=round(seconds, 3))
         out["lines_per_s"] = int(c["lines"] / seconds) if seconds > 0 else 0
@@ -152,7 +162,7 @@ class Ingest:
             self.progress(start)
             subagent = "subagents" in Path(key).parts
             offset = self._read(fh, start, _FileContext(pending, subagent))
-            self.state["files"][key] = {"head": head, "ino": stat.st_ino, "offset": offset,
+            self.state["files"][key] = {"head": head, "offset": offset,
                                         "pending": dict(list(pending.items())[-MAX_PENDING:])}
         if time.monotonic() - self._saved_at > SAVE_EVERY_S:
             self.save()
@@ -214,7 +224,7 @@ class Ingest:
             if isinstance(content, list) else []
         for block in results:
             self._result(obj, block, fctx)
-        if results or fctx.subagent or obj.get("isMeta") is True or obj.get("isCompactSummary") is True:
+        if results or _sidechain(obj, fctx) or obj.get("isMeta") is True or obj.get("isCompactSummary") is True:
             return  # a subagent's "user" is the agent that started it, not a person
         text = content if isinstance(content, str) else "\n".join(
             b["text"] for b in content or () if isinstance(b, dict) and b.get("type") == "text"
@@ -263,13 +273,14 @@ class Ingest:
             return
         # A subagent works in a buffer of its own (pairing must not mix its calls with the
         # parent's); its evidence keeps the parent's session id, as live capture records it.
-        agent = _text(obj.get("agentId"), 100)
-        buffer_id = f"{session}.agent-{agent}" if fctx.subagent and agent else session
+        # Older Claude Code wrote subagent lines into the parent's file, marked isSidechain.
+        agent = _text(obj.get("agentId"), 100) or "sidechain"
+        buffer_id = f"{session}.agent-{agent}" if _sidechain(obj, fctx) else session
         if event.kind == ev.SUCCESS and self._since_failure.get(buffer_id, 0) >= self._window(project.id):
             return  # no failure in the lookback window: nothing to pair, and nothing to keep
         event.session_id = buffer_id
-        cap = learner.Capture(self.store, project, event)
-        cap.session_id = session
+        cap = learner.Capture(self.store, project, buffer_id, self.learned)
+        cap.session_id = session  # the buffer is chosen; evidence names the session
         cap.now = _iso(obj.get("timestamp")) or cap.now
         if event.kind == ev.FAILURE:
             self.counts["failures"] += 1
@@ -281,8 +292,6 @@ class Ingest:
         elif event.kind == ev.PROMPT:
             self.counts["prompts"] += 1
             learner.on_prompt(cap, event)
-        for name in ("pairs", "corrections", "learnings_new", "learnings_activated"):
-            self.counts[name] += cap.counters.get(name, 0)
 
     def _project(self, cwd: str):
         project = self._projects.get(cwd)
@@ -311,10 +320,15 @@ class Ingest:
     def _bump_stats(self) -> None:
         from learn_cli.store import analytics
 
-        counters = {f"ingest_{k}": v for k, v in self.counts.items()
-                    if v and k in ("files", "tool_calls", "failures", "pairs", "learnings_new")}
+        counts = self.summary(1.0)
+        counters = {f"ingest_{k}": counts[k] for k in ("files", "tool_calls", "failures", "pairs", "learnings_new")
+                    if counts[k]}
         if counters:
             analytics.bump(self.store.layout.stats, counters)
+
+
+def _sidechain(obj: dict, fctx: "_FileContext") -> bool:
+    return fctx.subagent or obj.get("isSidechain") is True
 
 
 class _FileContext:

@@ -36,6 +36,7 @@ LIVE = ("pending", "active", "global", "conflicted")
 MAX_ERROR = 600  # meaningful lines of an error kept in the buffer and on the learning
 MAX_COMMAND = 1000
 MAX_EVIDENCE = 50  # evidence entries kept on one learning (activation needs far fewer)
+MAX_CREDITS = 100  # (session, event) pairs that credited a learning helped / did not help
 MAX_CORRECTIONS = 5  # per prompt
 HELPED_IMPACT_STEP = 0.1
 NOT_HELPED_IMPACT_STEP = 0.15
@@ -50,16 +51,21 @@ EDIT_FIX_CATEGORIES = frozenset({"config", "dependency", "permission"})
 class Capture:
     """One capture process's view of the store: project, session, settings and counters."""
 
-    def __init__(self, store, project, event: ev.Event):
+    def __init__(self, store, project, session_id: str, counters: dict | None = None):
         self.store = store
         self.project = project
-        self.event = event
-        self.session_id = event.session_id or "unknown"
+        self.session_id = session_id or "unknown"
         self.now = now_iso()
-        self.counters: dict[str, int] = {}
+        self.counters: dict[str, int] = {} if counters is None else counters
         self._overrides: dict | None = None
         self.buffer = SessionBuffer(store.layout.sessions_dir, self.session_id,
                                     self.int_setting("session_max_events", 50))
+
+    def for_project(self, project) -> "Capture":
+        """The same session and counters, working on another project's learnings."""
+        if project.id == self.project.id:
+            return self
+        return Capture(self.store, project, self.session_id, self.counters)
 
     def int_setting(self, name: str, default: int) -> int:
         if self._overrides is None:
@@ -118,6 +124,86 @@ def _tool_window(events: list[dict], lookback: int) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Work owed to the store
+#
+# Under heavy load a hook can run out of time between deciding something (this success fixes
+# that failure) and writing it into the learnings. So the decision is written first, into the
+# session buffer, as an entry carrying a `todo`, together with the session's end-of-session
+# marker; the store work follows, and then a copy of the entry without the `todo`. Whatever a
+# hook could not finish is done by the next hook of the same session (before its own event,
+# so the order is kept), by a later SessionEnd/Stop, or by `learn promote`/`learn prune`.
+# Every piece of work can run twice without counting twice: sightings are keyed by
+# (session, event), and so are the helped / did-not-help credits.
+
+
+def _owing(cap: Capture, entry: dict, todo: dict) -> dict:
+    """`entry` with the store work it owes; the session's marker is written first."""
+    cap.buffer.add_todo(cap.project.id)
+    project = [cap.project.id, cap.project.name, cap.project.root]
+    return dict(entry, todo=dict(todo, proj=project))
+
+
+def _pay(cap: Capture, owed: list[dict]) -> list[dict]:
+    """Do the work these entries owe (caller holds the session lock); returns them settled."""
+    settled = []
+    for entry in owed:
+        if isinstance(entry.get("todo"), dict):
+            entry = run_todo(cap, entry)
+            cap.buffer.append([entry])
+        settled.append(entry)
+    return settled
+
+
+def settle(cap: Capture, events: list[dict]) -> list[dict]:
+    """Finish the work earlier hooks of this session left undone; the events as they are now."""
+    owed = [e for e in events if isinstance(e.get("todo"), dict)]
+    if not owed:
+        return events
+    done = {e["id"]: e for e in _pay(cap, owed)}
+    return [done.get(e.get("id"), e) for e in events]
+
+
+def run_todo(cap: Capture, entry: dict) -> dict:
+    """Do the store work an entry owes; the entry without its `todo`."""
+    todo = entry["todo"]
+    work = cap.for_project(_project_of(todo) or cap.project)
+    settled = {k: v for k, v in entry.items() if k != "todo"}
+    op = todo.get("op")
+    if op == "pair":
+        steps = [str(s) for s in todo.get("steps") or [] if isinstance(s, str)]
+        outcome = learn_pair(work, entry, steps, str(todo.get("kind") or ""))
+        if outcome:
+            settled["sug_done"] = outcome
+    elif op == "not_helped" and isinstance(entry.get("sug"), dict):
+        _not_helped(work, entry["sug"], entry["id"])
+    elif op == "corrections":
+        for item in (todo.get("items") or [])[:MAX_CORRECTIONS]:
+            if isinstance(item, list) and len(item) >= 3:
+                _learn_correction(work, item, str(todo.get("event") or entry["id"]))
+    return settled
+
+
+def _project_of(todo: dict):
+    from learn_cli.store.project import Project
+
+    proj = todo.get("proj")
+    if isinstance(proj, list) and len(proj) == 3 and all(isinstance(x, str) and x for x in proj):
+        return Project(proj[0], proj[1], proj[2], None)
+    return None
+
+
+def recover_session(store, session_id: str, counters: dict) -> None:
+    """Finish what the hooks of one session left undone (SessionEnd, Stop, commands)."""
+    buffer = SessionBuffer(store.layout.sessions_dir, session_id)
+    with buffer.lock():
+        events = buffer.events()
+        owed = [e for e in events if isinstance(e.get("todo"), dict)]
+        project = next((p for p in (_project_of(e["todo"]) for e in owed) if p is not None), None)
+        if project is not None:
+            settle(Capture(store, project, session_id, counters), events)
+
+
+# ---------------------------------------------------------------------------------------------
 # Failure: buffer, did-not-help, known fix
 
 
@@ -129,14 +215,14 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
         events = cap.buffer.events()
         if any(e.get("id") == entry["id"] for e in events):
             return None  # the same payload again (hooks registered twice, a replay)
+        events = settle(cap, events)
         window = _tool_window(events, cap.int_setting("lookback", 5))
         updates = []
         if any(e.get("kind") == ev.FAILURE and e.get("key") == entry["key"] for e in window):
             cap.count("repeated")
         answered = _unanswered_suggestion(window, entry)
         if answered is not None:
-            _not_helped(cap, answered["sug"])
-            updates.append(dict(answered, sug_done="not_helped"))
+            updates.append(_owing(cap, dict(answered, sug_done="not_helped"), {"op": "not_helped"}))
         skip = {e["sug"].get("id") for e in events + updates
                 if e.get("sug_done") == "not_helped" and isinstance(e.get("sug"), dict)}
         hit = known_fix(cap, entry, skip)
@@ -147,8 +233,9 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
             text = describe_fix(cap, rec)
             cap.count("suggestions")
         cap.buffer.append(updates + [entry])
-    cap.count("events")
-    cap.count("failures")
+        cap.count("events")
+        cap.count("failures")
+        _pay(cap, updates)
     return text
 
 
@@ -173,10 +260,18 @@ def _unanswered_suggestion(window: list[dict], entry: dict) -> dict | None:
 
 
 def _fresh(store, *paths) -> None:
-    """Bring the index up to date for these files only if they changed behind its back."""
-    stale = [p for p in paths if not store.index.expect_stat(p)]
-    if stale:
-        store.refresh(stale)
+    """Bring the index up to date for these files only if they changed behind its back.
+
+    A file that looks changed may just be in the middle of a writer's append (writers update
+    the file, then the index, under the file's lock): wait for that lock before re-reading.
+    """
+    for path in paths:
+        if store.index.expect_stat(path):
+            continue
+        with file_lock(path):
+            current = store.index.expect_stat(path)
+        if not current:
+            store.refresh([path])
 
 
 def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict] | None:
@@ -272,8 +367,10 @@ def _project_names(store, pids: list[str]) -> list[str]:
     return [sanitize(found.get(p) or p, 40) for p in pids]
 
 
-def _not_helped(cap: Capture, sug: dict) -> None:
-    def change(cur: dict) -> dict:
+def _not_helped(cap: Capture, sug: dict, event_id: str) -> None:
+    def change(cur: dict) -> dict | None:
+        if not _credit(cur, cap.session_id, event_id, "not_helped"):
+            return None  # counted already (this is a redo of unfinished work)
         cur["not_helped"] = _int(cur.get("not_helped")) + 1
         cur["impact"] = round(max(MIN_IMPACT, _impact(cur) - NOT_HELPED_IMPACT_STEP), 4)
         return cur
@@ -283,16 +380,32 @@ def _not_helped(cap: Capture, sug: dict) -> None:
 
 
 def _update_record(store, ref: dict, change):
-    """Apply `change` to the record a suggestion points at (wherever it lives now)."""
+    """Apply `change` to the record a suggestion points at (wherever it lives now). None when
+    the record is gone or `change` declined."""
     rel, rid = ref.get("file"), ref.get("id")
     if not isinstance(rid, str) or not rid:
         return None
+    seen = []
+
+    def tracked(cur: dict):
+        seen.append(True)
+        return change(cur)
+
     if isinstance(rel, str) and rel:
-        done = store.update(store.path_of(rel), rid, change)
-        if done is not None:
+        done = store.update(store.path_of(rel), rid, tracked)
+        if done is not None or seen:
             return done
     found = store.get(rid) if rid.startswith("learn-") else None  # moved (promoted, archived)
     return store.update(found[0], rid, change) if found else None
+
+
+def _credit(rec: dict, session: str, event: str, outcome: str) -> bool:
+    """Note that (session, event) credited this learning; False when it already had."""
+    credits = [c for c in (rec.get("credits") or []) if isinstance(c, dict)]
+    if any((c.get("session"), c.get("event")) == (session, event) for c in credits):
+        return False
+    rec["credits"] = (credits + [{"session": session, "event": event, "outcome": outcome}])[-MAX_CREDITS:]
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,20 +418,20 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         events = cap.buffer.events()
         if any(e.get("id") == entry["id"] for e in events):
             return
+        events = settle(cap, events)
         window = _tool_window(events, cap.int_setting("lookback", 5))
         updates = []
         pair = find_pair(window, entry)
         fix = fix_for(cap, pair[0], pair[1], entry) if pair is not None else None
         if fix is not None:  # `entry` resolves the failure: it is consumed by this first fix
-            failed = pair[0]
-            consumed = dict(failed, done=True)
-            outcome = learn_pair(cap, failed, fix[0], fix[1])
-            if outcome:
-                consumed["sug_done"] = outcome
+            consumed = dict(pair[0], done=True)
+            if fix[0] and fix[1]:
+                consumed = _owing(cap, consumed, {"op": "pair", "steps": fix[0], "kind": fix[1]})
             updates.append(consumed)
         cap.buffer.append(updates + [entry])
-    cap.count("events")
-    cap.count("successes")
+        cap.count("events")
+        cap.count("successes")
+        _pay(cap, updates)
 
 
 def find_pair(window: list[dict], ok: dict) -> tuple[dict, list[dict]] | None:
@@ -390,25 +503,26 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
             key=key, tool=tool, command=failed_cmd, fix_command=fix_cmd, fix_kind=kind,
             exit_code=failed.get("code"), env=_env(), evidence=[], helped=0, not_helped=0, now=cap.now)
 
+    own_suggestion = followed and cap.store.path_of(str(sug.get("file") or "")) == cap.learnings_path
     record = add_sighting(cap, key, lambda rec: _same_fix(rec, fix_cmd), new_record, evidence,
-                          corroborated=followed, helped_id=sug.get("id") if followed else None)
+                          corroborated=followed, helped_id=sug.get("id") if own_suggestion else None)
     if record is not None:
         cap.count("pairs")
     if not followed:
         return "ignored" if sug is not None else None
-    if record is None:
-        return "helped"  # this sighting was known already, and credited then
-    if record.get("id") != sug.get("id"):
-        _helped(cap, sug)
-    else:
-        cap.count("helped")  # the project's own learning: credited by add_sighting's update
+    if not own_suggestion:
+        _helped(cap, sug, failed["id"])  # credited once per failure event, even when redone
+    elif record is not None and record.get("id") == sug.get("id"):
+        cap.count("helped")  # this project's own learning: credited by add_sighting's update
     return "helped"
 
 
-def _helped(cap: Capture, sug: dict) -> None:
+def _helped(cap: Capture, sug: dict, event_id: str) -> None:
     pid = cap.project.id
 
-    def change(cur: dict) -> dict:
+    def change(cur: dict) -> dict | None:
+        if not _credit(cur, cap.session_id, event_id, "helped"):
+            return None
         _credit_helped(cur, cap.now)
         if pid not in (cur.get("projects") or []):
             cur["projects"] = [p for p in (cur.get("projects") or []) if isinstance(p, str)] + [pid]
@@ -456,7 +570,6 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
                 cap.count("learnings_activated")
             store.put(path, rec)
             cap.count("learnings_new")
-            cap.buffer.add_todo(cap.project.id)
             return rec
         outcome: dict = {}
 
@@ -482,7 +595,6 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
         return None
     if outcome.get("activated"):
         cap.count("learnings_activated")
-    cap.buffer.add_todo(cap.project.id)
     return updated
 
 
@@ -532,7 +644,6 @@ def _quote(text: str, cap: int) -> str:
 def on_prompt(cap: Capture, event: ev.Event) -> None:
     from learn_cli.capture.corrections import find_corrections
     from learn_cli.capture.redact import redact
-    from learn_cli.engine.keys import text_key
 
     cap.count("prompts")
     prompt = redact(event.prompt)
@@ -540,19 +651,30 @@ def on_prompt(cap: Capture, event: ev.Event) -> None:
     if not found:
         return
     event_id = event.prompt_id or "prompt-" + _digest(prompt)
-    with cap.buffer.lock():  # its end-of-session marker may be written
-        for correction in found:
-            _learn_correction(cap, correction, event_id, text_key(correction.text))
+    entry = {"id": f"prompt:{event_id}"[:200], "at": cap.now, "kind": "prompt", "pid": cap.project.id}
+    items = [[c.text, c.polarity, c.category] for c in found]
+    with cap.buffer.lock():
+        events = cap.buffer.events()
+        if any(e.get("id") == entry["id"] for e in events):
+            return  # the same prompt again
+        settle(cap, events)
+        entry = _owing(cap, entry, {"op": "corrections", "items": items, "event": event_id})
+        cap.buffer.append([entry])
+        _pay(cap, [entry])
 
 
-def _learn_correction(cap: Capture, correction, event_id: str, key: str) -> None:
+def _learn_correction(cap: Capture, item: list, event_id: str) -> None:
+    from learn_cli.engine.keys import text_key
+
+    text, polarity, category = (str(x)[:300] for x in item[:3])
+    key = text_key(text)
     evidence = {"session": cap.session_id, "event": f"{event_id}:{key}", "at": cap.now}
 
     def new_record() -> dict:
         return make_record(
-            type="preference", category=correction.category, context="User correction in a prompt",
-            fix=correction.text, project=cap.project.name, projects=[cap.project.id], status="pending",
-            source="auto", key=key, tags=["correction", correction.polarity], evidence=[], now=cap.now)
+            type="preference", category=category, context="User correction in a prompt",
+            fix=text, project=cap.project.name, projects=[cap.project.id], status="pending",
+            source="auto", key=key, tags=["correction", polarity], evidence=[], now=cap.now)
 
     if add_sighting(cap, key, lambda rec: rec.get("type") == "preference", new_record, evidence) is not None:
         cap.count("corrections")
@@ -617,17 +739,21 @@ def heads_up(cap: Capture, event: ev.Event) -> str | None:
 INLINE_PROMOTION_LIMIT = 800  # records a hook may re-score at session end (≈ 0.3 s)
 
 
-def finalize(store, session_id: str | None, deadline: float, limit: int | None = INLINE_PROMOTION_LIMIT) -> bool:
+def finalize(store, session_id: str | None, deadline: float, limit: int | None = INLINE_PROMOTION_LIMIT,
+             counters: dict | None = None) -> bool:
     """End-of-session work for this session, then for any left over by earlier ones, until
-    `deadline` (time.monotonic()). A project whose promotion check would touch more than
-    `limit` records is deferred to `learn promote` / `learn prune` (see finish_pending).
-    Returns True when no session's work is left."""
+    `deadline` (time.monotonic()): unfinished store work of the session's hooks first, then the
+    promotion check. A project whose promotion check would touch more than `limit` records is
+    deferred to `learn promote` / `learn prune` (see finish_pending). Returns True when no
+    session's work is left."""
+    counters = {} if counters is None else counters
     buffer = SessionBuffer(store.layout.sessions_dir, session_id or "unknown")
     todos = [buffer.todo_path] if buffer.todo_path.exists() else []
     todos += [p for p in pending_todos(store.layout.sessions_dir) if p != buffer.todo_path]
     for todo in todos:
         if time.monotonic() > deadline:
             break
+        recover_session(store, todo.stem, counters)
         done, deferred = [], []
         for pid in read_todo(todo)["pids"]:
             if time.monotonic() > deadline:
@@ -646,6 +772,13 @@ def finish_pending(store, promoted_everything: bool = False) -> int:
     sessions_dir = store.layout.sessions_dir
     deferred = read_todo(deferred_path(sessions_dir))["pids"]
     todos = pending_todos(sessions_dir, limit=1_000_000)
+    counters: dict = {}
+    for todo in todos:
+        recover_session(store, todo.stem, counters)
+    if counters:
+        from learn_cli.store import analytics
+
+        analytics.bump(store.layout.stats, counters)
     pids = list(dict.fromkeys(deferred + [p for t in todos for p in read_todo(t)["pids"]]))
     if not promoted_everything:
         for pid in pids:

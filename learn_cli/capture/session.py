@@ -75,7 +75,10 @@ class SessionBuffer:
             self._trim()
 
     def _trim(self) -> None:
-        keep = self.events()[-self.max_events:]
+        events = self.events()
+        newest = {e["id"] for e in events[-self.max_events:]}
+        # Entries that still owe work to the store are kept whatever their age.
+        keep = [e for e in events if e["id"] in newest or e.get("todo")]
         jsonl.rewrite(self.path, keep, durable=False)
         self._lines, self._whole = len(keep), True
 

@@ -603,15 +603,17 @@ def _report(result: dict, agent, as_json: bool) -> None:
 
     verb = "installed" if result["action"] == "install" else "removed"
     events = ", ".join(result["events"])
+    skill = getattr(agent, "kind", "") == "skill"
+    noun = "skill" if skill else "hooks"
     if fancy():
         if not result["changed"]:
             state_line = "already installed" if result["action"] == "install" else "nothing of learn's to remove"
-            print(f"✅ {agent.title} hooks ({result['scope']}): {state_line} in {result['path']}")
+            print(f"✅ {agent.title} {noun} ({result['scope']}): {state_line} in {result['path']}")
             return
-        print(f"✅ {agent.title} hooks {verb} ({result['scope']} scope)")
+        print(f"✅ {agent.title} {noun} {verb} ({result['scope']} scope)")
         print(f"   📄 {result['path']}")
         print(f"   🪝 {events}")
-        if result.get("command"):
+        if result.get("command") and not skill:
             print(f"   ▶️  {result['command']} capture")
         if result["backup"]:
             print(f"   💾 backup: {result['backup']}")

@@ -24,7 +24,7 @@ def command(
     """Learn from past Claude Code transcripts: failures, their fixes, user corrections."""
     import orjson
 
-    from learn_cli.capture.ingest import Ingest, default_root, find_transcripts
+    from learn_cli.capture.ingest import Ingest, IngestBusy, default_root, find_transcripts
 
     roots = [Path(p).expanduser() for p in paths] if paths else [default_root()]
     for root in roots if paths else []:
@@ -36,8 +36,8 @@ def command(
     with _progress(enabled=not as_json and bool(files), total=total) as advance:
         try:
             summary = Ingest(store, loads=orjson.loads, progress=advance).run(files)
-        except TimeoutError:
-            fail("another `learn ingest` is running on this store; try again when it has finished")
+        except IngestBusy as exc:
+            fail(f"{exc}; try again when it has finished")
     summary["paths"] = [str(r) for r in roots]
     if as_json:
         json_out(summary)
@@ -80,15 +80,27 @@ class _progress:
         return False
 
 
+def _shown(path: Path) -> str:
+    """A path under the home folder as `~/…` (shorter, and no user name on screen)."""
+    import os
+
+    home = os.path.expanduser("~")
+    text = str(path)
+    return "~" + text[len(home):] if home not in ("", "/") and (text == home or text.startswith(home + "/")) else text
+
+
 def _report(s: dict, roots: list[Path], found: bool) -> None:
     from learn_cli.render.console import fancy
 
-    where = ", ".join(str(r) for r in roots)
+    where = ", ".join(_shown(r) for r in roots)
     out = sys.stdout.write
     if not found:
         out(f"No Claude Code transcripts found in {where}.\n" if fancy() else f"transcripts: 0: {where}\n")
         return
     mb = s["bytes"] / 1_000_000
+    if fancy() and not s["files"]:
+        out(f"✅ Nothing new in {where}: all {s['files_skipped']:,} transcripts were ingested before.\n")
+        return
     if fancy():
         out(f"📥 Ingested Claude Code transcripts from {where}\n\n")
         out(f"  Read: {s['files']:,} transcripts ({s['files_skipped']:,} unchanged, skipped), "

@@ -62,7 +62,7 @@ def build_graph(store, loads: Callable = json.loads, connections: int = CONNECTI
     db = store.index.db
     graph = Graph(labels={pid: info["label"] for pid, info in store.projects().items()})
     graph.tree, graph.totals = _tree_and_totals(db)
-    projects_of, uses = _keys(db, loads)
+    projects_of = _keys(db, loads)
     pairs = Counter()
     for key, pids in projects_of.items():
         if len(pids) > WIDE_KEY:
@@ -76,7 +76,7 @@ def build_graph(store, loads: Callable = json.loads, connections: int = CONNECTI
     named = [(*sorted((a, b), key=lambda p: (graph.label(p), p)), n) for (a, b), n in pairs.items() if n >= floor]
     named.sort(key=lambda c: (-c[2], graph.label(c[0]), graph.label(c[1])))
     graph.connections = named[:connections]
-    graph.hubs = _hubs(db, projects_of, uses, hubs, loads)
+    graph.hubs = _hubs(db, projects_of, hubs, loads)
     return graph
 
 
@@ -102,40 +102,55 @@ def _tree_and_totals(db) -> tuple[list, dict]:
     return tree, totals
 
 
-def _keys(db, loads: Callable) -> tuple[dict[str, set], dict[str, list]]:
-    """key -> the projects it is seen in; key -> [sum of project copies' uses, global uses].
-
-    One scan; SQLite extracts frequency and projects (one JSON parse per row)."""
+def _keys(db, loads: Callable) -> dict[str, set]:
+    """key -> the projects it is seen in, in one scan. SQLite extracts `projects` (one JSON
+    parse per row); the usual list, just the file's own project, is recognised as text."""
     projects_of: dict[str, set] = {}
-    uses: dict[str, list] = {}
-    rows = db.execute(f"SELECT coalesce(nullif(key, ''), 'id:' || id), pid, scope, "
-                      f"json_extract(data, '$.frequency', '$.projects') FROM learnings WHERE {_LIVE_SQL}")
-    for key, pid, scope, fields in rows:
-        frequency, projects = loads(fields)
+    rows = db.execute(f"SELECT coalesce(nullif(key, ''), 'id:' || id), pid, json_extract(data, '$.projects') "
+                      f"FROM learnings WHERE {_LIVE_SQL}")
+    for key, pid, projects in rows:
         seen = projects_of.get(key)
         if seen is None:
             seen = projects_of[key] = set()
-            uses[key] = [0, 0]
         if pid:
             seen.add(pid)
-        if isinstance(projects, list):
-            seen.update(p for p in projects if isinstance(p, str) and p)
-        n = max(1, int(frequency)) if isinstance(frequency, (int, float)) and not isinstance(frequency, bool) else 1
-        if scope == "global":
-            uses[key][1] = max(uses[key][1], n)
-        else:
-            uses[key][0] += n
-    return projects_of, uses
+            if projects == f'["{pid}"]':
+                continue
+        if isinstance(projects, str) and projects.startswith("["):
+            seen.update(p for p in loads(projects) if isinstance(p, str) and p)
+    return projects_of
 
 
-def _hubs(db, projects_of: dict, uses: dict, limit: int, loads: Callable) -> list:
+def _uses(db, keys: list[str]) -> dict[str, int]:
+    """Uses of each learning: its global copy's frequency, or its project copies' sum if larger."""
+    freq = "max(1, coalesce(CAST(json_extract(data, '$.frequency') AS INTEGER), 1))"
+    out: dict[str, int] = {}
+    by_column = {"key": [k for k in keys if not k.startswith("id:")], "id": [k[3:] for k in keys if k.startswith("id:")]}
+    for column, values in by_column.items():
+        for start in range(0, len(values), 500):
+            chunk = values[start:start + 500]
+            rows = db.execute(f"""
+                SELECT {column}, sum(CASE WHEN scope = 'project' THEN {freq} ELSE 0 END),
+                       max(CASE WHEN scope = 'global' THEN {freq} ELSE 0 END)
+                  FROM learnings WHERE {column} IN ({','.join('?' * len(chunk))}) AND {_LIVE_SQL}
+                 GROUP BY {column}""", chunk)
+            prefix = "id:" if column == "id" else ""
+            out.update((prefix + k, max(local or 0, global_ or 0)) for k, local, global_ in rows)
+    return out
+
+
+def _hubs(db, projects_of: dict, limit: int, loads: Callable) -> list:
+    """The learnings seen in the most projects, then with the most uses."""
     from learn_cli.engine.promotion import title
 
-    def used(key):
-        return max(uses.get(key, (0, 0)))
-
-    ranked = sorted((k for k, p in projects_of.items() if len(p) > 1),
-                    key=lambda k: (-len(projects_of[k]), -used(k), k))[:limit]
+    shared = [k for k, p in projects_of.items() if len(p) > 1]
+    if not shared:
+        return []
+    # uses only break ties: read them for the keys that can still make the list
+    cutoff = heapq.nlargest(limit, (len(projects_of[k]) for k in shared))[-1]
+    contenders = [k for k in shared if len(projects_of[k]) >= cutoff]
+    uses = _uses(db, contenders)
+    ranked = sorted(contenders, key=lambda k: (-len(projects_of[k]), -uses.get(k, 1), k))[:limit]
     hubs = []
     for key in ranked:
         if key.startswith("id:"):
@@ -148,7 +163,7 @@ def _hubs(db, projects_of: dict, uses: dict, limit: int, loads: Callable) -> lis
             continue
         rec = loads(row[1])
         hubs.append({"key": key, "id": row[0], "text": title(rec, 60), "projects": len(projects_of[key]),
-                     "uses": used(key), "project_ids": sorted(projects_of[key])})
+                     "uses": uses.get(key, 1), "project_ids": sorted(projects_of[key])})
     return hubs
 
 

@@ -22,6 +22,15 @@ HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_
 WINDOW_DAYS = 7
 TOP = 3
 _LIVE = "scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')"
+# score() over f.j = [frequency, impact, last_used, created], rounded up to an upper bound: a
+# field of the wrong type counts as its best value, a date SQLite cannot read as recency 1.
+_BOUND = """(
+  min(max(CASE WHEN json_type(j, '$[0]') IN ('integer', 'real') THEN json_extract(j, '$[0]') ELSE 10 END, 1), 10)
+  / 10.0 * CASE WHEN json_type(j, '$[1]') IN ('integer', 'real')
+                THEN min(max(json_extract(j, '$[1]'), 0), 1) ELSE 1 END
+  * coalesce(max(0, 1 - 0.1 * CAST((julianday(?) - julianday(coalesce(json_extract(j, '$[2]'),
+                                                                       json_extract(j, '$[3]')))) / 7 AS INTEGER)), 1)
+  + 0.000001)"""
 
 
 def gather(store, project=None, now=None, loads: Callable = json.loads) -> dict:
@@ -47,11 +56,10 @@ def _counts(db) -> dict:
     types = {t: 0 for t in TYPE_ORDER}
     statuses: dict[str, int] = {}
     categories: dict[tuple, int] = {}
-    live = global_ = archived = promoted = 0
-    rows = db.execute("SELECT scope, type, category, status, count(*), "
-                      "sum(scope = 'global' AND instr(data, '\"promoted_from\"') > 0) "
-                      "FROM learnings GROUP BY scope, type, category, status")
-    for scope, rtype, category, status, n, with_origin in rows:
+    live = global_ = archived = 0
+    rows = db.execute("SELECT scope, type, category, status, count(*) FROM learnings "
+                      "GROUP BY scope, type, category, status")
+    for scope, rtype, category, status, n in rows:
         if scope in ("archive", "global-archive") or status == "archived":
             archived += n
             continue
@@ -62,7 +70,9 @@ def _counts(db) -> dict:
         categories[(rtype, category or "?")] = categories.get((rtype, category or "?"), 0) + n
         if scope == "global":
             global_ += n
-            promoted += with_origin or 0
+    promoted = db.execute("SELECT count(*) FROM learnings WHERE pid = '' AND scope = 'global' AND "
+                          "(status IS NULL OR status != 'archived') AND instr(data, '\"promoted_from\"') > 0"
+                          ).fetchone()[0]
     ordered = sorted(categories.items(), key=lambda kv: (-kv[1], kv[0]))
     return {"total": live, "global": global_, "archived": archived, "promoted": promoted,
             "types": {t: n for t, n in types.items() if n or t in TYPE_ORDER},
@@ -71,40 +81,32 @@ def _counts(db) -> dict:
 
 
 def _scores_and_helped(db, now, loads: Callable) -> tuple[list, dict]:
-    """The TOP learnings by score (one per key) and the helped counts, in one index scan.
+    """The TOP learnings by score (one per key) and the helped counts.
 
-    SQLite extracts the few fields needed (one JSON parse per row); the score's upper bound
-    min(frequency, 10)/10 × impact orders the candidates, and exact scores (dates parsed)
-    are computed only until the bound cannot beat the third best.
+    SQLite parses each record once (a MATERIALIZED view of the four fields a score needs) and
+    sorts by the score computed from them, an upper bound when a field is odd; exact scores
+    are computed in Python only until the bound cannot beat the third best. Helped counts are
+    read only from records that hold the word.
     """
     from learn_cli.engine.promotion import title
 
-    rows = db.execute(f"SELECT rowid, coalesce(nullif(key, ''), id), status, "
-                      f"json_extract(data, '$.frequency', '$.impact', '$.last_used', '$.created', '$.helped', "
-                      f"'$.not_helped') FROM learnings WHERE {_LIVE}")
-    candidates = []
-    helped_rows = []
-    helped = not_helped = 0
-    for rowid, key, status, fields in rows:
-        frequency, impact, last_used, created, h, nh = loads(fields)
-        rec = {"frequency": frequency, "impact": impact, "last_used": last_used, "created": created}
-        if status in (None, "active", "global"):
-            bound = min(scoring.frequency_of(rec), 10) / 10 * scoring.impact_of(rec)
-            candidates.append((bound, rowid, key, rec))
-        h, nh = _count(h), _count(nh)
-        if h or nh:
-            helped, not_helped = helped + h, not_helped + nh
-            helped_rows.append((-h, nh, rowid))
-    best: dict[str, tuple[float, int]] = {}  # key -> (best score, its row)
+    rows = db.execute(f"""
+        WITH f AS MATERIALIZED (
+            SELECT rowid AS r, coalesce(nullif(key, ''), id) AS k,
+                   json_extract(data, '$.frequency', '$.impact', '$.last_used', '$.created') AS j
+              FROM learnings WHERE {_LIVE} AND (status IS NULL OR status IN ('active', 'global')))
+        SELECT r, k, j, {_BOUND} AS bound FROM f ORDER BY bound DESC""", (scoring.format_time(now),))
+    best: dict[str, float] = {}  # key -> its best score so far
     leaders: list[tuple[float, int, str]] = []  # the TOP best (score, row, key), best first
-    candidates.sort(key=lambda c: -c[0])
-    for bound, rowid, key, rec in candidates:
+    for rowid, key, fields, bound in rows:
         if len(leaders) == TOP and bound < leaders[-1][0]:
             break
-        value = scoring.score(rec, now)
-        if key in best and value <= best[key][0]:
+        frequency, impact, last_used, created = loads(fields)
+        value = scoring.score({"frequency": frequency, "impact": impact, "last_used": last_used,
+                               "created": created}, now)
+        if key in best and value <= best[key]:
             continue
-        best[key] = (value, rowid)
+        best[key] = value
         leaders = sorted([item for item in leaders if item[2] != key] + [(value, rowid, key)],
                          key=lambda item: (-item[0], item[1]))[:TOP]
     top = []
@@ -113,6 +115,14 @@ def _scores_and_helped(db, now, loads: Callable) -> tuple[list, dict]:
         rec = loads(data)
         top.append({"id": rec["id"], "text": title(rec, 60), "score": round(value, 2), "scope": scope,
                     "frequency": scoring.frequency_of(rec), "projects": scoring.project_count(rec)})
+    helped_rows = []
+    helped = not_helped = 0
+    for rowid, fields in db.execute(f"SELECT rowid, json_extract(data, '$.helped', '$.not_helped') FROM learnings "
+                                    f"WHERE {_LIVE} AND instr(data, 'helped\"') > 0"):
+        h, nh = (_count(v) for v in loads(fields))
+        if h or nh:
+            helped, not_helped = helped + h, not_helped + nh
+            helped_rows.append((-h, nh, rowid))
     items = []
     for minus_h, nh, rowid in sorted(helped_rows)[:TOP]:
         rec = loads(db.execute("SELECT data FROM learnings WHERE rowid = ?", (rowid,)).fetchone()[0])

@@ -64,6 +64,8 @@ class Index:
         try:
             return self._connect()
         except sqlite3.DatabaseError as exc:
+            if cannot_write(exc):
+                raise  # a full or read-only disk: the index is fine, it cannot be opened here
             self.on_event(f"index rebuilt ({exc})")
             self._remove_files()
             return self._connect()
@@ -335,6 +337,14 @@ class _Transaction:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def cannot_write(exc: Exception) -> bool:
+    """An SQLite error of the disk or the permissions (full, read-only, I/O), not damage to
+    the index: deleting and rebuilding it cannot help and would only lose it."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        hint in text for hint in ("disk i/o", "disk is full", "readonly", "read-only", "unable to open"))
 
 
 def _stat(path: Path) -> tuple | None:

@@ -186,11 +186,21 @@ def append(path: Path, records: Iterable[dict]) -> None:
             payload = b"\n" + payload  # a crash cut the last line: never glue onto it
         try:
             _write_all(fd, payload)
+        except OSError as exc:
+            _truncate_quietly(fd, size)
+            raise _named(exc, path) from None
         except BaseException:
             _truncate_quietly(fd, size)
             raise
     finally:
         os.close(fd)
+
+
+def _named(exc: OSError, path) -> OSError:
+    """The error with the file it is about (os.write does not say), for a one-line message."""
+    if exc.filename:
+        return exc
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
 
 
 def _truncate_quietly(fd: int, size: int) -> None:
@@ -234,13 +244,15 @@ def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int = FILE
         os.replace(tmp, path)
         if durable:
             _fsync_dir(path.parent)
-    except BaseException:
+    except BaseException as exc:
         if fd >= 0:
             os.close(fd)
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise _named(exc, path) from None
         raise
 
 

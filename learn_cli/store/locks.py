@@ -9,6 +9,7 @@ capture budget.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from pathlib import Path
 
@@ -34,12 +35,27 @@ def file_lock(path: Path, timeout: float = 10.0):
         with FileLock(str(lock_path(path)), timeout=timeout):
             yield
         return
-    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, LOCK_MODE)
+    fd = _open_lock(lock_path(path))
+    if fd is None:  # a home we may only read: there is no writer to keep out through it
+        yield
+        return
     try:
         _acquire(fd, timeout)
         yield
     finally:
         os.close(fd)  # closing releases the flock
+
+
+def _open_lock(path: Path) -> int | None:
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT, LOCK_MODE)
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+    try:
+        return os.open(path, os.O_RDONLY)  # flock works on a read-only descriptor too
+    except OSError:
+        return None
 
 
 def _acquire(fd: int, timeout: float) -> None:

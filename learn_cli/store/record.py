@@ -13,6 +13,7 @@ ERROR_CATEGORIES = ("syntax", "runtime", "config", "network", "permission", "dep
 DEFAULT_CATEGORY = {"error": "runtime", "pattern": "workflow", "preference": "tooling", "workflow": "testing"}
 
 # Caps on untrusted text (imports, transcripts, payloads).
+MAX_CLEAN = 20_000  # text handed to `clean` before capping (caps are at most 2,000)
 FIELD_CAPS = {"context": 500, "error": 2000, "fix": 1000, "command": 1000, "fix_command": 1000, "project": 200}
 
 
@@ -77,14 +78,18 @@ def store_file_kind(rec: dict) -> str:
     return "errors"
 
 
-def coerce_record(obj) -> tuple[dict | None, str | None]:
+def coerce_record(obj, clean=None) -> tuple[dict | None, str | None]:
     """Validate an untrusted record (import files). Returns (record, None) or (None, reason).
 
     Field types are checked and coerced, text capped, unknown fields kept (after capping
     strings), so a hostile file cannot smuggle huge or mistyped values into the store.
+    `clean(text) -> text` (redaction) is applied to every string before it is capped: a cap
+    that cuts through a secret can leave a piece that redaction no longer recognises.
     """
     if not isinstance(obj, dict):
         return None, f"not an object ({type(obj).__name__})"
+    if clean is not None:
+        obj = _cleaned(obj, clean)
     text_of = {k: obj.get(k) for k in ("context", "error", "fix")}
     if not any(isinstance(v, str) and v.strip() for v in text_of.values()):
         return None, "no text: context, error and fix are all missing or empty"
@@ -105,7 +110,7 @@ def coerce_record(obj) -> tuple[dict | None, str | None]:
             value = ""
         if not isinstance(value, str):
             return None, f"field {field!r} must be text, got {type(value).__name__}"
-        rec[field] = value[:cap]
+        rec[field] = cap_text(value, cap)
     rec["frequency"] = _int(obj.get("frequency"), 1, 1, 1_000_000)
     rec["impact"] = _float(obj.get("impact"), 0.5, 0.0, 1.0)
     for field in ("created", "last_used"):
@@ -122,9 +127,37 @@ def coerce_record(obj) -> tuple[dict | None, str | None]:
     return rec, None
 
 
+def _cleaned(value, clean, depth: int = 0):
+    if isinstance(value, str):
+        return clean(value[:MAX_CLEAN])
+    if depth > 4:
+        return value
+    if isinstance(value, list):
+        return [_cleaned(v, clean, depth + 1) for v in value[:200]]
+    if isinstance(value, dict):
+        out = {k: _cleaned(v, clean, depth + 1) for k, v in list(value.items())[:100]}
+        if depth == 0 and out.get("id") != value.get("id"):
+            out.pop("id")  # an id with a secret in it is no id of ours: the record gets a new one
+        return out
+    return value
+
+
+def cap_text(text: str, cap: int) -> str:
+    """At most `cap` characters, cut at a word boundary when there is one: a cut through the
+    middle of a token can leave half a secret that redaction no longer recognises."""
+    if len(text) <= cap:
+        return text
+    cut = text[:cap]
+    if not text[cap].isspace():
+        boundary = max(cut.rfind(" "), cut.rfind("\n"), cut.rfind("\t"))
+        if boundary > 0:
+            cut = cut[:boundary]
+    return cut
+
+
 def _cap_value(value, depth: int = 0):
     if isinstance(value, str):
-        return value[:2000]
+        return cap_text(value, 2000)
     if isinstance(value, (int, float, bool)) or value is None:
         return value
     if depth > 3:

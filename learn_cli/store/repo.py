@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from . import jsonl, log
-from .index import Index
+from .index import Index, cannot_write
 from .locks import file_lock
 from .paths import DEFAULT_CONFIG, Layout, make_dir, resolve_home, write_new
 from .project import Project
@@ -39,6 +39,11 @@ class Store:
     # -- warnings --------------------------------------------------------------------------
     def warn(self, message: str) -> None:
         log.warn(message, self.layout.log if self.writable() else None, self.warn_stderr)
+
+    def note(self, message: str) -> None:
+        """For the log only: the index is derived data that heals by itself, so its troubles
+        are no reason to print a line in front of a command's answer (doctor reports them)."""
+        log.warn(message, self.layout.log if self.writable() else None, stderr=False)
 
     def writable(self) -> bool:
         return os.access(self.home, os.W_OK)
@@ -137,29 +142,39 @@ class Store:
 
     def _open_index(self) -> Index:
         try:
-            return Index(self.layout, on_event=self.warn)
+            return Index(self.layout, on_event=self.note)
         except (sqlite3.Error, OSError) as exc:
-            # A read-only or full home: answer from an index in memory, built from the files.
-            self.warn(f"index unavailable ({exc}); reading the files directly")
-            mem = Layout(self.home)
-            mem.index_db = Path(":memory:")
-            return _MemoryIndex(mem, on_event=self.warn)
+            return self._memory_index(exc)
+
+    def _memory_index(self, exc: Exception) -> Index:
+        """A read-only or full home: answer from an index in memory, built from the files."""
+        self.note(f"index unavailable ({exc}); reading the files directly")
+        mem = Layout(self.home)
+        mem.index_db = Path(":memory:")
+        return _MemoryIndex(mem, on_event=self.note)
 
     def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = json.loads, progress=None) -> list:
         """Bring the index up to date (all files, or just `paths`). Returns bad lines."""
         try:
-            if paths is None:
-                bad = self.index.refresh_all(loads, progress)
-            else:
-                bad = self.index.refresh(paths, loads)
+            bad = self._refresh(paths, loads, progress)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise
-            self.index.rebuild(str(exc))
-            bad = []
+            if not cannot_write(exc):
+                self.index.rebuild(str(exc))  # damaged: rebuilt from the files
+                bad = []
+            else:  # the disk is full or read-only: rebuilding would only lose the index
+                self._index.close()
+                self._index = self._memory_index(exc)
+                bad = self._refresh(paths, loads, progress)
         for b in bad:
             self.warn(b.describe())
         return bad
+
+    def _refresh(self, paths, loads: Callable, progress) -> list:
+        if paths is None:
+            return self.index.refresh_all(loads, progress)
+        return self.index.refresh(paths, loads)
 
     # -- reading ---------------------------------------------------------------------------
     def records(self, path: Path, loads: Callable = json.loads) -> dict:
@@ -344,7 +359,7 @@ class Store:
 
     def _index_failed(self, exc: Exception) -> None:
         # The data file is already safe; the index heals from file stats on the next read.
-        self.warn(f"index not updated ({exc}); it will be rebuilt from the files")
+        self.note(f"index not updated ({exc}); it will be rebuilt from the files")
 
     def _put_doc(self, path: Path, recs: list[dict]) -> None:
         with file_lock(path):

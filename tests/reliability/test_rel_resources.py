@@ -148,13 +148,14 @@ def small_disk(tmp_path):
 
 def _fill(mount: Path, leave: int) -> None:
     filler = mount / "filler"
-    with open(filler, "ab") as fh:
-        try:
-            while True:
-                fh.write(b"\0" * 4096)
-                fh.flush()
-        except OSError:
-            pass
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
     free = shutil.disk_usage(mount).free
     os.truncate(filler, max(0, filler.stat().st_size - leave + free))
 
