@@ -43,3 +43,6 @@ bench-smoke: install
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
+
+readme:
+	python3 tools/build_readme.py

@@ -86,7 +86,7 @@ def _import_doc(items: list[tuple[str, str]], pid: str) -> dict:
     entries = []
     for n, (line, value) in enumerate(items):
         entries.append({"id": f"learn-20260101T000000Z-{n:06x}", "type": "error", "category": "config",
-                        "context": f"imported {n}: {line}", "error": f"Error: {line}", "fix": f"rotate {line}",
+                        "context": f"imported {n}: {line}"[:480], "error": f"Error: {line}", "fix": f"rotate {line}",
                         "command": f"deploy {line}", "fix_command": f"deploy --fixed {line}",
                         "tags": [f"tag {line}"], "project": f"proj {n}"})
     return {"format": "self-learning-agent", "version": "1.0.0", "exported": "2026-11-01T00:00:00Z",
