@@ -1,7 +1,9 @@
 """`make bench`: time `learn` at 1,000 / 10,000 / 100,000 learnings and write BENCHMARKS.md.
 
-    python bench/run.py                 the full run (about 5-8 minutes on 2 cores)
+    python bench/run.py                 the full run (~6 minutes on 2 cores, most of it
+                                        promote/prune/import at 100,000 learnings)
     python bench/run.py --smoke         a tiny home, few runs, report in the work folder (CI)
+    python bench/run.py --boost         as root on a busy shared machine: top scheduling priority
 
 For every store size the runner generates a home (bench/generate.py), then times whole `learn`
 processes: a warm-up run, then N timed runs, each paired with a run of the bare interpreter
@@ -10,6 +12,8 @@ same moment of the same machine. Peak memory is the child's own ru_maxrss (os.wa
 that change the home (promote, prune) run on a fresh copy each time; `import` runs into a fresh
 empty home each time; captures append to the benchmark project's session and learnings (a few
 lines per run, accepted). In-process figures come from bench/inproc.py in a child process.
+An operation too slow to repeat 7 times within the 10-minute budget gets 3 runs (warm-up over
+SLOW_S) or its warm-up as the only run (over VERY_SLOW_S); the report says so.
 """
 
 from __future__ import annotations

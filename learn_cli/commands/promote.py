@@ -19,7 +19,7 @@ def command(
 ) -> None:
     import orjson
 
-    from learn_cli.engine.promotion import run_promotion
+    from learn_cli.engine.promotion import LIST_LIMIT, run_promotion
     from learn_cli.render import promote as render
     from learn_cli.render.console import fancy
     from learn_cli.render.progress import progress_bar
@@ -35,10 +35,9 @@ def command(
         return
     labels = {pid: info["label"] for pid, info in store.projects().items()}
     render.report(report, labels)
-    still_open = [c for c in report.conflicts]
-    if not still_open:
+    if not report.conflicts:
         return
     if not dry_run and fancy() and sys.stdin.isatty():
-        render.ask_conflicts(store, still_open)
+        render.ask_conflicts(store, report.conflicts[:LIST_LIMIT])  # the ones with texts
     else:
         render.conflict_hint()

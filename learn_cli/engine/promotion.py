@@ -53,7 +53,7 @@ _DELETE = object()  # patch value: remove the field
 _SCOPE_STATUS = {"project": "active", "global": "global"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """One live record and where it lives; `patch` holds the fields this run changed."""
 
@@ -161,7 +161,7 @@ class _Promotion:
         self.min_projects = _positive(cfg.get("promote_min_projects"), scoring.DEFAULT_PROMOTE_MIN_PROJECTS)
         self.archive_days = _positive(cfg.get("archive_days"), scoring.DEFAULT_ARCHIVE_DAYS)
         self.focus = focus
-        self.focus_pid = next((e.pid for e in entries if focus and (e.path, e.rec["id"]) in focus), "")
+        self.focus_pid = next((e.pid for e in entries if (e.path, e.rec["id"]) in focus), "") if focus else ""
         self.progress = progress or (lambda phase, done, total: None)
         self.report = PromotionReport(now=scoring.format_time(self.now))
         self.by_id: dict[str, list[Entry]] = {}
@@ -184,6 +184,11 @@ class _Promotion:
         if not dry_run:
             self.report.files_written = write_entries(self.store, self.entries, self.new_globals, self.progress)
         self.report.candidates.sort(key=lambda c: (-c["score"], c["id"]))
+        for items, fields in ((self.report.promoted, ("text",)), (self.report.candidates, ("text",)),
+                              (self.report.conflicts, ("a_text", "b_text"))):
+            for n, item in enumerate(items):
+                for name in fields:
+                    item[name] = summary(item[name]) if n < LIST_LIMIT else ""
         return self.report
 
     def _count_scanned(self) -> None:
@@ -234,7 +239,7 @@ class _Promotion:
                     e.set("conflict_with", partners + missing)
                     new = True
         self.report.conflicts.append({"a": a["id"], "b": b["id"], "reason": reason, "new": new,
-                                      "a_text": summary(a), "b_text": summary(b)})
+                                      "a_text": a, "b_text": b})  # texts written at the end
 
     def _release_orphans(self) -> None:
         """A conflicted learning whose partners are all gone goes back to what it was."""
@@ -344,9 +349,9 @@ class _Promotion:
         return old["id"]
 
     def _item(self, view: dict, copies: list[Entry]) -> dict:
+        """A report line; its text is written later, only for the lines that are shown."""
         return {"id": copies[0].rec["id"], "ids": [e.rec["id"] for e in copies], "key": view.get("key") or "",
-                "text": summary(view), "score": scoring.score(view, self.now),
-                "projects": scoring.project_count(view)}
+                "text": view, "score": scoring.score(view, self.now), "projects": scoring.project_count(view)}
 
     # -- archive ---------------------------------------------------------------------------
     def _archive_stale(self) -> None:
@@ -383,14 +388,14 @@ def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_day
     """Mark for the archive every entry whose score stayed < 0.3 for archive_days; report them."""
     out = []
     for e in entries:
-        if e.archived or e.rec.get("status") not in ("active", "pending", "global"):
-            continue
+        if e.archived or not e.rec.get("low_since") or e.rec.get("status") not in ("active", "pending", "global"):
+            continue  # no archive clock running: nothing to archive (checked first, it is cheap)
         if scoring.lifecycle(e.rec, now, min_projects, archive_days) != scoring.ARCHIVE:
             continue
         low = scoring.parse_time(e.rec.get("low_since"))
         stale_days = int((now - low).total_seconds() // 86400) if low else 0
         archive(e, f"score < {scoring.LOW_SCORE} for {stale_days} days", now)
-        out.append({"id": e.rec["id"], "text": summary(e.rec), "project": e.pid,
+        out.append({"id": e.rec["id"], "text": summary(e.rec) if len(out) < LIST_LIMIT else "", "project": e.pid,
                     "score": scoring.score(e.rec, now), "stale_days": stale_days})
     return out
 

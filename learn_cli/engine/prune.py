@@ -160,7 +160,8 @@ def _fold(group: list[Entry], report: PruneReport) -> None:
     for e in others:
         e.removed = True
     report.removed += len(others)
-    report.merged.append({"id": leader.rec["id"], "ids": [e.rec["id"] for e in others], "text": summary(leader.rec)})
+    text = summary(leader.rec) if len(report.merged) < LIST_LIMIT else ""
+    report.merged.append({"id": leader.rec["id"], "ids": [e.rec["id"] for e in others], "text": text})
 
 
 # ---------------------------------------------------------------- storage
