@@ -91,6 +91,9 @@ def coerce_record(obj, clean=None) -> tuple[dict | None, str | None]:
     if clean is not None:
         obj = _cleaned(obj, clean)
     text_of = {k: obj.get(k) for k in ("context", "error", "fix")}
+    for field, value in text_of.items():
+        if value is not None and not isinstance(value, str):
+            return None, f"field {field!r} must be text, got {type(value).__name__}"
     if not any(isinstance(v, str) and v.strip() for v in text_of.values()):
         return None, "no text: context, error and fix are all missing or empty"
     rec: dict = {}

@@ -32,7 +32,6 @@ def main() -> int:
     cwd, sid = plan["project"], f"conc-session-{index}"
     calls = bad_exit = bad_stdout = 0
     markers, corrections = [], []
-    sightings = {spec["key"]: 0 for spec in plan["shared"]}
 
     durations: list[float] = []
     warnings: list = []
@@ -63,14 +62,12 @@ def main() -> int:
         spec = plan["shared"][n % len(plan["shared"])]
         call(kit.failure(cwd, sid, f"toolu_k{index}_{n}_f", spec["command"], spec["error"]))
         call(kit.success(cwd, sid, f"toolu_k{index}_{n}_s", spec["fix"]))
-        sightings[spec["key"]] += 1
     tool = kit.word(rng, 3)
     corrections.append(tool)
     call(kit.prompt(cwd, sid, f"Don't use npm here, use {tool} instead."))
     call(kit.session_end(cwd, sid))
     json.dump({"index": index, "calls": calls, "bad_exit": bad_exit, "bad_stdout": bad_stdout,
-               "markers": markers, "corrections": corrections, "sightings": sightings,
-               "slowest": max(durations), "warnings": warnings, "median": sorted(durations)[len(durations) // 2]}, sys.stdout)
+               "markers": markers, "corrections": corrections, "slowest": max(durations), "warnings": warnings, "median": sorted(durations)[len(durations) // 2]}, sys.stdout)
     return 0
 
 
