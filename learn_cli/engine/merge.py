@@ -184,9 +184,15 @@ def _jaccard(x: set, y: set) -> float:
 
 
 def _char_ratio(a: str, b: str) -> float:
-    from difflib import SequenceMatcher
+    """Character similarity (2·matches / total, as difflib's ratio) — rapidfuzz computes it
+    ~100× faster than SequenceMatcher, which dominated `learn prune` at 100,000 learnings."""
+    try:
+        from rapidfuzz.fuzz import ratio
+    except ImportError:  # pragma: no cover - rapidfuzz is a dependency; keep working without it
+        from difflib import SequenceMatcher
 
-    return SequenceMatcher(None, a[:_RATIO_CHARS], b[:_RATIO_CHARS], autojunk=False).ratio()
+        return SequenceMatcher(None, a[:_RATIO_CHARS], b[:_RATIO_CHARS], autojunk=False).ratio()
+    return ratio(a[:_RATIO_CHARS], b[:_RATIO_CHARS]) / 100.0
 
 
 def problem_text(rec: dict) -> str:
