@@ -36,7 +36,7 @@ man: install
 	$(BIN)/python tools/gen_man.py > man/learn.1
 
 bench: install
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py --boost
 
 bench-smoke: install
 	$(BIN)/python bench/run.py --smoke

@@ -586,3 +586,8 @@ def test_trimming_keeps_entries_that_still_owe_work(home, proj, monkeypatch):
     with buffer.lock():
         ids = [e["id"] for e in buffer.events()]
     assert "owed" in ids and len(ids) <= 11 and ids[-1] == "e29"
+
+
+def test_finish_pending_on_a_store_without_hook_work(store):
+    assert learner.finish_pending(store) == 0
+    assert learner.finish_pending(store, promoted_everything=True) == 0

@@ -770,6 +770,8 @@ def finish_pending(store, promoted_everything: bool = False) -> int:
     end-of-session work without a time limit, or, right after a promotion run over the whole
     store, just drop the markers. Returns the number of projects handled."""
     sessions_dir = store.layout.sessions_dir
+    if not deferred_path(sessions_dir).parent.is_dir():
+        return 0  # no hook ever left work
     deferred = read_todo(deferred_path(sessions_dir))["pids"]
     todos = pending_todos(sessions_dir, limit=1_000_000)
     counters: dict = {}

@@ -78,8 +78,10 @@ def build_export(store, loads: Callable, now: str | None = None) -> ExportResult
     store.refresh(loads=loads)
     known = store.projects()
     globals_, archived, by_project = [], [], {}
+    everything = []
     for _rel, scope, pid, rec in store.iter_index("1=1", (), loads):
-        rec = _clean_outgoing(rec)
+        rec.pop("updated", None)
+        everything.append(rec)
         if scope == "global":
             globals_.append(rec)
         elif scope == "project":
@@ -89,6 +91,7 @@ def build_export(store, loads: Callable, now: str | None = None) -> ExportResult
             archived.append(rec)
             if pid:
                 by_project.setdefault(pid, [])
+    redact_many(everything)
     order = _record_order
     projects = {}
     for pid in sorted(by_project):
@@ -105,13 +108,6 @@ def build_export(store, loads: Callable, now: str | None = None) -> ExportResult
 
 def _record_order(rec: dict) -> tuple:
     return (str(rec.get("created") or ""), str(rec.get("id") or ""))
-
-
-def _clean_outgoing(rec: dict) -> dict:
-    rec = dict(rec)
-    rec.pop("updated", None)
-    redact_record(rec)
-    return rec
 
 
 # ---------------------------------------------------------------- reading an import
@@ -197,19 +193,18 @@ def plan_import(doc: dict, source: str, store) -> ImportPlan:
     """Validate every entry and decide where it goes (nothing is written)."""
     version = check_format(doc, source)
     plan = ImportPlan(source=source, version=version)
+    accepted: list[tuple[dict, Callable]] = []  # (record, where it goes once checked)
     lay = store.layout
-    globals_ = _section(doc, "global", list, plan)
-    for n, obj in enumerate(globals_, 1):
-        rec = _accept(obj, f"global[{n}]", source, plan)
+
+    def take(obj, where: str, place: Callable) -> None:
+        rec = _accept(obj, where, plan)
         if rec is not None:
-            archived = rec["status"] == "archived"
-            if not archived and rec["status"] not in ("global", "conflicted"):
-                rec["status"] = "global"
-            plan.incoming.append(Incoming(rec, lay.global_archive if archived else store.global_file(rec),
-                                          "global-archive" if archived else "global", ""))
-    projects = _section(doc, "projects", dict, plan)
+            accepted.append((rec, place))
+
+    for n, obj in enumerate(_section(doc, "global", list, plan), 1):
+        take(obj, f"global[{n}]", lambda rec: _place_global(rec, plan, store))
     pid_map: dict[str, str] = {}
-    for raw_pid, info in projects.items():
+    for raw_pid, info in _section(doc, "projects", dict, plan).items():
         where = f"projects[{_short(raw_pid)}]"
         if not isinstance(info, dict):
             plan.warnings.append(f"{where}: not an object (skipped)")
@@ -222,39 +217,40 @@ def plan_import(doc: dict, source: str, store) -> ImportPlan:
             plan.warnings.append(f'{where}: "learnings" is not a list (skipped)')
             continue
         for n, obj in enumerate(learnings, 1):
-            rec = _accept(obj, f"{where}[{n}]", source, plan)
-            if rec is not None:
-                _place_project(rec, pid, raw_pid, plan, lay)
+            take(obj, f"{where}[{n}]", lambda rec, pid=pid, raw=raw_pid: _place_project(rec, pid, raw, plan, lay))
     for n, obj in enumerate(_section(doc, "archived", list, plan), 1):
-        where = f"archived[{n}]"
         origin = obj.get("archived_from") if isinstance(obj, dict) else None
-        rec = _accept(obj, where, source, plan)
-        if rec is None:
-            continue
-        rec.pop("archived_from", None)
-        rec["status"] = "archived"
-        if origin == "global" or origin is None:
-            plan.incoming.append(Incoming(rec, lay.global_archive, "global-archive", ""))
-            continue
-        pid = pid_map.get(str(origin)) or (origin if _is_pid(origin) else None)
-        if pid is None:
-            plan.skip(where, f"archived_from {_short(origin)} is not a project of this file")
-            continue
-        plan.projects.setdefault(pid, {"name": _display_name(rec.get("project")) or pid, "root": "", "remote": None})
-        _remap_projects(rec, str(origin), pid)
-        plan.incoming.append(Incoming(rec, lay.archive(pid), "archive", pid))
+        take(obj, f"archived[{n}]", lambda rec, origin=origin, where=f"archived[{n}]":
+             _place_archived(rec, origin, where, pid_map, plan, lay))
+    redact_many([rec for rec, _ in accepted])
+    for rec, place in accepted:
+        _finish(rec, source)
+        place(rec)
     plan.entries = len(plan.incoming) + plan.skipped
     return plan
 
 
-def _place_project(rec: dict, pid: str, raw_pid, plan: ImportPlan, lay) -> None:
-    _remap_projects(rec, str(raw_pid), pid)
+def _place_global(rec: dict, plan: ImportPlan, store) -> None:
     if rec["status"] == "archived":
-        plan.incoming.append(Incoming(rec, lay.archive(pid), "archive", pid))
+        plan.incoming.append(Incoming(rec, store.layout.global_archive, "global-archive", ""))
         return
-    if rec["status"] == "global":  # a promoted copy belongs to the global section
-        rec["status"] = "active"
-    plan.incoming.append(Incoming(rec, lay.learnings(pid), "project", pid))
+    if rec["status"] not in ("global", "conflicted"):
+        rec["status"] = "global"
+    plan.incoming.append(Incoming(rec, store.global_file(rec), "global", ""))
+
+
+def _place_archived(rec: dict, origin, where: str, pid_map: dict, plan: ImportPlan, lay) -> None:
+    rec["status"] = "archived"
+    if origin == "global" or origin is None:
+        plan.incoming.append(Incoming(rec, lay.global_archive, "global-archive", ""))
+        return
+    pid = pid_map.get(str(origin)) or (origin if _is_pid(origin) else None)
+    if pid is None:
+        plan.skip(where, f"archived_from {_short(origin)} is not a project of this file")
+        return
+    plan.projects.setdefault(pid, {"name": _display_name(rec.get("project")) or pid, "root": "", "remote": None})
+    _remap_projects(rec, str(origin), pid)
+    plan.incoming.append(Incoming(rec, lay.archive(pid), "archive", pid))
 
 
 def _section(doc: dict, name: str, kind: type, plan: ImportPlan):
@@ -267,8 +263,8 @@ def _section(doc: dict, name: str, kind: type, plan: ImportPlan):
     return value
 
 
-def _accept(obj, where: str, source: str, plan: ImportPlan) -> dict | None:
-    """coerce_record, then what an import must not carry in; None when skipped."""
+def _accept(obj, where: str, plan: ImportPlan) -> dict | None:
+    """coerce_record, then drop what an import must not carry in; None when skipped."""
     from learn_cli.store.record import coerce_record
 
     rec, reason = coerce_record(obj)
@@ -280,14 +276,17 @@ def _accept(obj, where: str, source: str, plan: ImportPlan) -> dict | None:
     tags = rec.get("tags")
     if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
         rec.pop("tags")
-    redact_record(rec)
+    return rec
+
+
+def _finish(rec: dict, source: str) -> None:
+    """After redaction: the source, and a key (kept when well-formed, else computed)."""
     rec["source"] = f"import:{source}"[:200]
     key = rec.get("key")
     if not (isinstance(key, str) and _key_re().fullmatch(key)):
         from learn_cli.engine.knowledge import key_for
 
         rec["key"] = key_for(rec)
-    return rec
 
 
 def safe_project_id(raw, info: dict) -> str:
@@ -597,6 +596,49 @@ def redact_record(rec: dict) -> dict:
     if tags:
         rec["tags"] = [redact(t) if isinstance(t, str) else t for t in tags]
     return rec
+
+
+PARALLEL_MIN = 5000  # records: below this, forking workers costs more than it saves
+_WORK: list = []  # the records a forked worker reads (inherited, never pickled)
+
+
+def redact_many(records: list[dict]) -> None:
+    """redact_record over many records, on every CPU when there are many: forked workers read
+    the records they inherit and send back only the few fields that changed."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(records) < PARALLEL_MIN or workers < 2 or not hasattr(os, "fork"):
+        for rec in records:
+            redact_record(rec)
+        return
+    global _WORK
+    _WORK = records
+    size = -(-len(records) // (workers * 4))
+    try:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for changes in pool.imap_unordered(_redacted_fields, range(0, len(records), size)):
+                for index, fields in changes:
+                    records[index].update(fields)
+    except (OSError, ImportError, ValueError):  # no fork, no /dev/shm, …: do it here
+        for rec in records:
+            redact_record(rec)
+    finally:
+        _WORK = []
+
+
+def _redacted_fields(start: int) -> list[tuple[int, dict]]:
+    """In a worker: (index, changed fields) of the records of one slice that held secrets."""
+    size = -(-len(_WORK) // ((min(os.cpu_count() or 1, 8)) * 4))
+    out = []
+    for index in range(start, min(start + size, len(_WORK))):
+        rec = _WORK[index]
+        before = {f: rec.get(f) for f in (*TEXT_FIELDS, "tags")}
+        redact_record(rec)
+        changed = {f: rec.get(f) for f, v in before.items() if rec.get(f) != v}
+        if changed:
+            out.append((index, changed))
+    return out
 
 
 def _same_text(a: dict, b: dict) -> bool:

@@ -152,10 +152,15 @@ def test_64_processes_x_100_captures_beside_prune_and_promote(tmp_path):
         own = mine[0]
         glob = [r for r in records if r["id"] == spec["global_id"]]
         assert len(glob) == 1 and glob[0]["status"] == "global"
-        credited_global = glob[0].get("helped", 0) - spec["helped0"]
+        # A sighting whose suggestion was the global learning credits it (noted in its `credits`
+        # by session and event); the others credit this project's own learning. `learn promote`
+        # may fold the project's learning into the global one meanwhile (helped = the larger of
+        # the two, by design), so the global count is checked through its credits.
+        credited_global = sum(1 for c in glob[0].get("credits") or [] if str(c.get("session")).startswith("conc-"))
         assert own["frequency"] == total, (own["frequency"], total)
         assert own.get("helped", 0) + credited_global == total, (own.get("helped"), credited_global)
-        assert glob[0]["frequency"] - spec["frequency0"] == credited_global
+        assert glob[0]["helped"] >= spec["helped0"] + credited_global
+        assert glob[0]["frequency"] >= spec["frequency0"] + credited_global
 
     # Counters: one event per tool call, none lost to a concurrent read-modify-write, and all
     # folded into stats.json once the last process is done.

@@ -43,31 +43,33 @@ json_scalars = (st.none() | st.booleans() | st.integers(-(2 ** 70), 2 ** 70)
                 | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=40))
 json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4)
                            | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
-small_json = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3)
-                          | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=4)
-texty = st.sampled_from(NASTY_TEXT) | st.text(max_size=120) | json_values
-light_text = st.sampled_from(NASTY_TEXT) | st.text(max_size=60) | small_json
+# Values of the wrong type (or shape) for a field, drawn from a fixed list: one draw each, so
+# generating 10,000 inputs stays cheap; the recursive strategy is kept for whole documents.
+ODD = [None, True, False, 0, -1, 2 ** 70, 1.5, -0.0, 1e308, "", " ", [], [1], ["x", 2], {}, {"a": 1},
+       [[[[]]]], {"a": {"b": [None]}}, "\x00", "a" * 5000, {"context": "nested record"}, [{"id": "x"}]]
+odd = st.sampled_from(ODD)
+texty = st.sampled_from(NASTY_TEXT) | st.text(max_size=100) | odd
 
 
 def _hook_payloads(project: str):
     events = (st.sampled_from(["PostToolUseFailure", "PostToolUse", "UserPromptSubmit", "PreToolUse",
-                               "SessionStart", "SessionEnd", "Stop", "Notification", ""]) | json_values)
+                               "SessionStart", "SessionEnd", "Stop", "Notification", ""]) | odd)
     tool_input = st.fixed_dictionaries({}, optional={"command": texty, "file_path": texty, "path": texty,
-                                                     "pattern": texty, "description": texty}) | json_values
-    response = st.fixed_dictionaries({}, optional={"stdout": texty, "stderr": texty, "interrupted": json_values,
-                                                   "content": texty}) | json_values
+                                                     "pattern": texty, "description": texty}) | odd
+    response = st.fixed_dictionaries({}, optional={"stdout": texty, "stderr": texty, "interrupted": odd,
+                                                   "content": texty}) | odd
     payload = st.fixed_dictionaries(
         {"hook_event_name": events},
         optional={
-            "session_id": st.sampled_from(["s1", "s2", "../../escape", "a" * 300, "", ".", "con\x00"]) | json_values,
-            "cwd": st.sampled_from([project, project, "/nonexistent/dir", "", "relative/dir", "/"]) | json_values,
+            "session_id": st.sampled_from(["s1", "s2", "../../escape", "a" * 300, "", ".", "con\x00"]) | odd,
+            "cwd": st.sampled_from([project, project, "/nonexistent/dir", "", "relative/dir", "/"]) | odd,
             "tool_name": st.sampled_from(["Bash", "Read", "Edit", "Write", "Glob", "Grep", "Task"]) | texty,
             "tool_input": tool_input,
-            "tool_use_id": st.text(max_size=12) | json_values,
+            "tool_use_id": st.text(max_size=12) | odd,
             "error": texty,
             "tool_response": response,
             "prompt": texty,
-            "is_interrupt": json_values,
+            "is_interrupt": odd,
             "source": texty,
             "reason": texty,
             "transcript_path": texty,
@@ -134,31 +136,31 @@ def test_hook_payload_fuzzing(tmp_path):
 def _entries():
     good = st.fixed_dictionaries(
         {"context": st.text(min_size=1, max_size=60)},
-        optional={"id": st.sampled_from(["learn-20260101T000000Z-aaaaaa", "x"]) | st.text(max_size=20) | small_json,
-                  "type": st.sampled_from(["error", "pattern", "preference", "workflow", "bogus"]) | small_json,
-                  "category": light_text, "error": light_text, "fix": light_text, "frequency": small_json,
-                  "impact": small_json, "projects": small_json, "status": small_json, "key": light_text,
-                  "tags": small_json, "created": light_text, "last_used": light_text, "deleted": small_json,
-                  "archived_from": small_json, "evidence": small_json})
-    return st.lists(good | small_json, max_size=4)
+        optional={"id": st.sampled_from(["learn-20260101T000000Z-aaaaaa", "x"]) | st.text(max_size=20) | odd,
+                  "type": st.sampled_from(["error", "pattern", "preference", "workflow", "bogus"]) | odd,
+                  "category": texty, "error": texty, "fix": texty, "frequency": odd,
+                  "impact": odd, "projects": odd, "status": odd, "key": texty,
+                  "tags": odd, "created": texty, "last_used": texty, "deleted": odd,
+                  "archived_from": odd, "evidence": odd})
+    return st.lists(good | odd, max_size=4)
 
 
 def _import_docs(existing_pid: str):
     projects = st.dictionaries(
         st.sampled_from([existing_pid, "0123456789ab", "../../etc", "/abs/path", "", "x" * 80]) | st.text(max_size=12),
-        st.fixed_dictionaries({}, optional={"name": light_text, "root": light_text, "remote": light_text,
-                                            "learnings": _entries() | small_json}) | small_json,
+        st.fixed_dictionaries({}, optional={"name": texty, "root": texty, "remote": texty,
+                                            "learnings": _entries() | odd}) | odd,
         max_size=3)
-    sections = {"exported": light_text, "global": _entries() | small_json, "projects": projects | small_json,
-                "archived": _entries() | small_json}
+    sections = {"exported": texty, "global": _entries() | odd, "projects": projects | odd,
+                "archived": _entries() | odd}
     ours = st.fixed_dictionaries({"format": st.just("self-learning-agent"),
                                   "version": st.sampled_from(["1.0.0", "1.0.0", "1.2", "1"]),
                                   "projects": projects},
                                  optional={k: v for k, v in sections.items() if k != "projects"})
-    odd = st.fixed_dictionaries({}, optional={"format": st.just("self-learning-agent") | small_json,
-                                              "version": st.sampled_from(["1.0.0", "2.0.0", "x"]) | small_json,
+    odd_doc = st.fixed_dictionaries({}, optional={"format": st.just("self-learning-agent") | odd,
+                                              "version": st.sampled_from(["1.0.0", "2.0.0", "x"]) | odd,
                                               **sections})
-    return st.one_of(ours, ours, ours, odd, small_json)
+    return st.one_of(ours, ours, ours, odd_doc, json_values)
 
 
 @pytest.mark.slow
