@@ -194,7 +194,7 @@ def plan_import(doc: dict, source: str, store) -> ImportPlan:
     version = check_format(doc, source)
     plan = ImportPlan(source=source, version=version)
     accepted: list[tuple[dict, Callable]] = []  # (record, where it goes once checked)
-    lay = store.layout
+    lay = _Paths(store.layout)
 
     def take(obj, where: str, place: Callable) -> None:
         rec = _accept(obj, where, plan)
@@ -228,6 +228,37 @@ def plan_import(doc: dict, source: str, store) -> ImportPlan:
         place(rec)
     plan.entries = len(plan.incoming) + plan.skipped
     return plan
+
+
+class _Paths:
+    """The layout's per-project paths, made once per project (not once per entry)."""
+
+    def __init__(self, layout):
+        self.layout = layout
+        self.global_archive = layout.global_archive
+        self.cache: dict[tuple, Path] = {}
+
+    def learnings(self, pid: str) -> Path:
+        return self._get("learnings", pid)
+
+    def archive(self, pid: str) -> Path:
+        return self._get("archive", pid)
+
+    def _get(self, kind: str, pid: str) -> Path:
+        path = self.cache.get((kind, pid))
+        if path is None:
+            path = self.cache[(kind, pid)] = getattr(self.layout, kind)(pid)
+        return path
+
+
+def _place_project(rec: dict, pid: str, raw_pid, plan: ImportPlan, lay) -> None:
+    _remap_projects(rec, str(raw_pid), pid)
+    if rec["status"] == "archived":
+        plan.incoming.append(Incoming(rec, lay.archive(pid), "archive", pid))
+        return
+    if rec["status"] == "global":  # a promoted copy belongs to the global section
+        rec["status"] = "active"
+    plan.incoming.append(Incoming(rec, lay.learnings(pid), "project", pid))
 
 
 def _place_global(rec: dict, plan: ImportPlan, store) -> None:
@@ -613,11 +644,12 @@ def redact_many(records: list[dict]) -> None:
     global _WORK
     _WORK = records
     size = -(-len(records) // (workers * 4))
+    slices = [(start, min(start + size, len(records))) for start in range(0, len(records), size)]
     try:
         import multiprocessing
 
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for changes in pool.imap_unordered(_redacted_fields, range(0, len(records), size)):
+            for changes in pool.imap_unordered(_redacted_fields, slices):
                 for index, fields in changes:
                     records[index].update(fields)
     except (OSError, ImportError, ValueError):  # no fork, no /dev/shm, …: do it here
@@ -627,11 +659,10 @@ def redact_many(records: list[dict]) -> None:
         _WORK = []
 
 
-def _redacted_fields(start: int) -> list[tuple[int, dict]]:
+def _redacted_fields(bounds: tuple[int, int]) -> list[tuple[int, dict]]:
     """In a worker: (index, changed fields) of the records of one slice that held secrets."""
-    size = -(-len(_WORK) // ((min(os.cpu_count() or 1, 8)) * 4))
     out = []
-    for index in range(start, min(start + size, len(_WORK))):
+    for index in range(*bounds):
         rec = _WORK[index]
         before = {f: rec.get(f) for f in (*TEXT_FIELDS, "tags")}
         redact_record(rec)

@@ -37,11 +37,10 @@ with changes to at least half of its records is rewritten whole, atomically.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import reduce
 from pathlib import Path
-from typing import Callable
 
 from learn_cli.engine import scoring
 from learn_cli.store.record import new_id
@@ -53,17 +52,20 @@ _DELETE = object()  # patch value: remove the field
 _SCOPE_STATUS = {"project": "active", "global": "global"}
 
 
-@dataclass(slots=True)
 class Entry:
-    """One live record and where it lives; `patch` holds the fields this run changed."""
+    """One live record and where it lives; `patch` holds the fields this run changed.
+    (Plain classes here, not dataclasses: the SessionEnd hook imports this module.)"""
 
-    path: Path
-    scope: str  # project | global
-    pid: str
-    rec: dict
-    patch: dict = field(default_factory=dict)
-    archived: bool = False  # to be moved to the archive of its scope
-    removed: bool = False  # to be deleted (folded into another record)
+    __slots__ = ("path", "scope", "pid", "rec", "patch", "archived", "removed")
+
+    def __init__(self, path: Path, scope: str, pid: str, rec: dict):
+        self.path = path
+        self.scope = scope  # project | global
+        self.pid = pid
+        self.rec = rec
+        self.patch: dict = {}
+        self.archived = False  # to be moved to the archive of its scope
+        self.removed = False  # to be deleted (folded into another record)
 
     def set(self, name: str, value) -> None:
         if value is _DELETE:
@@ -75,20 +77,20 @@ class Entry:
             self.patch[name] = value
 
 
-@dataclass
 class PromotionReport:
-    now: str
-    dry_run: bool = False
-    scanned: dict = field(default_factory=dict)  # pid -> live learnings of that project
-    global_count: int = 0
-    promoted: list = field(default_factory=list)
-    candidates: list = field(default_factory=list)
-    archived: list = field(default_factory=list)
-    conflicts: list = field(default_factory=list)
-    rescored: int = 0  # records scored
-    low_since_changed: int = 0  # records whose archive clock started or stopped
-    released: int = 0  # conflicted records whose partners are gone
-    files_written: int = 0
+    def __init__(self, now: str):
+        self.now = now
+        self.dry_run = False
+        self.scanned: dict = {}  # pid -> live learnings of that project
+        self.global_count = 0
+        self.promoted: list = []
+        self.candidates: list = []
+        self.archived: list = []
+        self.conflicts: list = []
+        self.rescored = 0  # records scored
+        self.low_since_changed = 0  # records whose archive clock started or stopped
+        self.released = 0  # conflicted records whose partners are gone
+        self.files_written = 0
 
     def counts(self) -> dict:
         return {"scanned": sum(self.scanned.values()) + self.global_count, "projects": len(self.scanned),
@@ -577,10 +579,10 @@ class ResolveError(ValueError):
     """The learning cannot be resolved (unknown id, not in conflict); the message says why."""
 
 
-@dataclass
 class Resolution:
-    kept: list = field(default_factory=list)  # records now live again
-    archived: list = field(default_factory=list)  # records moved to the archive
+    def __init__(self):
+        self.kept: list = []  # records now live again
+        self.archived: list = []  # records moved to the archive
 
 
 def resolve_conflict(store, rid: str, keep: bool, now=None) -> Resolution:

@@ -46,6 +46,19 @@ def dumps(rec: dict) -> str:
     return json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
 
 
+def utf8(text: str) -> bytes:
+    """Text as UTF-8, whatever it holds: a lone surrogate (from argv bytes that were not UTF-8,
+    or a JSON "\\ud800" escape) becomes U+FFFD instead of failing the write."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return no_surrogates(text).encode("utf-8")
+
+
+def no_surrogates(text: str) -> str:
+    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
 def load(path: Path, loads: Callable = json.loads) -> Loaded:
     """Read a record file; a missing file is an empty one."""
     try:
@@ -176,7 +189,7 @@ def append(path: Path, records: Iterable[dict]) -> None:
 
     All or nothing: when the write fails part way (a full disk, a file size limit, the hook's
     deadline) the file is cut back to where it was, so no half line is left behind."""
-    payload = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
+    payload = utf8("".join(dumps(r) + "\n" for r in records))
     if not payload:
         return
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, FILE_MODE)
@@ -228,7 +241,7 @@ def rewrite(path: Path, records: Iterable[dict], durable: bool = True) -> None:
         body = json.dumps({"schema": 1, "learnings": list(records)}, ensure_ascii=False, indent=1) + "\n"
     else:
         body = "".join(dumps(r) + "\n" for r in records)
-    atomic_write(path, body.encode("utf-8"), durable)
+    atomic_write(path, utf8(body), durable)
 
 
 def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int = FILE_MODE) -> None:
@@ -302,6 +315,6 @@ def compact_locked(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
         return loaded.lines, loaded.lines
     raw_lines = data.split(b"\n")
     kept_bad = b"".join(raw_lines[b.line - 1] + b"\n" for b in loaded.bad)
-    body = "".join(dumps(r) + "\n" for r in loaded.records.values()).encode("utf-8")
+    body = utf8("".join(dumps(r) + "\n" for r in loaded.records.values()))
     atomic_write(path, kept_bad + body)
     return loaded.lines, len(loaded.records) + len(loaded.bad)

@@ -68,6 +68,28 @@ def make_record(**fields) -> dict:
     return rec
 
 
+def utf8_safe(rec: dict) -> dict:
+    """`rec`, or a copy of it whose lone surrogates are U+FFFD, so that it can be written as
+    UTF-8 to the files and the index (`learn add` with bytes in argv that are not UTF-8)."""
+    import json
+
+    try:
+        json.dumps(rec, ensure_ascii=False).encode("utf-8")
+        return rec
+    except UnicodeEncodeError:
+        return _scrub(rec)
+
+
+def _scrub(value):
+    if isinstance(value, str):
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    return value
+
+
 def store_file_kind(rec: dict) -> str:
     """Which global file a promoted copy of this record belongs to."""
     rtype = rec.get("type")

@@ -13,7 +13,7 @@ from .index import Index, cannot_write
 from .locks import file_lock
 from .paths import DEFAULT_CONFIG, Layout, make_dir, resolve_home, write_new
 from .project import Project
-from .record import now_iso, store_file_kind
+from .record import now_iso, store_file_kind, utf8_safe
 
 
 class StoreError(Exception):
@@ -212,6 +212,7 @@ class Store:
         stamp = now_iso()
         for rec in recs:
             rec["updated"] = stamp
+        recs = [utf8_safe(r) for r in recs]
         if str(path).endswith(".json"):
             return self._put_doc(path, recs)
         with file_lock(path):
@@ -230,6 +231,7 @@ class Store:
             if new is None:
                 return None
             new["updated"] = now_iso()
+            new = utf8_safe(new)
             if str(path).endswith(".json"):
                 self._rewrite_doc_locked(path, lambda recs: recs.update({rid: new}))
             else:
@@ -284,6 +286,7 @@ class Store:
                     new = change(dict(current[rid]))
                     if new is not None:
                         new["updated"] = stamp
+                        new = utf8_safe(new)
                         current[rid] = new
                         written.append(new)
             gone = [rid for rid in remove if rid in current]
@@ -325,6 +328,27 @@ class Store:
                 else:
                     self._reindex_locked(path)
         return before, after
+
+    def remove_stale_temps(self, older_than_s: float = 3600.0) -> list[Path]:
+        """Delete the temp files of whole-file rewrites that a killed process left behind
+        (`.<name>.<hex>.tmp`, never read by a loader). Only old ones: a young one may belong
+        to a rewrite in progress. Returns the files removed (for doctor and prune to report)."""
+        import time
+
+        cutoff = time.time() - older_than_s
+        removed = []
+        for folder, _dirs, files in os.walk(self.home):
+            for name in files:
+                if not (name.startswith(".") and name.endswith(".tmp")):
+                    continue
+                path = Path(folder) / name
+                try:
+                    if path.stat().st_mtime <= cutoff:
+                        path.unlink()
+                        removed.append(path)
+                except OSError:
+                    continue
+        return removed
 
     # -- internals -------------------------------------------------------------------------
     def _sync_locked(self, path: Path) -> bool:

@@ -171,7 +171,7 @@ def test_64_processes_x_100_captures_beside_prune_and_promote(tmp_path):
 
     # The index agrees with the files.
     _index_matches_files(home)
-    warned = Counter(kind for r in results for kind, _ in r["warnings"])
+    warned = Counter(f"{kind}: {text[:60]}" for r in results for kind, text in r["warnings"])
     print(f"\nconcurrency: {WORKERS} processes x {CALLS_PER_WORKER} calls, "
           f"{sum(1 for r in housekeeping.runs if r[0] == 'prune')} prune and "
           f"{sum(1 for r in housekeeping.runs if r[0] == 'promote')} promote runs, {elapsed:.1f}s; "

@@ -293,3 +293,21 @@ def test_damaged_session_buffer(learn):
 def _capture(learn, payload) -> tuple[int, str, str]:
     proc = learn("capture", input=payload)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_text_that_is_not_utf8_is_stored_not_fatal(learn):
+    """Bytes that are not UTF-8 in argv, and lone surrogates in a hook payload (JSON allows
+    the escape), are written as U+FFFD instead of failing the command or the capture."""
+    import subprocess
+
+    add = subprocess.run([learn.exe, "add", b"bad byte \xff in the lesson", "--fix", b"x \xfe"],
+                         capture_output=True, cwd=learn.cwd, env=learn.env, timeout=60)
+    assert add.returncode == 0 and b"Traceback" not in add.stderr, add.stderr
+    payload = json.dumps(kit.failure(learn.cwd, "s-sur", "t1", "zorp \ud800 build", "Error: zorp \udfff broke"))
+    cap = learn("capture", input=payload)
+    assert cap.returncode == 0 and cap.stdout == ""
+    from learn_cli.store.record import utf8_safe
+
+    assert utf8_safe({"context": "a\ud800b", "tags": ["\udcff"]}) == {"context": "a\ufffdb", "tags": ["\ufffd"]}
+    kit.every_file_parses(learn.home)
+    assert "bad byte \ufffd in the lesson" in json.dumps(exported(learn), ensure_ascii=False)

@@ -283,6 +283,18 @@ def check_crashed(home: Path, before: State, after: State, known_bad: set[bytes]
     return {"torn": torn, "temps": len(temps), "new": sum(1 for r in now.copies if r not in before.copies)}
 
 
+def check_nothing_lost(home: Path, before: State, after: State, known_bad: set[bytes]) -> None:
+    """After the interrupted operation was run again (which may go further than one clean run:
+    a second prune merges what the first left similar): every learning is still there, or
+    merged into one that is, or was meant to go (hard-deleted in the clean run too)."""
+    files, _ = _load_tolerant(home, known_bad)
+    now = State(files, before.ids)
+    for rid in before.copies:
+        if rid not in now.copies:
+            assert rid in now.merged_into or rid not in after.copies, f"{rid} lost after a re-run"
+    _index_agrees(home, files)
+
+
 def _index_agrees(home: Path, files: dict) -> None:
     store = _open(home)
     try:
@@ -320,9 +332,9 @@ def campaign(server: Server, tmp_path: Path, name: str, build) -> dict:
     assert after.copies != before.copies or name == "compaction", "the operation changed nothing: no crash window to test"
 
     rng = random.Random(f"crash-{name}")
-    killed = finished = torn = temps = 0
+    killed = finished = torn = temps = reruns = 0
     run = tmp_path / "run"
-    for _ in range(MOMENTS):
+    for moment in range(MOMENTS):
         _copy(template, run)
         delay = rng.uniform(0, duration)
         pid = server.start(_request(request, template, run))
@@ -340,8 +352,21 @@ def campaign(server: Server, tmp_path: Path, name: str, build) -> dict:
         found = check_crashed(run / "home", before, after, known_bad)
         torn += found["torn"]
         temps += found["temps"]
+        if moment % 5 == 0:  # the interrupted operation can simply be run again
+            server.start(_request(request, template, run))
+            status, _ = server.wait()
+            assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, errors.read_text() if errors.exists() else status
+            check_nothing_lost(run / "home", before, after, known_bad)
+            reruns += 1
+        if found["temps"]:  # what a killed rewrite leaves behind can be cleaned up
+            store = _open(run / "home")
+            try:
+                assert len(store.remove_stale_temps(older_than_s=0)) == found["temps"]
+                assert store.remove_stale_temps(older_than_s=0) == []
+            finally:
+                store.close()
     return {"op": name, "duration_s": round(duration, 3), "moments": MOMENTS, "killed": killed,
-            "finished": finished, "torn_tails": torn, "temp_files_left": temps}
+            "finished": finished, "torn_tails": torn, "temp_files_left": temps, "reruns_ok": reruns}
 
 
 def _request(request: dict, template: Path, where: Path) -> dict:

@@ -76,8 +76,30 @@ def _hook_payloads(project: str):
         })
     as_json = payload.map(lambda p: json.dumps(p).encode())
     truncated = st.tuples(as_json, st.floats(0, 1)).map(lambda t: t[0][: int(len(t[0]) * t[1])])
-    return st.one_of(as_json, as_json, as_json, truncated, json_values.map(lambda v: json.dumps(v).encode()),
+    return st.one_of(*_weighted(as_json, 4), truncated, json_values.map(lambda v: json.dumps(v).encode()),
                      st.binary(max_size=300))
+
+
+def _weighted(strategy, times: int) -> list:
+    """`times` copies of a strategy for one_of, which would fold identical ones into one."""
+    return [strategy.map(lambda value: value) for _ in range(times)]
+
+
+def _seed_learnings(home: Path, project: Path) -> None:
+    import random
+
+    from learn_cli.store.project import identify
+    from learn_cli.store.repo import Store
+
+    store = Store(home, warn_stderr=False)
+    try:
+        proj = identify(project)
+        store.register_project(proj)
+        rng = random.Random("fuzz-seed")
+        store.put_many(store.layout.learnings(proj.id), [
+            kit.error_record(rng, proj, context=text, fix=text) for text in NASTY_TEXT[:8]])
+    finally:
+        store.close()
 
 
 def _outside(tmp_path: Path, home: Path) -> set[str]:
@@ -88,6 +110,7 @@ def _outside(tmp_path: Path, home: Path) -> set[str]:
 def test_hook_payload_fuzzing(tmp_path):
     home = tmp_path / "home"
     project = kit.project_dir(tmp_path / "work", "fuzzed-app")
+    _seed_learnings(home, project)  # so session starts answer with a digest (stdout not empty)
     outside_before = _outside(tmp_path, home)
     seen = {"n": 0, "outputs": 0}
     sample: list[bytes] = []
@@ -160,7 +183,7 @@ def _import_docs(existing_pid: str):
     odd_doc = st.fixed_dictionaries({}, optional={"format": st.just("self-learning-agent") | odd,
                                               "version": st.sampled_from(["1.0.0", "2.0.0", "x"]) | odd,
                                               **sections})
-    return st.one_of(ours, ours, ours, odd_doc, json_values)
+    return st.one_of(*_weighted(ours, 4), odd_doc, json_values)
 
 
 @pytest.mark.slow
