@@ -115,6 +115,20 @@ def test_logs_with_superseded_lines_are_compacted(learn):
     assert records(learn, here.id)[recs[0]["id"]]["frequency"] == 8
 
 
+def test_a_file_changed_since_the_last_prune_is_searched_again(learn, seeded):
+    pid = seeded["here"].id
+    learn("prune", check=0)
+    assert (learn.home / "analytics" / "prune.json").exists()
+    assert learn.json("prune")["merged"]["groups"] == 0
+    store = Store(learn.home, warn_stderr=False)
+    twin = make_record(context="Set timeout on HTTP calls!", fix="timeout=10", frequency=1, impact=0.5,
+                       projects=[pid], key="txt:t2", last_used=days_ago(0))
+    store.put(store.layout.learnings(pid), twin)
+    store.close()
+    doc = learn.json("prune")
+    assert doc["merged"]["items"][0]["ids"] == [twin["id"]] and doc["merged"]["removed"] == 1
+
+
 def test_hard_deletes_old_archived_entries(learn, seeded):
     doc = learn.json("prune", "--hard")
     assert doc["storage"]["hard_deleted"] == 1 and doc["archive"]["suggest_hard"] is False

@@ -30,6 +30,12 @@ def command(
     big = fancy() and not as_json and store.index.count() > BAR_RECORDS
     with progress_bar(big) as progress:
         report = run_promotion(store, dry_run=dry_run, progress=progress, loads=orjson.loads)
+    if not dry_run:
+        from learn_cli.capture.learner import finish_pending
+
+        # Session work that hooks deferred (SessionEnd's 1.5 s budget) is finished here; the
+        # whole-store promotion above already covered the projects it was waiting for.
+        finish_pending(store, promoted_everything=True)
     if as_json:
         json_out(report.as_json())
         return

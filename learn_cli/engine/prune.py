@@ -8,7 +8,10 @@ Steps, in the order they run (the report shows them as the seed's four):
    so the best record leads); conflicted records are left to `learn resolve`;
 4. the session digest of the current project, raw and compressed (engine.digest), to show
    what compression saves and how much of the budget is used;
-then storage: logs with superseded lines are compacted, session buffers older than
+A file the last prune left duplicate-free and nothing touched since (same size and mtime,
+remembered in analytics/prune.json) is not searched for duplicates again: a daily prune of a
+large store only examines the files that changed. Then storage: logs with superseded lines
+are compacted, session buffers older than
 `session_max_age_days` removed, and with `hard` archived learnings not used for
 `hard_delete_days` deleted for good. Nothing is written with `dry_run`.
 """
@@ -16,11 +19,11 @@ then storage: logs with superseded lines are compacted, session buffers older th
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import reduce
 from pathlib import Path
-from typing import Callable
 
 from learn_cli.engine import scoring
 from learn_cli.engine.promotion import (Entry, _DELETE, archive_stale, load_entries, rescore, summary,
@@ -99,7 +102,8 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     report.scored, report.rescored = rescore(entries, now, progress=progress)
     report.archived = archive_stale(entries, now, _positive(cfg.get("promote_min_projects"), 2),
                                     _positive(cfg.get("archive_days"), 30))
-    merge_duplicates(entries, now, report)
+    checked = _checked_files(store)
+    merge_duplicates(entries, now, report, skip=checked)
     report.entries_after = report.entries_before - len(report.archived) - report.removed
     doomed = _hard_deletions(store, now, report, loads)
     if not dry_run:
@@ -107,6 +111,8 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
         for path, ids in doomed.items():
             store.update_many(path, {}, ids, rewrite=True)
     _compact(store, report, dry_run)
+    if not dry_run:
+        _remember_checked(store, {e.path for e in entries})
     _clean_sessions(store, now, report, dry_run, _positive(cfg.get("session_max_age_days"), 14))
     _archive_usage(store, now, report, doomed)
     _context(store, project, report, loads)
@@ -117,14 +123,17 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
 # ---------------------------------------------------------------- merging duplicates
 
 
-def merge_duplicates(entries: list[Entry], now: datetime, report: PruneReport) -> None:
-    """Fold same-key and near-duplicate records of one file into the best of them."""
+def merge_duplicates(entries: list[Entry], now: datetime, report: PruneReport,
+                     skip: Callable[[Path], bool] = lambda path: False) -> None:
+    """Fold same-key and near-duplicate records of one file into the best of them (files that
+    `skip` says were checked by an earlier prune and have not changed since are left alone)."""
     from learn_cli.engine.merge import near_duplicates
 
     by_file: dict[Path, list[Entry]] = {}
     for e in entries:
         if not e.archived and e.rec.get("status") != "conflicted":
             by_file.setdefault(e.path, []).append(e)
+    by_file = {path: group for path, group in by_file.items() if not skip(path)}
     for group in by_file.values():
         if len(group) < 2:
             continue
@@ -237,6 +246,47 @@ def _context(store, project, report: PruneReport, loads: Callable) -> None:
     report.budget = int(_positive(store.setting("budget", project.id), 2000))
     result = session_digest(store, project, report.budget, loads=loads)
     report.tokens_before, report.tokens_after = result.before_tokens, result.tokens
+
+
+def _state_path(store) -> Path:
+    return store.layout.analytics / "prune.json"
+
+
+def _checked_files(store) -> Callable[[Path], bool]:
+    """Which files the last prune left duplicate-free and nothing has touched since: derived
+    data (a missing or unreadable state only means every file is checked again)."""
+    import json
+
+    try:
+        seen = json.loads(_state_path(store).read_bytes()).get("files", {})
+    except (OSError, ValueError, AttributeError):
+        seen = {}
+
+    def unchanged(path: Path) -> bool:
+        recorded = seen.get(store.index.rel(path))
+        return recorded is not None and recorded == list(_stat(path))
+
+    return unchanged
+
+
+def _remember_checked(store, paths) -> None:
+    import json
+
+    from learn_cli.store.jsonl import atomic_write
+
+    files = {store.index.rel(p): list(_stat(p)) for p in paths if _stat(p) != (0, 0)}
+    try:
+        atomic_write(_state_path(store), json.dumps({"files": files}).encode(), durable=False)
+    except OSError:
+        pass  # only an optimisation: the next prune checks everything
+
+
+def _stat(path) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (0, 0)
+    return (st.st_size, st.st_mtime_ns)
 
 
 def data_bytes(store) -> int:

@@ -280,18 +280,20 @@ def check_crashed(home: Path, before: State, after: State, known_bad: set[bytes]
     temps = [p.name for p in home.rglob("*.tmp")]
     assert not any(p.endswith((".jsonl", ".json")) for p in temps)
     _index_agrees(home, files)
-    return {"torn": torn, "temps": len(temps), "new": sum(1 for r in now.copies if r not in before.copies)}
+    archived = {rid for rel, recs in files.items() if rel.endswith("archive.jsonl") for rid in recs}
+    return {"torn": torn, "temps": len(temps), "new": sum(1 for r in now.copies if r not in before.copies),
+            "archived": archived}
 
 
-def check_nothing_lost(home: Path, before: State, after: State, known_bad: set[bytes]) -> None:
+def check_nothing_lost(home: Path, before: State, after: State, known_bad: set[bytes], archived_then: set) -> None:
     """After the interrupted operation was run again (which may go further than one clean run:
-    a second prune merges what the first left similar): every learning is still there, or
-    merged into one that is, or was meant to go (hard-deleted in the clean run too)."""
+    a second prune merges what the first left similar, and `--hard` deletes what the first
+    archived): every learning is still there, or merged into one that is, or was meant to go."""
     files, _ = _load_tolerant(home, known_bad)
     now = State(files, before.ids)
     for rid in before.copies:
         if rid not in now.copies:
-            assert rid in now.merged_into or rid not in after.copies, f"{rid} lost after a re-run"
+            assert rid in now.merged_into or rid not in after.copies or rid in archived_then, f"{rid} lost after a re-run"
     _index_agrees(home, files)
 
 
@@ -356,7 +358,7 @@ def campaign(server: Server, tmp_path: Path, name: str, build) -> dict:
             server.start(_request(request, template, run))
             status, _ = server.wait()
             assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, errors.read_text() if errors.exists() else status
-            check_nothing_lost(run / "home", before, after, known_bad)
+            check_nothing_lost(run / "home", before, after, known_bad, archived_then=found["archived"])
             reruns += 1
         if found["temps"]:  # what a killed rewrite leaves behind can be cleaned up
             store = _open(run / "home")
