@@ -7,13 +7,14 @@ Steps, in the order they run (the report shows them as the seed's four):
    stored one concurrently), then near-duplicates (engine.merge.near_duplicates, best first
    so the best record leads); conflicted records are left to `learn resolve`;
 4. the session digest of the current project, raw and compressed (engine.digest), to show
-   what compression saves and how much of the budget is used;
-A file the last prune left duplicate-free and nothing touched since (same size and mtime,
-remembered in analytics/prune.json) is not searched for duplicates again: a daily prune of a
-large store only examines the files that changed. Then storage: logs with superseded lines
-are compacted, session buffers older than
+   what compression saves and how much of the budget is used.
+Then storage: logs with superseded lines are compacted, session buffers older than
 `session_max_age_days` removed, and with `hard` archived learnings not used for
 `hard_delete_days` deleted for good. Nothing is written with `dry_run`.
+
+A file the last prune left duplicate-free and nothing touched since (same size and mtime,
+remembered in analytics/prune.json, derived data) is not searched for duplicates again: a
+daily prune of a large store only examines the files that changed.
 """
 
 from __future__ import annotations
