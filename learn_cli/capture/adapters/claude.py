@@ -72,16 +72,24 @@ def _error_text(value) -> str:
     return ""
 
 
-def to_event(payload) -> ev.Event | None:
-    """The event of one hook payload, or None when it is not one of Claude Code's."""
+def hook_basics(payload, kinds: dict) -> tuple[str, str, dict] | None:
+    """(hook event name, event kind, tool_input) of a payload shaped like Claude Code's —
+    shared by every adapter whose agent copied that shape — or None when it is not one."""
     if not isinstance(payload, dict):
         return None
     name = payload.get("hook_event_name")
     if not isinstance(name, str):
         return None
-    kind = _KINDS.get(name, ev.OTHER)
     tool_input = payload.get("tool_input")
-    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    return name, kinds.get(name, ev.OTHER), tool_input if isinstance(tool_input, dict) else {}
+
+
+def to_event(payload) -> ev.Event | None:
+    """The event of one hook payload, or None when it is not one of Claude Code's."""
+    basics = hook_basics(payload, _KINDS)
+    if basics is None:
+        return None
+    name, kind, tool_input = basics
     event = ev.Event(
         kind,
         AGENT,

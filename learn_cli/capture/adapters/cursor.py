@@ -48,14 +48,10 @@ MAX_TOOL_OUTPUT = 1_000_000  # characters of a tool_output JSON string worth par
 
 
 def to_event(payload) -> ev.Event | None:
-    if not isinstance(payload, dict):
+    basics = base.hook_basics(payload, _KINDS)
+    if basics is None:
         return None
-    name = payload.get("hook_event_name")
-    if not isinstance(name, str):
-        return None
-    kind = _KINDS.get(name, ev.OTHER)
-    tool_input = payload.get("tool_input")
-    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    name, kind, tool_input = basics
     raw_tool = base._text(payload.get("tool_name"), 100)
     event = ev.Event(
         kind,
