@@ -95,7 +95,7 @@ def _wait_in_kernel(fd: int, timeout: float) -> bool:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     finally:
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
     return True
 
 
