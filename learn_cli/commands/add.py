@@ -138,6 +138,8 @@ def _place(text: str, rtype: str, context: str | None, error: str | None) -> dic
             given[slot] = text
             break
     else:
+        if rtype != "error":
+            fail(f"TEXT is the context of a {rtype} learning, and --context is given too (drop one)", EXIT_USAGE)
         fail("TEXT has no place: --context and --error are both given (drop one, or TEXT)", EXIT_USAGE)
     return {k: v for k, v in given.items() if v is not None}
 

@@ -174,7 +174,10 @@ def _sanitizer():
     instruction = re.compile(
         # no word boundaries here: "0Ignore previous instructions0" is still an instruction
         r"(?:ignore|disregard|forget|override|bypass)(?:[\W_]+[^\W_]+){0,5}?[\W_]+(?:instruction|prompt|rule|"
-        r"direction|guideline|guardrail|message|context)"
+        r"direction|guideline|guardrail|message|context)s?"
+        # "disregard the above", "ignore everything above"; not "don't forget to migrate before"
+        r"|(?:ignore|disregard)(?:[\W_]+[^\W_]+){0,3}?[\W_]+(?:above|previous(?:ly)?|prior|earlier)\b"
+        r"|\bforget\s+(?:everything|all\s+(?:that|of\s+it|previous)|what\s+you\s+(?:were|have\s+been)\s+told)"
         r"|\byou\s+are\s+now\b|\b(?:new|updated|real|actual)\s+(?:system\s+)?instructions?\s*:"
         r"|\b(?:do\s+not|don't|never)\s+(?:tell|inform|alert)\s+the\s+user\b"
         r"|(?<![\w-])(?:system|assistant|human)\s*:",

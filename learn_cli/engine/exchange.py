@@ -296,9 +296,15 @@ def _section(doc: dict, name: str, kind: type, plan: ImportPlan):
 
 def _accept(obj, where: str, plan: ImportPlan) -> dict | None:
     """coerce_record, then drop what an import must not carry in; None when skipped."""
+    from learn_cli.capture.redact import redact
     from learn_cli.store.record import coerce_record
 
-    rec, reason = coerce_record(obj)
+    # Redact before capping (a cap could cut a private key's marker and leave its body); one
+    # check over all the entry's text keeps the common case, nothing secret, to one call.
+    strings = [v for v in obj.values() if isinstance(v, str)] if isinstance(obj, dict) else []
+    joined = _SEP.join(strings)
+    clean = redact if joined and redact(joined) != joined else None
+    rec, reason = coerce_record(obj, clean=clean)
     if rec is None:
         plan.skip(where, reason)
         return None
@@ -312,7 +318,7 @@ def _accept(obj, where: str, plan: ImportPlan) -> dict | None:
 
 def _finish(rec: dict, source: str) -> None:
     """After redaction: the source, and a key (kept when well-formed, else computed)."""
-    rec["source"] = f"import:{source}"[:200]
+    rec["source"] = f"import:{_redact(source)}"[:200]
     key = rec.get("key")
     if not (isinstance(key, str) and _key_re().fullmatch(key)):
         from learn_cli.engine.knowledge import key_for
@@ -339,8 +345,8 @@ def safe_project_id(raw, info: dict) -> str:
 def _project_info(info: dict, pid: str) -> dict:
     root = info.get("root")
     remote = info.get("remote")
-    return {"name": _display_name(info.get("name")) or pid,
-            "root": _text(root, 1000) if isinstance(root, str) and root.startswith("/") else "",
+    return {"name": _display_name(_redact(info.get("name")) if isinstance(info.get("name"), str) else None) or pid,
+            "root": _redact(_text(root, 1000)) if isinstance(root, str) and root.startswith("/") else "",
             "remote": _redact(_text(remote, 500)) if isinstance(remote, str) and remote.strip() else None}
 
 

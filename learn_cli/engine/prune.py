@@ -178,11 +178,13 @@ def _fold(group: list[Entry], report: PruneReport) -> None:
 
 
 def _hard_deletions(store, now: datetime, report: PruneReport, loads: Callable) -> dict[Path, list[str]]:
-    """Archived entries not used for hard_delete_days (deleted only with --hard)."""
+    """Entries archived more than hard_delete_days ago (deleted only with --hard). Aged by
+    `updated` — set when the entry moved to the archive — so a learning archived today is
+    never deleted by the same or the next prune, whatever its last use."""
     cutoff = now.timestamp() - report.hard_delete_days * 86400
     old: dict[Path, list[str]] = {}
     for rel, _scope, _pid, rec in store.iter_index("scope IN ('archive', 'global-archive')", (), loads):
-        when = scoring.parse_time(rec.get("last_used")) or scoring.parse_time(rec.get("updated")) \
+        when = scoring.parse_time(rec.get("updated")) or scoring.parse_time(rec.get("last_used")) \
             or scoring.parse_time(rec.get("created"))
         if when is not None and when.timestamp() < cutoff:
             old.setdefault(store.path_of(rel), []).append(rec["id"])

@@ -109,8 +109,6 @@ def test_hostile_learnings_are_inert_wherever_the_agent_reads_them(tmp_path):
     inert(inside.replace("`learn flush`", "").replace("`learn recall`", ""), "CLAUDE.md")
 
 
-@pytest.mark.xfail(strict=True, reason="engine/context.py sanitize: injection phrases without the word "
-                   "'instruction(s)/prompt/rule' ('disregard the above', 'ignore everything above') pass through")
 def test_instruction_phrases_without_the_word_instructions():
     from learn_cli.engine.context import INSTRUCTION_PLACEHOLDER, sanitize
 

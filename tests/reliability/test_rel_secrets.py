@@ -221,10 +221,6 @@ def test_secret_straddling_a_length_cap_is_not_half_kept(tmp_path):
     assert leaks_in(blob, [("github-token", token, "")]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="engine/exchange.py: an imported project's name and root, and the import "
-                   "file's name (source: import:<name>), are stored without redaction; entries are capped "
-                   "(coerce_record) before they are redacted, so a private key cut by the 200-character "
-                   "`project` cap keeps its header")
 def test_secret_in_imported_project_metadata_and_file_name(tmp_path):
     from learn_cli.engine.exchange import import_file
     from learn_cli.store.repo import Store
