@@ -223,3 +223,20 @@ def test_read_only_home_end_to_end(learn):
         assert "read-only" in proc.stdout and "Traceback" not in proc.stderr
     finally:
         os.chmod(learn.home, 0o700)
+
+
+def test_doctor_removes_temp_files_left_by_a_killed_rewrite(learn):
+    import os
+    import time
+
+    learn("add", "a note worth keeping", "--fix", "keep it", check=0)
+    stale = learn.home / "global" / ".errors.jsonl.abc123.tmp"
+    stale.write_text("half a rewrite")
+    old = time.time() - 7200
+    os.utime(stale, (old, old))
+    fresh = learn.home / "global" / ".patterns.jsonl.def456.tmp"
+    fresh.write_text("a rewrite in progress")
+    proc = learn("doctor")
+    assert proc.returncode == 0, proc.stderr
+    assert not stale.exists() and fresh.exists()
+    assert "temp file" in proc.stdout

@@ -87,6 +87,8 @@ def run_checks(st) -> tuple[list[Check], Path]:
     checks.append(_data(store, writable))
     checks.append(_logs(store, writable))
     checks.append(_disk(store))
+    if writable:
+        checks.append(_stale_temps(store))
     checks.append(_archive(store))
     project = _project(st)
     checks.append(_hooks(project))
@@ -408,6 +410,15 @@ def _disk(store) -> Check:
     if usage.free < DISK_WARN:
         return Check("disk", WARN, f"low on space: {free}")
     return Check("disk", OK, free)
+
+
+def _stale_temps(store) -> Check:
+    """Temp files of whole-file rewrites that a killed process left behind (never read as data)."""
+    removed = store.remove_stale_temps()
+    if removed:
+        return Check("temp files", REPAIRED, f"removed {plural(len(removed), 'temp file')} left by an interrupted rewrite",
+                     [str(p) for p in removed[:5]])
+    return Check("temp files", OK, "none left behind")
 
 
 def _archive(store) -> Check:
