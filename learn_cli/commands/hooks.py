@@ -69,7 +69,17 @@ class ClaudeCode:
         return out
 
 
-class Codex(ClaudeCode):
+class DotFolderConfig:
+    """Agents whose one config file sits in `~/<dir>/` (user) or `<project>/<dir>/` (project)."""
+
+    config: tuple[str, str]
+
+    def settings_path(self, scope: str, project_root: Path | None) -> Path:
+        folder = Path(os.path.expanduser("~")) if scope == "user" else Path(project_root)
+        return folder.joinpath(*self.config)
+
+
+class Codex(DotFolderConfig, ClaudeCode):
     """Codex CLI (reference §3.1): Claude Code's three-level shape, in `.codex/hooks.json`."""
 
     name = "codex"
@@ -83,12 +93,10 @@ class Codex(ClaudeCode):
     )
     note = "Codex runs new or changed hooks only once you trust them: open Codex and review them in /hooks."
 
-    def settings_path(self, scope: str, project_root: Path | None) -> Path:
-        folder = Path(os.path.expanduser("~")) if scope == "user" else Path(project_root)
-        return folder / ".codex" / "hooks.json"
+    config = (".codex", "hooks.json")
 
 
-class Gemini(ClaudeCode):
+class Gemini(DotFolderConfig, ClaudeCode):
     """Gemini CLI (reference §3.2): the three-level shape in `settings.json`, timeouts in ms."""
 
     name = "gemini"
@@ -100,9 +108,7 @@ class Gemini(ClaudeCode):
         ("SessionEnd", None, "capture --agent gemini", 5),
     )
 
-    def settings_path(self, scope: str, project_root: Path | None) -> Path:
-        folder = Path(os.path.expanduser("~")) if scope == "user" else Path(project_root)
-        return folder / ".gemini" / "settings.json"
+    config = (".gemini", "settings.json")
 
     def handlers(self, learn: str) -> list[tuple[str, str | None, dict]]:
         return [(event, matcher, {"type": "command", "name": "learn", "command": f"{learn} {sub}",
@@ -110,7 +116,7 @@ class Gemini(ClaudeCode):
                 for event, matcher, sub, timeout in self.ENTRIES]
 
 
-class Cursor(ClaudeCode):
+class Cursor(DotFolderConfig, ClaudeCode):
     """Cursor (reference §3.3): `{"version": 1, "hooks": {event: [{command, timeout}]}}`, flat."""
 
     name = "cursor"
@@ -124,9 +130,7 @@ class Cursor(ClaudeCode):
         ("sessionEnd", None, "capture --agent cursor", 5),
     )
 
-    def settings_path(self, scope: str, project_root: Path | None) -> Path:
-        folder = Path(os.path.expanduser("~")) if scope == "user" else Path(project_root)
-        return folder / ".cursor" / "hooks.json"
+    config = (".cursor", "hooks.json")
 
     def merge(self, doc: dict, wanted: list, path: Path) -> tuple[dict, list[str]]:
         hooks_table(doc, path)
