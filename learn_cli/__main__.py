@@ -1,5 +1,6 @@
 """Entry point. Hook calls (`learn capture`, `learn context --hook`) take a fast path that
-never imports typer or rich: they run on every tool call of the agent."""
+never imports typer or rich: they run on every tool call of the agent. So does `learn recall`
+when piped or with `--json` (agents and scripts call it), unless typer must parse it."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ def main(argv: list[str] | None = None) -> int:
             from learn_cli.capture.hook import context_main
 
             return context_main(globals_ + rest[1:])
+        if rest[:1] == ["recall"]:
+            from learn_cli.commands.recall_fast import main as recall_main
+
+            code = recall_main(globals_, rest[1:])
+            if code is not None:
+                return code
     from learn_cli.cli import run
 
     return run(args)

@@ -1,13 +1,20 @@
 """`learn recall` end to end: the seed's result layout (plain when piped), lateral results,
-archived ones with --all, no match, the cross-project time bound, JSON, usage errors."""
+archived ones with --all, no match, the cross-project time bound, JSON, usage errors, and the
+fast path (no typer, no rich) that pipes and --json take."""
 
 from __future__ import annotations
 
 import json
+import os
+import pty
+import shutil
+import subprocess
+import sys
 import time
 
 import pytest
 
+from learn_cli.commands.recall_fast import global_values, parse
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
 from learn_cli.store.repo import Store
@@ -146,3 +153,108 @@ def test_captured_text_cannot_drive_the_terminal(learn):
     out = learn("recall", "evil", check=0).stdout
     assert "\x1b" not in out and "\x07" not in out
     assert "[bold]markup[/bold]" in out and "ghp_" not in out and "[REDACTED:" in out
+
+
+# -- the fast path: piped output and --json without typer or rich ------------------------------
+
+TYPER_ONLY = "import sys\nfrom learn_cli.cli import run\nsys.exit(run(sys.argv[1:]))"
+HEAVY_PROBE = """import sys
+from learn_cli.__main__ import main
+code = main(sys.argv[1:])
+heavy = sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'click', 'rich', 'pydantic', 'orjson'})
+sys.stderr.write(f"heavy: {' '.join(heavy)}\\n")
+sys.exit(code)
+"""
+
+
+def python(learn, code: str, *args, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, *map(str, args)], check=False, capture_output=True, text=True,
+                          cwd=str(learn.cwd), env=dict(learn.env, **(env or {})), timeout=60)
+
+
+def outcome(proc) -> tuple:
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["recall", "docker"], ["recall", "docker", "--all"], ["recall", "docker", "-n", "1"],
+    ["recall", "--limit=2", "docker", "compose"], ["recall", "kubernetes"], ["recall", "docker", "--json"],
+    ["recall", "compose", "--json", "--all", "--limit", "1"], ["--project", "{other}", "recall", "volume"],
+    ["--home={home}", "recall", "docker", "--json"],
+    # errors: the fast path's own (same guard) and typer's (it declines these)
+    ["recall", "!!!"], ["--project", "{missing}", "recall", "docker"], ["recall", "docker", "--limit", "0"],
+    ["recall", "docker", "--bogus"], ["recall"], ["recall", "--help"], ["recall", "docker", "-h"],
+    ["recall", "docker", "-n5"]])
+def test_fast_path_prints_what_typer_prints(learn, seeded, args):
+    args = [a.format(home=learn.home, other=learn.tmp / "work" / "ml-pipeline", missing=learn.tmp / "nope")
+            for a in args]
+    assert outcome(learn(*args)) == outcome(python(learn, TYPER_ONLY, *args))
+
+
+def test_fast_path_reports_a_corrupt_line_as_typer_does(learn, seeded):
+    with open(learn.home / "global" / "errors.jsonl", "a") as fh:
+        fh.write('{"id": "learn-x", "context": docker}\n')
+    twin = learn.tmp / "twin"
+    shutil.copytree(learn.home, twin)
+    fast = learn("recall", "docker")
+    slow = python(learn, TYPER_ONLY, "recall", "docker", env={"SELF_LEARNING_HOME": str(twin)})
+    assert "errors.jsonl:" in fast.stderr and "not JSON" in fast.stderr
+    assert outcome(fast) == outcome(slow)[:2] + (slow.stderr.replace(str(twin), str(learn.home)),)
+
+
+def test_closed_stdout_is_typers_one_line_error(learn, seeded):
+    def closed_stdout(*argv):
+        return subprocess.run(argv, check=False, stderr=subprocess.PIPE, text=True, cwd=str(learn.cwd),
+                              env=dict(learn.env, TMPDIR=str(learn.tmp)), preexec_fn=lambda: os.close(1),
+                              timeout=60)
+    fast = closed_stdout(learn.exe, "recall", "docker")
+    slow = closed_stdout(sys.executable, "-c", TYPER_ONLY, "recall", "docker")
+    assert fast.returncode == slow.returncode == 1
+    assert fast.stderr.split(" (details")[0] == slow.stderr.split(" (details")[0]
+    assert fast.stderr.startswith("learn: error: internal error") and "Traceback" not in fast.stderr
+
+
+def test_fast_path_imports_neither_typer_nor_rich(learn, seeded):
+    learn("recall", "docker", check=0)  # the first run indexes files never seen (with orjson)
+    plain = python(learn, HEAVY_PROBE, "recall", "docker")
+    assert plain.returncode == 0 and "Results for" in plain.stdout
+    assert plain.stderr.splitlines()[-1] == "heavy: "
+    as_json = python(learn, HEAVY_PROBE, "recall", "docker", "--json")
+    assert as_json.returncode == 0 and json.loads(as_json.stdout)["count"] == 4
+    assert as_json.stderr.splitlines()[-1] == "heavy: orjson"  # orjson writes the document
+    declined = python(learn, HEAVY_PROBE, "recall", "docker", "--help")
+    assert "typer" in declined.stderr.splitlines()[-1]  # the probe sees typer when it is used
+
+
+def test_a_terminal_gets_the_rich_layout(learn, seeded):
+    primary, secondary = pty.openpty()
+    try:
+        proc = subprocess.run([learn.exe, "recall", "docker"], check=False, stdout=secondary,
+                              stderr=subprocess.PIPE, cwd=str(learn.cwd), env=learn.env, timeout=60)
+    finally:
+        os.close(secondary)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal's other side is closed: all read
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(primary)
+    assert proc.returncode == 0
+    assert '🔍 Searching knowledge base for "docker"...' in out.decode()
+
+
+def test_fast_path_parses_only_the_plain_forms():
+    assert parse(["docker", "compose", "-n", "3", "--all"]) == {
+        "topic": ["docker", "compose"], "limit": 3, "include_archived": True, "as_json": False}
+    assert parse(["--json", "--limit=1000", "x", "--limit", "7"]) == {
+        "topic": ["x"], "limit": 7, "include_archived": False, "as_json": True}
+    for declined in ([], ["--json"], ["--help"], ["x", "-h"], ["x", "--bogus"], ["x", "--limit"], ["x", "-n", "0"],
+                     ["x", "-n", "1001"], ["x", "-n", "+5"], ["x", "-n", "٣"], ["x", "-n5"], ["--", "x"],
+                     ["x", "--all=1"], ["-", "x"]):
+        assert parse(declined) is None, declined
+    assert global_values(["--home", "/h", "--project=/p", "--home=/h2"]) == ("/h2", "/p")
+    assert global_values([]) == (None, None)

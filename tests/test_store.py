@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 
 from learn_cli.store import jsonl
@@ -142,6 +143,32 @@ def test_index_notices_hand_edits(store, tmp_path):
         fh.write(json.dumps(extra) + "\n")
     store.refresh()
     assert store.index.by_key("k4")
+
+
+def test_index_forgets_a_removed_project_and_checks_files_by_string_path(store, tmp_path):
+    project = identify(tmp_path)
+    store.register_project(project)
+    lay = store.layout
+    store.put(lay.learnings(project.id), make_record(context="gone soon", fix="x", key="k5"))
+    files = store.index.all_files()
+    assert files == [str(p) for p in (*lay.global_files(), lay.global_archive, lay.learnings(project.id),
+                                      lay.archive(project.id))]
+    shutil.rmtree(lay.project_dir(project.id))
+    store.refresh()
+    assert not store.index.by_key("k5")
+
+
+def test_index_names_files_relative_to_the_home_whether_str_or_path(store):
+    lay, index, pid = store.layout, store.index, "0123456789ab"
+    cases = [(lay.learnings(pid), f"projects/{pid}/learnings.jsonl", ("project", pid)),
+             (lay.archive(pid), f"projects/{pid}/archive.jsonl", ("archive", pid)),
+             (lay.global_errors, "global/errors.jsonl", ("global", "")),
+             (lay.global_archive, "global/archive.jsonl", ("global-archive", ""))]
+    for path, rel, scope in cases:
+        for given in (path, str(path)):
+            assert index.rel(given) == rel and index.scope_of(given) == scope
+    assert index.rel("/elsewhere/archive.jsonl") == "/elsewhere/archive.jsonl"
+    assert index.scope_of("/elsewhere/archive.jsonl") == ("global-archive", "")
 
 
 def test_coerce_record_rejects_and_caps():

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import typer
+if TYPE_CHECKING:
+    import typer  # imported where needed: the fast path of `learn recall` runs without it
 
 EXIT_OK = 0
 EXIT_USER = 1
@@ -18,12 +19,14 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-@dataclass
-class State:
-    home: str | None = None
-    project_path: str | None = None
-    _store: object = field(default=None, repr=False)
-    _project: object = field(default=None, repr=False)
+class State:  # not a dataclass: `dataclasses` costs ~5 ms of import, and recall's fast path builds one
+    """The global options, and the store and project once opened."""
+
+    def __init__(self, home: str | None = None, project_path: str | None = None):
+        self.home = home
+        self.project_path = project_path
+        self._store = None
+        self._project = None
 
 
 class UserError(Exception):
@@ -81,8 +84,30 @@ def json_out(obj) -> None:
 
 def run_guarded(call) -> int:
     """Run the click/typer app; turn every user-facing error into one line and an exit code."""
+    return guarded(call, _typer_exit)
+
+
+def _typer_exit(exc: Exception) -> int | None:
+    """The exit code of typer's own exceptions (after their message), None for any other."""
+    import typer
     from typer.exceptions import TyperException
 
+    if isinstance(exc, typer.Exit):
+        return exc.exit_code
+    if isinstance(exc, TyperException):  # usage errors (typer vendors click): usage line + message
+        show = getattr(exc, "show", None)
+        show() if show else _error_line(exc.format_message())
+        return getattr(exc, "exit_code", EXIT_USAGE)
+    if isinstance(exc, typer.Abort):
+        _error_line("aborted")
+        return EXIT_INTERRUPTED
+    return None
+
+
+def guarded(call, other_exit=lambda exc: None) -> int:
+    """Run a command; turn every user-facing error into one line and an exit code. Without
+    typer: the fast path of `learn recall` runs here too. `other_exit(exc)` gives the code of
+    exceptions only the caller knows (None: a bug of ours)."""
     from learn_cli.store.repo import StoreError
 
     try:
@@ -94,15 +119,6 @@ def run_guarded(call) -> int:
     except StoreError as exc:
         _error_line(str(exc))
         return EXIT_USER
-    except typer.Exit as exc:
-        return exc.exit_code
-    except TyperException as exc:  # usage errors (typer vendors click): usage line + message
-        show = getattr(exc, "show", None)
-        show() if show else _error_line(exc.format_message())
-        return getattr(exc, "exit_code", EXIT_USAGE)
-    except typer.Abort:
-        _error_line("aborted")
-        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         _error_line("interrupted")
         return EXIT_INTERRUPTED
@@ -116,6 +132,9 @@ def run_guarded(call) -> int:
         _error_line(f"{exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''}")
         return EXIT_USER
     except Exception as exc:  # a bug of ours: one line for the user, the traceback to a file
+        code = other_exit(exc)
+        if code is not None:
+            return code
         if os.environ.get("LEARN_DEBUG"):
             raise
         where = _save_traceback()

@@ -23,8 +23,10 @@ is two projects' facts, not a conflict.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from functools import cache
+from functools import cache, lru_cache
+from typing import Callable, Iterable, NamedTuple
 
 from learn_cli.engine.merge import fix_text, normalize_text, text_similarity
 
@@ -81,20 +83,98 @@ def _patterns():
 # ---------------------------------------------------------------- public
 
 
-def find_conflicts(records: list[dict], same_scope_only: bool = True) -> list[tuple[str, str, str]]:
-    """Pairs of learnings that give incompatible advice: [(id_a, id_b, reason)], each pair once."""
+class Features(NamedTuple):
+    """What conflict detection reads from a record's texts, parsed once (and cached in the
+    index by promotion: parsing every statement of 100,000 learnings on every run is most of
+    the cost of `learn promote`)."""
+
+    fix: str  # fix_text(): copies of a key are compared by it
+    # ((src digest, dst digest, src shortened, dst shortened), ...): command → fix, error → fix;
+    # compared by digest (an error text can be 400 characters), shown shortened.
+    directions: tuple
+    stances: tuple  # ((slot, preferred values, rejected values), ...), non-error learnings only
+    cores: tuple  # ((negative?, core words), ...), non-error learnings only
+    # (Read back from JSON the inner tuples are lists: only iterated and unpacked, never hashed.)
+
+
+def record_features(rec: dict) -> Features:
+    statement = rec.get("type") != "error"
+    stances = tuple((slot, tuple(sorted(pro)), tuple(sorted(con)))
+                    for slot, (pro, con) in _record_stances(rec).items()) if statement else ()
+    cores = tuple(sorted(_record_cores(rec))) if statement else ()
+    directions = tuple(sorted((_digest(src), _digest(dst), _short(src), _short(dst)) for src, dst in _directions(rec)))
+    return Features(fix_text(rec), directions, stances, cores)
+
+
+def find_conflicts(records: list[dict], same_scope_only: bool = True,
+                   features_of: Callable[[dict], Features] = record_features) -> list[tuple[str, str, str]]:
+    """Pairs of learnings that give incompatible advice: [(id_a, id_b, reason)], each pair once.
+    `features_of` lets a caller supply cached features."""
     live = [r for r in records or () if isinstance(r, dict) and _id(r) and r.get("status") != "archived"]
+    return conflicts_among(((r, features_of(r)) for r in live), same_scope_only)
+
+
+def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: bool = True) -> list[tuple[str, str, str]]:
+    """find_conflicts() over (record, features) pairs, read one at a time: a caller can stream
+    them from the index. A record needs only id, key, status and projects here.
+
+    Work is linear in the records plus the pairs reported: records that state the same thing
+    are grouped and groups are compared, and only pairs that can meet are enumerated."""
     found: dict[frozenset, tuple[str, str, str]] = {}
+    order: dict[int, int] = {}
+    groups = _Groups()
+    for rec, f in items:
+        order[id(rec)] = len(order)
+        groups.add(rec, f)
 
     def report(a: dict, b: dict, reason: str) -> None:
+        if order[id(a)] > order[id(b)]:
+            a, b = b, a  # report each pair in input order, whichever group found it
         ids = frozenset((_id(a), _id(b)))
         if len(ids) == 2 and ids not in found and (not same_scope_only or _meet(a, b)):
             found[ids] = (_id(a), _id(b), reason)
 
-    _same_key_conflicts(live, report)
-    _reversed_conflicts(live, report)
-    _statement_conflicts([r for r in live if r.get("type") != "error"], report)
+    groups.report(report, _meeting_pairs if same_scope_only else _all_pairs)
     return list(found.values())
+
+
+class _Groups:
+    """Records grouped by what they state (key and fix, directions, slot stances, statement
+    cores), one record at a time; then group is compared with group."""
+
+    def __init__(self):
+        self.by_key: dict[str, tuple | dict] = {}  # key -> (fix, rec) until a second copy comes
+        self.by_direction: dict[tuple, tuple | list] = {}  # (src, dst) -> (texts, rec) or [texts, recs...]
+        self.by_slot: dict[str, dict[tuple[frozenset, frozenset], list[dict]]] = {}
+        self.by_core: dict[str, tuple[list, list]] = {}
+
+    def add(self, rec: dict, f: Features) -> None:
+        key = rec.get("key")
+        if isinstance(key, str) and key and f.fix:
+            known = self.by_key.get(key)
+            if known is None:
+                self.by_key[key] = (f.fix, rec)  # most keys have one copy: no dict for them
+            else:
+                if isinstance(known, tuple):
+                    known = self.by_key[key] = {known[0]: [known[1]]}
+                known.setdefault(f.fix, []).append(rec)
+        for src, dst, src_text, dst_text in f.directions:
+            known = self.by_direction.get((src, dst))
+            if known is None:
+                self.by_direction[(src, dst)] = (src_text, dst_text, rec)
+            else:
+                if isinstance(known, tuple):
+                    known = self.by_direction[(src, dst)] = list(known)
+                known.append(rec)
+        for slot, pro, con in f.stances:
+            self.by_slot.setdefault(slot, {}).setdefault((frozenset(pro), frozenset(con)), []).append(rec)
+        for negative, core in f.cores:
+            self.by_core.setdefault(core, ([], []))[negative].append(rec)
+
+    def report(self, report, pairs) -> None:
+        _same_key_conflicts(self.by_key, report)
+        _reversed_conflicts(self.by_direction, report, pairs)
+        _statement_conflicts(self.by_slot, self.by_core, report, pairs)
 
 
 def is_refinement(fix_a, fix_b) -> bool:
@@ -160,16 +240,12 @@ def statement_core(text: str) -> tuple[bool, str] | None:
 # ---------------------------------------------------------------- the three kinds
 
 
-def _same_key_conflicts(records: list[dict], report) -> None:
+def _same_key_conflicts(by_key: dict[str, tuple | dict], report) -> None:
     """Copies of one key that give incompatible fixes. Compares distinct fixes, not copies:
     a key seen in 1,000 projects with two fixes is one comparison, not half a million."""
-    by_key: dict[str, dict[str, list[dict]]] = {}
-    for rec in records:
-        key = rec.get("key")
-        fix = fix_text(rec)
-        if isinstance(key, str) and key and fix:
-            by_key.setdefault(key, {}).setdefault(fix, []).append(rec)
     for key, by_fix in by_key.items():
+        if isinstance(by_fix, tuple):
+            continue  # one copy
         fixes = list(by_fix)
         for i, fa in enumerate(fixes):
             for fb in fixes[i + 1:]:
@@ -182,14 +258,13 @@ def _same_key_conflicts(records: list[dict], report) -> None:
                     report(a, first_b, f"same key {key}: different fixes")
 
 
-def _reversed_conflicts(records: list[dict], report) -> None:
-    seen: dict[tuple[str, str], list[dict]] = {}
-    for rec in records:
-        for src, dst in _directions(rec):
-            for other in seen.get((dst, src), ()):
-                report(other, rec, f"reversed: {_short(src)} → {_short(dst)} and back")
-        for direction in _directions(rec):
-            seen.setdefault(direction, []).append(rec)
+def _reversed_conflicts(by_direction: dict[tuple, tuple | list], report, pairs) -> None:
+    for (src, dst), forth in by_direction.items():
+        back = by_direction.get((dst, src))
+        src_text, dst_text = forth[0], forth[1]
+        if back and (src_text, src) < (dst_text, dst):  # each pair of opposite directions once
+            for a, b in pairs(list(forth[2:]), list(back[2:])):
+                report(a, b, f"reversed: {src_text} → {dst_text} and back")
 
 
 def _directions(rec: dict) -> set[tuple[str, str]]:
@@ -205,43 +280,51 @@ def _directions(rec: dict) -> set[tuple[str, str]]:
     return out
 
 
-def _statement_conflicts(records: list[dict], report) -> None:
-    by_slot: dict[str, list[tuple[dict, frozenset, frozenset]]] = {}
-    by_core: dict[str, tuple[list, list]] = {}
-    for rec in records:
-        for slot, (pro, con) in _record_stances(rec).items():
-            by_slot.setdefault(slot, []).append((rec, pro, con))
-        for negative, core in _record_cores(rec):
-            by_core.setdefault(core, ([], []))[negative].append(rec)
-    for slot, stated in by_slot.items():
-        for i, (a, a_pro, a_con) in enumerate(stated):
-            for b, b_pro, b_con in stated[i + 1:]:
+def _statement_conflicts(by_slot: dict, by_core: dict, report, pairs) -> None:
+    for slot, groups in by_slot.items():
+        stances = list(groups)
+        for i, (a_pro, a_con) in enumerate(stances):
+            for b_pro, b_con in stances[i + 1:]:
                 if a_pro and b_pro and not a_pro & b_pro:
-                    report(a, b, f"{slot}: {_values(a_pro)} vs {_values(b_pro)}")
+                    reason = f"{slot}: {_values(a_pro)} vs {_values(b_pro)}"
                 elif a_pro & b_con or b_pro & a_con:
                     disputed = _values((a_pro & b_con) | (b_pro & a_con))
-                    report(a, b, f"{slot}: one prefers {disputed}, the other rejects it")
+                    reason = f"{slot}: one prefers {disputed}, the other rejects it"
+                else:
+                    continue
+                for a, b in pairs(groups[(a_pro, a_con)], groups[(b_pro, b_con)]):
+                    report(a, b, reason)
     for core, (positive, negative) in by_core.items():
-        for a in positive:
-            for b in negative:
-                report(a, b, f"negation: '{_short(core)}' vs 'not {_short(core)}'")
+        for a, b in pairs(positive, negative):
+            report(a, b, f"negation: '{_short(core)}' vs 'not {_short(core)}'")
 
 
 def _record_stances(rec: dict) -> dict[str, tuple[frozenset, frozenset]]:
     merged: dict[str, tuple[set, set]] = {}
     for text in _statements(rec):
-        for slot, (pro, con) in slot_stances(text).items():
+        for slot, (pro, con) in _text_stances(text):
             slot_pro, slot_con = merged.setdefault(slot, (set(), set()))
             slot_pro |= pro
             slot_con |= con
     return {slot: (frozenset(p - c), frozenset(c - p)) for slot, (p, c) in merged.items() if (p - c) or (c - p)}
 
 
+@lru_cache(maxsize=8192)
+def _text_stances(text: str) -> tuple:
+    """slot_stances() of a text, parsed once per run: copies of a learning repeat their texts."""
+    return tuple(slot_stances(text).items())
+
+
 def _record_cores(rec: dict) -> set[tuple[bool, str]]:
     cores = set()
     for text in _statements(rec):
-        cores |= clause_cores(text)
+        cores |= _text_cores(text)
     return {(neg, core) for neg, core in cores if (not neg, core) not in cores}
+
+
+@lru_cache(maxsize=8192)
+def _text_cores(text: str) -> frozenset:
+    return frozenset(clause_cores(text))
 
 
 def clause_cores(text) -> set[tuple[bool, str]]:
@@ -255,6 +338,38 @@ def clause_cores(text) -> set[tuple[bool, str]]:
 
 def _statements(rec: dict) -> list[str]:
     return [v for f in ("fix", "context") if isinstance(v := rec.get(f), str) and v.strip()]
+
+
+def _all_pairs(side_a: list[dict], side_b: list[dict]):
+    return ((a, b) for a in side_a for b in side_b)
+
+
+def _meeting_pairs(side_a: list[dict], side_b: list[dict]):
+    """The pairs (a, b) that can be loaded together (see _meet), found through the projects
+    they list rather than by trying every pair: a global "use Vitest" against 5,000 "use Jest"
+    of 1,000 projects is 5,000 pairs, but 5,000 project records against 5,000 is not 25
+    million tries."""
+    open_b: list[dict] = []
+    by_project: dict[str, list[dict]] = {}
+    for b in side_b:
+        projects = None if b.get("status") == "global" else _projects(b)
+        if not projects:
+            open_b.append(b)
+        else:
+            for p in projects:
+                by_project.setdefault(p, []).append(b)
+    for a in side_a:
+        projects = None if a.get("status") == "global" else _projects(a)
+        if not projects:
+            yield from ((a, b) for b in side_b)
+            continue
+        yield from ((a, b) for b in open_b)
+        seen: set[int] = set()
+        for p in projects:
+            for b in by_project.get(p, ()):
+                if id(b) not in seen:
+                    seen.add(id(b))
+                    yield a, b
 
 
 # ---------------------------------------------------------------- helpers
@@ -288,11 +403,20 @@ def _clause_mentions(words: list[str]):
 
 
 def _match_alias(words: list[str], i: int):
+    for alias, slot, value in _aliases_by_first_word().get(words[i], ()):
+        if tuple(words[i:i + len(alias)]) == alias:
+            return slot, value, len(alias)
+    return None
+
+
+@cache
+def _aliases_by_first_word() -> dict[str, list[tuple[tuple[str, ...], str, str]]]:
+    """SLOTS indexed by the first word of each alias, in SLOTS order (the first match wins)."""
+    index: dict[str, list] = {}
     for slot, aliases in SLOTS.items():
         for alias, value in aliases.items():
-            if tuple(words[i:i + len(alias)]) == alias:
-                return slot, value, len(alias)
-    return None
+            index.setdefault(alias[0], []).append((alias, slot, value))
+    return index
 
 
 def _expand_contractions(text) -> str:
@@ -321,6 +445,10 @@ def _id(rec: dict) -> str:
 
 def _squash(value) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -46,6 +46,7 @@ from learn_cli.engine import scoring
 from learn_cli.store.record import new_id
 
 LIVE = ("pending", "active", "global", "conflicted")
+WHOLE_STORE = "scope IN ('project', 'global')"  # what a whole-store run reads (with LIVE statuses)
 LIST_LIMIT = 100  # items kept per list in as_json()
 SUMMARY_WIDTH = 72
 _DELETE = object()  # patch value: remove the field
@@ -56,13 +57,15 @@ class Entry:
     """One live record and where it lives; `patch` holds the fields this run changed.
     (Plain classes here, not dataclasses: the SessionEnd hook imports this module.)"""
 
-    __slots__ = ("path", "scope", "pid", "rec", "patch", "archived", "removed")
+    __slots__ = ("path", "scope", "pid", "rec", "patch", "archived", "removed", "rowid", "full")
 
-    def __init__(self, path: Path, scope: str, pid: str, rec: dict):
+    def __init__(self, path: Path, scope: str, pid: str, rec: dict, rowid: int = 0, full: bool = True):
         self.path = path
         self.scope = scope  # project | global
         self.pid = pid
-        self.rec = rec
+        self.rec = rec  # the record, or with full=False only its DECISION_FIELDS (see derive)
+        self.rowid = rowid  # its row in the index (0: not from the index)
+        self.full = full
         self.patch: dict = {}
         self.archived = False  # to be moved to the archive of its scope
         self.removed = False  # to be deleted (folded into another record)
@@ -113,10 +116,18 @@ class PromotionReport:
 def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | None = None,
                   loads: Callable | None = None) -> PromotionReport:
     """Promotion over the whole store. `progress(phase, done, total)` is called as work goes."""
+    from learn_cli.engine.conflicts import conflicts_among
+
     loads = loads or _fast_loads()
     store.refresh(loads=loads)
-    entries = load_entries(store, "scope IN ('project', 'global')", (), loads)
-    return _Promotion(store, entries, now, focus=None, progress=progress).run(dry_run)
+    store.index.derive = derive
+    # Conflicts first, their features streamed from the index: what they hold is freed before
+    # the entries are loaded (peak memory is the larger of the two, not their sum).
+    _derive_missing(store, _live(WHOLE_STORE), (), loads)
+    conflicts = conflicts_among(stream_features(store, WHOLE_STORE, (), loads))
+    entries = load_entries(store, WHOLE_STORE, (), loads)
+    return _Promotion(store, entries, now, focus=None, progress=progress, loads=loads,
+                      conflicts=conflicts).run(dry_run)
 
 
 def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Callable = json.loads) -> PromotionReport:
@@ -125,6 +136,7 @@ def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Cal
     and archived."""
     lay = store.layout
     store.refresh([lay.learnings(pid), *lay.global_files()], loads)
+    store.index.derive = derive
     own = load_entries(store, "scope = 'project' AND pid = ?", (pid,), loads)
     keys = sorted({e.rec.get("key") for e in own if e.rec.get("key")})
     others = []
@@ -134,29 +146,134 @@ def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Cal
         others += load_entries(store, f"key IN ({marks}) AND NOT (scope = 'project' AND pid = ?) "
                                       f"AND scope IN ('project', 'global')", (*chunk, pid), loads)
     focus = {(e.path, e.rec["id"]) for e in own}
-    return _Promotion(store, own + others, now, focus=focus).run(dry_run)
+    return _Promotion(store, own + others, now, focus=focus, loads=loads).run(dry_run)
 
 
 def load_entries(store, where: str, args: tuple, loads: Callable) -> list[Entry]:
-    """Live records matching an index condition, as entries."""
-    statuses = ",".join(f"'{s}'" for s in LIVE)
+    """Live records matching an index condition, as entries holding only their decision
+    fields (the index's `derived` column, filled first where empty): a fraction of each
+    record to parse and to hold."""
+    live = _live(where)
+    _derive_missing(store, live, args, loads)
     out = []
     paths: dict[str, Path] = {}
-    for rel, scope, pid, rec in store.iter_index(f"({where}) AND (status IN ({statuses}) OR status IS NULL)",
-                                                 args, loads):
+    rows = store.index.db.execute(f"SELECT file, scope, pid, rowid, derived FROM learnings WHERE {live}", args)
+    for rel, scope, pid, rowid, derived in rows:
         path = paths.get(rel)
         if path is None:
             path = paths[rel] = store.path_of(rel)
-        out.append(Entry(path, scope, pid, rec))
+        fields = _parse_derived(derived, loads)
+        if fields is not None:
+            out.append(Entry(path, scope, pid, fields, rowid, full=False))
+        else:  # not stored (a home we may not write) or rewritten meanwhile: the record itself
+            out.append(Entry(path, scope, pid, loads(_row_data(store, rowid)), rowid))
     return out
+
+
+def _live(where: str) -> str:
+    return f"({where}) AND (status IN ({','.join(repr(s) for s in LIVE)}) OR status IS NULL)"
+
+
+def _derive_missing(store, live: str, args: tuple, loads: Callable, batch: int = 2000) -> None:
+    """Fill the derived columns where empty or of an older version, a batch per transaction
+    (hooks writing meanwhile wait for one batch, not for the whole store)."""
+    import sqlite3
+
+    db = store.index.db
+    todo = [r for (r,) in db.execute(f"SELECT rowid FROM learnings WHERE {live} AND (derived IS NULL OR "
+                                     f"derived NOT LIKE ? OR features IS NULL)", (*args, f"[{_DERIVED_VERSION},%"))]
+    for start in range(0, len(todo), batch):
+        chunk = todo[start:start + batch]
+        rows = db.execute(f"SELECT rowid, data FROM learnings WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
+        # Only rows still holding the data that was derived: a writer may have replaced them.
+        fresh = [(*derive(loads(data)), rowid, data) for rowid, data in rows.fetchall()]
+        try:
+            with store.index._tx() as tx:
+                tx.executemany("UPDATE learnings SET derived=?, features=? WHERE rowid=? AND data=?", fresh)
+        except sqlite3.Error:
+            return  # only derived data: the records are read whole instead
+
+
+# What a whole-store run reads of every record (see derive); the texts are read only for the
+# few records it writes or shows (Entry.full, ensure_full).
+DECISION_FIELDS = ("id", "key", "type", "status", "frequency", "impact", "last_used", "low_since", "projects",
+                   "promoted_to", "conflict_with", "pre_conflict_status")
+_DERIVED_VERSION = 2
+
+
+def derive(rec: dict) -> tuple[str, str]:
+    """The index's `derived` and `features` values of a record: its DECISION_FIELDS (plus
+    `created` when there is no usable last use, and `project` when no `projects`: the
+    fallbacks of scoring) and its conflict features."""
+    from learn_cli.engine.conflicts import record_features
+
+    fields = {name: rec[name] for name in DECISION_FIELDS if name in rec}
+    if "created" in rec and scoring.parse_time(rec.get("last_used")) is None:
+        fields["created"] = rec["created"]
+    if "project" in rec and not rec.get("projects"):
+        fields["project"] = rec["project"]
+    return (json.dumps([_DERIVED_VERSION, fields], ensure_ascii=False, separators=(",", ":")),
+            json.dumps(record_features(rec), ensure_ascii=False, separators=(",", ":")))
+
+
+def _parse_derived(text, loads: Callable) -> dict | None:
+    """The decision fields of a derived value; None when unusable (absent, older version)."""
+    try:
+        version, fields = loads(text)
+    except (TypeError, ValueError):
+        return None
+    return fields if version == _DERIVED_VERSION and isinstance(fields, dict) and "id" in fields else None
+
+
+def stream_features(store, where: str, args: tuple, loads: Callable):
+    """(id, key, status, projects) as a small record, and the conflict features, of every live
+    record matching an index condition, one at a time (from the whole record where the
+    features column is empty)."""
+    from learn_cli.engine.conflicts import Features, record_features
+
+    rows = store.index.db.execute(f"SELECT id, key, status, json_extract(derived, '$[1].projects'), features, "
+                                  f"CASE WHEN features IS NULL THEN data END FROM learnings WHERE {_live(where)}", args)
+    for rid, key, status, projects, features, data in rows:
+        if features is None:
+            rec = loads(data)
+            yield {"id": rid, "key": key, "status": status, "projects": rec.get("projects")}, record_features(rec)
+        else:
+            yield ({"id": rid, "key": key, "status": status, "projects": loads(projects) if projects else None},
+                   Features(*loads(features)))
+
+
+def _row_data(store, rowid: int) -> str:
+    row = store.index.db.execute("SELECT data FROM learnings WHERE rowid=?", (rowid,)).fetchone()
+    return row[0] if row else "{}"
+
+
+def ensure_full(store, entries: list[Entry], loads: Callable = json.loads) -> None:
+    """Replace the decision fields of entries with their whole records (as the index holds
+    them now), keeping what this run changed (the patches)."""
+    partial = [e for e in entries if not e.full]
+    for start in range(0, len(partial), 500):
+        chunk = partial[start:start + 500]
+        rows = store.index.db.execute(f"SELECT rowid, data FROM learnings WHERE rowid IN "
+                                      f"({','.join('?' * len(chunk))})", [e.rowid for e in chunk])
+        data = dict(rows.fetchall())
+        for e in chunk:
+            rec = loads(data[e.rowid]) if e.rowid in data else None
+            if not isinstance(rec, dict) or rec.get("id") != e.rec["id"]:  # rewritten meanwhile: find it by id
+                found = [r for f, _, _, r in store.index.by_id(e.rec["id"]) if store.path_of(f) == e.path]
+                rec = found[0] if found else dict(e.rec)
+            e.rec = _patcher(e.patch)(rec)
+            e.full = True
 
 
 # ---------------------------------------------------------------- the run
 
 
 class _Promotion:
-    def __init__(self, store, entries: list[Entry], now, focus: set | None, progress: Callable | None = None):
+    def __init__(self, store, entries: list[Entry], now, focus: set | None, progress: Callable | None = None,
+                 loads: Callable = json.loads, conflicts: list | None = None):
         self.store = store
+        self.loads = loads
+        self.conflicts = conflicts  # the store's conflicting pairs when found beforehand
         self.entries = entries
         self.now = scoring.parse_time(now) or datetime.now(timezone.utc)
         cfg = store.config()
@@ -170,6 +287,7 @@ class _Promotion:
         for e in entries:
             self.by_id.setdefault(e.rec["id"], []).append(e)
         self.new_globals: dict[Path, list[dict]] = {}
+        self.partners: dict[int, tuple[list, set]] = {}  # id(entry) -> its conflict_with, as list and set
 
     def in_focus(self, e: Entry) -> bool:
         return self.focus is None or (e.path, e.rec["id"]) in self.focus
@@ -184,14 +302,20 @@ class _Promotion:
         self._promote_groups()
         self._archive_stale()
         if not dry_run:
-            self.report.files_written = write_entries(self.store, self.entries, self.new_globals, self.progress)
+            self.report.files_written = write_entries(self.store, self.entries, self.new_globals, self.progress,
+                                                      self.loads)
         self.report.candidates.sort(key=lambda c: (-c["score"], c["id"]))
         for items, fields in ((self.report.promoted, ("text",)), (self.report.candidates, ("text",)),
                               (self.report.conflicts, ("a_text", "b_text"))):
             for n, item in enumerate(items):
                 for name in fields:
-                    item[name] = summary(item[name]) if n < LIST_LIMIT else ""
+                    item[name] = self._summary(item[name]) if n < LIST_LIMIT else ""
         return self.report
+
+    def _summary(self, entries: list[Entry]) -> str:
+        """A report line's text: the summary of the copies it stands for, read in full."""
+        ensure_full(self.store, entries, self.loads)
+        return summary(group_view(entries) if len(entries) > 1 else entries[0].rec)
 
     def _count_scanned(self) -> None:
         for e in self.entries:
@@ -208,10 +332,15 @@ class _Promotion:
 
     # -- conflicts -------------------------------------------------------------------------
     def _flag_conflicts(self) -> None:
-        from learn_cli.engine.conflicts import find_conflicts
+        """Flag the conflicts among the candidates (their features read from the index)."""
+        from learn_cli.engine.conflicts import conflicts_among
 
-        pairs = find_conflicts([e.rec for e in self._conflict_candidates()])
-        for a, b, reason in pairs:
+        if self.conflicts is None:
+            rowids = [e.rowid for e in self._conflict_candidates() if e.rowid]
+            self.conflicts = conflicts_among(item for start in range(0, len(rowids), 500) for item in stream_features(
+                self.store, f"rowid IN ({','.join('?' * len(rowids[start:start + 500]))})",
+                tuple(rowids[start:start + 500]), self.loads))
+        for a, b, reason in self.conflicts:
             ea, eb = self.by_id.get(a, []), self.by_id.get(b, [])
             if ea and eb and (self.focus is None or any(self.in_focus(e) for e in ea + eb)):
                 self._flag(ea, eb, reason)
@@ -235,13 +364,27 @@ class _Promotion:
                 if e.rec.get("status") != "conflicted":
                     e.set("pre_conflict_status", e.rec.get("status") or _SCOPE_STATUS[e.scope])
                     e.set("status", "conflicted")
-                partners = list(e.rec.get("conflict_with") or [])
-                missing = [i for i in their_ids if i not in partners]
-                if missing:
-                    e.set("conflict_with", partners + missing)
-                    new = True
+                new = self._add_partners(e, their_ids) or new
         self.report.conflicts.append({"a": a["id"], "b": b["id"], "reason": reason, "new": new,
-                                      "a_text": a, "b_text": b})  # texts written at the end
+                                      "a_text": side_a[:1], "b_text": side_b[:1]})  # texts written at the end
+
+    def _add_partners(self, e: Entry, ids: list[str]) -> bool:
+        """Append ids to e's conflict_with (kept as a set too: a global learning can conflict
+        with thousands, and list membership would make flagging quadratic)."""
+        known = self.partners.get(id(e))
+        if known is None:
+            partners = e.rec.get("conflict_with")
+            partners = list(partners) if isinstance(partners, list) else []
+            known = self.partners[id(e)] = (partners, set(partners))
+        partners, members = known
+        missing = [i for i in ids if i not in members]
+        if not missing:
+            return False
+        partners.extend(missing)
+        members.update(missing)
+        e.rec["conflict_with"] = partners
+        e.patch["conflict_with"] = partners
+        return True
 
     def _release_orphans(self) -> None:
         """A conflicted learning whose partners are all gone goes back to what it was."""
@@ -286,10 +429,13 @@ class _Promotion:
         live_global = [g for g in existing if g.rec.get("status") != "conflicted"]
         if not live_global and decision != scoring.PROMOTE:
             if decision == scoring.CANDIDATE:
-                self.report.candidates.append(self._item(whole, copies))
+                self.report.candidates.append(self._item(whole, copies, group))
             return
-        # Already global (new sightings: fold them in, idempotently), or promoted now.
-        if (live_global or decision == scoring.PROMOTE) and self._cross_project_conflicts(copies, live_global):
+        # Already global (new sightings: fold them in, idempotently), or promoted now: the
+        # records are read in full (decided on their decision fields, written whole).
+        ensure_full(self.store, group + live_global, self.loads)
+        view = group_view(copies)
+        if self._cross_project_conflicts(copies, live_global):
             return
         target = live_global[0] if live_global else None
         global_id = self._fold(target, view, copies) if target else self._new_global(view, copies)
@@ -297,7 +443,7 @@ class _Promotion:
             if self.in_focus(e):
                 e.set("promoted_to", global_id)
         if decision == scoring.PROMOTE:
-            item = self._item(whole, copies)
+            item = self._item(whole, copies, group)
             item.update(global_id=global_id, merged=target is not None)
             self.report.promoted.append(item)
 
@@ -350,17 +496,19 @@ class _Promotion:
                 target.set(name, folded.get(name, _DELETE))
         return old["id"]
 
-    def _item(self, view: dict, copies: list[Entry]) -> dict:
-        """A report line; its text is written later, only for the lines that are shown."""
+    def _item(self, view: dict, copies: list[Entry], group: list[Entry]) -> dict:
+        """A report line; its text (of the whole group) is written later, only for the lines
+        that are shown."""
         return {"id": copies[0].rec["id"], "ids": [e.rec["id"] for e in copies], "key": view.get("key") or "",
-                "text": view, "score": scoring.score(view, self.now), "projects": scoring.project_count(view)}
+                "text": group, "score": scoring.score(view, self.now), "projects": scoring.project_count(view)}
 
     # -- archive ---------------------------------------------------------------------------
     def _archive_stale(self) -> None:
         fresh = _ids(self.new_globals)
         candidates = [e for e in self.entries if self.in_focus(e) and not e.patch.get("promoted_to")
                       and e.rec["id"] not in fresh]
-        self.report.archived = archive_stale(candidates, self.now, self.min_projects, self.archive_days)
+        self.report.archived = archive_stale(candidates, self.now, self.min_projects, self.archive_days,
+                                             self.store, self.loads)
 
 
 # ---------------------------------------------------------------- shared helpers
@@ -386,14 +534,19 @@ def rescore(entries: list[Entry], now: datetime, in_focus: Callable = lambda e: 
     return scored, changed
 
 
-def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_days) -> list[dict]:
-    """Mark for the archive every entry whose score stayed < 0.3 for archive_days; report them."""
-    out = []
+def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_days, store,
+                  loads: Callable = json.loads) -> list[dict]:
+    """Mark for the archive every entry whose score stayed < 0.3 for archive_days (read in
+    full: the archive gets the whole record); report them."""
+    stale = []
     for e in entries:
         if e.archived or not e.rec.get("low_since") or e.rec.get("status") not in ("active", "pending", "global"):
             continue  # no archive clock running: nothing to archive (checked first, it is cheap)
-        if scoring.lifecycle(e.rec, now, min_projects, archive_days) != scoring.ARCHIVE:
-            continue
+        if scoring.lifecycle(e.rec, now, min_projects, archive_days) == scoring.ARCHIVE:
+            stale.append(e)
+    ensure_full(store, stale, loads)
+    out = []
+    for e in stale:
         low = scoring.parse_time(e.rec.get("low_since"))
         stale_days = int((now - low).total_seconds() // 86400) if low else 0
         archive(e, f"score < {scoring.LOW_SCORE} for {stale_days} days", now)
@@ -498,10 +651,11 @@ def archive_path(store, path: Path) -> Path:
 
 
 def write_entries(store, entries: list[Entry], new_records: dict[Path, list[dict]] | None = None,
-                  progress: Callable | None = None) -> int:
+                  progress: Callable | None = None, loads: Callable = json.loads) -> int:
     """Write what a run changed: new records first, then archive copies, then patches and
     removals of the live files (so a crash leaves two copies, never none). Returns files written."""
     progress = progress or (lambda phase, done, total: None)
+    ensure_full(store, [e for e in entries if e.archived], loads)  # the archive gets whole records
     adds: dict[Path, list[dict]] = {p: list(recs) for p, recs in (new_records or {}).items()}
     new_ids = {r["id"] for recs in adds.values() for r in recs}
     patches: dict[Path, dict] = {}

@@ -27,8 +27,8 @@ from functools import reduce
 from pathlib import Path
 
 from learn_cli.engine import scoring
-from learn_cli.engine.promotion import (Entry, _DELETE, archive_stale, load_entries, rescore, summary,
-                                        write_entries)
+from learn_cli.engine.promotion import (WHOLE_STORE, Entry, _DELETE, archive_stale, derive, ensure_full, load_entries, rescore,
+                                        summary, write_entries)
 
 NEAR_DUPLICATE = 0.85
 LARGE_ARCHIVE_BYTES = 5 * 1024 * 1024
@@ -98,17 +98,18 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     report.hard_delete_days = _positive(cfg.get("hard_delete_days"), 90)
     report.disk_before = data_bytes(store)
     store.refresh(loads=loads)
-    entries = load_entries(store, "scope IN ('project', 'global')", (), loads)
+    store.index.derive = derive
+    entries = load_entries(store, WHOLE_STORE, (), loads)
     report.entries_before = len(entries)
     report.scored, report.rescored = rescore(entries, now, progress=progress)
     report.archived = archive_stale(entries, now, _positive(cfg.get("promote_min_projects"), 2),
-                                    _positive(cfg.get("archive_days"), 30))
+                                    _positive(cfg.get("archive_days"), 30), store, loads)
     checked = _checked_files(store)
-    merge_duplicates(entries, now, report, skip=checked)
+    merge_duplicates(entries, now, report, skip=checked, full=lambda group: ensure_full(store, group, loads))
     report.entries_after = report.entries_before - len(report.archived) - report.removed
     doomed = _hard_deletions(store, now, report, loads)
     if not dry_run:
-        write_entries(store, entries, progress=progress)
+        write_entries(store, entries, progress=progress, loads=loads)
         for path, ids in doomed.items():
             store.update_many(path, {}, ids, rewrite=True)
     _compact(store, report, dry_run)
@@ -125,9 +126,11 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
 
 
 def merge_duplicates(entries: list[Entry], now: datetime, report: PruneReport,
-                     skip: Callable[[Path], bool] = lambda path: False) -> None:
+                     skip: Callable[[Path], bool] = lambda path: False,
+                     full: Callable[[list[Entry]], None] = lambda group: None) -> None:
     """Fold same-key and near-duplicate records of one file into the best of them (files that
-    `skip` says were checked by an earlier prune and have not changed since are left alone)."""
+    `skip` says were checked by an earlier prune and have not changed since are left alone;
+    `full` reads the records of the files that are searched whole)."""
     from learn_cli.engine.merge import near_duplicates
 
     by_file: dict[Path, list[Entry]] = {}
@@ -138,6 +141,7 @@ def merge_duplicates(entries: list[Entry], now: datetime, report: PruneReport,
     for group in by_file.values():
         if len(group) < 2:
             continue
+        full(group)
         group.sort(key=lambda e: _rank(e, now))
         by_key: dict[str, list[Entry]] = {}
         for e in group:
@@ -183,11 +187,15 @@ def _hard_deletions(store, now: datetime, report: PruneReport, loads: Callable) 
     never deleted by the same or the next prune, whatever its last use."""
     cutoff = now.timestamp() - report.hard_delete_days * 86400
     old: dict[Path, list[str]] = {}
-    for rel, _scope, _pid, rec in store.iter_index("scope IN ('archive', 'global-archive')", (), loads):
-        when = scoring.parse_time(rec.get("updated")) or scoring.parse_time(rec.get("last_used")) \
-            or scoring.parse_time(rec.get("created"))
+    db = store.index.db
+    rows = db.execute("SELECT rowid, file, id, updated FROM learnings WHERE scope IN ('archive', 'global-archive')")
+    for rowid, rel, rid, updated in rows.fetchall():
+        when = scoring.parse_time(updated)
+        if when is None:  # no usable `updated`: the record is read for its last use
+            rec = loads(db.execute("SELECT data FROM learnings WHERE rowid=?", (rowid,)).fetchone()[0])
+            when = scoring.parse_time(rec.get("last_used")) or scoring.parse_time(rec.get("created"))
         if when is not None and when.timestamp() < cutoff:
-            old.setdefault(store.path_of(rel), []).append(rec["id"])
+            old.setdefault(store.path_of(rel), []).append(rid)
     report.archive_old = sum(len(ids) for ids in old.values())
     if not report.hard:
         return {}

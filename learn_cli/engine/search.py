@@ -159,7 +159,7 @@ class _Run:
         found in most learnings, which rank nothing); any word."""
         terms = self.result.terms
         and_q, or_q = fts_queries(terms)
-        if not self._count(or_q):
+        if not self._exists(or_q):
             return []
         if len(terms) == 1:
             return [(or_q, True)]  # one word: a match holds every word
@@ -171,6 +171,10 @@ class _Run:
             tiers.append((fts_queries(informative)[1], False))
         tiers.append((or_q, False))
         return tiers
+
+    def _exists(self, query: str) -> bool:
+        # Not a count: a common word matches thousands of rows, and the first one is enough.
+        return self.db.execute("SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1", (query,)).fetchone() is not None
 
     def _count(self, query: str) -> int:
         return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]

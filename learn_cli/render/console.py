@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def console(stderr: bool = False) -> Console:
+    # Imported here, not above: `fancy()` also serves output printed without rich.
+    from rich.console import Console
+
     stream = sys.stderr if stderr else sys.stdout
     tty = stream.isatty()
     return Console(

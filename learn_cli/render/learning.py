@@ -1,85 +1,27 @@
-"""How one learning is shown: safe text, ages, usage lines, the "captured" block of `learn` /
-`learn add`, and the full layout of `learn show`.
+"""How one learning is shown: the "captured" block of `learn` / `learn add`, and the full
+layout of `learn show`. Safe text, ages and usage lines come from learn_cli.render.text
+(re-exported here).
 
-Everything shown passes through `safe()`: secrets redacted again (records imported or edited
-by hand may hold some), control characters removed (a captured ANSI escape must not drive
-the user's terminal). Output goes through rich `Text` objects, never markup strings, so
-brackets in captured text print as they are.
+Everything shown passes through `safe()`. Output goes through rich `Text` objects, never
+markup strings, so brackets in captured text print as they are.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 
 from rich.text import Text
 
 from learn_cli.render.console import console, fancy
+from learn_cli.render.text import Line, age, headline, plural, safe, usage_line  # noqa: F401 (re-exported)
 
 # Field order of `learn show`; anything else the record holds follows in name order.
 SHOW_FIELDS = ("type", "category", "status", "context", "error", "fix", "project", "projects", "frequency",
                "impact", "created", "last_used", "updated", "source", "key", "tags", "tool", "command",
                "fix_command", "exit_code", "env", "evidence", "helped", "not_helped", "low_since",
                "conflict_with", "schema")
-
-
-@cache
-def _control_re() -> re.Pattern:
-    return re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def safe(value, one_line: bool = False, limit: int | None = None) -> str:
-    """Text fit to print: redacted, without control characters, optionally one line and cut."""
-    from learn_cli.capture.redact import redact
-
-    text = "" if value is None else str(value)
-    text = _control_re().sub("", redact(text).replace("\t", "    "))
-    if one_line:
-        text = " ".join(text.split())
-    if limit is not None and len(text) > limit:
-        text = text[: max(limit - 1, 0)].rstrip() + "…"
-    return text
-
-
-def headline(rec: dict, limit: int = 160) -> str:
-    """The one line that says what a learning is about: its context, else its error's first
-    meaningful line, else its fix."""
-    for field in ("context", "error", "fix"):
-        text = rec.get(field)
-        if isinstance(text, str) and text.strip():
-            line = next((ln for ln in text.splitlines() if ln.strip()), "")
-            return safe(line, one_line=True, limit=limit)
-    return "(no text)"
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def age(iso, now: datetime | None = None) -> str:
-    """`today`, `1 day ago`, `45 days ago` (or `unknown`)."""
-    from learn_cli.engine.scoring import parse_time
-
-    moment = parse_time(iso)
-    if moment is None:
-        return "unknown"
-    days = int(((now or datetime.now(timezone.utc)) - moment).total_seconds() // 86400)
-    if days <= 0:
-        return "today"
-    return f"{plural(days, 'day')} ago"
-
-
-def usage_line(rec: dict) -> str:
-    """`7 times across 4 projects`, `2 times`, `1 time`."""
-    from learn_cli.engine.scoring import frequency_of, project_count
-
-    n = frequency_of(rec)
-    projects = project_count(rec)
-    text = "1 time" if n == 1 else f"{n} times"
-    return f"{text} across {projects} projects" if projects > 1 else text
 
 
 def display_path(path) -> str:
@@ -100,6 +42,12 @@ def write(text: Text | str = "") -> None:
     """One line (or block) to stdout; styles only where the console allows them. Always a
     `Text`, never a markup string: captured brackets and `:emoji:` codes print as they are."""
     _stdout().print(text if isinstance(text, Text) else Text(text), overflow="fold", crop=False)
+
+
+def write_styled(lines: list[Line]) -> None:
+    """Lines of `render.text` (strings, or `Styled`) through the console."""
+    for line in lines:
+        write(line if isinstance(line, str) else Text.assemble(*line.segments, style=line.style))
 
 
 def arrow() -> str:

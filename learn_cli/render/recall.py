@@ -1,46 +1,56 @@
 """`learn recall` output: the seed's numbered result layout, a plain twin when piped, and the
-JSON document."""
+JSON document.
+
+The lines are built once (`report_lines`) and printed by rich only on a terminal: when piped
+they go out as plain text without importing rich, which the fast path of `learn recall`
+(learn_cli/commands/recall_fast.py) relies on.
+"""
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from learn_cli.render.console import fancy
-from learn_cli.render.learning import age, headline, safe, usage_line, write
+from learn_cli.render.text import Line, Styled, age, headline, safe, usage_line, write_plain
 
 STAR_SCORE = 0.8  # a ⭐ marks learnings this good (score ≥ 0.8)
 TEXT_FIELDS = ("context", "error", "fix", "command", "fix_command")
 
 
 def report(result, topic: str, labels: dict[str, str], include_archived: bool) -> None:
+    """Print the results: styled on a terminal, plain text when piped."""
     fancy_out = fancy()
+    lines = report_lines(result, topic, labels, include_archived, fancy_out)
+    if fancy_out:
+        from learn_cli.render.learning import write_styled
+
+        write_styled(lines)
+    else:
+        write_plain(lines)
+
+
+def report_lines(result, topic: str, labels: dict[str, str], include_archived: bool, fancy_out: bool) -> list[Line]:
+    out: list[Line] = []
     quoted = safe(topic, one_line=True, limit=80)
     if fancy_out:
-        write(Text(f'🔍 Searching knowledge base for "{quoted}"...', style="bold"))
-        write()
+        out += [Styled(f'🔍 Searching knowledge base for "{quoted}"...', style="bold"), ""]
     if not result.hits:
-        _nothing(quoted, include_archived)
-        _partial(result, labels, fancy_out)
-        return
+        out.append(_nothing(quoted, include_archived))
+        return out + _partial(result, labels, fancy_out)
     count = len(result.hits)
-    head = f"Results ({count} {'match' if count == 1 else 'matches'}):"
-    write(Text(head if fancy_out else f'Results for "{quoted}" ({count} {"match" if count == 1 else "matches"}):',
-               style="bold" if fancy_out else ""))
+    matches = f"{count} {'match' if count == 1 else 'matches'}"
+    out.append(Styled(f"Results ({matches}):", style="bold") if fancy_out else f'Results for "{quoted}" ({matches}):')
     for n, hit in enumerate(result.hits, 1):
-        write()
-        _hit(n, hit, labels, fancy_out)
+        out += ["", *_hit(n, hit, labels, fancy_out)]
     if result.more:
-        write()
-        write(Text("More matches: raise --limit to see them.", style="dim" if fancy_out else ""))
-    _partial(result, labels, fancy_out)
+        out += ["", Styled("More matches: raise --limit to see them.", style="dim")]
+    return out + _partial(result, labels, fancy_out)
 
 
-def _nothing(quoted: str, include_archived: bool) -> None:
+def _nothing(quoted: str, include_archived: bool) -> str:
     hint = "try other words" + ("" if include_archived else ", or --all to include archived learnings")
-    write(f'No learnings match "{quoted}" ({hint}).')
+    return f'No learnings match "{quoted}" ({hint}).'
 
 
-def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> None:
+def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> list[Line]:
     rec = hit.record
     archived = "archive" in hit.scope
     where = "Global" if hit.scope.startswith("global") else f"Project: {safe(labels.get(hit.pid, hit.pid), one_line=True)}"
@@ -48,35 +58,34 @@ def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> None:
     status = rec.get("status")
     flag = " (archived)" if archived else (f" ({status})" if status in ("pending", "conflicted") else "")
     star = "⭐ " if fancy_out and hit.score >= STAR_SCORE else ""
-    header = Text(f"[{n}] ", style="bold")
-    header.append(f"{star}Score: {hit.score:.2f}", style="yellow" if fancy_out and star else "")
-    header.append(f" | {where} | {category}{flag}")
-    write(header)
-    write(f'    "{headline(rec)}"')
+    out: list[Line] = [Styled(f"[{n}] ", (f"{star}Score: {hit.score:.2f}", "yellow" if star else ""),
+                              f" | {where} | {category}{flag}", style="bold"),
+                       f'    "{headline(rec)}"']
     fix = rec.get("fix") or rec.get("fix_command")
     if fix:
-        write(f"    Fix: {safe(fix, one_line=True, limit=200)}")
+        out.append(f"    Fix: {safe(fix, one_line=True, limit=200)}")
     used = f"    Used: {usage_line(rec)}"
     if archived:
         used += f" (last used: {age(rec.get('last_used') or rec.get('created'))})"
-    write(used)
-    write(Text(f"    ID: {safe(rec.get('id'), one_line=True)}", style="dim" if fancy_out else ""))
+    out.append(used)
+    out.append(Styled(f"    ID: {safe(rec.get('id'), one_line=True)}", style="dim"))
+    return out
 
 
-def _partial(result, labels: dict[str, str], fancy_out: bool) -> None:
+def _partial(result, labels: dict[str, str], fancy_out: bool) -> list[Line]:
     mark = "⚠ " if fancy_out else "note: "
+    out: list[Line] = []
     if result.timed_out:
         names = [safe(labels.get(p, p), one_line=True) for p in result.not_searched]
         shown = ", ".join(names[:10]) + (f", and {len(names) - 10} more" if len(names) > 10 else "")
-        write()
-        write(Text(f"{mark}Cross-project search stopped at its time bound: "
-                   f"{len(names)} {'project' if len(names) == 1 else 'projects'} not searched"
-                   + (f": {shown}" if names else "") + ". Narrow the topic to search them all.",
-                   style="yellow" if fancy_out else ""))
+        missed = f"{len(names)} {'project' if len(names) == 1 else 'projects'} not searched" + (
+            f": {shown}" if names else "")
+        out += ["", Styled(f"{mark}Cross-project search stopped at its time bound: {missed}. "
+                           "Narrow the topic to search them all.", style="yellow")]
     if result.not_ranked:
-        write()
-        write(Text(f"{mark}Broad topic: about {result.not_ranked:,} older matches in other projects were not "
-                   "ranked. Narrow the topic to see them.", style="yellow" if fancy_out else ""))
+        out += ["", Styled(f"{mark}Broad topic: about {result.not_ranked:,} older matches in other projects "
+                           "were not ranked. Narrow the topic to see them.", style="yellow")]
+    return out
 
 
 def as_json(result, topic: str, labels: dict[str, str]) -> dict:

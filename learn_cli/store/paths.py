@@ -7,6 +7,8 @@ from pathlib import Path
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+LEARNINGS_FILE = "learnings.jsonl"  # in every project folder
+ARCHIVE_FILE = "archive.jsonl"  # in every project folder and in global/
 
 DEFAULT_CONFIG = {
     "schema": 1,
@@ -43,7 +45,7 @@ class Layout:
         self.global_errors = self.global_dir / "errors.jsonl"
         self.global_patterns = self.global_dir / "patterns.jsonl"
         self.global_preferences = self.global_dir / "preferences.json"
-        self.global_archive = self.global_dir / "archive.jsonl"
+        self.global_archive = self.global_dir / ARCHIVE_FILE
         self.index_json = self.global_dir / "index.json"
         self.index_db = self.global_dir / "index.db"
         self.projects_dir = self.home / "projects"
@@ -56,10 +58,10 @@ class Layout:
         return self.projects_dir / pid
 
     def learnings(self, pid: str) -> Path:
-        return self.projects_dir / pid / "learnings.jsonl"
+        return self.projects_dir / pid / LEARNINGS_FILE
 
     def archive(self, pid: str) -> Path:
-        return self.projects_dir / pid / "archive.jsonl"
+        return self.projects_dir / pid / ARCHIVE_FILE
 
     def overrides(self, pid: str) -> Path:
         return self.projects_dir / pid / "overrides.json"
@@ -72,6 +74,22 @@ class Layout:
 
     def global_files(self) -> list[Path]:
         return [self.global_errors, self.global_patterns, self.global_preferences]
+
+    def record_files(self) -> list[str]:
+        """Every file that holds records: the global ones, then each project's learnings and
+        archive (in folder name order). Strings, not `Path`s: the index checks thousands of
+        them on every command, and building a `Path` costs ~10x the `os.stat`."""
+        files = [str(p) for p in (*self.global_files(), self.global_archive)]
+        projects = str(self.projects_dir)
+        try:
+            pids = sorted(entry.name for entry in os.scandir(projects) if entry.is_dir())
+        except FileNotFoundError:
+            pids = []
+        for pid in pids:
+            folder = f"{projects}{os.sep}{pid}{os.sep}"
+            files.append(folder + LEARNINGS_FILE)
+            files.append(folder + ARCHIVE_FILE)
+        return files
 
     def ensure(self) -> bool:
         """Create the whole layout; True when this was the first run."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import NamedTuple
@@ -27,8 +26,21 @@ def identify(path: str | os.PathLike | None = None) -> Project:
     root, git_dir = find_git_root(start)
     remote = origin_url(git_dir) if git_dir else None
     material = normalize_remote(remote) if remote else str(root)
-    pid = hashlib.sha256(material.encode("utf-8", "replace")).hexdigest()[:12]
+    pid = _sha256(material.encode("utf-8", "replace")).hexdigest()[:12]
     return Project(id=pid, name=root.name or str(root), root=str(root), remote=remote)
+
+
+def _sha256(data: bytes):
+    """SHA-256 without importing `hashlib`, which loads OpenSSL (~2 ms on every hook call and
+    recall): CPython's own implementation gives the same digest."""
+    try:
+        from _sha2 import sha256  # CPython 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # CPython 3.11
+        except ImportError:
+            from hashlib import sha256
+    return sha256(data)
 
 
 def find_git_root(start: Path) -> tuple[Path, Path | None]:

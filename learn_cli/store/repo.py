@@ -117,7 +117,8 @@ class Store:
                     self.index.note_project(pid, known[pid]["name"], known[pid]["root"] or "", known[pid]["remote"])
                 except sqlite3.Error:
                     pass
-        known = {p: v for p, v in known.items() if p in set(pids)}
+        live = set(pids)
+        known = {p: v for p, v in known.items() if p in live}
         names: dict[str, int] = {}
         for info in known.values():
             names[info["name"]] = names.get(info["name"], 0) + 1
@@ -130,7 +131,7 @@ class Store:
         return {"errors": self.layout.global_errors, "patterns": self.layout.global_patterns,
                 "preferences": self.layout.global_preferences}[store_file_kind(rec)]
 
-    def data_files(self) -> list[Path]:
+    def data_files(self) -> list[str]:
         return self.index.all_files()
 
     # -- the index -------------------------------------------------------------------------

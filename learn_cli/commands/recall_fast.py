@@ -1,0 +1,106 @@
+"""`learn recall` without typer or rich: the command's work, shared with the typer command
+(learn_cli/commands/recall.py), and a fast path for pipes and `--json`.
+
+Importing typer (and the pydantic it loads to parse) and rich costs a recall ~100 ms, ten
+times the search. When stdout is not a terminal, or `--json` is given, `main` parses recall's
+few options itself and prints the same plain text or JSON as the typer command. Anything it
+does not understand exactly (help, an unknown option, a value out of range, a terminal
+without `--json`) goes to typer, so help and usage errors stay typer's.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from learn_cli.commands._common import EXIT_USAGE, State, current_project, fail, guarded, json_out, open_store
+
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 1000
+FLAGS = {"--all": "include_archived", "--json": "as_json"}
+LIMIT_OPTIONS = ("--limit", "-n")
+DEFAULT_TIMEOUT_S = 5.0
+
+
+def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json: bool) -> None:
+    """Search and print: what `learn recall` does, whichever path parsed it. The records found
+    are decoded with the stdlib `json`: they are the index's own `json.dumps`, and importing
+    orjson (~9 ms) would cost more than it saves on ~300 of them."""
+    from learn_cli.engine.search import search, topic_terms
+    from learn_cli.render import recall as render
+
+    text = " ".join(topic).strip()
+    if not topic_terms(text):
+        fail("the topic has no words to search for", EXIT_USAGE)
+    store = open_store(st)
+    project = current_project(st)
+    store.refresh(loads=_orjson_loads)
+    timeout = store.setting("search_timeout_s", project.id)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
+        timeout = DEFAULT_TIMEOUT_S
+    result = search(store, text, project_id=project.id, limit=limit, include_archived=include_archived,
+                    timeout_s=timeout)
+    labels = {pid: info["label"] for pid, info in store.projects().items()} if result.hits or result.not_searched else {}
+    if as_json:
+        json_out(render.as_json(result, text, labels))
+    else:
+        render.report(result, text, labels, include_archived)
+
+
+def _orjson_loads(data):
+    """orjson's `loads`, imported only when a stale file must be re-read: bad lines are then
+    reported in the same words as by the other commands, and a fresh index costs no import."""
+    import orjson
+
+    return orjson.loads(data)
+
+
+def main(global_args: list[str], args: list[str]) -> int | None:
+    """The fast path: the exit code, or None when typer must take the command."""
+    opts = parse(args)
+    if opts is None or sys.stdout is None:  # stdout closed: typer's guard says so
+        return None
+    if sys.stdout.isatty() and not opts["as_json"]:  # a terminal: rich's layout
+        return None
+    home, project = global_values(global_args)
+    st = State(home=home, project_path=project)
+    return guarded(lambda: run(st, **opts))
+
+
+def parse(args: list[str]) -> dict | None:
+    """recall's arguments after the command name as `run`'s keywords, None for anything but
+    the plain forms."""
+    topic: list[str] = []
+    values = {"limit": DEFAULT_LIMIT, "include_archived": False, "as_json": False}
+    rest = iter(args)
+    for arg in rest:
+        name, eq, value = arg.partition("=")
+        if arg in FLAGS:
+            values[FLAGS[arg]] = True
+        elif arg in LIMIT_OPTIONS or (eq and name == "--limit"):
+            limit = _limit(value if eq else next(rest, ""))
+            if limit is None:
+                return None
+            values["limit"] = limit
+        elif arg.startswith("-"):
+            return None  # --help, an unknown option, `--`: typer's
+        else:
+            topic.append(arg)
+    return dict(values, topic=topic) if topic else None
+
+
+def _limit(value: str) -> int | None:
+    """A limit typer would accept (digits, 1..MAX_LIMIT), else None."""
+    if not (value.isascii() and value.isdigit()):
+        return None
+    limit = int(value)
+    return limit if 1 <= limit <= MAX_LIMIT else None
+
+
+def global_values(global_args: list[str]) -> tuple[str | None, str | None]:
+    """(--home, --project) from the leading global options (the last of each wins, as in click)."""
+    found: dict[str, str] = {}
+    rest = iter(global_args)
+    for arg in rest:
+        name, eq, value = arg.partition("=")
+        found[name] = value if eq else next(rest, "")
+    return found.get("--home"), found.get("--project")

@@ -1,0 +1,174 @@
+"""The index's `derived` column (a record's decision fields and conflict features) is a cache:
+promotion and prune must decide exactly as they do from whole records. Each test runs the same
+command on two copies of one generated home, one read from whole records (the column left
+empty, as in a home where it cannot be written) and one from the column, and compares the
+reports and the files written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.generate import generate
+from learn_cli.engine import promotion
+from learn_cli.engine.promotion import run_promotion
+from learn_cli.engine.prune import run_prune
+from learn_cli.store.repo import Store
+
+NOW = 1_795_000_000.0
+RUN_AT = "2026-11-20T12:00:00Z"  # shortly after the generator's clock
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("gen")
+    generate(out, 1500, 12, seed=11, now=NOW)
+    return out / "home"
+
+
+def _copies(generated: Path, tmp_path: Path) -> tuple[Path, Path]:
+    cold, warm = tmp_path / "cold", tmp_path / "warm"
+    shutil.copytree(generated, cold)
+    shutil.copytree(generated, warm)
+    return cold, warm
+
+
+def _derived_rows(home: Path) -> tuple[int, int]:
+    db = sqlite3.connect(str(home / "global" / "index.db"))
+    try:
+        return db.execute("SELECT count(derived), count(*) FROM learnings WHERE scope IN ('project', 'global') "
+                          "AND status IS NOT 'archived'").fetchone()
+    finally:
+        db.close()
+
+
+def _state(home: Path) -> dict:
+    """Every record of the home by (file, id), without the write stamp."""
+    out = {}
+    for path in sorted(home.glob("projects/*/*.jsonl")) + sorted(home.glob("global/*.jsonl")):
+        for line in path.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                rec.pop("updated", None)
+                out[(str(path.relative_to(home)), rec["id"])] = rec
+    for rec in json.loads((home / "global" / "preferences.json").read_text())["learnings"]:
+        rec.pop("updated", None)
+        out[("global/preferences.json", rec["id"])] = rec
+    return out
+
+
+def _without_new_ids(report: dict) -> dict:
+    """New global records get random ids: compare reports without them."""
+    text = json.dumps(report, sort_keys=True)
+    for item in report.get("promoted", []):
+        if item.get("global_id"):
+            text = text.replace(item["global_id"], "<new>")
+    return json.loads(text)
+
+
+def _fill_derived(home: Path) -> None:
+    store = Store(home)
+    try:
+        run_promotion(store, now=RUN_AT, dry_run=True)  # reads every record once: fills the column
+    finally:
+        store.close()
+    filled, total = _derived_rows(home)
+    assert filled == total > 0
+
+
+@pytest.fixture
+def whole_records(monkeypatch):
+    """Runs that read every record whole: the column is never filled before reading."""
+    def use(home: Path) -> None:
+        monkeypatch.setattr(promotion, "_derive_missing", lambda *args, **kwargs: None)
+    return use
+
+
+def _promote(home: Path) -> dict:
+    store = Store(home)
+    try:
+        return run_promotion(store, now=RUN_AT).as_json()
+    finally:
+        store.close()
+
+
+def test_promotion_decides_the_same_from_derived_fields(generated, tmp_path, whole_records):
+    cold, warm = _copies(generated, tmp_path)
+    _fill_derived(warm)
+    warm_report = _promote(warm)
+    whole_records(cold)
+    assert _derived_rows(cold)[0] == 0  # the generator leaves the column empty
+    cold_report = _promote(cold)
+    assert cold_report["counts"]["promoted"] > 0 and cold_report["counts"]["conflicts"] > 0
+    assert cold_report["counts"]["archived"] > 0
+    assert _without_new_ids(cold_report) == _without_new_ids(warm_report)
+    cold_state, warm_state = _state(cold), _state(warm)
+    assert cold_state.keys() - warm_state.keys() == set() or all(
+        k[0].startswith("global/") for k in cold_state.keys() ^ warm_state.keys())
+    same_ids = cold_state.keys() & warm_state.keys()
+    assert len(same_ids) > 1000
+    assert {k: cold_state[k] for k in same_ids} == {k: warm_state[k] for k in same_ids}
+
+
+def test_promotion_settles_and_keeps_the_column_filled(generated, tmp_path):
+    """Copies folded into a global learning are archived by the next run when stale; from then
+    on a run changes nothing, and every live row keeps its derived value (rows the runs wrote
+    were derived as they were written)."""
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    _promote(home)
+    _promote(home)
+    before = _state(home)
+    again = _promote(home)
+    assert again["counts"]["promoted"] == again["counts"]["new_conflicts"] == again["counts"]["archived"] == 0
+    assert again["counts"]["files_written"] == 0
+    filled, total = _derived_rows(home)
+    assert filled == total
+    assert _state(home) == before
+
+
+def test_prune_decides_the_same_from_derived_fields(generated, tmp_path, whole_records):
+    cold, warm = _copies(generated, tmp_path)
+    _fill_derived(warm)
+    reports = []
+    for home in (warm, cold):
+        if home == cold:
+            whole_records(cold)
+        store = Store(home)
+        try:
+            reports.append(run_prune(store, now=RUN_AT).as_json())
+        finally:
+            store.close()
+    for report in reports:
+        report["storage"].pop("disk_before")
+        report["storage"].pop("disk_after")
+        report["storage"].pop("disk_saved")
+    assert reports[0]["archived"]["count"] > 0
+    assert reports[0] == reports[1]
+    assert _state(cold) == _state(warm)
+
+
+def test_a_record_rewritten_by_a_hook_is_read_again(generated, tmp_path):
+    """A write without derive (the hooks) empties the column: the next run reads the record."""
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    _fill_derived(home)
+    store = Store(home)
+    try:
+        path, rec = next((store.path_of(f), r) for f, s, _, r in store.iter_index("scope = 'project'")
+                         if r.get("status") == "active")
+        store.update(path, rec["id"], lambda r: dict(r, frequency=9, impact=0.9, last_used=RUN_AT))
+        row = store.index.db.execute("SELECT derived FROM learnings WHERE id=?", (rec["id"],)).fetchone()
+        assert row[0] is None
+        report = run_promotion(store, now=RUN_AT, dry_run=True)
+        assert rec["id"] not in {c["id"] for c in report.archived}
+    finally:
+        store.close()
