@@ -63,7 +63,7 @@ class Entry:
         self.path = path
         self.scope = scope  # project | global
         self.pid = pid
-        self.rec = rec  # the record, or with full=False only its DECISION_FIELDS (see derive)
+        self.rec = rec  # the record, or with full=False only its DECISION_FIELDS (see derive_fields)
         self.rowid = rowid  # its row in the index (0: not from the index)
         self.full = full
         self.patch: dict = {}
@@ -120,7 +120,7 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
 
     loads = loads or _fast_loads()
     store.refresh(loads=loads)
-    store.index.derive = derive
+    store.index.derive = DERIVE
     # Conflicts first, their features streamed from the index: what they hold is freed before
     # the entries are loaded (peak memory is the larger of the two, not their sum).
     _derive_missing(store, _live(WHOLE_STORE), (), loads)
@@ -136,7 +136,7 @@ def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Cal
     and archived."""
     lay = store.layout
     store.refresh([lay.learnings(pid), *lay.global_files()], loads)
-    store.index.derive = derive
+    store.index.derive = DERIVE
     own = load_entries(store, "scope = 'project' AND pid = ?", (pid,), loads)
     keys = sorted({e.rec.get("key") for e in own if e.rec.get("key")})
     others = []
@@ -184,36 +184,45 @@ def _derive_missing(store, live: str, args: tuple, loads: Callable, batch: int =
                                      f"derived NOT LIKE ? OR features IS NULL)", (*args, f"[{_DERIVED_VERSION},%"))]
     for start in range(0, len(todo), batch):
         chunk = todo[start:start + batch]
-        rows = db.execute(f"SELECT rowid, data FROM learnings WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
+        rows = db.execute(f"SELECT rowid, data, features IS NULL FROM learnings WHERE rowid IN "
+                          f"({','.join('?' * len(chunk))})", chunk)
         # Only rows still holding the data that was derived: a writer may have replaced them.
-        fresh = [(*derive(loads(data)), rowid, data) for rowid, data in rows.fetchall()]
+        fresh = [(derive_fields(rec), derive_features(rec) if no_features else None, rowid, data)
+                 for rowid, data, no_features in rows.fetchall() for rec in (loads(data),)]
         try:
             with store.index._tx() as tx:
-                tx.executemany("UPDATE learnings SET derived=?, features=? WHERE rowid=? AND data=?", fresh)
+                tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features) "
+                               "WHERE rowid=? AND data=?", fresh)
         except sqlite3.Error:
             return  # only derived data: the records are read whole instead
 
 
-# What a whole-store run reads of every record (see derive); the texts are read only for the
+# What a whole-store run reads of every record (see derive_fields); the texts are read only for the
 # few records it writes or shows (Entry.full, ensure_full).
 DECISION_FIELDS = ("id", "key", "type", "status", "frequency", "impact", "last_used", "low_since", "projects",
                    "promoted_to", "conflict_with", "pre_conflict_status")
 _DERIVED_VERSION = 2
 
 
-def derive(rec: dict) -> tuple[str, str]:
-    """The index's `derived` and `features` values of a record: its DECISION_FIELDS (plus
-    `created` when there is no usable last use, and `project` when no `projects`: the
-    fallbacks of scoring) and its conflict features."""
-    from learn_cli.engine.conflicts import record_features
-
+def derive_fields(rec: dict) -> str:
+    """The index's `derived` value of a record: its DECISION_FIELDS, plus `created` when there
+    is no usable last use and `project` when no `projects` (the fallbacks of scoring)."""
     fields = {name: rec[name] for name in DECISION_FIELDS if name in rec}
     if "created" in rec and scoring.parse_time(rec.get("last_used")) is None:
         fields["created"] = rec["created"]
     if "project" in rec and not rec.get("projects"):
         fields["project"] = rec["project"]
-    return (json.dumps([_DERIVED_VERSION, fields], ensure_ascii=False, separators=(",", ":")),
-            json.dumps(record_features(rec), ensure_ascii=False, separators=(",", ":")))
+    return json.dumps([_DERIVED_VERSION, fields], ensure_ascii=False, separators=(",", ":"))
+
+
+def derive_features(rec: dict) -> str:
+    """The index's `features` value of a record: its conflict features."""
+    from learn_cli.engine.conflicts import record_features
+
+    return json.dumps(record_features(rec), ensure_ascii=False, separators=(",", ":"))
+
+
+DERIVE = (derive_fields, derive_features)  # for Index.derive
 
 
 def _parse_derived(text, loads: Callable) -> dict | None:

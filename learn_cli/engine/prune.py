@@ -27,8 +27,8 @@ from functools import reduce
 from pathlib import Path
 
 from learn_cli.engine import scoring
-from learn_cli.engine.promotion import (WHOLE_STORE, Entry, _DELETE, archive_stale, derive, ensure_full, load_entries, rescore,
-                                        summary, write_entries)
+from learn_cli.engine.promotion import (DERIVE, WHOLE_STORE, Entry, _DELETE, archive_stale, ensure_full,
+                                        load_entries, rescore, summary, write_entries)
 
 NEAR_DUPLICATE = 0.85
 LARGE_ARCHIVE_BYTES = 5 * 1024 * 1024
@@ -98,7 +98,7 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     report.hard_delete_days = _positive(cfg.get("hard_delete_days"), 90)
     report.disk_before = data_bytes(store)
     store.refresh(loads=loads)
-    store.index.derive = derive
+    store.index.derive = DERIVE
     entries = load_entries(store, WHOLE_STORE, (), loads)
     report.entries_before = len(entries)
     report.scored, report.rescored = rescore(entries, now, progress=progress)

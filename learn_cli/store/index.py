@@ -41,6 +41,7 @@ DROP TRIGGER IF EXISTS learnings_ad;
 CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, remote TEXT);
 """
 
+BODY_LIMIT = 6000  # characters of a record's searchable text in the full-text index
 SEARCH_FIELDS = ("context", "error", "fix", "command", "fix_command", "category", "type", "project")
 
 
@@ -49,7 +50,7 @@ def search_body(rec: dict) -> str:
     tags = rec.get("tags")
     if isinstance(tags, list):
         parts.extend(str(t) for t in tags)
-    return " ".join(p for p in parts if p)[:6000]
+    return " ".join(p for p in parts if p)[:BODY_LIMIT]
 
 
 class Index:
@@ -57,10 +58,11 @@ class Index:
         self.layout = layout
         self.path = layout.index_db
         self.on_event = on_event or (lambda msg: None)
-        # derive(record) -> texts for the `derived` and `features` columns: set by whole-store
-        # commands (promote, prune), which read them back; rows written without it (the
-        # hooks) hold NULL and are derived by the next such command. Any write replaces them.
-        self.derive: Callable[[dict], tuple[str, str]] | None = None
+        # (fields, features): record -> text of the `derived` and `features` columns, set by
+        # whole-store commands (promote, prune), which read them back. Rows written without
+        # them (the hooks) hold NULL and are derived by the next such command; a write that
+        # leaves a record's searchable text as it was keeps its features (they come from it).
+        self.derive: tuple[Callable[[dict], str], Callable[[dict], str]] | None = None
         self.db = self._open()
 
     # -- opening and rebuilding ------------------------------------------------------------
@@ -178,8 +180,7 @@ class Index:
             return
         scope, pid = self.scope_of(path)
         with self._tx() as db:
-            for rec in records:
-                self._write_row(db, rel, scope, pid, rec)
+            self._write_rows(db, rel, scope, pid, records)
             db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
                        (*st, lines_added, rel))
 
@@ -196,8 +197,7 @@ class Index:
             return
         scope, pid = self.scope_of(path)
         with self._tx() as db:
-            for rec in changed:
-                self._write_row(db, rel, scope, pid, rec)
+            self._write_rows(db, rel, scope, pid, changed)
             updated = db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=?, superseded=0 WHERE path=?",
                                  (*st, lines, rel)).rowcount
         if not updated:
@@ -226,21 +226,46 @@ class Index:
                 db.execute("DELETE FROM files WHERE path=?", (rel,))
         return loaded.bad
 
-    def _write_row(self, db: sqlite3.Connection, rel: str, scope: str, pid: str, rec: dict) -> None:
-        """Insert, replace or (tombstone) delete one record's row, FTS included."""
-        old = db.execute("SELECT rowid, body FROM learnings WHERE file=? AND id=?", (rel, rec["id"])).fetchone()
-        if rec.get("deleted") is True:
-            if old:
-                _delete_row(db, *old)
-            return
-        row = self._row(rel, scope, pid, rec)
-        if old and old[1] == row[9]:  # same searchable text: leave the full-text index alone
-            db.execute(_UPDATE, (*row[2:9], *row[10:], old[0]))
-            return
-        if old:
-            _delete_row(db, *old)
-        rowid = db.execute(_INSERT, row).lastrowid
-        db.execute("INSERT INTO fts(rowid, body) VALUES (?, ?)", (rowid, row[9]))
+    def _write_rows(self, db: sqlite3.Connection, rel: str, scope: str, pid: str, recs: list[dict]) -> None:
+        """Insert, replace or (tombstones) delete records' rows, FTS included. The old rows are
+        read in one query per 500 ids; rows whose searchable text did not change are updated
+        in place together, without touching the full-text index."""
+        old = self._rows_of(db, rel, {r["id"] for r in recs})
+        in_place = []
+        for rec in recs:
+            prev = old.get(rec["id"])
+            if rec.get("deleted") is True:
+                if prev:
+                    _delete_row(db, prev[0], prev[1])
+                    del old[rec["id"]]
+                continue
+            body = search_body(rec)
+            if prev and prev[1] == body:
+                kept = prev[2] if len(body) < BODY_LIMIT else None  # a cut text may hide a change
+                in_place.append(self._update_args(rel, scope, pid, rec, body, kept, prev[0]))
+                continue
+            if prev:
+                _delete_row(db, prev[0], prev[1])
+            row = self._row(rel, scope, pid, rec, body)
+            rowid = db.execute(_INSERT, row).lastrowid
+            db.execute("INSERT INTO fts(rowid, body) VALUES (?, ?)", (rowid, body))
+            old[rec["id"]] = (rowid, body, row[12])
+        db.executemany(_UPDATE, in_place)
+
+    def _update_args(self, rel: str, scope: str, pid: str, rec: dict, body: str, features, rowid: int) -> tuple:
+        row = self._row(rel, scope, pid, rec, body, features)
+        return (*row[2:9], *row[10:], rowid)
+
+    @staticmethod
+    def _rows_of(db: sqlite3.Connection, rel: str, ids: set[str]) -> dict[str, tuple]:
+        """id -> (rowid, body, features) of the rows of one file with these ids."""
+        ids, out = sorted(ids), {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows = db.execute(f"SELECT id, rowid, body, features FROM learnings WHERE file=? AND id IN "
+                              f"({','.join('?' * len(chunk))})", (rel, *chunk))
+            out.update((rid, (rowid, body, features)) for rid, rowid, body, features in rows)
+        return out
 
     def note_project(self, pid: str, name: str, root: str, remote: str | None) -> None:
         with self._tx() as db:
@@ -305,10 +330,15 @@ class Index:
             return ("archive" if archived else "project"), parts[1]
         return ("global-archive" if archived else "global"), ""
 
-    def _row(self, rel: str, scope: str, pid: str, rec: dict) -> tuple:
+    def _row(self, rel: str, scope: str, pid: str, rec: dict, body: str | None = None, features: str | None = None) -> tuple:
+        """The learnings row of a record (`features` when already known)."""
+        derive = self.derive
+        if features is None and derive:
+            features = derive[1](rec)
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
-                rec.get("status"), rec.get("updated") or "", search_body(rec),
-                json.dumps(rec, ensure_ascii=False, separators=(",", ":")), *(self.derive(rec) if self.derive else (None, None)))
+                rec.get("status"), rec.get("updated") or "", search_body(rec) if body is None else body,
+                json.dumps(rec, ensure_ascii=False, separators=(",", ":")), derive[0](rec) if derive else None,
+                features)
 
     def _tx(self):
         return _Transaction(self.db)
