@@ -274,8 +274,10 @@ class Summary:
     sessions: int = 0
     bench_project: dict = field(default_factory=dict)
     sessions_of_bench_project: list = field(default_factory=list)
+    now: float = 0.0  # the generator's clock: records are dated relative to it
     seconds_write: float = 0.0
     seconds_index: float = 0.0
+    maintenance: dict = field(default_factory=dict)  # yesterday's promote and prune, when run
     bytes_jsonl: int = 0
     bytes_index: int = 0
 
@@ -311,7 +313,7 @@ class Generator:
         self._key_cache: dict = {}
         self._id_seq = self.rng.randrange(1 << 24)
         self._word_seq = 400  # three syllables at least
-        self.summary = Summary(home=str(self.home), work=str(self.work))
+        self.summary = Summary(home=str(self.home), work=str(self.work), now=self.now)
 
     # -- projects ------------------------------------------------------------------------
     def make_projects(self) -> list[ProjectInfo]:
@@ -699,12 +701,39 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def generate(out: Path, learnings: int, projects: int, seed: int = 7, now: float | None = None,
-             index: bool = True) -> Summary:
+             index: bool = True, maintained: bool = False) -> Summary:
     gen = Generator(out, learnings, projects, seed, now)
     summary = gen.build()
-    if index:
+    if index or maintained:
         gen.build_index()
+    if maintained:
+        summary.maintenance = maintain(Path(summary.home), summary.now - DAY)
     return summary
+
+
+def maintain(home: Path, when: float) -> dict:
+    """The housekeeping a heavy user's home has had: `learn promote` and `learn prune` over the
+    whole store, run (in process) at `when`. A generated home is a year of learnings that no
+    promotion has ever seen (tens of thousands of scores to start or stop, first conflicts);
+    a real one is promoted at every session end and pruned daily, so the benchmarks of the
+    daily commands run on a home maintained the day before."""
+    from learn_cli.engine.promotion import run_promotion
+    from learn_cli.engine.prune import run_prune
+    from learn_cli.store.repo import Store
+
+    store = Store(home, warn_stderr=False)
+    try:
+        started = time.perf_counter()
+        promoted = run_promotion(store, now=iso(when), loads=orjson.loads).counts()
+        middle = time.perf_counter()
+        pruned = run_prune(store, now=iso(when), loads=orjson.loads)
+        done = time.perf_counter()
+    finally:
+        store.close()
+    return {"at": iso(when), "seconds_promote": round(middle - started, 2), "seconds_prune": round(done - middle, 2),
+            "promoted": promoted["promoted"], "archived": promoted["archived"] + len(pruned.archived),
+            "conflicts": promoted["conflicts"], "low_since_changed": promoted["low_since_changed"],
+            "merged": pruned.removed}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -714,8 +743,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--projects", type=int, default=10)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--no-index", action="store_true", help="skip building the SQLite index")
+    ap.add_argument("--maintained", action="store_true",
+                    help="then run yesterday's promote and prune over it, as a real home has had")
     args = ap.parse_args(argv)
-    summary = generate(Path(args.out), args.learnings, args.projects, args.seed, index=not args.no_index)
+    summary = generate(Path(args.out), args.learnings, args.projects, args.seed, index=not args.no_index,
+                       maintained=args.maintained)
     print(json.dumps(summary.as_dict(), indent=2))
     return 0
 

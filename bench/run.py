@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import report
-from bench.generate import BENCH_FAILURE, generate
+from bench.generate import BENCH_FAILURE, DAY, generate, maintain
 
 FULL_SIZES = [(1_000, 10), (10_000, 100), (100_000, 1_000)]
 SMOKE_SIZES = [(200, 5)]
@@ -179,14 +179,18 @@ class Bench:
 
     # -- the measuring loop ---------------------------------------------------------------
     def measure(self, name: str, size: int, make_argv, *, home: Path, cwd: str, stdin=None, setup=None,
-                teardown=None, timeout: float = PROCESS_TIMEOUT_S, with_bare: bool = True, check=None) -> Result:
-        """Warm-up, then `runs` timed runs, each followed by a bare interpreter run.
+                teardown=None, timeout: float = PROCESS_TIMEOUT_S, with_bare: bool = True, check=None,
+                once: bool = False) -> Result:
+        """Warm-up, then `runs` timed runs, each followed by a bare interpreter run; with `once`,
+        a single timed run and no warm-up (work that happens once, like a first promotion).
 
         An operation whose warm-up takes longer than SLOW_S gets SLOW_RUNS timed runs (said in
         the report), so that one pathologically slow command cannot blow the 10-minute budget."""
         res = Result(name, size)
-        runs = self.runs
-        i = 0
+        runs = 1 if once else self.runs
+        i = 1 if once else 0
+        if once:
+            res.note = "1 run: it happens once"
         while i <= runs:
             ctx = setup() if setup else {}
             argv = make_argv(ctx)
@@ -241,13 +245,24 @@ class Bench:
         out = self.workdir / f"home-{learnings}"
         self.say(f"generating {learnings:,} learnings over {projects:,} projects")
         summary = generate(out, learnings, projects, seed=self.args.seed)
-        self.homes[learnings] = summary.as_dict()
         self.say(f"  written in {summary.seconds_write:.1f} s, indexed in {summary.seconds_index:.1f} s")
         home = Path(summary.home)
         bench_root = summary.bench_project["root"]
         sessions = summary.sessions_of_bench_project or ["bench-session"]
         size = learnings
         learn = self.learn
+
+        # The first promotion and prune of a home that never had one, once each on a copy;
+        # then yesterday's maintenance, and every other figure on the maintained home.
+        for command in ("promote", "prune"):
+            if self.has(command):
+                self.measure(f"{command} (first run)", size, lambda ctx, c=command: [learn, c], home=home,
+                             cwd=bench_root, setup=lambda: {"home": self.clone(home)},
+                             teardown=lambda ctx: _rmtree(ctx["home"].parent), once=True)
+        summary.maintenance = maintain(home, summary.now - DAY)
+        self.homes[learnings] = summary.as_dict()
+        self.say(f"  yesterday's promote and prune: {summary.maintenance['seconds_promote']:.1f} s + "
+                 f"{summary.maintenance['seconds_prune']:.1f} s in process")
 
         # Capture: a fresh failure payload each run (new tool_use_id), in a live session.
         def failure_payload(ctx) -> bytes:
