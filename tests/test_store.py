@@ -177,3 +177,28 @@ def test_coerce_record_rejects_and_caps():
     assert "must be text" in coerce_record({"context": 5, "fix": "x"})[1] or coerce_record({"context": 5, "fix": "x"})[0]
     rec, why = coerce_record({"context": "x" * 10_000, "fix": "y", "frequency": "lots", "impact": 7, "id": "../../etc"})
     assert why is None and len(rec["context"]) == 500 and rec["frequency"] == 1 and rec["impact"] == 1.0
+
+
+def test_an_index_of_the_previous_schema_gains_the_derived_columns(store, tmp_path):
+    """A v4 index (no derived/features columns) is upgraded in place, its rows kept; promotion
+    then fills the new columns."""
+    import sqlite3
+
+    from learn_cli.engine.promotion import run_promotion
+
+    project = identify(tmp_path)
+    store.register_project(project)
+    rec = make_record(context="docker platform", fix="--platform linux/amd64", key="k-old")
+    store.put(store.layout.learnings(project.id), rec)
+    store.close()
+    db = sqlite3.connect(str(store.layout.index_db))
+    db.execute("ALTER TABLE learnings DROP COLUMN derived")
+    db.execute("ALTER TABLE learnings DROP COLUMN features")
+    db.execute("PRAGMA user_version=4")
+    db.commit()
+    db.close()
+    assert store.index.by_key("k-old")[0][3]["id"] == rec["id"]  # rows kept, no rebuild
+    run_promotion(store)
+    derived, features = store.index.db.execute("SELECT derived, features FROM learnings WHERE id=?",
+                                               (rec["id"],)).fetchone()
+    assert json.loads(derived)[1]["id"] == rec["id"] and json.loads(features)[0] == "--platform linux/amd64"
