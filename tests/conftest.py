@@ -27,6 +27,23 @@ def learn_executable() -> str:
     return found
 
 
+def pytest_sessionstart(session) -> None:
+    """Stop at once when the installed `learn` is not the code in this tree (`make install`
+    reinstalls it after every change; running pytest alone after an edit would test the old)."""
+    probe = subprocess.run([sys.executable, "-c", "import learn_cli, os; print(os.path.dirname(learn_cli.__file__))"],
+                           capture_output=True, text=True, cwd="/", check=False)
+    installed = Path(probe.stdout.strip()) if probe.returncode == 0 else None
+    if installed is None:
+        pytest.exit("learn_cli is not installed in this interpreter: run `make install` first", 2)
+    source = ROOT / "learn_cli"
+    stale = [str(p.relative_to(source)) for p in sorted(source.rglob("*.py"))
+             if not (installed / p.relative_to(source)).is_file()
+             or (installed / p.relative_to(source)).read_bytes() != p.read_bytes()]
+    if stale:
+        pytest.exit(f"the installed learn ({installed}) differs from the source in {len(stale)} files "
+                    f"({', '.join(stale[:3])}...): run `make install`", 2)
+
+
 class Learn:
     """Runs `learn` as a user would: a real process, a throwaway home, a project folder."""
 
