@@ -64,8 +64,11 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(USAGE)
         return 0
     started = time.monotonic()
+    cache = _regex_cache(argv)
     out = _guarded(lambda: _capture(argv, started), argv)
-    return _emit(out)
+    code = _emit(out)
+    cache.save()  # after the answer: the agent does not wait for it
+    return code
 
 
 def context_main(argv: list[str]) -> int:
@@ -73,8 +76,11 @@ def context_main(argv: list[str]) -> int:
     if "--help" in argv or "-h" in argv:
         sys.stdout.write(CONTEXT_USAGE)
         return 0
+    cache = _regex_cache(argv)
     out = _guarded(lambda: _context(argv), argv, deadline=DEADLINES["session_start"])
-    return _emit(out)
+    code = _emit(out)
+    cache.save()
+    return code
 
 
 def handle(payload: bytes | str | dict, agent: str = "claude-code", home: str | None = None) -> dict | None:
@@ -240,6 +246,18 @@ def _options(argv: list[str], allowed: tuple[str, ...]) -> dict:
             raise _Usage(f"unknown option {arg[:40]!r}")
         i += 1
     return opts
+
+
+def _regex_cache(argv: list[str]):
+    """Compiled regular expressions from the store's cache file (see capture.regex_cache)."""
+    from learn_cli.capture import regex_cache
+    from learn_cli.store.paths import resolve_home
+
+    try:
+        regex_cache.install(os.path.join(resolve_home(_home_arg(argv)), "global", regex_cache.FILE_NAME))
+    except Exception:  # noqa: BLE001 - only a cache: the hook works without it
+        pass
+    return regex_cache
 
 
 def _home_arg(argv: list[str]) -> str | None:

@@ -681,9 +681,9 @@ def _learn_correction(cap: Capture, item: list, event_id: str) -> None:
 
 
 def _digest(text: str) -> str:
-    import hashlib
+    from learn_cli.store.digest import sha1_hex
 
-    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:16]
+    return sha1_hex(text.encode("utf-8", "replace"))[:16]
 
 
 # ---------------------------------------------------------------------------------------------

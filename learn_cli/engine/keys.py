@@ -104,9 +104,9 @@ _TEMP_ROOTS = ("/tmp/", "/private/tmp/", "/var/folders/", "/private/var/folders/
 
 
 def _sha16(material: str) -> str:
-    import hashlib  # lazily: it loads OpenSSL (~2 ms) and only keys need it
+    from learn_cli.store.digest import sha1_hex
 
-    return hashlib.sha1(material.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return sha1_hex(material.encode("utf-8", "surrogatepass"))[:16]
 
 
 # ---------------------------------------------------------------------------

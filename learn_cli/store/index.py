@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from . import jsonl
 from .locks import file_lock
@@ -359,14 +359,17 @@ class Index:
             scope, pid = self.scope_of(path)
             batch.append((rel, [self._row(rel, scope, pid, r) for r in records], _stat(written)))
         with self._tx() as db:
-            for rel, rows, st in batch:
+            for rel, _rows, _st in batch:
                 _delete_file_rows(db, rel)
+            last = db.execute("SELECT coalesce(max(rowid), 0) FROM learnings").fetchone()[0]
+            for rel, rows, st in batch:
                 db.executemany(_INSERT, rows)
-                db.execute("INSERT INTO fts(rowid, body) SELECT rowid, body FROM learnings WHERE file=?", (rel,))
                 if st:
                     db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)", (rel, *st, len(rows), 0, 0))
                 else:
                     db.execute("DELETE FROM files WHERE path=?", (rel,))
+            # New rows get rowids past the largest one: their full text goes in with one statement.
+            db.execute("INSERT INTO fts(rowid, body) SELECT rowid, body FROM learnings WHERE rowid > ?", (last,))
 
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 from pathlib import Path
-from typing import NamedTuple
+
+from .digest import sha256_hex
 
 
-class Project(NamedTuple):  # not a dataclass: `dataclasses` costs ~5 ms of import per hook call
-    id: str
-    name: str
-    root: str
-    remote: str | None
+# Not a dataclass nor a typing.NamedTuple: importing either costs milliseconds per hook call.
+class Project(namedtuple("Project", "id name root remote")):
+    __slots__ = ()
 
     def as_json(self) -> dict:
         return {"id": self.id, "name": self.name, "root": self.root, "remote": self.remote}
@@ -26,21 +26,8 @@ def identify(path: str | os.PathLike | None = None) -> Project:
     root, git_dir = find_git_root(start)
     remote = origin_url(git_dir) if git_dir else None
     material = normalize_remote(remote) if remote else str(root)
-    pid = _sha256(material.encode("utf-8", "replace")).hexdigest()[:12]
+    pid = sha256_hex(material.encode("utf-8", "replace"))[:12]
     return Project(id=pid, name=root.name or str(root), root=str(root), remote=remote)
-
-
-def _sha256(data: bytes):
-    """SHA-256 without importing `hashlib`, which loads OpenSSL (~2 ms on every hook call and
-    recall): CPython's own implementation gives the same digest."""
-    try:
-        from _sha2 import sha256  # CPython 3.12+
-    except ImportError:
-        try:
-            from _sha256 import sha256  # CPython 3.11
-        except ImportError:
-            from hashlib import sha256
-    return sha256(data)
 
 
 def find_git_root(start: Path) -> tuple[Path, Path | None]:

@@ -299,12 +299,12 @@ def canonical_tool(name: str) -> str:
 
 def _derived_id(payload: dict) -> str:
     """A stable id when Codex gives none, so a payload delivered twice is still one event."""
-    import hashlib
+    from learn_cli.store.digest import sha1_hex
 
     parts = [payload.get(k) for k in ("session_id", "turn_id", "tool_name")]
     material = json.dumps([parts, payload.get("tool_input"), payload.get("tool_response")],
                           sort_keys=True, default=str)[:200_000]
-    return "codex-" + hashlib.sha1(material.encode("utf-8", "replace")).hexdigest()[:20]
+    return "codex-" + sha1_hex(material.encode("utf-8", "replace"))[:20]
 
 
 def hook_output(event: ev.Event, text: str) -> dict | None:

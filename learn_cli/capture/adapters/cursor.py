@@ -153,12 +153,12 @@ def _exit_code_of(error: str) -> int | None:
 def _derived_id(payload: dict) -> str:
     """A stable id when Cursor gives none (afterShellExecution), so a payload delivered twice
     is still one event."""
-    import hashlib
+    from learn_cli.store.digest import sha1_hex
 
     material = json.dumps([payload.get(k) for k in ("conversation_id", "generation_id", "hook_event_name",
                                                     "tool_name", "command", "output")] + [payload.get("tool_input")],
                           sort_keys=True, default=str)[:200_000]
-    return "cursor-" + hashlib.sha1(material.encode("utf-8", "replace")).hexdigest()[:20]
+    return "cursor-" + sha1_hex(material.encode("utf-8", "replace"))[:20]
 
 
 def hook_output(event: ev.Event, text: str) -> dict | None:

@@ -1,0 +1,122 @@
+"""Compiled regular expressions kept on disk for the hook processes, as `.pyc` files keep
+compiled modules.
+
+`learn capture` runs on every tool call of the agent, and Python compiles regular expressions
+in Python code: the ~50 patterns of classification, keys and redaction took ~8 ms of each
+hook process (a quarter of its time), every time, because `re`'s cache dies with the process.
+The work that costs is parsing the pattern and generating SRE code; building the pattern
+object from that code (`_sre.compile`, in C) costs microseconds. So a hook process serves
+`re`'s compilations from a file of generated code (`global/regex-cache`, in the store home),
+parses only patterns it has not seen and adds them to the file at exit.
+
+Safe by construction: the file is keyed by the interpreter's exact version and SRE's magic
+number (another Python ignores it); `_sre.compile` validates code before using it; anything
+unexpected (no `_sre`, a damaged file, a changed private API) falls back to `re`'s own
+compilation. Only the hook entry points install it; commands use `re` untouched.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import re
+import sys
+
+try:
+    import _sre
+    from re import _compiler, _parser
+except ImportError:  # pragma: no cover - not CPython
+    _sre = None
+
+FILE_NAME = "regex-cache"
+MAX_ENTRIES = 500  # the hooks compile ~50 fixed patterns; a pattern built from data is not kept
+_TAG = f"{sys.implementation.cache_tag}:{sys.hexversion}:{getattr(_sre, 'MAGIC', 0)}"
+_UNCACHED_FLAGS = re.DEBUG | getattr(re, "TEMPLATE", 0)
+
+_state: dict = {"path": None, "original": None, "entries": {}, "added": False, "compiled": {}}
+
+
+def install(path: str) -> None:
+    """Serve this process's regex compilations from the cache file at `path`."""
+    if _sre is None or _state["original"] is not None:
+        return
+    _state.update(path=path, entries=_read(path), original=re._compile)
+    re._compile = _compile
+
+
+def uninstall() -> None:
+    """Back to `re`'s own compilation (tests; the hooks simply exit)."""
+    if _state["original"] is not None:
+        re._compile = _state["original"]
+    _state.update(path=None, original=None, entries={}, added=False, compiled={})
+
+
+def save() -> None:
+    """Write the cache if this process compiled patterns it did not hold (atomically: the hooks
+    of parallel tool calls may save at the same moment; the last one wins, all are valid)."""
+    path = _state["path"]
+    if not path or not _state["added"]:
+        return
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump({"tag": _TAG, "entries": _state["entries"]}, fh)
+        os.replace(tmp, path)
+        _state["added"] = False
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _read(path: str) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())  # marshal.load(fh) reads through Python: 20x slower
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(data, dict) or data.get("tag") != _TAG or not isinstance(data.get("entries"), dict):
+        return {}
+    return data["entries"]
+
+
+def _compile(pattern, flags):
+    if isinstance(flags, re.RegexFlag):
+        flags = flags.value
+    if type(pattern) is not str or flags & _UNCACHED_FLAGS:
+        return _state["original"](pattern, flags)
+    key = (pattern, flags)
+    compiled = _state["compiled"].get(key)
+    if compiled is None:
+        try:
+            compiled = _build(key)
+        except Exception:  # noqa: BLE001 - any surprise: re compiles it (and raises its own errors)
+            compiled = _state["original"](pattern, flags)
+        _state["compiled"][key] = compiled
+    return compiled
+
+
+def _build(key: tuple[str, int]):
+    entry = _state["entries"].get(key)
+    if entry is None:
+        entry = _generate(*key)
+        if len(_state["entries"]) < MAX_ENTRIES:
+            _state["entries"][key] = entry
+            _state["added"] = True
+    final_flags, code, groups, groupindex, indexgroup = entry
+    return _sre.compile(key[0], final_flags, code, groups, groupindex, indexgroup)
+
+
+def _generate(pattern: str, flags: int) -> tuple:
+    """What re._compiler.compile passes to _sre.compile, as marshal can store it."""
+    parsed = _parser.parse(pattern, flags)
+    code = _compiler._code(parsed, flags)
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    # int(): opcodes are int subclasses, which marshal does not store
+    return (int(flags | parsed.state.flags), [int(op) for op in code], int(parsed.state.groups - 1),
+            {str(name): int(index) for name, index in groupindex.items()}, tuple(indexgroup))

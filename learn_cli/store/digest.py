@@ -1,0 +1,24 @@
+"""SHA digests without importing `hashlib`, which loads OpenSSL: ~2 ms of every hook call that
+needs a digest (a failure's key, a project's id, a synthesized tool-use id). CPython's own
+implementations give the same digests; `hashlib` is the fallback elsewhere."""
+
+from __future__ import annotations
+
+
+def sha1_hex(data: bytes) -> str:
+    try:
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover - not CPython
+        from hashlib import sha1
+    return sha1(data).hexdigest()
+
+
+def sha256_hex(data: bytes) -> str:
+    try:
+        from _sha2 import sha256  # CPython 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # CPython 3.11
+        except ImportError:  # pragma: no cover - not CPython
+            from hashlib import sha256
+    return sha256(data).hexdigest()
