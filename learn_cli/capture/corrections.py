@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import NamedTuple
+from collections import namedtuple
 
 MAX_RULE = 200
 MAX_SENTENCES = 40
@@ -37,10 +37,9 @@ _FILLER = (
 )
 
 
-class Correction(NamedTuple):
-    text: str  # the rule in the user's words, e.g. "Never commit .env."
-    polarity: str  # "never" | "always" | "instead"
-    category: str  # "tooling" | "style"
+# text: the rule in the user's words, e.g. "Never commit .env."; polarity: "never" | "always" |
+# "instead"; category: "tooling" | "style". (Runs in a hook: no typing import.)
+Correction = namedtuple("Correction", "text polarity category")
 
 
 @cache

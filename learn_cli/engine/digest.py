@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from learn_cli.engine.context import STACK_KEYWORDS, ContextResult, build_context
 
