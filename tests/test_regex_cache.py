@@ -22,6 +22,7 @@ SAMPLES = ["Exit code 127\nbash: pytest: command not found", "ModuleNotFoundErro
 @pytest.fixture
 def cache_file(tmp_path):
     path = str(tmp_path / regex_cache.FILE_NAME)
+    regex_cache.uninstall()  # hooks run in this process by other tests install it too
     yield path
     regex_cache.uninstall()
 

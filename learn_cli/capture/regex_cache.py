@@ -37,11 +37,16 @@ _state: dict = {"path": None, "original": None, "entries": {}, "added": False, "
 
 
 def install(path: str) -> None:
-    """Serve this process's regex compilations from the cache file at `path`."""
-    if _sre is None or _state["original"] is not None:
+    """Serve this process's regex compilations from the cache file at `path` (a process that
+    runs the hooks for several homes, like the tests, switches files)."""
+    if _sre is None or _state["path"] == path:
         return
-    _state.update(path=path, entries=_read(path), original=re._compile)
-    re._compile = _compile
+    if _state["original"] is None:
+        _state["original"] = re._compile
+        re._compile = _compile
+    else:
+        save()
+    _state.update(path=path, entries=_read(path), added=False)
 
 
 def uninstall() -> None:
