@@ -54,11 +54,11 @@ def test_patterns_from_cached_code_behave_as_re_compiles_them(cache_file):
     regex_cache.install(cache_file)
     _compile_everything()
     regex_cache.save()
-    entries = _read(cache_file)["entries"]
-    assert len(entries) >= 10
+    assert len(_read(cache_file)["entries"]) >= 10
+    compiled = list(regex_cache._state["compiled"])
     regex_cache.uninstall()
     regex_cache.install(cache_file)
-    for (pattern, flags) in entries:
+    for (pattern, flags) in compiled:
         cached, fresh = re.compile(pattern, flags), regex_cache._state["original"](pattern, flags)
         assert (cached.pattern, cached.flags, cached.groups, cached.groupindex) == \
             (fresh.pattern, fresh.flags, fresh.groups, fresh.groupindex)
@@ -98,10 +98,24 @@ def test_a_damaged_or_foreign_cache_is_ignored_and_replaced(cache_file, content)
     assert stat.S_IMODE(os.stat(cache_file).st_mode) == 0o600
 
 
+def test_the_file_holds_no_pattern_text(cache_file):
+    """The redactor's patterns name the markers of secrets: only digests reach the disk."""
+    _clear_caches()
+    regex_cache.install(cache_file)
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----|github_pat_\w+")
+    regex_cache.save()
+    with open(cache_file, "rb") as fh:
+        blob = fh.read()
+    assert b"BEGIN" not in blob and b"github_pat" not in blob and b"PRIVATE" not in blob
+
+
 def test_tampered_code_falls_back_to_re(cache_file):
+    from learn_cli.store.digest import sha1_hex
+
     pattern, flags = r"b(a+)r", 0
+    digest = sha1_hex(f"{flags}:{pattern}".encode())
     with open(cache_file, "wb") as fh:  # code that SRE's validator rejects
-        fh.write(marshal.dumps({"tag": regex_cache._TAG, "entries": {(pattern, flags): (32, [999, 1, 2], 1, {}, (None, None))}}))
+        fh.write(marshal.dumps({"tag": regex_cache._TAG, "entries": {digest: (32, [999, 1, 2], 1, {}, (None, None))}}))
     regex_cache.install(cache_file)
     assert re.compile(pattern, flags).search("xbaar").group(1) == "aa"
 

@@ -7,7 +7,9 @@ hook process (a quarter of its time), every time, because `re`'s cache dies with
 The work that costs is parsing the pattern and generating SRE code; building the pattern
 object from that code (`_sre.compile`, in C) costs microseconds. So a hook process serves
 `re`'s compilations from a file of generated code (`global/regex-cache`, in the store home),
-parses only patterns it has not seen and adds them to the file at exit.
+parses only patterns it has not seen and adds them to the file at exit. The file holds no
+pattern text, only a digest of each pattern beside its code: the redactor's patterns name the
+markers of secrets (`-----BEGIN`, `github_pat_`), which have no business on disk either.
 
 Safe by construction: the file is keyed by the interpreter's exact version and SRE's magic
 number (another Python ignores it); `_sre.compile` validates code before using it; anything
@@ -104,11 +106,14 @@ def _compile(pattern, flags):
 
 
 def _build(key: tuple[str, int]):
-    entry = _state["entries"].get(key)
+    from learn_cli.store.digest import sha1_hex
+
+    digest = sha1_hex(f"{key[1]}:{key[0]}".encode("utf-8", "surrogatepass"))
+    entry = _state["entries"].get(digest)
     if entry is None:
         entry = _generate(*key)
         if len(_state["entries"]) < MAX_ENTRIES:
-            _state["entries"][key] = entry
+            _state["entries"][digest] = entry
             _state["added"] = True
     final_flags, code, groups, groupindex, indexgroup = entry
     return _sre.compile(key[0], final_flags, code, groups, groupindex, indexgroup)
