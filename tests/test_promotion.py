@@ -268,7 +268,7 @@ def test_a_few_thousand_learnings_stay_fast_and_consistent(store, tmp_path):
     """No quadratic surprises: every whole-store operation on 4,000 learnings in 40 projects."""
     import time
 
-    from learn_cli.engine.exchange import build_export, import_file
+    from learn_cli.engine.exchange import import_file, write_export
     from learn_cli.engine.graph import build_graph
     from learn_cli.engine.prune import run_prune
     from learn_cli.engine.stats import gather
@@ -285,9 +285,9 @@ def test_a_few_thousand_learnings_stay_fast_and_consistent(store, tmp_path):
     graph = build_graph(store)
     assert graph.connections and graph.totals["active"] == pruned.entries_after
     assert gather(store, now=NOW)["total"] == graph.totals["active"]
-    exported = build_export(store, json.loads)
     path = tmp_path / "export.json"
-    path.write_text(json.dumps(exported.doc))
+    with open(path, "wb") as out:
+        exported = write_export(store, out, json.loads)
     fresh = Store(tmp_path / "fresh", warn_stderr=False)
     imported = import_file(fresh, path)
     assert imported.new + imported.merged + imported.duplicates == exported.total

@@ -10,12 +10,19 @@ Format (version 1.x):
 Every project that has a learning (live or archived) is listed under `projects`, so an
 archived entry's `archived_from` always names a listed project (or "global").
 
+Both directions stream, so memory does not grow with the store or the file: export writes a
+record at a time from one ordered query per section and per project; import reads the entries
+one by one inside each array (`_JsonStream`), and writes each target file once, indexing its
+rows from the records in hand (`Index.load_rows`) instead of reading the file back. For a large
+file, the redaction checks and the index writes run in worker processes (`_Helpers`).
+
 Import is untrusted input (SPEC §4): a size limit, the parser's nesting limit, the shape of
 each section, and every entry through `coerce_record` (types, caps); text is redacted again;
 project ids from the file are folder names only when they are 12 lower-case hex digits, else
 a safe id is derived from the project's remote/root/name; names like `../../etc` are display
 names, never paths. `deleted` and `updated` are dropped from entries (a `deleted` line would
-act as a tombstone in the log).
+act as a tombstone in the log). Nothing is written unless the whole file reads: new files are
+staged in a folder of the home and renamed into place at the end.
 
 Merging, per target file (a project's learnings or archive, a global file), in this order:
 - **duplicate** (skipped): the entry's id is already in the store, or was merged before (it is
@@ -29,17 +36,25 @@ Merging, per target file (a project's learnings or archive, a global file), in t
   (frequencies summed, projects unioned, better text); the entry's id joins `merged_from`.
 - **new**: everything else; ids are kept (a clash with a different learning gets a new id).
 - **skipped**: entries `coerce_record` rejects, with the reason.
+The entries of a target are merged together once none can follow: a project's learnings at
+the end of its project, the global files at the end of `global`, the archives at the end.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import json
 import os
 import re
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO
+
+from learn_cli.store.record import TYPES
 
 FORMAT = "self-learning-agent"
 VERSION = "1.0.0"
@@ -48,6 +63,7 @@ NEAR_DUPLICATE = 0.85
 MAX_MERGED_FROM = 200
 REASONS_KEPT = 20
 TEXT_FIELDS = ("context", "error", "fix", "command", "fix_command", "project")
+SECTIONS = ("global", "projects", "archived")
 _SEP = "\n\x00\n"
 _LIVE = ("pending", "active", "global", "conflicted")
 
@@ -61,112 +77,318 @@ class ExchangeError(Exception):
 
 @dataclass
 class ExportResult:
-    doc: dict
-    global_count: int
-    archived_count: int
-    project_counts: dict  # pid -> live learnings
+    global_count: int = 0
+    archived_count: int = 0
+    project_counts: dict = field(default_factory=dict)  # pid -> live learnings
+    names: dict = field(default_factory=dict)  # pid -> the name written for it
+    nbytes: int = 0
 
     @property
     def total(self) -> int:
         return self.global_count + self.archived_count + sum(self.project_counts.values())
 
 
-def build_export(store, loads: Callable, now: str | None = None) -> ExportResult:
-    """The whole store as one export document (text redacted again on the way out)."""
+# Records in the order the export has always used: by `created` (as Python's str() of it,
+# "" when missing or empty), then id, then where the index holds them.
+_ORDER = ("CASE json_type(data, '$.created') WHEN 'text' THEN json_extract(data, '$.created') "
+          "ELSE export_created(json_type(data, '$.created'), json_extract(data, '$.created')) END, id, rowid")
+
+
+def write_export(store, out: BinaryIO, loads: Callable, now: str | None = None) -> ExportResult:
+    """Write the whole store to `out` as one export document, a record at a time (one ordered
+    query per section and per project, one orjson.dumps per record): memory stays flat
+    whatever the store's size. The bytes are those of orjson.dumps(document, OPT_INDENT_2)."""
     from learn_cli.store.record import now_iso
 
     store.refresh(loads=loads)
+    store.index.db.create_function("export_created", 2, _created_order, deterministic=True)
     known = store.projects()
-    globals_, archived, by_project = [], [], {}
-    everything = []
-    for _rel, scope, pid, rec in store.iter_index("1=1", (), loads):
-        rec.pop("updated", None)
-        everything.append(rec)
-        if scope == "global":
-            globals_.append(rec)
-        elif scope == "project":
-            by_project.setdefault(pid, []).append(rec)
-        else:
-            rec["archived_from"] = pid if scope == "archive" else "global"
-            archived.append(rec)
-            if pid:
-                by_project.setdefault(pid, [])
-    redact_many(everything)
-    order = _record_order
-    projects = {}
-    for pid in sorted(by_project):
+    result = ExportResult()
+    doc = _IndentedWriter(out)
+    doc.write(b"{")
+    for n, (name, value) in enumerate((("format", FORMAT), ("version", VERSION), ("exported", now or now_iso()))):
+        doc.key(1, name, first=n == 0)
+        doc.value(value)
+    doc.key(1, "global")
+    result.global_count = doc.records(1, _exported(store, "scope = 'global' AND pid = ''", (), loads))
+    doc.key(1, "projects")
+    pids = [pid for (pid,) in store.index.db.execute(
+        "SELECT DISTINCT pid FROM learnings WHERE scope IN ('project', 'archive') AND pid != '' ORDER BY pid")]
+    doc.write(b"{" if pids else b"{}")
+    for n, pid in enumerate(pids):
         info = known.get(pid) or {}
-        projects[pid] = {"name": info.get("name") or pid, "root": info.get("root") or "",
-                         "remote": _redact(info.get("remote")) if info.get("remote") else None,
-                         "learnings": sorted(by_project[pid], key=order)}
-    doc = {"format": FORMAT, "version": VERSION, "exported": now or now_iso(),
-           "global": sorted(globals_, key=order), "projects": projects,
-           "archived": sorted(archived, key=order)}
-    return ExportResult(doc, len(globals_), len(archived),
-                        {pid: len(p["learnings"]) for pid, p in projects.items()})
+        result.names[pid] = info.get("name") or pid
+        doc.key(2, pid, first=n == 0)
+        _write_project(doc, result, pid, info, _exported(store, "scope = 'project' AND pid = ?", (pid,), loads))
+    if pids:
+        doc.end(1, b"}")
+    doc.key(1, "archived")
+    result.archived_count = doc.records(1, _exported(store, "scope IN ('archive', 'global-archive')", (), loads,
+                                                     archived=True))
+    doc.write(b"\n}\n")
+    result.nbytes = doc.nbytes
+    return result
 
 
-def _record_order(rec: dict) -> tuple:
-    return (str(rec.get("created") or ""), str(rec.get("id") or ""))
+def _write_project(doc: _IndentedWriter, result: ExportResult, pid: str, info: dict, records: Iterator) -> None:
+    doc.write(b"{")
+    fields = (("name", result.names[pid]), ("root", info.get("root") or ""),
+              ("remote", _redact(info.get("remote")) if info.get("remote") else None))
+    for n, (name, value) in enumerate(fields):
+        doc.key(3, name, first=n == 0)
+        doc.value(value)
+    doc.key(3, "learnings")
+    result.project_counts[pid] = doc.records(3, records)
+    doc.end(2, b"}")
+
+
+def _exported(store, where: str, args: tuple, loads: Callable, archived: bool = False) -> Iterator[dict]:
+    """The records of one section or project as they are exported, in order."""
+    rows = store.index.db.execute(f"SELECT scope, pid, data FROM learnings WHERE {where} ORDER BY {_ORDER}", args)
+    for scope, pid, data in rows:
+        rec = loads(data)
+        rec.pop("updated", None)
+        if archived:
+            rec["archived_from"] = pid if scope == "archive" else "global"
+        yield _recheck_secrets(rec)
+
+
+def _created_order(kind, value) -> str:
+    """str(rec.get("created") or "") for a `created` that is not text (hand edits only)."""
+    if kind in ("array", "object"):
+        value = json.loads(value)
+    elif kind == "true":
+        value = True
+    return str(value or "")
+
+
+def _recheck_secrets(rec: dict) -> dict:
+    """Defence in depth on the way out, at a fraction of the cost of a full redaction. Every
+    way into the store redacts (capture, `learn add`, import), so a stored record holds no
+    secret that this redactor finds. Only a record whose text shows the mark of a credential
+    (`_may_hold_secret`) is redacted again: that covers the usual ones in records written by
+    an older redactor or edited by hand."""
+    fields = [rec[f] for f in TEXT_FIELDS if isinstance(rec.get(f), str) and rec[f]]
+    tags = rec.get("tags")
+    if isinstance(tags, list):
+        fields.extend(t for t in tags if isinstance(t, str))
+    if fields and _may_hold_secret(_SEP.join(fields)):
+        redact_record(rec)
+    return rec
+
+
+# What the common credentials start with or sit beside: a key block, GitHub, GitLab, AWS,
+# OpenAI/Anthropic, Slack, Google and JWT tokens, `*_SECRET=` labels. Few and literal on
+# purpose: each costs one `in` per record, where the redactor's whole rule set costs ~30 µs.
+_SECRET_MARKERS = ("PRIVATE KEY", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "AKIA", "ASIA",
+                   "sk-", "xox", "AIza", "eyJ", "ecret", "ECRET")
+
+
+def _may_hold_secret(text: str) -> bool:
+    return ("://" in text and "@" in text) or any(m in text for m in _SECRET_MARKERS)
+
+
+class _IndentedWriter:
+    """Writes a document piece by piece exactly as orjson.dumps(doc, OPT_INDENT_2) would."""
+
+    def __init__(self, out: BinaryIO):
+        import orjson
+
+        self.out = out
+        self.dumps = orjson.dumps
+        self.indent = orjson.OPT_INDENT_2
+        self.nbytes = 0
+
+    def write(self, data: bytes) -> None:
+        self.out.write(data)
+        self.nbytes += len(data)
+
+    def key(self, depth: int, name: str, first: bool = False) -> None:
+        self.write((b"\n" if first else b",\n") + b"  " * depth + self.dumps(name) + b": ")
+
+    def value(self, value) -> None:
+        self.write(self.dumps(value))
+
+    def end(self, depth: int, bracket: bytes) -> None:
+        """Close a non-empty object or array that opened at `depth`."""
+        self.write(b"\n" + b"  " * depth + bracket)
+
+    def records(self, depth: int, records: Iterable[dict]) -> int:
+        """A list of records as the value at `depth`; returns how many. A record's own lines
+        are indented by `pad` (JSON text holds no raw line break but between tokens)."""
+        pad = b"\n" + b"  " * (depth + 1)
+        count = 0
+        for rec in records:
+            self.write((b",", b"[")[count == 0] + pad + self._dumps(rec).replace(b"\n", pad))
+            count += 1
+        if count:
+            self.end(depth, b"]")
+        else:
+            self.write(b"[]")
+        return count
+
+    def _dumps(self, rec: dict) -> bytes:
+        try:
+            return self.dumps(rec, option=self.indent)
+        except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits (a hand edit)
+            return json.dumps(rec, indent=2, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 # ---------------------------------------------------------------- reading an import
 
 
-@dataclass
-class Incoming:
-    """One entry of the file on its way into the store."""
+class _JsonStream:
+    """A JSON document read a value at a time from a file read in chunks, so that a large
+    export is never whole in memory: `members` and `items` walk an object or an array, `value`
+    parses one whole value (an entry) with the standard library's C scanner. A value cut by the
+    end of a chunk is parsed again once more of the file is read."""
 
-    rec: dict
-    target: Path
-    scope: str  # project | archive | global | global-archive
-    pid: str
+    CHUNK = 1 << 20
+
+    def __init__(self, fh: BinaryIO, name: str, limit: int = MAX_IMPORT_BYTES):
+        self.fh = fh
+        self.name = name
+        self.limit = limit
+        self.scan = json.JSONDecoder(parse_constant=_no_constant).scan_once
+        self.seek(0)
+
+    # -- position ------------------------------------------------------------------------
+    def seek(self, offset: int) -> None:
+        self.fh.seek(offset)
+        self.fed = offset  # bytes of the file handed to the decoder
+        self.text, self.at, self.eof = "", 0, False
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+
+    def offset(self, at: int | None = None) -> int:
+        """Where in the file (bytes) the next value, or text[at], starts."""
+        if at is None:
+            self.peek()
+            at = self.at
+        return self.fed - len(self.decoder.getstate()[0]) - _utf8_len(self.text[at:])
+
+    def _more(self, least: int = 0) -> bool:
+        """Read at least `least` (and at least a chunk) more of the file; False at its end."""
+        if self.eof:
+            return False
+        data = self.fh.read(max(least, self.CHUNK))
+        self.fed += len(data)
+        if self.fed > self.limit:
+            raise ExchangeError(f"{self.name} is over the import limit of {_mb(self.limit)}")
+        try:
+            self.text = self.text[self.at:] + self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise ExchangeError(f"{self.name} is not JSON (invalid UTF-8 near byte {self.fed - len(data)})") from None
+        self.at = 0
+        self.eof = not data
+        return True
+
+    # -- structure -------------------------------------------------------------------------
+    def peek(self) -> str:
+        """The next character that is not blank ('' at the end of the file)."""
+        while True:
+            self.at = _BLANKS.match(self.text, self.at).end()
+            if self.at < len(self.text):
+                return self.text[self.at]
+            if not self._more():
+                return ""
+
+    def take(self, allowed: str, expected: str) -> str:
+        char = self.peek()
+        if not char or char not in allowed:
+            raise self._not_json(f"Expecting {expected}")
+        self.at += 1
+        return char
+
+    def members(self) -> Iterator[str]:
+        """The names of an object's members; the caller reads each value before the next."""
+        self.take("{", "an object")
+        if self.peek() == "}":
+            self.at += 1
+            return
+        while True:
+            if self.peek() != '"':
+                raise self._not_json("Expecting property name enclosed in double quotes")
+            name = self.value()
+            self.take(":", "':' delimiter")
+            yield name
+            if self.take(",}", "',' delimiter") == "}":
+                return
+
+    def items(self) -> Iterator:
+        """An array's values, one at a time."""
+        self.take("[", "an array")
+        if self.peek() == "]":
+            self.at += 1
+            return
+        while True:
+            yield self.value()
+            if self.take(",]", "',' delimiter") == "]":
+                return
+
+    def value(self):
+        """The next whole value."""
+        self.peek()
+        while True:
+            try:
+                value, end = self.scan(self.text, self.at)
+            except StopIteration as stop:  # no value starts at stop.value (a nested one, maybe cut)
+                if stop.value >= len(self.text) - _CUT and self._more(len(self.text) - self.at):
+                    continue
+                raise self._not_json("Expecting value", stop.value) from None
+            except RecursionError:
+                raise ExchangeError(f"{self.name}: nested too deeply to be an export") from None
+            except ValueError as exc:
+                if _maybe_cut(exc, len(self.text)) and self._more(len(self.text) - self.at):
+                    continue  # the value runs on past what is read: read as much again, retry
+                raise self._not_json(getattr(exc, "msg", str(exc)), getattr(exc, "pos", self.at)) from None
+            if end >= len(self.text) - _CUT and self._more():
+                continue  # a number cut at the end of what is read (`2.` of `2.5`) may go on
+            self.at = end
+            return value
+
+    def skip(self, depth: int = 3) -> None:
+        """Read past the next value without keeping it (entries one by one)."""
+        char = self.peek()
+        if depth and char == "[":
+            for _ in self.items():
+                pass
+        elif depth and char == "{":
+            for _ in self.members():
+                self.skip(depth - 1)
+        else:
+            self.value()
+
+    def document(self):
+        """The whole document as one value (only for files that are not exports)."""
+        value = self.value()
+        self.end()
+        return value
+
+    def end(self) -> None:
+        if self.peek():
+            raise self._not_json("Extra data after the document")
+
+    def _not_json(self, what: str, at: int | None = None) -> ExchangeError:
+        where = self.offset(self.at if at is None else at)
+        return ExchangeError(f"{self.name} is not JSON ({what.removesuffix(' at')} at byte {where})")
 
 
-@dataclass
-class ImportPlan:
-    source: str
-    version: str
-    entries: int = 0  # entries in the file
-    incoming: list = field(default_factory=list)  # list[Incoming]
-    skipped: int = 0
-    reasons: list = field(default_factory=list)  # first REASONS_KEPT skip reasons
-    projects: dict = field(default_factory=dict)  # safe pid -> {name, root, remote}
-    warnings: list = field(default_factory=list)  # section-level problems
-
-    def skip(self, where: str, reason: str) -> None:
-        self.skipped += 1
-        if len(self.reasons) < REASONS_KEPT:
-            self.reasons.append(f"{where}: {reason}")
+_BLANKS = re.compile(r"[ \t\n\r]*")
+_CUT = 16  # a parse error this close to the end of what is read may be a value cut there
 
 
-def read_export(path: Path, loads: Callable) -> dict:
-    """The parsed document, or ExchangeError with one specific reason."""
-    name = Path(path).name
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        raise ExchangeError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ExchangeError(f"{path}: {exc.strerror or exc}") from None
-    if not os.path.isfile(path):
-        raise ExchangeError(f"{path}: not a regular file")
-    if size > MAX_IMPORT_BYTES:
-        raise ExchangeError(f"{name} is {_mb(size)}: over the import limit of {_mb(MAX_IMPORT_BYTES)}")
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_IMPORT_BYTES + 1)
-    if len(data) > MAX_IMPORT_BYTES:
-        raise ExchangeError(f"{name} is over the import limit of {_mb(MAX_IMPORT_BYTES)}")
-    try:
-        doc = loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if "depth" in detail or "recursion" in detail:
-            raise ExchangeError(f"{name}: nested too deeply to be an export ({detail})") from None
-        raise ExchangeError(f"{name} is not JSON ({detail[:80]})") from None
-    except RecursionError:
-        raise ExchangeError(f"{name}: nested too deeply to be an export") from None
-    return doc
+def _maybe_cut(exc: ValueError, read: int) -> bool:
+    """Whether a parse error may only mean that the value goes on past what is read."""
+    msg, pos = getattr(exc, "msg", ""), getattr(exc, "pos", None)
+    return pos is not None and (msg.startswith("Unterminated string") or pos >= read - _CUT)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def check_format(doc, name: str) -> str:
@@ -183,51 +405,296 @@ def check_format(doc, name: str) -> str:
         raise ExchangeError(f"{name}: missing or malformed version {_short(version)} (expected 1.x)")
     if version.split(".")[0] != VERSION.split(".")[0]:
         raise ExchangeError(f"{name}: unsupported export version {version} (this learn reads 1.x)")
-    sections = [k for k in ("global", "projects", "archived") if k in doc]
+    sections = [k for k in SECTIONS if k in doc]
     if not sections:
         raise ExchangeError(f'{name}: no "global", "projects" or "archived" section')
     return version
 
 
-def plan_import(doc: dict, source: str, store) -> ImportPlan:
-    """Validate every entry and decide where it goes (nothing is written)."""
-    version = check_format(doc, source)
-    plan = ImportPlan(source=source, version=version)
-    accepted: list[tuple[dict, Callable]] = []  # (record, where it goes once checked)
-    lay = _Paths(store.layout)
+def _open_export(path: Path):
+    """The export file opened for reading, or ExchangeError (missing, not a file, too big)."""
+    name = Path(path).name
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        raise ExchangeError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ExchangeError(f"{path}: {exc.strerror or exc}") from None
+    if not os.path.isfile(path):
+        raise ExchangeError(f"{path}: not a regular file")
+    if size > MAX_IMPORT_BYTES:
+        raise ExchangeError(f"{name} is {_mb(size)}: over the import limit of {_mb(MAX_IMPORT_BYTES)}")
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise ExchangeError(f"{path}: {exc.strerror or exc}") from None
 
-    def take(obj, where: str, place: Callable) -> None:
-        rec = _accept(obj, where, plan)
-        if rec is not None:
-            accepted.append((rec, place))
 
-    for n, obj in enumerate(_section(doc, "global", list, plan), 1):
-        take(obj, f"global[{n}]", lambda rec: _place_global(rec, plan, store))
-    pid_map: dict[str, str] = {}
-    for raw_pid, info in _section(doc, "projects", dict, plan).items():
+def _read_export(stream: _JsonStream, imp: _Importer) -> None:
+    """Walk the document, handing each section to the importer as soon as it may be read:
+    once the header says this is an export of ours, and `archived` after `projects` (its
+    entries name projects of the file). A section met earlier is skipped and read again at
+    the end (hand-made files only: `learn export` writes them in that order)."""
+    name = stream.name
+    if stream.peek() != "{":
+        check_format(stream.document(), name)  # raises: not an object
+    header: dict = {}
+    seen, done, later = [], set(), {}
+    for key in stream.members():
+        if key not in SECTIONS:
+            header[key] = stream.value()
+        elif key in seen:
+            imp.warnings.append(f'"{key}" appears twice (the second one is skipped)')
+            stream.skip()
+        elif _header_ready(header, key, name) and (key != "archived" or "projects" in done):
+            seen.append(key)
+            imp.begin(header["version"])
+            imp.section(key, stream)
+            done.add(key)
+        else:
+            seen.append(key)
+            later[key] = stream.offset()
+            stream.skip()
+    stream.end()
+    imp.begin(check_format({**header, **dict.fromkeys(seen)}, name))
+    for key in SECTIONS:
+        if key in later:
+            stream.seek(later[key])
+            imp.section(key, stream)
+
+
+def _header_ready(header: dict, key: str, name: str) -> bool:
+    """True once the format and version read so far are ours (ExchangeError when they are not)."""
+    if "format" in header and ("version" in header or header["format"] != FORMAT):
+        check_format({**header, key: None}, name)  # raises unless both are right
+        return True
+    return False
+
+
+# ---------------------------------------------------------------- placing entries
+
+
+@dataclass
+class Incoming:
+    """One entry of the file on its way into the store."""
+
+    rec: dict
+    target: Path
+    scope: str  # project | archive | global | global-archive
+    pid: str
+
+
+@dataclass
+class ImportReport:
+    source: str
+    version: str
+    entries: int = 0  # entries in the file
+    new: int = 0
+    merged: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    skipped: int = 0
+    reasons: list = field(default_factory=list)  # first REASONS_KEPT skip reasons
+    warnings: list = field(default_factory=list)  # section-level problems
+    conflict_pairs: list = field(default_factory=list)  # {incoming, existing, reason, incoming_text, existing_text}
+    projects_created: list = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def processed(self) -> int:
+        return self.new + self.merged
+
+    def skip(self, where: str, reason: str) -> None:
+        self.skipped += 1
+        if len(self.reasons) < REASONS_KEPT:
+            self.reasons.append(f"{where}: {reason}")
+
+    def as_json(self) -> dict:
+        return {"source": self.source, "version": self.version, "entries": self.entries, "new": self.new,
+                "merged": self.merged, "duplicates": self.duplicates, "conflicts": self.conflicts,
+                "skipped": self.skipped, "processed": self.processed, "skipped_reasons": self.reasons,
+                "warnings": self.warnings, "conflict_pairs": self.conflict_pairs[:100],
+                "projects_created": self.projects_created, "dry_run": self.dry_run}
+
+
+def import_file(store, path: Path, dry_run: bool = False, loads: Callable | None = None) -> ImportReport:
+    """Read, validate and merge an export file into the store, entry by entry."""
+    loads = loads or _fast_loads()
+    path = Path(path)
+    with _open_export(path) as fh:
+        helpers = _Helpers(store, os.fstat(fh.fileno()).st_size)  # forks first: no thread runs yet
+        try:
+            importer = _Importer(store, _display_name(path.name) or "import", dry_run, loads, helpers)
+            try:
+                _read_export(_JsonStream(fh, path.name), importer)
+                importer.settle()
+                importer.merger.close()
+            except BaseException:
+                importer.abandon()
+                raise
+            return importer.finish()
+        finally:
+            helpers.close()
+
+
+class _Importer:
+    """Takes the sections of an export as they are read: checks each entry, places it in its
+    target file, and has the merger merge a target once no more entries can come for it."""
+
+    def __init__(self, store, source: str, dry_run: bool, loads: Callable, helpers: _Helpers):
+        self.store = store
+        self.helpers = helpers
+        self.queue: list = []  # entries (obj, where, place) and merges (callables) not done yet
+        self.texts: list[str] = []  # the text of each entry in self.queue
+        self.jobs: deque = deque()  # (redaction check, the queue it answers), oldest first
+        self.origin = f"import:{_redact(source)}"[:200]  # every entry's `source`
+        self.report = ImportReport(source, "", dry_run=dry_run)
+        self.warnings = self.report.warnings
+        self.projects: dict[str, dict] = {}  # safe pid -> {name, root, remote}
+        self.pid_map: dict[str, str] = {}  # project id in the file -> safe pid
+        self.receiving: set[str] = set()  # pids that entries went to
+        self.lay = _Paths(store.layout)
+        store.refresh(loads=loads)
+        self.merger = _Merger(store, self.report, loads, None if dry_run else _Staging(store, helpers))
+
+    def begin(self, version: str) -> None:
+        self.report.version = self.report.version or version
+
+    def section(self, key: str, stream: _JsonStream) -> None:
+        if key == "projects":
+            if stream.peek() != "{":
+                return self._wrong_section(key, stream.value(), "object")
+            for raw_pid in stream.members():
+                self.project(raw_pid, stream)
+            return
+        if stream.peek() != "[":
+            return self._wrong_section(key, stream.value(), "list")
+        if key == "global":
+            for n, obj in enumerate(stream.items(), 1):
+                self.entry(obj, f"global[{n}]", self._place_global)
+            self._then(self.merger.close, self.store.layout.global_files())  # nothing more can come for them
+            return
+        for n, obj in enumerate(stream.items(), 1):
+            origin = obj.get("archived_from") if isinstance(obj, dict) else None
+            self.entry(obj, f"archived[{n}]", lambda rec, origin=origin, where=f"archived[{n}]":
+                       self._place_archived(rec, origin, where))
+
+    def _wrong_section(self, name: str, value, kind: str) -> None:
+        if value is not None:
+            self.warnings.append(f'"{name}" is a {_kind(value)}, not a {kind} (skipped)')
+
+    def project(self, raw_pid: str, stream: _JsonStream) -> None:
+        """One project of `projects`. Ours (a 12-hex id) streams; any other is read whole, as
+        its safe id depends on fields that may come after its learnings."""
         where = f"projects[{_short(raw_pid)}]"
-        if not isinstance(info, dict):
-            plan.warnings.append(f"{where}: not an object (skipped)")
-            continue
-        pid = safe_project_id(raw_pid, info)
-        pid_map[str(raw_pid)] = pid
-        plan.projects[pid] = _project_info(info, pid)
-        learnings = info.get("learnings", [])
-        if not isinstance(learnings, list):
-            plan.warnings.append(f'{where}: "learnings" is not a list (skipped)')
-            continue
-        for n, obj in enumerate(learnings, 1):
-            take(obj, f"{where}[{n}]", lambda rec, pid=pid, raw=raw_pid: _place_project(rec, pid, raw, plan, lay))
-    for n, obj in enumerate(_section(doc, "archived", list, plan), 1):
-        origin = obj.get("archived_from") if isinstance(obj, dict) else None
-        take(obj, f"archived[{n}]", lambda rec, origin=origin, where=f"archived[{n}]":
-             _place_archived(rec, origin, where, pid_map, plan, lay))
-    redact_many([rec for rec, _ in accepted])
-    for rec, place in accepted:
-        _finish(rec, source)
-        place(rec)
-    plan.entries = len(plan.incoming) + plan.skipped
-    return plan
+        if not (_is_pid(raw_pid) and stream.peek() == "{"):
+            info = stream.value()
+            if not isinstance(info, dict):
+                self.warnings.append(f"{where}: not an object (skipped)")
+                return
+            pid = safe_project_id(raw_pid, info)
+            learnings = info.get("learnings", [])
+            self._entries(raw_pid, pid, where, learnings if isinstance(learnings, list) else [])
+        else:
+            pid, info = raw_pid, {}
+            for key in stream.members():
+                if key == "learnings" and stream.peek() == "[":
+                    self._entries(raw_pid, pid, where, stream.items())
+                else:
+                    info[key] = stream.value()
+        self.pid_map[raw_pid] = pid
+        self.projects[pid] = _project_info(info, pid)
+        if "learnings" in info and not isinstance(info["learnings"], list):
+            self.warnings.append(f'{where}: "learnings" is not a list (skipped)')
+        self._then(self.merger.close, [self.lay.learnings(pid)])
+
+    def _entries(self, raw_pid: str, pid: str, where: str, entries: Iterable) -> None:
+        for n, obj in enumerate(entries, 1):
+            self.entry(obj, f"{where}[{n}]", lambda rec: self._place_project(rec, pid, raw_pid))
+
+    def entry(self, obj, where: str, place: Callable[[dict], None]) -> None:
+        """Queue an entry: its text goes to the redaction checks, in batches, and the entry is
+        taken in once the answer for it is back (in file order)."""
+        self.report.entries += 1
+        self.queue.append((obj, where, place))
+        self.texts.append(_entry_text(obj))
+        if len(self.texts) >= self.helpers.batch:
+            self.jobs.append((self.helpers.submit(self.texts), self.queue))
+            self.queue, self.texts = [], []
+            while len(self.jobs) > self.helpers.ahead:
+                self._take(*self.jobs.popleft())
+
+    def _then(self, step: Callable, *args) -> None:
+        """Run `step` once every entry queued before it is taken in."""
+        if self.queue or self.jobs:
+            self.queue.append(lambda: step(*args))
+        else:
+            step(*args)
+
+    def settle(self) -> None:
+        """Take in every entry queued."""
+        self.jobs.append((self.helpers.submit(self.texts), self.queue))
+        self.queue, self.texts = [], []
+        while self.jobs:
+            self._take(*self.jobs.popleft())
+
+    def _take(self, job, queue: list) -> None:
+        dirty = self.helpers.result(job)
+        n = 0
+        for item in queue:
+            if callable(item):
+                item()
+                continue
+            obj, where, place = item
+            rec = _accept(obj, where, self.report, n in dirty)
+            n += 1
+            if rec is not None:
+                _finish(rec, self.origin)
+                place(rec)
+
+    def _add(self, rec: dict, target: Path, scope: str, pid: str) -> None:
+        self.receiving.add(pid)
+        self.merger.add(Incoming(rec, target, scope, pid))
+
+    def _place_project(self, rec: dict, pid: str, raw_pid: str) -> None:
+        _remap_projects(rec, raw_pid, pid)
+        if rec["status"] == "archived":
+            return self._add(rec, self.lay.archive(pid), "archive", pid)
+        if rec["status"] == "global":  # a promoted copy belongs to the global section
+            rec["status"] = "active"
+        self._add(rec, self.lay.learnings(pid), "project", pid)
+
+    def _place_global(self, rec: dict) -> None:
+        if rec["status"] == "archived":
+            return self._add(rec, self.lay.global_archive, "global-archive", "")
+        if rec["status"] not in ("global", "conflicted"):
+            rec["status"] = "global"
+        self._add(rec, self.store.global_file(rec), "global", "")
+
+    def _place_archived(self, rec: dict, origin, where: str) -> None:
+        rec["status"] = "archived"
+        if origin == "global" or origin is None:
+            return self._add(rec, self.lay.global_archive, "global-archive", "")
+        pid = self.pid_map.get(str(origin)) or (origin if _is_pid(origin) else None)
+        if pid is None:
+            return self.report.skip(where, f"archived_from {_short(origin)} is not a project of this file")
+        self.projects.setdefault(pid, {"name": _display_name(rec.get("project")) or pid, "root": "", "remote": None})
+        _remap_projects(rec, str(origin), pid)
+        self._add(rec, self.lay.archive(pid), "archive", pid)
+
+    def finish(self) -> ImportReport:
+        known = self.store.projects()
+        created = sorted(pid for pid in self.projects if pid not in known and pid in self.receiving)
+        self.report.projects_created = created
+        if not self.report.dry_run:
+            self.merger.staging.index(wait=True)  # so that noting the projects waits for no one
+            _create_projects(self.store, self.projects, created)
+            self.merger.write()
+        return self.report
+
+    def abandon(self) -> None:
+        if self.merger.staging is not None:
+            self.merger.staging.abandon()
 
 
 class _Paths:
@@ -251,63 +718,19 @@ class _Paths:
         return path
 
 
-def _place_project(rec: dict, pid: str, raw_pid, plan: ImportPlan, lay) -> None:
-    _remap_projects(rec, str(raw_pid), pid)
-    if rec["status"] == "archived":
-        plan.incoming.append(Incoming(rec, lay.archive(pid), "archive", pid))
-        return
-    if rec["status"] == "global":  # a promoted copy belongs to the global section
-        rec["status"] = "active"
-    plan.incoming.append(Incoming(rec, lay.learnings(pid), "project", pid))
-
-
-def _place_global(rec: dict, plan: ImportPlan, store) -> None:
-    if rec["status"] == "archived":
-        plan.incoming.append(Incoming(rec, store.layout.global_archive, "global-archive", ""))
-        return
-    if rec["status"] not in ("global", "conflicted"):
-        rec["status"] = "global"
-    plan.incoming.append(Incoming(rec, store.global_file(rec), "global", ""))
-
-
-def _place_archived(rec: dict, origin, where: str, pid_map: dict, plan: ImportPlan, lay) -> None:
-    rec["status"] = "archived"
-    if origin == "global" or origin is None:
-        plan.incoming.append(Incoming(rec, lay.global_archive, "global-archive", ""))
-        return
-    pid = pid_map.get(str(origin)) or (origin if _is_pid(origin) else None)
-    if pid is None:
-        plan.skip(where, f"archived_from {_short(origin)} is not a project of this file")
-        return
-    plan.projects.setdefault(pid, {"name": _display_name(rec.get("project")) or pid, "root": "", "remote": None})
-    _remap_projects(rec, str(origin), pid)
-    plan.incoming.append(Incoming(rec, lay.archive(pid), "archive", pid))
-
-
-def _section(doc: dict, name: str, kind: type, plan: ImportPlan):
-    value = doc.get(name)
-    if value is None:
-        return kind()
-    if not isinstance(value, kind):
-        plan.warnings.append(f'"{name}" is a {_kind(value)}, not a {"list" if kind is list else "object"} (skipped)')
-        return kind()
-    return value
-
-
-def _accept(obj, where: str, plan: ImportPlan) -> dict | None:
-    """coerce_record, then drop what an import must not carry in; None when skipped."""
+def _accept(obj, where: str, report: ImportReport, dirty: bool) -> dict | None:
+    """coerce_record with redaction, then drop what an import must not carry in; None when
+    skipped. `dirty`: redaction changes the entry's text (`_entry_text`)."""
     from learn_cli.capture.redact import redact
     from learn_cli.store.record import coerce_record
 
-    # Redact before capping (a cap could cut a private key's marker and leave its body); one
-    # check over all the entry's text keeps the common case, nothing secret, to one call.
-    strings = [v for v in obj.values() if isinstance(v, str)] if isinstance(obj, dict) else []
-    joined = _SEP.join(strings)
-    clean = redact if joined and redact(joined) != joined else None
-    rec, reason = coerce_record(obj, clean=clean)
+    # Redact before capping (a cap could cut a private key's marker and leave its body).
+    rec, reason = coerce_record(obj, clean=redact if dirty else None)
     if rec is None:
-        plan.skip(where, reason)
+        report.skip(where, reason)
         return None
+    if dirty or _was_cut(obj, rec):
+        redact_record(rec)  # the capped text and tags once more, field by field
     for name in ("deleted", "updated", "archived_from"):
         rec.pop(name, None)
     tags = rec.get("tags")
@@ -316,9 +739,32 @@ def _accept(obj, where: str, plan: ImportPlan) -> dict | None:
     return rec
 
 
+def _entry_text(obj) -> str:
+    """Every text of an entry that can be kept (its string fields and tags), joined for one
+    redaction check: the common case, nothing secret, costs one call."""
+    if not isinstance(obj, dict):
+        return ""
+    strings = [v for k, v in obj.items() if isinstance(v, str) and k not in _NOT_KEPT_AS_IS and v not in _TYPES]
+    tags = obj.get("tags")
+    if isinstance(tags, list):
+        strings.extend(t for t in tags if isinstance(t, str))
+    return _SEP.join(strings)
+
+
+# Fields whose text is never kept as it comes: replaced (source), or kept only when valid (an
+# ISO time, a known status), which no secret is. A `type` is kept only when known (_TYPES).
+_NOT_KEPT_AS_IS = frozenset(("source", "status", "created", "last_used"))
+_TYPES = frozenset(TYPES)
+
+
+def _was_cut(obj: dict, rec: dict) -> bool:
+    return any(isinstance(obj.get(f), str) and len(obj[f]) != len(rec[f]) for f in TEXT_FIELDS)
+
+
 def _finish(rec: dict, source: str) -> None:
-    """After redaction: the source, and a key (kept when well-formed, else computed)."""
-    rec["source"] = f"import:{_redact(source)}"[:200]
+    """After redaction: the source (`import:<file name>`, redacted), and a key (kept when
+    well-formed, else computed)."""
+    rec["source"] = source
     key = rec.get("key")
     if not (isinstance(key, str) and _key_re().fullmatch(key)):
         from learn_cli.engine.knowledge import key_for
@@ -368,77 +814,56 @@ def _remap_projects(rec: dict, raw_pid: str, pid: str) -> None:
 # ---------------------------------------------------------------- merging
 
 
-@dataclass
-class ImportReport:
-    source: str
-    version: str
-    entries: int
-    new: int = 0
-    merged: int = 0
-    duplicates: int = 0
-    conflicts: int = 0
-    skipped: int = 0
-    reasons: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
-    conflict_pairs: list = field(default_factory=list)  # {incoming, existing, reason, incoming_text, existing_text}
-    projects_created: list = field(default_factory=list)
-    dry_run: bool = False
-
-    @property
-    def processed(self) -> int:
-        return self.new + self.merged
-
-    def as_json(self) -> dict:
-        return {"source": self.source, "version": self.version, "entries": self.entries, "new": self.new,
-                "merged": self.merged, "duplicates": self.duplicates, "conflicts": self.conflicts,
-                "skipped": self.skipped, "processed": self.processed, "skipped_reasons": self.reasons,
-                "warnings": self.warnings, "conflict_pairs": self.conflict_pairs[:100],
-                "projects_created": self.projects_created, "dry_run": self.dry_run}
-
-
-def import_file(store, path: Path, dry_run: bool = False, loads: Callable | None = None) -> ImportReport:
-    """Read, validate and merge an export file into the store."""
-    loads = loads or _fast_loads()
-    source = _display_name(Path(path).name) or "import"
-    doc = read_export(Path(path), loads)
-    plan = plan_import(doc, source, store)
-    del doc
-    return merge_plan(store, plan, dry_run, loads)
-
-
-def merge_plan(store, plan: ImportPlan, dry_run: bool, loads: Callable) -> ImportReport:
-    report = ImportReport(plan.source, plan.version, plan.entries, skipped=plan.skipped,
-                          reasons=list(plan.reasons), warnings=list(plan.warnings), dry_run=dry_run)
-    store.refresh(loads=loads)
-    merger = _Merger(store, report, loads)
-    by_target: dict[Path, list[Incoming]] = {}
-    for inc in plan.incoming:
-        by_target.setdefault(inc.target, []).append(inc)
-    for target, items in by_target.items():
-        merger.merge_into(target, items)
-    known = store.projects()
-    receiving = {i.pid for i in plan.incoming}
-    report.projects_created = sorted(pid for pid in plan.projects if pid not in known and pid in receiving)
-    if not dry_run:
-        _create_projects(store, plan, report.projects_created)
-        merger.write()
-    return report
-
-
 class _Merger:
-    def __init__(self, store, report: ImportReport, loads: Callable):
+    """Merges the entries of each target file with what the store holds (see the module's
+    docstring). A target with nothing in it yet is written whole as soon as its entries are
+    merged (staged, or held in memory by a dry run); the others are written at the end."""
+
+    def __init__(self, store, report: ImportReport, loads: Callable, staging: _Staging | None):
         self.store = store
         self.report = report
         self.loads = loads
+        self.staging = staging
         db = store.index.db
         self.ids: dict[str, str] = dict(db.execute("SELECT id, key FROM learnings"))
         self.merged_from: set[str] = set()
         for (ids,) in db.execute("SELECT json_extract(data, '$.merged_from') FROM learnings "
                                  "WHERE data LIKE '%\"merged_from\"%'"):
             self.merged_from.update(_json_list(ids, loads))
-        self.new: dict[Path, list[dict]] = {}
+        self.batches: dict[Path, list[Incoming]] = {}  # target -> entries not merged yet
+        self.new: dict[Path, list[dict]] = {}  # target that had data -> records to append at the end
+        self.held: dict[Path, bytes] = {}  # dry run: the lines staging would have written
         self.unwritten: set[str] = set()  # ids of entries added by this import (no patch needed)
         self.patches: dict[Path, dict[str, dict]] = {}  # target -> id -> fields to set
+
+    def add(self, inc: Incoming) -> None:
+        self.batches.setdefault(inc.target, []).append(inc)
+
+    def close(self, targets: Iterable[Path] | None = None) -> None:
+        """Merge the entries gathered for `targets` (every target when None)."""
+        for target in list(self.batches) if targets is None else targets:
+            items = self.batches.pop(target, None)
+            if items:
+                self._merge_batch(target, items)
+
+    def _merge_batch(self, target: Path, items: list[Incoming]) -> None:
+        empty = self._is_empty(target)
+        self.merge_into(target, items)
+        if empty and target in self.new:
+            recs = self.new.pop(target)
+            self.unwritten.difference_update(r["id"] for r in recs)  # a later entry patches them
+            if self.staging is None:
+                self.held[target] = b"\n".join(_dumps(r)[0] for r in recs)  # read for a project listed twice
+            else:
+                self.staging.add(target, recs)
+
+    def _is_empty(self, target: Path) -> bool:
+        """A log that holds nothing yet (nor has been given anything by this import)."""
+        if target in self.held or self.staging and target in self.staging.targets:
+            return False
+        if not str(target).endswith(".jsonl") or _has_data(target):
+            return False
+        return not self.store.index.count("file = ?", (self.store.index.rel(target),))
 
     def merge_into(self, target: Path, items: list[Incoming]) -> None:
         existing = self._existing(target)
@@ -484,12 +909,17 @@ class _Merger:
             self.new.setdefault(target, []).extend(added)
 
     def _existing(self, target: Path) -> dict[str, dict]:
+        if self.staging and target in self.staging.targets:
+            self.staging.index(wait=True)  # a second batch for a target (a project listed twice)
         rel = self.store.index.rel(target)
         statuses = ("archived",) if target.name == "archive.jsonl" else _LIVE
         marks = ",".join("?" * len(statuses))
         rows = self.store.index.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks})",
                                            (rel, *statuses))
-        return {(rec := self.loads(d))["id"]: rec for (d,) in rows}
+        found = {(rec := self.loads(d))["id"]: rec for (d,) in rows}
+        held = (self.loads(line) for line in self.held.get(target, b"").splitlines())
+        found.update((r["id"], r) for r in held if r.get("status") in statuses)
+        return found
 
     def _conflicts(self, target: Path, existing: dict[str, dict], fresh: list[dict]) -> set[str]:
         from learn_cli.engine.conflicts import find_conflicts
@@ -550,42 +980,199 @@ class _Merger:
         return [r for r in added if r["id"] in keep]
 
     def write(self) -> None:
-        fresh_files = []
+        self.staging.commit()
         for target, recs in self.new.items():
             target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if _fill_if_empty(target, recs):
-                fresh_files.append(target)
-            else:
-                self.store.put_many(target, recs)
-        if fresh_files:
-            self.store.refresh(fresh_files, loads=self.loads)  # one bulk index pass per new file
+            self.store.put_many(target, recs)
         for target, patches in self.patches.items():
             changes = {rid: _setter(fields) for rid, fields in patches.items()}
             size = self.store.index.count("file = ?", (self.store.index.rel(target),))
             self.store.update_many(target, changes, rewrite=2 * len(changes) >= max(size, 1))
 
 
-def _fill_if_empty(path: Path, recs: list[dict]) -> bool:
-    """Write `recs` as the whole content of a file that is missing or empty, atomically and
-    under its lock (so no concurrent append is lost); False when the file holds data. The
-    index then reads the file once in bulk, instead of one row at a time."""
+# ---------------------------------------------------------------- writing
+
+
+class _Staging:
+    """The logs an import writes whole, staged in a folder of the home until the whole export
+    has been read, then renamed into place: a refused file leaves the store as it was. Their
+    index rows are written from the records in hand when they are staged (a rename keeps the
+    stat that the index records), INDEX_BATCH records a transaction."""
+
+    INDEX_BATCH = 10_000
+
+    def __init__(self, store, helpers: _Helpers):
+        self.store = store
+        self.helpers = helpers
+        self.folder: Path | None = None
+        self.staged: list[tuple[Path, Path]] = []  # (target, staged file)
+        self.targets: set[Path] = set()
+        self.unindexed: list[tuple[Path, bytes, Path, bool]] = []
+        self.waiting = 0  # records in self.unindexed
+        self.syncs = _Syncs()
+
+    def add(self, target: Path, recs: list[dict]) -> None:
+        if self.folder is None:
+            _remove_empty_folders(self.store.home, _STAGING)
+            self.folder = self.store.home / f"{_STAGING}{os.urandom(6).hex()}"
+            self.folder.mkdir(mode=0o700)
+        staged = self.folder / f".{len(self.staged):05d}-{target.name}.tmp"  # `learn doctor` clears old ones
+        self.staged.append((target, staged))  # first: removed even if writing it fails (a full disk)
+        self.targets.add(target)
+        lines, exact = _write_log(staged, recs)
+        self.syncs.add(staged)
+        self.unindexed.append((target, lines, staged, exact))
+        self.waiting += len(recs)
+        if self.waiting >= self.INDEX_BATCH:
+            self.index()
+
+    def index(self, wait: bool = False) -> None:
+        """Have the rows of the files staged since the last time written, in one transaction
+        (and with `wait`, every such transaction done)."""
+        if self.unindexed:
+            self.helpers.index_rows(self.unindexed)
+        self.unindexed, self.waiting = [], 0
+        if wait:
+            self.helpers.wait_index()
+
+    def commit(self) -> None:
+        """Rename every staged file onto its target (under the target's lock). A target that
+        got data meanwhile (a capture) gets the records appended instead."""
+        from learn_cli.store import jsonl
+        from learn_cli.store.locks import file_lock
+
+        self.index(wait=True)
+        try:
+            self.syncs.wait()  # every staged file is on disk before any is renamed
+            folders = set()
+            for target, staged in self.staged:
+                if target.parent not in folders:
+                    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                    folders.add(target.parent)
+                with file_lock(target):
+                    if not _has_data(target):
+                        os.replace(staged, target)
+                        continue
+                self.store.put_many(target, list(jsonl.load(staged).records.values()))
+            for folder in folders:  # the renames, on disk
+                self.syncs.add(folder)
+            self.syncs.wait()
+        finally:
+            self._remove()
+
+    def abandon(self) -> None:
+        """Drop what was staged; the index forgets the rows written for it."""
+        try:
+            self.helpers.wait_index()
+        except Exception as exc:  # noqa: BLE001 - a worker that died: its transaction was not committed
+            self.store.note(f"import abandoned while its index rows were written ({exc})")
+        self._remove()
+        try:
+            self.store.refresh([target for target, _ in self.staged])
+        except Exception as exc:  # noqa: BLE001 - the index also heals on its next refresh
+            self.store.note(f"index not updated ({exc}); it will be rebuilt from the files")
+
+    def _remove(self) -> None:
+        if self.folder is None:
+            return
+        for _target, staged in self.staged:
+            try:
+                os.unlink(staged)
+            except FileNotFoundError:
+                pass
+        try:
+            os.rmdir(self.folder)
+        except OSError:
+            pass
+
+
+_STAGING = ".import-"  # staging folders: <home>/.import-<hex>
+
+
+def _remove_empty_folders(home: Path, prefix: str) -> None:
+    """Staging folders of imports that were killed, once `learn doctor` removed their files."""
+    for entry in os.scandir(home):
+        if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False):
+            try:
+                os.rmdir(entry.path)
+            except OSError:
+                pass  # not empty: an import running now, or files doctor has not removed yet
+
+
+def _write_log(path: Path, recs: list[dict]) -> tuple[bytes, bool]:
+    """Write a new log holding `recs` (stamped `updated`). Returns its bytes, and whether a line
+    needs the standard library to be read back exactly (see `_dumps`)."""
     from learn_cli.store import jsonl
-    from learn_cli.store.locks import file_lock
+    from learn_cli.store.paths import FILE_MODE
     from learn_cli.store.record import now_iso
 
-    if path.suffix != ".jsonl":
+    stamp = now_iso()
+    lines, exact = [], False
+    for rec in recs:
+        rec["updated"] = stamp
+        line, standard = _dumps(rec)
+        lines.append(line)
+        exact = exact or standard
+    lines.append(b"")
+    data = b"\n".join(lines)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        jsonl._write_all(fd, data)
+    finally:
+        os.close(fd)
+    return data, exact
+
+
+class _Syncs:
+    """fsync of many files and folders at once, in a few threads: the journal commits that
+    many waiting together need cost little more than one. Done in one go when needed: syncs
+    spread over the import would force a journal commit at every step of its file writes."""
+
+    THREADS = 16
+
+    def __init__(self):
+        self.paths: list[Path] = []
+
+    def add(self, path: Path) -> None:
+        self.paths.append(path)
+
+    def wait(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        paths, self.paths = self.paths, []
+        if paths:
+            with ThreadPoolExecutor(min(self.THREADS, len(paths)), thread_name_prefix="fsync") as pool:
+                list(pool.map(_fsync, paths))
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _dumps(rec: dict) -> tuple[bytes, bool]:
+    """A record as one line of JSON, and whether the standard library wrote it (orjson cannot
+    write a lone surrogate, repaired here, or an integer past 64 bits, which it would also
+    read back as a float)."""
+    import orjson
+
+    try:
+        return orjson.dumps(rec), False
+    except TypeError:  # orjson.JSONEncodeError
+        from learn_cli.store.jsonl import dumps, utf8
+        from learn_cli.store.record import utf8_safe
+
+        return utf8(dumps(utf8_safe(rec))), True
+
+
+def _has_data(path: Path) -> bool:
+    try:
+        return os.stat(path).st_size > 0
+    except FileNotFoundError:
         return False
-    with file_lock(path):
-        try:
-            if path.stat().st_size:
-                return False
-        except FileNotFoundError:
-            pass
-        stamp = now_iso()
-        for rec in recs:
-            rec["updated"] = stamp
-        jsonl.rewrite(path, recs)
-    return True
 
 
 def _flag(rec: dict, other: str) -> None:
@@ -607,12 +1194,131 @@ def _setter(fields: dict) -> Callable[[dict], dict]:
     return apply
 
 
-def _create_projects(store, plan: ImportPlan, pids: list[str]) -> None:
+def _create_projects(store, projects: dict[str, dict], pids: list[str]) -> None:
     from learn_cli.store.project import Project
 
     for pid in pids:
-        info = plan.projects[pid]
+        info = projects[pid]
         store.register_project(Project(id=pid, name=info["name"], root=info["root"], remote=info["remote"]))
+
+
+# ---------------------------------------------------------------- work in other processes
+
+
+class _Helpers:
+    """Worker processes that take work off the main process of a large import: `submit` and
+    `result` tell which entries have text that redaction changes (the largest part of an
+    import's work, ~30 µs an entry), answered in order; `index_rows` writes the index rows of
+    staged files (SQLite's part), one job at a time: one writer, transactions in order. The
+    main process reads, merges and writes on meanwhile. A small file, or a system without
+    fork, does it all in-process.
+
+    Every worker is forked at once, here, before the import starts any thread: a fork copies
+    no other thread, so a lock that one of them held would stay held in the child."""
+
+    PARALLEL_BYTES = 4 << 20  # below this, forking costs more than it saves
+    batch = 400  # entries a redaction job
+    ahead = 8  # redaction jobs out at once (bounds the entries held in memory)
+
+    def __init__(self, store, file_bytes: int):
+        self.store = store
+        self.pool = None
+        self.index_job = None
+        workers = min(os.cpu_count() or 1, 4)
+        if file_bytes < self.PARALLEL_BYTES or workers < 2 or not hasattr(os, "fork"):
+            return
+        try:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(workers, multiprocessing.get_context("fork"), initializer=_quiet_worker)
+            self.pool.submit(int).result()  # forks them all now
+        except (OSError, ImportError, ValueError):  # no fork, no /dev/shm...: all in-process
+            self.close()
+
+    def submit(self, texts: list[str]):
+        return self.pool.submit(dirty_texts, texts) if self.pool and texts else dirty_texts(texts)
+
+    def result(self, job) -> set[int]:
+        return set(job if isinstance(job, list) else job.result())
+
+    def index_rows(self, files: list[tuple[Path, bytes, Path, bool]]) -> None:
+        """Index.load_rows for staged files: (target, its lines, staged file, whether to parse
+        the lines with the standard library: a record orjson cannot write exactly)."""
+        self.wait_index()
+        if self.pool is None or str(self.store.index.path) == ":memory:":
+            return self._noted(_load_rows(self.store.index, files))
+        self.index_job = self.pool.submit(index_in_worker, str(self.store.home), files)
+
+    def wait_index(self) -> None:
+        """The index job done (before the index is read back, or the import ends)."""
+        job, self.index_job = self.index_job, None
+        if job is not None:
+            self._noted(job.result())
+
+    def _noted(self, problem: str | None) -> None:
+        if problem:
+            self.store.note(problem)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C to the main process (which stops it), yields the CPU to it (the
+    main process feeds the workers), and ends when it ends, even killed (kill -9 leaves the
+    workers waiting on a queue that they themselves hold open)."""
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.nice(5)
+    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def index_in_worker(home: str, files: list) -> str | None:
+    """In a worker: `_load_rows` on a connection of its own."""
+    from learn_cli.store.index import Index
+    from learn_cli.store.paths import Layout
+
+    index = Index(Layout(Path(home)))
+    try:
+        return _load_rows(index, files)
+    finally:
+        index.close()
+
+
+def _load_rows(index, files: list[tuple[Path, bytes, Path, bool]]) -> str | None:
+    """index.load_rows from the lines of staged files; what went wrong, if anything."""
+    import sqlite3
+
+    import orjson
+
+    def records(lines: bytes, exact: bool) -> list[dict]:
+        return [(json.loads if exact else orjson.loads)(line) for line in lines.splitlines()]
+
+    try:
+        index.load_rows([(target, records(lines, exact), staged) for target, lines, staged, exact in files])
+    except sqlite3.DatabaseError as exc:  # the files are the truth: the index heals from their stats
+        return f"index not updated ({exc}); it will be rebuilt from the files"
+    return None
+
+
+def dirty_texts(texts: list[str]) -> list[int]:
+    """The positions of the texts that redaction changes."""
+    from learn_cli.capture.redact import redact
+
+    return [n for n, text in enumerate(texts) if text and redact(text) != text]
 
 
 # ---------------------------------------------------------------- helpers
@@ -633,49 +1339,6 @@ def redact_record(rec: dict) -> dict:
     if tags:
         rec["tags"] = [redact(t) if isinstance(t, str) else t for t in tags]
     return rec
-
-
-PARALLEL_MIN = 5000  # records: below this, forking workers costs more than it saves
-_WORK: list = []  # the records a forked worker reads (inherited, never pickled)
-
-
-def redact_many(records: list[dict]) -> None:
-    """redact_record over many records, on every CPU when there are many: forked workers read
-    the records they inherit and send back only the few fields that changed."""
-    workers = min(os.cpu_count() or 1, 8)
-    if len(records) < PARALLEL_MIN or workers < 2 or not hasattr(os, "fork"):
-        for rec in records:
-            redact_record(rec)
-        return
-    global _WORK
-    _WORK = records
-    size = -(-len(records) // (workers * 4))
-    slices = [(start, min(start + size, len(records))) for start in range(0, len(records), size)]
-    try:
-        import multiprocessing
-
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for changes in pool.imap_unordered(_redacted_fields, slices):
-                for index, fields in changes:
-                    records[index].update(fields)
-    except (OSError, ImportError, ValueError):  # no fork, no /dev/shm, …: do it here
-        for rec in records:
-            redact_record(rec)
-    finally:
-        _WORK = []
-
-
-def _redacted_fields(bounds: tuple[int, int]) -> list[tuple[int, dict]]:
-    """In a worker: (index, changed fields) of the records of one slice that held secrets."""
-    out = []
-    for index in range(*bounds):
-        rec = _WORK[index]
-        before = {f: rec.get(f) for f in (*TEXT_FIELDS, "tags")}
-        redact_record(rec)
-        changed = {f: rec.get(f) for f, v in before.items() if rec.get(f) != v}
-        if changed:
-            out.append((index, changed))
-    return out
 
 
 def _same_text(a: dict, b: dict) -> bool:
@@ -729,7 +1392,5 @@ def _fast_loads() -> Callable:
     try:
         import orjson
     except ImportError:  # pragma: no cover
-        import json
-
         return json.loads
     return orjson.loads

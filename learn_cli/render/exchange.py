@@ -27,7 +27,7 @@ def export_report(result, shown_path: str, nbytes: int, labels: dict[str, str]) 
     if not projects:
         write("    (none)")
     for pid, n in projects[:PROJECTS_SHOWN]:
-        write(f"    {safe(labels.get(pid, result.doc['projects'][pid]['name']), one_line=True)}: {entries(n)}")
+        write(f"    {safe(labels.get(pid, result.names[pid]), one_line=True)}: {entries(n)}")
     if len(projects) > PROJECTS_SHOWN:
         rest = projects[PROJECTS_SHOWN:]
         write(f"    ... and {len(rest):,} more projects ({entries(sum(n for _, n in rest))})")

@@ -349,10 +349,10 @@ class Index:
     def load_rows(self, files: Iterable[tuple[str | os.PathLike, list[dict], str | os.PathLike]]) -> None:
         """Replace the rows of whole files just written (import) with the records the writer
         holds, instead of reading the files back; one transaction for all of them. Each item
-        is (path, records, written): `records` is the file's content, one line each, and
-        `written` the file holding those bytes now, `path` itself or a file about to be renamed
-        onto it (a rename keeps the stat recorded here). A file that changes in between has
-        another stat, so the next refresh re-reads it."""
+        is (path, records, written): `records` is the file's content (one line each, distinct
+        ids), and `written` the file holding those bytes now: `path` itself, or a file renamed
+        onto it afterwards (a rename keeps the stat recorded here). A file that changes in
+        between has another stat, so the next refresh re-reads it."""
         batch = []
         for path, records, written in files:
             rel = self.rel(path)

@@ -122,7 +122,13 @@ def coerce_record(obj, clean=None) -> tuple[dict | None, str | None]:
     for key, value in obj.items():
         if not isinstance(key, str) or len(key) > 64:
             continue
-        rec[key] = _cap_value(value)
+        # Most values are numbers, short text and flat lists of them, which the caps leave as
+        # they are: only odd shapes get `_cap_value`'s walk and copy (an import has 100,000).
+        kind = type(value)
+        if kind is str and len(value) <= _MAX_TEXT or kind in _SCALARS or _within_caps(value):
+            rec[key] = value
+        else:
+            rec[key] = _cap_value(value)
     rtype = obj.get("type", "error")
     if rtype not in TYPES:
         return None, f"unknown type {str(rtype)[:30]!r}"
@@ -180,9 +186,46 @@ def cap_text(text: str, cap: int) -> str:
     return cut
 
 
+_MAX_TEXT = 2000  # characters of any other text field
+_SCALARS = (int, float, bool, type(None))
+
+
+def _within_caps(value) -> bool:
+    """A list or object that `_cap_value` returns unchanged, of the usual shapes (tags,
+    projects, env, evidence): at most 200 items (100 keys of up to 64 characters), each short
+    text, a number, or an object of those."""
+    kind = type(value)
+    if kind is list:
+        items = value
+        if len(items) > 200:
+            return False
+    elif kind is dict:
+        items = value.values()
+        if not _short_keys(value):
+            return False
+    else:
+        return False
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            if len(item) > _MAX_TEXT:
+                return False
+        elif kind is dict:
+            if not (_short_keys(item) and all(type(v) in _SCALARS or type(v) is str and len(v) <= _MAX_TEXT
+                                              for v in item.values())):
+                return False
+        elif kind not in _SCALARS:
+            return False
+    return True
+
+
+def _short_keys(obj: dict) -> bool:
+    return len(obj) <= 100 and all(type(k) is str and len(k) <= 64 for k in obj)
+
+
 def _cap_value(value, depth: int = 0):
     if isinstance(value, str):
-        return cap_text(value, 2000)
+        return cap_text(value, _MAX_TEXT)
     if isinstance(value, (int, float, bool)) or value is None:
         return value
     if depth > 3:

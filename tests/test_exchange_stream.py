@@ -1,0 +1,368 @@
+"""Streaming export and import (learn_cli.engine.exchange): the JSON stream reader across read
+chunks, truncated files, the export's exact layout and order, the import's worker processes,
+hand-made files (sections out of order, a project listed twice), and Index.load_rows keeping
+the index equal to a full re-read of the file."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+
+from learn_cli.engine import exchange
+from learn_cli.store.record import coerce_record, make_record
+from learn_cli.store.repo import Store
+
+# ---------------------------------------------------------------- helpers
+
+
+def stream_of(text: str | bytes, chunk: int) -> exchange._JsonStream:
+    data = text.encode() if isinstance(text, str) else text
+    stream = exchange._JsonStream(io.BytesIO(data), "in.json")
+    stream.CHUNK = chunk
+    return stream
+
+
+def read_all(stream: exchange._JsonStream):
+    """The document rebuilt through members/items/value, as import walks it."""
+    if stream.peek() == "{":
+        doc = {}
+        for key in stream.members():
+            doc[key] = read_all(stream) if stream.peek() in "{[" else stream.value()
+        return doc
+    if stream.peek() == "[":
+        return list(stream.items())
+    return stream.value()
+
+
+def export_doc(entries_by_project: dict, global_entries=(), archived=()) -> dict:
+    return {"format": "self-learning-agent", "version": "1.0.0", "exported": "2026-01-01T00:00:00Z",
+            "global": list(global_entries),
+            "projects": {pid: {"name": f"app-{pid[:4]}", "root": f"/srv/{pid}", "remote": None, "learnings": recs}
+                         for pid, recs in entries_by_project.items()},
+            "archived": list(archived)}
+
+
+def entries(n: int, tag: str = "") -> list[dict]:
+    return [make_record(key=f"txt:{tag}k{i}", context=f"lesson {tag}{i} — ünïcode ✓ {'x' * (i % 7)}",
+                        fix=f"do thing {i}", tags=["t", f"n{i}"], evidence=[{"session": "s", "at": "2026"}],
+                        frequency=i % 5 + 1) for i in range(n)]
+
+
+def stored(home: Path) -> dict:
+    """rel path -> {id: record without `updated`} for every record file of a home."""
+    from learn_cli.store import jsonl
+
+    out = {}
+    for path in sorted(home.rglob("*.json*")):
+        if path.suffix in (".jsonl", ".json") and path.name not in ("config.json", "project.json"):
+            recs = jsonl.load(path).records
+            out[str(path.relative_to(home))] = {k: {f: v for f, v in r.items() if f != "updated"}
+                                                for k, r in recs.items()}
+    return out
+
+
+# ---------------------------------------------------------------- the stream reader
+
+
+DOCS = [
+    {"a": 1, "b": [1, 2.5, -3e-4, True, False, None], "c": {"d": "é\u00e9\u4e2d\U0001f600", "e": []}, "f": {}},
+    {"format": "x", "global": [{"k": "v" * 3000, "n": 12345678901234}, "s\\\"q", 0, [[[]]]]},
+    [{"x": "\n\t\"\\/"}, {"y": "😀 an emoji"}, 1e300, -0.0, 2.5e-10, "end"],
+]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64])
+def test_escapes_and_numbers_cut_anywhere(chunk):
+    text = r'[{"e": "\ud83d\ude00 \u00e9 \n \" \\"}, 2.5e-10, -12.75E+3, 123456789012345678901234567890, true]'
+    assert read_all(stream_of(text, chunk)) == json.loads(text)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 7, 64, 1 << 20])
+@pytest.mark.parametrize("doc", DOCS)
+def test_values_split_across_read_chunks_read_whole(doc, chunk):
+    text = json.dumps(doc, ensure_ascii=False, indent=1)
+    assert read_all(stream_of(text, chunk)) == json.loads(text)
+    compact = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    assert read_all(stream_of(compact, chunk)) == json.loads(compact)
+
+
+def test_an_entry_larger_than_a_chunk_is_read_by_growing_the_buffer():
+    big = {"context": "ω" * 50_000, "n": 1}
+    stream = stream_of(json.dumps([big, big, 7], ensure_ascii=False), 1000)
+    assert list(stream.items()) == [big, big, 7]
+
+
+def test_a_large_array_is_read_entry_by_entry():
+    """Memory does not grow with the array: what is held is about a chunk."""
+    rows = [{"id": f"learn-{i}", "context": f"text {i} " * 20} for i in range(20_000)]
+    data = json.dumps(rows).encode()
+    stream = stream_of(data, 4096)
+    held = 0
+    original = stream._more
+
+    def more(least=0):
+        nonlocal held
+        done = original(least)
+        held = max(held, len(stream.text))
+        return done
+
+    stream._more = more
+    assert sum(1 for _ in stream.items()) == len(rows)
+    assert len(data) > 3_000_000 and held < 3 * 4096
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"a": [1, 2', "Expecting ',' delimiter"),
+    ('{"a": "unterminated', "Unterminated string starting at byte 6"),
+    ('{"a": tru', "Expecting value"),
+    ('{"a": 1} trailing', "Extra data"),
+    ('{"a": NaN}', "NaN is not JSON"),
+    (b'{"a": "\xff"}', "invalid UTF-8"),
+    ("", "Expecting an object"),
+])
+def test_damage_is_reported_with_where(text, message):
+    stream = stream_of(text, 3)
+    with pytest.raises(exchange.ExchangeError, match="is not JSON") as caught:
+        stream.document() if stream.peek() not in "{" else [stream.value() for _ in stream.members()] + [stream.end()]
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_offsets_count_bytes_for_seeking_back():
+    text = '{"é€": [1, 2], "next": {"a": "ü"}}'
+    stream = stream_of(text, 4)
+    members = stream.members()
+    assert next(members) == "é€"
+    stream.skip()
+    assert next(members) == "next"
+    where = stream.offset()
+    assert text.encode()[where:].startswith(b'{"a"')
+    stream.seek(where)
+    assert stream.value() == {"a": "ü"}
+
+
+# ---------------------------------------------------------------- import
+
+
+def test_a_truncated_export_is_refused_and_changes_nothing(tmp_path):
+    doc = export_doc({"0123456789ab": entries(30, "p"), "ba9876543210": entries(20, "q")}, entries(5, "g"),
+                     [dict(r, archived_from="0123456789ab") for r in entries(3, "a")])
+    data = json.dumps(doc, indent=2).encode()
+    home = tmp_path / "home"
+    Store(home, warn_stderr=False).close()
+    before = stored(home)
+    for cut in (len(data) // 5, len(data) // 2, len(data) - 40, len(data) - 2):
+        (tmp_path / "cut.json").write_bytes(data[:cut])
+        store = Store(home, warn_stderr=False)
+        with pytest.raises(exchange.ExchangeError, match="is not JSON"):
+            exchange.import_file(store, tmp_path / "cut.json")
+        assert store.index.count() == 0  # no rows left for files never renamed into place
+        store.close()
+        assert stored(home) == before
+        assert not [p for p in home.iterdir() if p.name.startswith(".import-")]
+        assert not (home / "projects").exists() or not any((home / "projects").iterdir())
+
+
+def test_workers_and_in_process_import_the_same(tmp_path, monkeypatch):
+    """A large file's redaction checks and index rows go to worker processes: same result."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    projects = {f"{n:012x}": entries(150, f"p{n}") for n in range(12)}
+    projects["00000000000a"][7]["error"] = f"push failed with {token}"
+    projects["00000000000b"][3]["tags"] = [f"token {token}"]
+    doc = export_doc(projects, entries(40, "g"), [dict(r, archived_from="000000000003") for r in entries(30, "a")])
+    path = tmp_path / "team.json"
+    path.write_text(json.dumps(doc))
+    reports, homes, pools = [], [], []
+    opened = exchange._Helpers.__init__
+
+    def spy(self, *args):
+        opened(self, *args)
+        pools.append(self.pool is not None)
+
+    monkeypatch.setattr(exchange._Helpers, "__init__", spy)
+    for parallel in (False, True):
+        monkeypatch.setattr(exchange._Helpers, "PARALLEL_BYTES", 0 if parallel else 1 << 40)
+        monkeypatch.setattr(exchange._Helpers, "batch", 37)
+        monkeypatch.setattr(exchange._Staging, "INDEX_BATCH", 500)
+        home = tmp_path / f"home-{parallel}"
+        store = Store(home, warn_stderr=False)
+        report = exchange.import_file(store, path, loads=orjson.loads)
+        assert (report.new, report.skipped) == (1870, 0)
+        store.refresh()  # nothing to re-read: the rows were written from the records
+        rows = {(f, i): json.loads(d) for f, i, d in store.index.db.execute("SELECT file, id, data FROM learnings")}
+        store.close()
+        reports.append(report.as_json())
+        homes.append(stored(home))
+        text = "".join(p.read_text() for p in home.rglob("*.jsonl"))
+        assert token not in text and "[REDACTED:" in text
+        assert {(rel, rid) for rel, recs in homes[-1].items() for rid in recs} == set(rows)
+    assert pools == [False, True]
+    assert reports[0] == reports[1]
+    assert homes[0] == homes[1]
+
+
+def test_sections_out_of_order_import_like_the_usual_order(tmp_path):
+    """`archived` before `projects`, the format after the sections: read again from where
+    they start, once the file proved to be an export."""
+    doc = export_doc({"0123456789ab": entries(10, "p")}, entries(4, "g"),
+                     [dict(r, archived_from="0123456789ab") for r in entries(3, "a")])
+    usual = json.dumps(doc)
+    odd = json.dumps({"archived": doc["archived"], "projects": doc["projects"], "global": doc["global"],
+                      "version": "1.0.0", "format": "self-learning-agent"})
+    results = []
+    for name, text in (("usual", usual), ("odd", odd)):
+        (tmp_path / f"{name}.json").write_text(text)
+        store = Store(tmp_path / name, warn_stderr=False)
+        report = exchange.import_file(store, tmp_path / f"{name}.json")
+        store.close()
+        records = {rel: {rid: dict(r, source="") for rid, r in recs.items()}
+                   for rel, recs in stored(tmp_path / name).items()}
+        results.append((report.new, report.entries, records))
+    assert results[0] == results[1] and results[0][0] == 17
+
+
+def test_a_project_listed_twice_merges_its_second_part_with_the_first(tmp_path):
+    """Two ids of the file that make one project (same remote): the second part merges with
+    what the first staged, as it would with records already in the store; a dry run agrees."""
+    first = entries(6, "x")
+    again = [dict(r, id=r["id"] + "b", fix=r["fix"] + " (v2)") for r in first[:3]] + entries(2, "y")
+    doc = {"format": "self-learning-agent", "version": "1.0.0", "projects": {
+        "team/app": {"name": "app", "remote": "git@example.com:team/app.git", "learnings": first},
+        "app-copy": {"name": "app", "remote": "git@example.com:team/app.git", "learnings": again}}}
+    (tmp_path / "twice.json").write_text(json.dumps(doc))
+    store = Store(tmp_path / "home", warn_stderr=False)
+    dry = exchange.import_file(store, tmp_path / "twice.json", dry_run=True).as_json()
+    real = exchange.import_file(store, tmp_path / "twice.json").as_json()
+    store.close()
+    for name in ("new", "merged", "duplicates", "conflicts", "skipped"):
+        assert dry[name] == real[name], name
+    assert (real["new"], real["merged"]) == (8, 3)
+    (recs,) = [recs for rel, recs in stored(tmp_path / "home").items() if rel.endswith("learnings.jsonl")]
+    assert len(recs) == 8 and sum(1 for r in recs.values() if r.get("merged_from")) == 3
+
+
+def test_a_section_given_twice_is_read_once(tmp_path):
+    text = ('{"format": "self-learning-agent", "version": "1.0.0", "global": '
+            + json.dumps(entries(2, "a")) + ', "global": ' + json.dumps(entries(3, "b")) + "}")
+    (tmp_path / "twice.json").write_text(text)
+    store = Store(tmp_path / "home", warn_stderr=False)
+    report = exchange.import_file(store, tmp_path / "twice.json")
+    store.close()
+    assert report.new == 2 and report.warnings == ['"global" appears twice (the second one is skipped)']
+
+
+# ---------------------------------------------------------------- export
+
+
+def test_export_is_orjson_indented_document_in_the_usual_order(tmp_path):
+    store = Store(tmp_path / "home", warn_stderr=False)
+    for pid in ("0123456789ab", "ba9876543210"):
+        store.layout.ensure_project(pid)
+    recs = [make_record(key=f"txt:k{i}", context=f"ctx {i} ✓", fix="f", created=f"2026-01-0{9 - i}T00:00:00Z",
+                        env={"os": "linux"}, evidence=[{"session": "s", "event": "e"}], tags=[])
+            for i in range(5)]
+    store.put_many(store.layout.learnings("0123456789ab"), recs[:3])
+    store.put(store.layout.archive("ba9876543210"), dict(recs[3], status="archived"))  # archived only
+    store.put(store.layout.global_archive, dict(recs[4], status="archived"))
+    store.put(store.layout.global_patterns, dict(recs[0], id="learn-g", status="global", created=None))
+    out = io.BytesIO()
+    result = exchange.write_export(store, out, orjson.loads, now="2026-02-02T00:00:00Z")
+    store.close()
+    data = out.getvalue()
+    doc = orjson.loads(data)
+    assert data == orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    assert list(doc) == ["format", "version", "exported", "global", "projects", "archived"]
+    assert list(doc["projects"]) == ["0123456789ab", "ba9876543210"]
+    assert doc["projects"]["ba9876543210"]["learnings"] == []
+    learnings = doc["projects"]["0123456789ab"]["learnings"]
+    assert [r["created"] for r in learnings] == sorted(r["created"] for r in learnings)
+    assert [r["archived_from"] for r in doc["archived"]] == ["global", "ba9876543210"]  # by created
+    assert all("updated" not in r for r in learnings + doc["archived"] + doc["global"])
+    assert (result.total, result.nbytes, result.project_counts) == (6, len(data), {"0123456789ab": 3,
+                                                                                 "ba9876543210": 0})
+
+
+def test_an_empty_store_exports_empty_sections(tmp_path):
+    store = Store(tmp_path / "home", warn_stderr=False)
+    out = io.BytesIO()
+    exchange.write_export(store, out, orjson.loads, now="2026-02-02T00:00:00Z")
+    store.close()
+    doc = orjson.loads(out.getvalue())
+    assert out.getvalue() == orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    assert (doc["global"], doc["projects"], doc["archived"]) == ([], {}, [])
+
+
+@pytest.mark.parametrize("secret", ["ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+                                    "https://deploy:hunter2pass@git.example.com/x.git",
+                                    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----"])
+def test_export_redacts_what_a_hand_edit_put_in_the_store(tmp_path, secret):
+    store = Store(tmp_path / "home", warn_stderr=False)
+    store.layout.ensure_project("0123456789ab")
+    store.put(store.layout.learnings("0123456789ab"), make_record(context="ctx", error=f"failed: {secret}", fix="f"))
+    out = io.BytesIO()
+    exchange.write_export(store, out, orjson.loads)
+    store.close()
+    assert secret not in out.getvalue().decode() and b"[REDACTED:" in out.getvalue()
+
+
+# ---------------------------------------------------------------- the pieces
+
+
+ODD_VALUES = [["x"] * 201, {f"k{i}": i for i in range(101)}, {"k" * 70: 1}, [[[[["deep"]]]]],
+              [{"a": {"b": {"c": [1]}}}], "y" * 2500, [{"s": "z" * 2100}], {"e": ["q", 1, None]},
+              [1, 2.5, True, None, "ok"], {"os": "linux", "shell": "zsh"}]
+
+
+@pytest.mark.parametrize("value", ODD_VALUES)
+def test_coerce_keeps_only_values_the_caps_leave_alone(value):
+    from learn_cli.store.record import _cap_value
+
+    rec, _ = coerce_record({"context": "c", "extra": value})
+    assert rec["extra"] == _cap_value(value)
+
+
+def test_load_rows_leaves_the_index_as_a_full_read_of_the_file_would(tmp_path):
+    from learn_cli.store import jsonl
+
+    store = Store(tmp_path / "home", warn_stderr=False)
+    path = store.layout.learnings("0123456789ab")
+    path.parent.mkdir(parents=True)
+    store.put(path, make_record(key="txt:old", context="replaced by the rewrite", fix="x"))
+    recs = [dict(r, updated="2026-01-01T00:00:00Z") for r in entries(40, "r")]
+    recs[5]["context"] = "line\nbreak and ünïcode \u2028 and \"quotes\""
+    jsonl.rewrite(path, recs)
+    store.index.load_rows([(path, recs, path)])
+
+    def snapshot():
+        rows = sorted((f, i, k, s, p, t, c, st, u, b, json.loads(d)) for f, i, k, s, p, t, c, st, u, b, d in
+                      store.index.db.execute("SELECT file, id, key, scope, pid, type, category, status, updated, "
+                                             "body, data FROM learnings"))
+        files = list(store.index.db.execute("SELECT * FROM files WHERE path = ?", (store.index.rel(path),)))
+        hits = sorted(r[0] for r in store.index.db.execute(
+            "SELECT l.id FROM fts JOIN learnings l ON l.rowid = fts.rowid WHERE fts MATCH 'break'"))
+        return rows, files, hits
+
+    mine = snapshot()
+    assert store.index.expect_stat(path)  # the next refresh reads nothing again
+    store.index.rebuild("test")
+    assert snapshot() == mine and mine[2] == [recs[5]["id"]]
+    store.close()
+
+
+def test_load_rows_records_the_stat_of_the_file_renamed_onto_the_path(tmp_path):
+    from learn_cli.store import jsonl
+
+    store = Store(tmp_path / "home", warn_stderr=False)
+    path = store.layout.global_errors
+    staged = tmp_path / "staged.tmp"
+    recs = [dict(r, updated="2026-01-01T00:00:00Z") for r in entries(3, "s")]
+    jsonl.rewrite(staged, recs)
+    store.index.load_rows([(path, recs, staged)])
+    assert not store.index.expect_stat(path)  # not there yet: a refresh would forget the rows
+    os.replace(staged, path)
+    assert store.index.expect_stat(path) and store.index.count("file = ?", ("global/errors.jsonl",)) == 3
+    store.close()
