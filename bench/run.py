@@ -185,8 +185,11 @@ class Bench:
         a single timed run and no warm-up (work that happens once, like a first promotion).
 
         An operation whose warm-up takes longer than SLOW_S gets SLOW_RUNS timed runs (said in
-        the report), so that one pathologically slow command cannot blow the 10-minute budget."""
+        the report), so that one pathologically slow command cannot blow the 10-minute budget.
+        `teardown` runs after the last run, for every run: deleting a 300 MB home between runs
+        put its cleanup (on a disk mounted with `discard`) into the next run's figure."""
         res = Result(name, size)
+        done: list = []
         runs = 1 if once else self.runs
         i = 1 if once else 0
         if once:
@@ -197,8 +200,7 @@ class Bench:
             payload = stdin(ctx) if callable(stdin) else stdin
             run_home = ctx.get("home", home)
             sample = self.launcher.run(argv, self.env(run_home), ctx.get("cwd", cwd), payload, timeout)
-            if teardown:
-                teardown(ctx)
+            done.append(ctx)
             if sample.code == -9 and sample.wall_ms >= timeout * 1000:
                 res.error = f"killed after {timeout:.0f} s"
                 break
@@ -227,6 +229,8 @@ class Bench:
             res.samples.append(sample)
             if bare:
                 res.bare.append(bare)
+        for ctx in done if teardown else ():
+            teardown(ctx)
         self.results.append(res)
         st = res.stats()
         if res.ok:
