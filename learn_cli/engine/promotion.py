@@ -125,7 +125,7 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     # the entries are loaded (peak memory is the larger of the two, not their sum).
     _derive_missing(store, _live(WHOLE_STORE), (), loads)
     conflicts = conflicts_among(stream_features(store, WHOLE_STORE, (), loads))
-    entries = load_entries(store, WHOLE_STORE, (), loads)
+    entries = load_entries(store, WHOLE_STORE, (), loads, derived=True)
     return _Promotion(store, entries, now, focus=None, progress=progress, loads=loads,
                       conflicts=conflicts).run(dry_run)
 
@@ -149,12 +149,13 @@ def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Cal
     return _Promotion(store, own + others, now, focus=focus, loads=loads).run(dry_run)
 
 
-def load_entries(store, where: str, args: tuple, loads: Callable) -> list[Entry]:
+def load_entries(store, where: str, args: tuple, loads: Callable, derived: bool = False) -> list[Entry]:
     """Live records matching an index condition, as entries holding only their decision
-    fields (the index's `derived` column, filled first where empty): a fraction of each
-    record to parse and to hold."""
+    fields (the index's `derived` column, filled first where empty, unless the caller just
+    did: `derived`): a fraction of each record to parse and to hold."""
     live = _live(where)
-    _derive_missing(store, live, args, loads)
+    if not derived:
+        _derive_missing(store, live, args, loads)
     out = []
     paths: dict[str, Path] = {}
     rows = store.index.db.execute(f"SELECT file, scope, pid, rowid, derived FROM learnings WHERE {live}", args)
@@ -422,7 +423,21 @@ class _Promotion:
         for key, group in groups.items():
             if focus_keys is not None and key not in focus_keys:
                 continue
-            self._consider(group, globals_.get(key, []))
+            existing = globals_.get(key, [])
+            if len(group) == 1 and not existing and not self._may_rise(group[0]):
+                continue  # most learnings: one copy, no global one, nothing lifecycle could do
+            self._consider(group, existing)
+
+    def _may_rise(self, e: Entry) -> bool:
+        """Whether a lone copy could be promoted or listed as a candidate: only an active one
+        seen in 3 projects or scoring at least 0.3 (scoring.lifecycle), decided without the
+        copy of the record that group_view makes."""
+        rec = e.rec
+        if (rec.get("status") or "active") != "active":
+            return False
+        projects = {str(p) for p in _union(rec.get("projects"), [e.pid] if e.pid else [])}
+        count = len(projects) or (1 if rec.get("project") else 0)
+        return count >= scoring.PROMOTE_ALWAYS_PROJECTS or scoring.score(rec, self.now) >= scoring.LOW_SCORE
 
     def _consider(self, group: list[Entry], existing: list[Entry]) -> None:
         """One learning (its copies across projects): promote, fold into its global copy,
