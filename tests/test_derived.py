@@ -172,3 +172,27 @@ def test_a_record_rewritten_by_a_hook_is_read_again(generated, tmp_path):
         assert rec["id"] not in {c["id"] for c in report.archived}
     finally:
         store.close()
+
+
+def test_odd_projects_values_meet_as_from_whole_records(tmp_path):
+    """`projects` written by hand as a string, a number or missing: the streamed features give
+    conflicts the same meeting rules as the whole records."""
+    from learn_cli.store.project import identify
+    from learn_cli.store.record import make_record
+
+    store = Store(tmp_path / "home")
+    try:
+        project = identify(tmp_path)
+        store.register_project(project)
+        path = store.layout.learnings(project.id)
+        a = make_record(type="preference", context="Use Jest for unit tests", key="txt:a", projects=project.id)
+        b = make_record(type="preference", context="Use Vitest for unit tests", key="txt:b", projects=[project.id])
+        c = make_record(type="preference", context="Use Mocha for unit tests", key="txt:c", projects=7)
+        store.put_many(path, [a, b, c])
+        first = run_promotion(store, now=RUN_AT, dry_run=True).as_json()["conflicts"]
+        second = run_promotion(store, now=RUN_AT, dry_run=True).as_json()["conflicts"]
+    finally:
+        store.close()
+    pairs = [{x["a"], x["b"]} for x in first]
+    assert {a["id"], b["id"]} in pairs and len(pairs) == 3
+    assert [{x["a"], x["b"]} for x in second] == pairs

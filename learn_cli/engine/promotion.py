@@ -241,14 +241,16 @@ def stream_features(store, where: str, args: tuple, loads: Callable):
     features column is empty)."""
     from learn_cli.engine.conflicts import Features, record_features
 
-    rows = store.index.db.execute(f"SELECT id, key, status, json_extract(derived, '$[1].projects'), features, "
-                                  f"CASE WHEN features IS NULL THEN data END FROM learnings WHERE {_live(where)}", args)
+    # json_quote: the projects as JSON whatever their type (json_extract gives a string bare)
+    rows = store.index.db.execute(f"SELECT id, key, status, json_quote(json_extract(derived, '$[1].projects')), "
+                                  f"features, CASE WHEN features IS NULL OR derived IS NULL THEN data END "
+                                  f"FROM learnings WHERE {_live(where)}", args)
     for rid, key, status, projects, features, data in rows:
-        if features is None:
+        if data is not None:  # not derived (a home where it could not be stored): the record itself
             rec = loads(data)
             yield {"id": rid, "key": key, "status": status, "projects": rec.get("projects")}, record_features(rec)
         else:
-            yield ({"id": rid, "key": key, "status": status, "projects": loads(projects) if projects else None},
+            yield ({"id": rid, "key": key, "status": status, "projects": loads(projects)},
                    Features(*loads(features)))
 
 
@@ -270,7 +272,12 @@ def ensure_full(store, entries: list[Entry], loads: Callable = json.loads) -> No
             rec = loads(data[e.rowid]) if e.rowid in data else None
             if not isinstance(rec, dict) or rec.get("id") != e.rec["id"]:  # rewritten meanwhile: find it by id
                 found = [r for f, _, _, r in store.index.by_id(e.rec["id"]) if store.path_of(f) == e.path]
-                rec = found[0] if found else dict(e.rec)
+                if not found:  # deleted meanwhile (`learn forget`): nothing of it is written
+                    e.patch.clear()
+                    e.archived = e.removed = False
+                    e.full = True
+                    continue
+                rec = found[0]
             e.rec = _patcher(e.patch)(rec)
             e.full = True
 
