@@ -205,15 +205,20 @@ DECISION_FIELDS = ("id", "key", "type", "status", "frequency", "impact", "last_u
 _DERIVED_VERSION = 2
 
 
-def derive_fields(rec: dict) -> str:
-    """The index's `derived` value of a record: its DECISION_FIELDS, plus `created` when there
-    is no usable last use and `project` when no `projects` (the fallbacks of scoring)."""
+def decision_fields(rec: dict) -> dict:
+    """A record's DECISION_FIELDS, plus `created` when there is no usable last use and `project`
+    when no `projects` (the fallbacks of scoring)."""
     fields = {name: rec[name] for name in DECISION_FIELDS if name in rec}
     if "created" in rec and scoring.parse_time(rec.get("last_used")) is None:
         fields["created"] = rec["created"]
     if "project" in rec and not rec.get("projects"):
         fields["project"] = rec["project"]
-    return json.dumps([_DERIVED_VERSION, fields], ensure_ascii=False, separators=(",", ":"))
+    return fields
+
+
+def derive_fields(rec: dict) -> str:
+    """The index's `derived` value of a record (see decision_fields)."""
+    return json.dumps([_DERIVED_VERSION, decision_fields(rec)], ensure_ascii=False, separators=(",", ":"))
 
 
 def derive_features(rec: dict) -> str:
@@ -257,6 +262,15 @@ def stream_features(store, where: str, args: tuple, loads: Callable):
 def _row_data(store, rowid: int) -> str:
     row = store.index.db.execute("SELECT data FROM learnings WHERE rowid=?", (rowid,)).fetchone()
     return row[0] if row else "{}"
+
+
+def slim(entries: list[Entry]) -> None:
+    """Back to decision fields once the whole records are no longer needed (prune, file by file):
+    what was changed stays in each entry's patch, applied to the record as it is when written."""
+    for e in entries:
+        if e.full and e.rowid and not e.archived:
+            e.rec = decision_fields(e.rec)
+            e.full = False
 
 
 def ensure_full(store, entries: list[Entry], loads: Callable = json.loads) -> None:

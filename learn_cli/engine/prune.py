@@ -28,7 +28,7 @@ from pathlib import Path
 
 from learn_cli.engine import scoring
 from learn_cli.engine.promotion import (DERIVE, WHOLE_STORE, Entry, _DELETE, archive_stale, ensure_full,
-                                        load_entries, rescore, summary, write_entries)
+                                        load_entries, rescore, slim, summary, write_entries)
 
 NEAR_DUPLICATE = 0.85
 LARGE_ARCHIVE_BYTES = 5 * 1024 * 1024
@@ -105,7 +105,8 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     report.archived = archive_stale(entries, now, _positive(cfg.get("promote_min_projects"), 2),
                                     _positive(cfg.get("archive_days"), 30), store, loads)
     checked = _checked_files(store)
-    merge_duplicates(entries, now, report, skip=checked, full=lambda group: ensure_full(store, group, loads))
+    merge_duplicates(entries, now, report, skip=checked, full=lambda group: ensure_full(store, group, loads),
+                     done=slim)
     report.entries_after = report.entries_before - len(report.archived) - report.removed
     doomed = _hard_deletions(store, now, report, loads)
     if not dry_run:
@@ -127,10 +128,12 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
 
 def merge_duplicates(entries: list[Entry], now: datetime, report: PruneReport,
                      skip: Callable[[Path], bool] = lambda path: False,
-                     full: Callable[[list[Entry]], None] = lambda group: None) -> None:
+                     full: Callable[[list[Entry]], None] = lambda group: None,
+                     done: Callable[[list[Entry]], None] = lambda group: None) -> None:
     """Fold same-key and near-duplicate records of one file into the best of them (files that
     `skip` says were checked by an earlier prune and have not changed since are left alone;
-    `full` reads the records of the files that are searched whole)."""
+    `full` reads the records of the files that are searched whole, `done` is told when a file
+    is finished, so that a first prune does not hold every record of the store at once)."""
     from learn_cli.engine.merge import near_duplicates
 
     by_file: dict[Path, list[Entry]] = {}
@@ -154,6 +157,7 @@ def merge_duplicates(entries: list[Entry], now: datetime, report: PruneReport,
         owner = {id(e.rec): e for e in rest}
         for similar in near_duplicates([e.rec for e in rest], NEAR_DUPLICATE):
             _fold([owner[id(r)] for r in similar], report)
+        done(group)
 
 
 def _rank(e: Entry, now: datetime) -> tuple:
