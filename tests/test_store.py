@@ -202,3 +202,24 @@ def test_an_index_of_the_previous_schema_gains_the_derived_columns(store, tmp_pa
     derived, features = store.index.db.execute("SELECT derived, features FROM learnings WHERE id=?",
                                                (rec["id"],)).fetchone()
     assert json.loads(derived)[1]["id"] == rec["id"] and json.loads(features)[0] == "--platform linux/amd64"
+
+
+def test_two_versions_of_a_record_in_one_write_leave_the_index_on_the_last(store, tmp_path):
+    """One append with an in-place change and then a new text for the same id: the index
+    holds the last version (its full text too), as a re-read of the file would."""
+    project = identify(tmp_path)
+    store.register_project(project)
+    path = store.layout.learnings(project.id)
+    rec = make_record(context="docker platform", fix="--platform linux/amd64", key="k-two")
+    store.put(path, rec)
+    first, second = dict(rec, frequency=3), dict(rec, fix="use buildx", frequency=4)
+    with jsonl.file_lock(path):
+        jsonl.append(path, [first, second])
+        store.index.record_write(path, [first, second], 2)
+    rows = store.index.by_id(rec["id"])
+    assert len(rows) == 1 and rows[0][3]["fix"] == "use buildx" and rows[0][3]["frequency"] == 4
+    hits = store.index.search('"buildx"')
+    assert [h[3]["id"] for h in hits] == [rec["id"]]
+    store.close()
+    store.refresh()
+    assert store.index.by_id(rec["id"])[0][3]["fix"] == "use buildx"

@@ -229,9 +229,9 @@ class Index:
     def _write_rows(self, db: sqlite3.Connection, rel: str, scope: str, pid: str, recs: list[dict]) -> None:
         """Insert, replace or (tombstones) delete records' rows, FTS included. The old rows are
         read in one query per 500 ids; rows whose searchable text did not change are updated
-        in place together, without touching the full-text index."""
+        in place, without touching the full-text index. (Each statement runs in order: a
+        batch may hold two versions of one record, and a deleted row's rowid may be reused.)"""
         old = self._rows_of(db, rel, {r["id"] for r in recs})
-        in_place = []
         for rec in recs:
             prev = old.get(rec["id"])
             if rec.get("deleted") is True:
@@ -242,7 +242,7 @@ class Index:
             body = search_body(rec)
             if prev and prev[1] == body:
                 kept = prev[2] if len(body) < BODY_LIMIT else None  # a cut text may hide a change
-                in_place.append(self._update_args(rel, scope, pid, rec, body, kept, prev[0]))
+                db.execute(_UPDATE, self._update_args(rel, scope, pid, rec, body, kept, prev[0]))
                 continue
             if prev:
                 _delete_row(db, prev[0], prev[1])
@@ -250,7 +250,6 @@ class Index:
             rowid = db.execute(_INSERT, row).lastrowid
             db.execute("INSERT INTO fts(rowid, body) VALUES (?, ?)", (rowid, body))
             old[rec["id"]] = (rowid, body, row[12])
-        db.executemany(_UPDATE, in_place)
 
     def _update_args(self, rel: str, scope: str, pid: str, rec: dict, body: str, features, rowid: int) -> tuple:
         row = self._row(rel, scope, pid, rec, body, features)
