@@ -72,37 +72,38 @@ def _error_text(value) -> str:
     return ""
 
 
-def hook_basics(payload, kinds: dict) -> tuple[str, str, dict] | None:
-    """(hook event name, event kind, tool_input) of a payload shaped like Claude Code's —
-    shared by every adapter whose agent copied that shape — or None when it is not one."""
+def start_event(payload, kinds: dict, agent: str, tool_of=lambda name: name, **fields) -> tuple[ev.Event, str] | None:
+    """The event of a payload shaped like Claude Code's (every adapter whose agent copied that
+    shape starts here), with what they all read the same way: hook event, kind, session,
+    folder, tool (`tool_of` maps the agent's tool name to ours), its input and source; `fields`
+    set the rest or replace those. Returns the event and the tool name as the agent gave it,
+    or None when the payload is not one of these."""
     if not isinstance(payload, dict):
         return None
     name = payload.get("hook_event_name")
     if not isinstance(name, str):
         return None
     tool_input = payload.get("tool_input")
-    return name, kinds.get(name, ev.OTHER), tool_input if isinstance(tool_input, dict) else {}
+    raw_tool = _text(payload.get("tool_name"), 100)
+    values = {"hook_event": name[:64], "session_id": _text(payload.get("session_id"), MAX_ID),
+              "cwd": _text(payload.get("cwd"), MAX_COMMAND), "tool": tool_of(raw_tool),
+              "input": tool_input if isinstance(tool_input, dict) else {},
+              "source": _text(payload.get("source"), 40)}
+    values.update(fields)
+    return ev.Event(kinds.get(name, ev.OTHER), agent, **values), raw_tool
 
 
 def to_event(payload) -> ev.Event | None:
     """The event of one hook payload, or None when it is not one of Claude Code's."""
-    basics = hook_basics(payload, _KINDS)
-    if basics is None:
+    started = start_event(payload, _KINDS, AGENT)
+    if started is None:
         return None
-    name, kind, tool_input = basics
-    event = ev.Event(
-        kind,
-        AGENT,
-        hook_event=name[:64],
-        session_id=_text(payload.get("session_id"), MAX_ID),
-        cwd=_text(payload.get("cwd"), MAX_COMMAND),
-        tool=_text(payload.get("tool_name"), 100),
-        tool_use_id=_text(payload.get("tool_use_id"), MAX_ID),
-        input=tool_input,
-        source=_text(payload.get("source"), 40) or _text(payload.get("reason"), 40),
-        reason=_text(payload.get("reason"), 40),
-        is_interrupt=payload.get("is_interrupt") is True,
-    )
+    event, _tool = started
+    event.tool_use_id = _text(payload.get("tool_use_id"), MAX_ID)
+    event.source = event.source or _text(payload.get("reason"), 40)
+    event.reason = _text(payload.get("reason"), 40)
+    event.is_interrupt = payload.get("is_interrupt") is True
+    kind, tool_input = event.kind, event.input
     command = tool_input.get("command")
     if isinstance(command, str):
         event.command = _utf8(command[:MAX_COMMAND])

@@ -159,21 +159,11 @@ def _prints_content(program: tuple[str, str]) -> bool:
 
 
 def to_event(payload) -> ev.Event | None:
-    basics = base.hook_basics(payload, _KINDS)
-    if basics is None:
+    started = base.start_event(payload, _KINDS, AGENT, canonical_tool)
+    if started is None:
         return None
-    name, kind, tool_input = basics
-    raw_tool = base._text(payload.get("tool_name"), 100)
-    event = ev.Event(
-        kind,
-        AGENT,
-        hook_event=name[:64],
-        session_id=base._text(payload.get("session_id"), base.MAX_ID),
-        cwd=base._text(payload.get("cwd"), base.MAX_COMMAND),
-        tool=canonical_tool(raw_tool),
-        input=tool_input,
-        source=base._text(payload.get("source"), 40),
-    )
+    event, raw_tool = started
+    kind, tool_input = event.kind, event.input
     if event.is_shell:
         event.command = shell_command(tool_input.get("command"))
     elif event.tool == "Edit" and raw_tool.lower() in PATCH_NAMES:

@@ -48,23 +48,17 @@ MAX_TOOL_OUTPUT = 1_000_000  # characters of a tool_output JSON string worth par
 
 
 def to_event(payload) -> ev.Event | None:
-    basics = base.hook_basics(payload, _KINDS)
-    if basics is None:
+    if not isinstance(payload, dict):  # read below before start_event checks it
         return None
-    name, kind, tool_input = basics
-    raw_tool = base._text(payload.get("tool_name"), 100)
-    event = ev.Event(
-        kind,
-        AGENT,
-        hook_event=name[:64],
+    started = base.start_event(
+        payload, _KINDS, AGENT, lambda name: TOOLS.get(name.lower(), name),
         session_id=base._text(payload.get("conversation_id") or payload.get("session_id"), base.MAX_ID),
-        cwd=_cwd(payload),
-        tool=TOOLS.get(raw_tool.lower(), raw_tool),
-        input=tool_input,
-        source=base._text(payload.get("source"), 40),
-        is_interrupt=payload.get("is_interrupt") is True,
-    )
-    if name == "afterShellExecution":
+        cwd=_cwd(payload), is_interrupt=payload.get("is_interrupt") is True)
+    if started is None:
+        return None
+    event, _tool = started
+    kind, tool_input = event.kind, event.input
+    if event.hook_event == "afterShellExecution":
         return _shell_execution(event, payload)
     if event.is_shell:
         event.command = base._text(tool_input.get("command"), base.MAX_COMMAND)

@@ -99,21 +99,12 @@ def _error_of(response: dict) -> str:
 
 
 def to_event(payload) -> ev.Event | None:
-    basics = base.hook_basics(payload, _KINDS)
-    if basics is None:
+    started = base.start_event(payload, _KINDS, AGENT, lambda name: TOOLS.get(name, name))
+    if started is None:
         return None
-    name, kind, tool_input = basics
-    raw_tool = base._text(payload.get("tool_name"), 100)
-    event = ev.Event(
-        kind,
-        AGENT,
-        hook_event=name[:64],
-        session_id=base._text(payload.get("session_id"), base.MAX_ID),
-        cwd=base._text(payload.get("cwd"), base.MAX_COMMAND),
-        tool=TOOLS.get(raw_tool, raw_tool),
-        input=tool_input,
-        source=base._text(payload.get("source"), 40) or base._text(payload.get("reason"), 40),
-    )
+    event, _tool = started
+    event.source = event.source or base._text(payload.get("reason"), 40)
+    kind, tool_input = event.kind, event.input
     if event.is_shell:
         event.command = base._text(tool_input.get("command"), base.MAX_COMMAND)
     else:
