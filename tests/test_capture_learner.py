@@ -501,13 +501,19 @@ def _cut_once(monkeypatch, name):
     monkeypatch.setattr(learner, name, cut)
 
 
-def test_pair_cut_short_is_learned_by_the_next_hook_of_the_session(home, proj, monkeypatch):
+def _pair_cut_short(home, proj, monkeypatch):
+    """A session whose fix's hook was killed while it wrote the learning."""
     a = proj("api")
     s = Agent(home, a)
     s.fail("pytest tests", NOT_FOUND, 127)
     _cut_once(monkeypatch, "add_sighting")
     with pytest.raises(Cut):
         s.ok("python -m pytest tests")
+    return a, s
+
+
+def test_pair_cut_short_is_learned_by_the_next_hook_of_the_session(home, proj, monkeypatch):
+    a, s = _pair_cut_short(home, proj, monkeypatch)
     assert learnings(home, a) == []
     owed = [e for e in jsonl.load(home / "sessions" / f"{s.sid}.jsonl").records.values() if e.get("todo")]
     assert len(owed) == 1 and list((home / "sessions" / "pending").glob("*.json"))
@@ -519,12 +525,7 @@ def test_pair_cut_short_is_learned_by_the_next_hook_of_the_session(home, proj, m
 
 
 def test_work_left_by_the_last_hook_is_done_at_session_end(home, proj, monkeypatch):
-    a = proj("api")
-    s = Agent(home, a)
-    s.fail("pytest tests", NOT_FOUND, 127)
-    _cut_once(monkeypatch, "add_sighting")
-    with pytest.raises(Cut):
-        s.ok("python -m pytest tests")
+    a, _s = _pair_cut_short(home, proj, monkeypatch)
     Agent(home, a).end()  # another session's end picks up every session's leftovers
     [rec] = learnings(home, a)
     assert len(rec["evidence"]) == 1

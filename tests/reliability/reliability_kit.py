@@ -13,6 +13,7 @@ import json
 import os
 import random
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -239,3 +240,13 @@ def learn_env(home: Path, userhome: Path) -> dict:
     env.update(SELF_LEARNING_HOME=str(home), NO_COLOR="1", HOME=str(userhome), COLUMNS="100",
                PYTHONDONTWRITEBYTECODE="1")
     return env
+
+
+def learn_exe(home: Path, cwd: Path, *args, input=None) -> subprocess.CompletedProcess:
+    """The installed `learn` as a separate process in `cwd` (a dict or list input is sent as JSON)."""
+    env = learn_env(home, cwd.parent / "userhome")
+    (cwd.parent / "userhome").mkdir(exist_ok=True)
+    if isinstance(input, (dict, list)):
+        input = json.dumps(input)
+    return subprocess.run([str(Path(sys.executable).with_name("learn")), *map(str, args)], input=input,
+                          capture_output=True, text=True, cwd=cwd, env=env, timeout=120, check=False)

@@ -9,16 +9,13 @@ intact."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 import reliability_kit as kit
 
 CORPUS = kit.secrets_corpus()
-EXE = str(Path(sys.executable).with_name("learn"))
 FRAGMENT = 10  # any run of this many characters of a secret counts as a leak
 STEP = 4
 
@@ -38,13 +35,7 @@ def leaks_in(blob: str, secrets) -> list[tuple[str, str]]:
     return [(kind, piece) for kind, value, _t in secrets for piece in fragments(value) if piece in blob]
 
 
-def exe(home: Path, cwd: Path, *args, input=None) -> subprocess.CompletedProcess:
-    env = kit.learn_env(home, cwd.parent / "userhome")
-    (cwd.parent / "userhome").mkdir(exist_ok=True)
-    if isinstance(input, (dict, list)):
-        input = json.dumps(input)
-    return subprocess.run([EXE, *map(str, args)], input=input, capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120)
+exe = kit.learn_exe
 
 
 def cli(monkeypatch, home: Path, cwd: Path, *args) -> int:
