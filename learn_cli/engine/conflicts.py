@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import cache, lru_cache
-from typing import Callable, Iterable, NamedTuple
+from typing import Iterable, NamedTuple
 
 from learn_cli.engine.merge import fix_text, normalize_text, text_similarity
 
@@ -106,12 +106,10 @@ def record_features(rec: dict) -> Features:
     return Features(fix_text(rec), directions, stances, cores)
 
 
-def find_conflicts(records: list[dict], same_scope_only: bool = True,
-                   features_of: Callable[[dict], Features] = record_features) -> list[tuple[str, str, str]]:
-    """Pairs of learnings that give incompatible advice: [(id_a, id_b, reason)], each pair once.
-    `features_of` lets a caller supply cached features."""
+def find_conflicts(records: list[dict], same_scope_only: bool = True) -> list[tuple[str, str, str]]:
+    """Pairs of learnings that give incompatible advice: [(id_a, id_b, reason)], each pair once."""
     live = [r for r in records or () if isinstance(r, dict) and _id(r) and r.get("status") != "archived"]
-    return conflicts_among(((r, features_of(r)) for r in live), same_scope_only)
+    return conflicts_among(((r, record_features(r)) for r in live), same_scope_only)
 
 
 def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: bool = True) -> list[tuple[str, str, str]]:
