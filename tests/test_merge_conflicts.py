@@ -228,12 +228,20 @@ def ids(conflicts):
     return sorted(tuple(sorted(pair[:2])) for pair in conflicts)
 
 
-def test_same_key_different_fixes_conflict():
+def test_alternative_fixes_of_one_key_are_not_conflicts():
+    """Issue 10: `make -C build` one day and `cd build && make` another are two right fixes."""
     records = [
         learning("a", key="err:1", fix="pip install python-jose"),
         learning("b", key="err:1", fix="conda install jose"),
-        learning("c", key="err:2", fix="something else entirely"),
+        learning("c", key="err:1", fix="make -C build"),
+        learning("d", key="err:1", fix="cd build && make"),
+        learning("e", key="err:2", fix="something else entirely"),
     ]
+    assert find_conflicts(records) == []
+
+
+def test_contradicting_fixes_of_one_key_conflict():
+    records = [learning("a", key="err:1", fix="use pnpm install"), learning("b", key="err:1", fix="never use pnpm install")]
     conflicts = find_conflicts(records)
     assert ids(conflicts) == [("a", "b")]
     assert "err:1" in conflicts[0][2]

@@ -123,15 +123,30 @@ def test_conflicting_preferences_are_flagged_and_not_promoted(store):
     assert len(again.conflicts) == 1 and not again.conflicts[0]["new"]
 
 
-def test_copies_with_incompatible_fixes_block_promotion(store):
-    ps = [project(store, n) for n in ("a", "b", "c")]
-    fixes = ["pip install requests", "pip install requests", "conda install -c conda-forge requests"]
+def test_alternative_fixes_of_one_key_are_promoted_on_their_own_evidence(store):
+    """Issue 10: two fixes of one error are alternatives, not a conflict; each needs its own
+    three projects to become global, and neither blocks the other."""
+    ps = [project(store, n) for n in ("a", "b", "c", "d")]
+    fixes = ["pip install requests"] * 3 + ["conda install -c conda-forge requests"]
     copies = [learning(store, p, key="err:req", error="No module named 'requests'", fix=f) for p, f in zip(ps, fixes)]
     report = run_promotion(store, now=NOW)
-    assert report.promoted == [] and report.conflicts
-    statuses = {c["id"]: live(store, store.layout.learnings(p.id))[c["id"]]["status"] for p, c in zip(ps, copies)}
-    assert statuses[copies[2]["id"]] == "conflicted"
-    assert live(store, store.layout.global_errors) == {}
+    assert report.conflicts == []
+    assert [item["ids"] for item in report.promoted] == [[c["id"] for c in copies[:3]]]
+    promoted = list(live(store, store.layout.global_errors).values())
+    assert [r["fix"] for r in promoted] == ["pip install requests"]
+    conda = live(store, store.layout.learnings(ps[3].id))[copies[3]["id"]]
+    assert conda["status"] == "active" and "promoted_to" not in conda
+
+
+def test_a_promoted_fix_and_its_negation_conflict(store):
+    ps = [project(store, n) for n in ("a", "b", "c", "d")]
+    fixes = ["use pnpm install"] * 3 + ["never use pnpm install"]
+    copies = [learning(store, p, key="err:pm", error="lockfile mismatch", fix=f) for p, f in zip(ps, fixes)]
+    run_promotion(store, now=NOW)
+    report = run_promotion(store, now=NOW)
+    assert report.conflicts
+    assert live(store, store.layout.learnings(ps[3].id))[copies[3]["id"]]["status"] == "conflicted"
+    assert [r["status"] for r in live(store, store.layout.global_errors).values()] == ["conflicted"]
 
 
 def test_resolve_keep_archives_the_other_and_drop_releases_it(store):

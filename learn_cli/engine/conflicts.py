@@ -2,10 +2,11 @@
 
 Three kinds are found, each in O(n) plus the pairs it reports:
 
-1. **same key, different fixes** – two records with one dedup `key` whose fixes are not
-   refinements of each other. A refinement is a fix whose normalised words contain the
-   other's in order (`pip install x` → `pip install --user x`) or that is ≥ 0.8 similar;
-   a fix that says the opposite of the other ("never X" vs "X") is never a refinement.
+1. **same key, contradicting fixes** – two records with one dedup `key` whose fixes say the
+   opposite of each other ("never X" vs "X"). Two different fixes of one key are
+   alternatives, not a conflict (issue 10): `make -C build` one day and `cd build && make`
+   another both work; the lookup offers the best proven one. A fix that was offered and
+   failed is handled by its own record (`failed_at`), not by marking both sides.
 2. **reversed** – A→B beside B→A: `command`→`fix_command` (or `error`→`fix`) of one
    record is the other's the other way round.
 3. **preference slot** – two statements pick different values of one slot of mutually
@@ -175,13 +176,18 @@ class _Groups:
         _statement_conflicts(self.by_slot, self.by_core, report, pairs)
 
 
+def contradicts(fix_a, fix_b) -> bool:
+    """True when one fix says the opposite of the other: "never X" vs "X"."""
+    cores_b = clause_cores(fix_b)
+    return any((not negative, core) in cores_b for negative, core in clause_cores(fix_a))
+
+
 def is_refinement(fix_a, fix_b) -> bool:
     """True when one fix is a more or less detailed version of the other (not a conflict)."""
     na, nb = normalize_text(fix_a), normalize_text(fix_b)
     if not na or not nb or na == nb:
         return True
-    cores_b = clause_cores(fix_b)
-    if any((not negative, core) in cores_b for negative, core in clause_cores(fix_a)):
+    if contradicts(fix_a, fix_b):
         return False  # "never X" is no refinement of "X"
     short, long_ = sorted((na.split(), nb.split()), key=len)
     if _in_order(short, long_):  # `pip install x` ⊂ `pip install --user x`
@@ -239,21 +245,21 @@ def statement_core(text: str) -> tuple[bool, str] | None:
 
 
 def _same_key_conflicts(by_key: dict[str, tuple | dict], report) -> None:
-    """Copies of one key that give incompatible fixes. Compares distinct fixes, not copies:
-    a key seen in 1,000 projects with two fixes is one comparison, not half a million."""
+    """Copies of one key whose fixes contradict each other. Compares distinct fixes, not
+    copies: a key seen in 1,000 projects with two fixes is one comparison, not half a million."""
     for key, by_fix in by_key.items():
         if isinstance(by_fix, tuple):
             continue  # one copy
         fixes = list(by_fix)
         for i, fa in enumerate(fixes):
             for fb in fixes[i + 1:]:
-                if is_refinement(fa, fb):
-                    continue
+                if not contradicts(fa, fb):
+                    continue  # alternatives (or refinements) of one another
                 first_a, first_b = by_fix[fa][0], by_fix[fb][0]
                 for b in by_fix[fb]:
-                    report(first_a, b, f"same key {key}: different fixes")
+                    report(first_a, b, f"same key {key}: contradicting fixes")
                 for a in by_fix[fa][1:]:
-                    report(a, first_b, f"same key {key}: different fixes")
+                    report(a, first_b, f"same key {key}: contradicting fixes")
 
 
 def _reversed_conflicts(by_direction: dict[tuple, tuple | list], report, pairs) -> None:

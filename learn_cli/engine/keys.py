@@ -394,6 +394,12 @@ def _replace_pid(match: re.Match[str]) -> str:
 
 
 @cache
+def _warning_re() -> re.Pattern[str]:
+    # `warning: unused …`, `warning[E0599]:`, `WARN …`, `npm WARN`, `zopfli@0.1.0: warning:`
+    return re.compile(r"^(?:[\w.@/+-]+:\s*)?(?:npm\s+)?(?:warning|warn)\b", re.IGNORECASE)
+
+
+@cache
 def _exception_line_re() -> re.Pattern[str]:
     return re.compile(r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?:\s*\[\w+\])?:\s*\S")
 
@@ -412,7 +418,9 @@ def _signature(error_text: str | None, scope: str) -> tuple[str, bool]:
     canonical = _canonical(text, scope)
     if canonical:
         return canonical, True
-    lines = text.splitlines()
+    lines = [line for line in text.splitlines() if not _warning_re().match(line)]
+    if not lines:  # only warnings were shown (the error itself cut off): they say nothing of it
+        return "", False
     exceptions = [line for line in lines if _exception_line_re().match(line)]
     if exceptions:
         last = _normalize_line(exceptions[-1])
@@ -448,13 +456,45 @@ def error_signature(error_text: str | None, command: str | None = None, tool: st
 def error_key(error_text: str | None, command: str | None = None, tool: str | None = None) -> str:
     """`err:` + 16 hex: same key ⇔ same learning (rule in the module docstring)."""
     signature, specific = _signature(error_text, _option_scope(command, tool))
+    shape = _path_shape(signature)
     if not _is_shell_tool(tool):
-        material = f"{signature}\x1f{_tool_name(tool)}:{_target(command or '')}"
-    elif specific or not command:
-        material = signature
+        material = f"{shape}\x1f{_tool_name(tool)}:{_target(command or '')}"
+    elif shape.startswith("cd: "):
+        material = shape  # the `cd` failed, whatever the command after it
+    elif (specific and shape == signature) or not command:
+        material = shape
     else:
-        material = f"{signature}\x1f{_command_scope(command)}"
+        material = f"{shape}\x1f{_command_scope(command)}"
     return "err:" + _sha16(material)
+
+
+def _path_shape(signature: str) -> str:
+    """The signature with the path it is about replaced by `<path>` (issue 10, cause 5).
+
+    `pathspec 'docs/a.md' did not match` and `no such file or directory: b.ts` are one error
+    whatever the path: the key is the error's shape, and the program and subcommand that met
+    it (folded in by error_key) keep `grep` apart from `git add`. A missing C header stays
+    whole: the header is the lesson (install its package).
+    """
+    if not signature or signature.startswith(_SUBJECT_IS_THE_LESSON):
+        return signature
+    res = _shape_res()
+    shaped = res[0].sub(lambda m: m.group(1) + "<path>", signature)
+    return res[1].sub("'<path>'", shaped)
+
+
+# Canonical forms whose subject is the lesson: the module, package, program or header to install.
+_SUBJECT_IS_THE_LESSON = ("fatal error: ", "modulenotfounderror: ", "cannot find module ", "error ts2307: ",
+                          "npm: package not found: ", "command not found: ")
+
+
+@cache
+def _shape_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return (
+        re.compile(r"((?:^|cd: )no such file or directory: )\S+$"),
+        # a quoted path: a slash inside, or a name with an extension (not a version or a module)
+        re.compile(r"'(?=[^']*(?:/|\.[a-z][a-z0-9]{0,5}'))[^'\s]+'"),
+    )
 
 
 def _option_scope(command: str | None, tool: str | None) -> str:

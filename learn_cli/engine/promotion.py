@@ -3,7 +3,8 @@ candidates, archive the stale, flag conflicts. `learn promote` runs it over the 
 (`run_promotion`), the SessionEnd hook over one project (`promote_project`).
 
 Decisions:
-- The same learning in several projects is grouped by `key`. The group is judged as a whole:
+- The same learning in several projects is grouped by `key` and, for errors, by fix: two fixes
+  of one key are alternatives, each judged on its own evidence (issue 10). A group is judged as a whole:
   frequency = the sum of its copies, projects = the union of their `projects` and of the
   project files they live in, so "seen in ≥ 3 projects" counts every project file the key
   appears in.
@@ -202,13 +203,14 @@ def _derive_missing(store, live: str, args: tuple, loads: Callable, batch: int =
 # few records it writes or shows (Entry.full, ensure_full).
 DECISION_FIELDS = ("id", "key", "type", "status", "frequency", "impact", "last_used", "low_since", "projects",
                    "promoted_to", "conflict_with", "pre_conflict_status")
-_DERIVED_VERSION = 2
+_DERIVED_VERSION = 3  # 3: `advice`, which fix of its key a record is
 
 
 def decision_fields(rec: dict) -> dict:
     """A record's DECISION_FIELDS, plus `created` when there is no usable last use and `project`
     when no `projects` (the fallbacks of scoring)."""
     fields = {name: rec[name] for name in DECISION_FIELDS if name in rec}
+    fields["advice"] = advice_of(rec)
     if "created" in rec and scoring.parse_time(rec.get("last_used")) is None:
         fields["created"] = rec["created"]
     if "project" in rec and not rec.get("projects"):
@@ -436,11 +438,10 @@ class _Promotion:
         groups: dict[str, list[Entry]] = {}
         globals_: dict[str, list[Entry]] = {}
         for e in self.entries:
-            key = e.rec.get("key") or f"id:{e.rec['id']}"
-            (groups if e.scope == "project" else globals_).setdefault(key, []).append(e)
+            (groups if e.scope == "project" else globals_).setdefault(_learning_of(e.rec), []).append(e)
         focus_keys = None
         if self.focus is not None:
-            focus_keys = {e.rec.get("key") or f"id:{e.rec['id']}" for e in self.entries if self.in_focus(e)}
+            focus_keys = {_learning_of(e.rec) for e in self.entries if self.in_focus(e)}
         for key, group in groups.items():
             if focus_keys is not None and key not in focus_keys:
                 continue
@@ -644,6 +645,23 @@ def group_view(copies: list[Entry]) -> dict:
     view["status"] = next((s for s in ("conflicted", "global", "active", "pending") if s in statuses), base.get("status"))
     view.pop("low_since", None)
     return view
+
+
+def _learning_of(rec: dict) -> tuple:
+    """What makes copies one learning: the key and, for an error, its fix. Two fixes of one
+    key are alternatives (issue 10), each promoted on its own evidence, never merged."""
+    advice = rec["advice"] if "advice" in rec else advice_of(rec)
+    return (rec.get("key") or f"id:{rec['id']}", advice)
+
+
+def advice_of(rec: dict) -> str:
+    """A short digest of an error learning's fix (normalised); "" for other types."""
+    from learn_cli.engine.merge import fix_text, normalize_text
+    from learn_cli.store.digest import sha1_hex
+
+    if rec.get("type", "error") != "error":
+        return ""
+    return sha1_hex(normalize_text(fix_text(rec)).encode("utf-8", "surrogatepass"))[:12]
 
 
 def _advice(rec: dict) -> tuple:
