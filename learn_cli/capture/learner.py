@@ -95,6 +95,8 @@ def tool_entry(cap: Capture, event: ev.Event) -> dict:
     command = redact(event.command)[:MAX_COMMAND] if event.command else ""
     if event.is_shell:
         entry["cmd"] = command
+        if event.cwd:
+            entry["cwd"] = _relative(redact(event.cwd), cap.project.root)[:MAX_COMMAND]
     elif event.path:
         entry["path"] = redact(event.path)[:MAX_COMMAND]
     if event.kind == ev.FAILURE:
@@ -227,10 +229,10 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
                 if e.get("sug_done") == "not_helped" and isinstance(e.get("sug"), dict)}
         hit = known_fix(cap, entry, skip)
         if hit is not None:
-            rel, rec = hit
+            rel, rec, fixes = hit
             entry["sug"] = {"id": rec["id"], "file": rel, "key": rec.get("key", ""),
                             "fix": _fix_of_record(rec)}
-            text = describe_fix(cap, rec)
+            text = describe_fix(cap, rec, fixes, entry.get("cmd") or "")
             cap.count("suggestions")
         cap.buffer.append(updates + [entry])
         cap.count("events")
@@ -274,42 +276,103 @@ def _fresh(store, *paths) -> None:
             store.refresh([path])
 
 
-def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict] | None:
-    """The best active learning for this failure's key: this project, global, then others.
+class Fix:
+    """One fix of an error key, gathered over every live record that states it (this
+    project's, other projects', the global copy): a key may hold several fixes (issue 10),
+    and the evidence of one fix adds up across sessions and projects."""
 
-    Two indexed steps: the matching rows' scope and project only (cheap even when a common
-    error has hundreds of learnings across projects), then the records of the nearest tier.
+    __slots__ = ("steps", "records", "sightings", "projects", "helped", "failed_since_worked", "trusted")
+
+    def __init__(self, steps: frozenset):
+        self.steps = steps
+        self.records: list[tuple[str, dict]] = []  # (file, record)
+        self.sightings: set = set()
+        self.projects: set = set()
+        self.helped = 0
+        self.failed_since_worked = False
+        self.trusted = False  # active or global somewhere: proven, or accepted by the user
+
+    def add(self, rel: str, rec: dict) -> None:
+        self.records.append((rel, rec))
+        evidence = [e for e in rec.get("evidence") or [] if isinstance(e, dict)]
+        self.sightings.update((e.get("session"), e.get("event")) for e in evidence)
+        if not evidence:  # added by hand or imported: its frequency is all there is
+            self.sightings.update(("frequency", rec.get("id"), n) for n in range(min(_int(rec.get("frequency")), 10)))
+        self.projects.update(p for p in rec.get("projects") or [] if isinstance(p, str))
+        self.helped += _int(rec.get("helped"))
+        self.trusted = self.trusted or rec.get("status") in ("active", "global")
+        failed, worked = str(rec.get("failed_at") or ""), str(rec.get("worked_at") or "")
+        self.failed_since_worked = self.failed_since_worked or (failed > worked)
+
+    def representative(self, pid: str) -> tuple[str, dict]:
+        """The record to name in a suggestion: this project's, else the global copy, else the newest."""
+        def rank(item):
+            rec = item[1]
+            return (pid in (rec.get("projects") or []), rec.get("status") == "global", str(rec.get("last_used") or ""))
+        return max(self.records, key=rank)
+
+    def applies_to(self, command: str, cwd: str) -> bool:
+        """A rewrite of a command fits only the same job; "run it from D" only outside D."""
+        from learn_cli.capture.lesson import same_job
+        from learn_cli.engine.wording import fix_kind, shown_fix
+
+        rec = self.records[0][1]
+        kind = fix_kind(rec)
+        if kind == "cwd":
+            return bool(command) and os.path.normpath(shown_fix(_fix_of_record(rec), kind)) != os.path.normpath(cwd)
+        if kind in ("retry", "path", "edit") and rec.get("tool") in ev.SHELL_TOOLS:
+            return bool(command) and any(same_job(r.get("command") or "", command) for _rel, r in self.records)
+        return True
+
+    def rank(self, command: str) -> tuple:
+        exact = any(command and _normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
+        return (self.helped > 0, exact, self.helped, len(self.sightings), len(self.projects))
+
+
+def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
+    """Every fix stated for `key` by a live learning, wherever it lives (one indexed query)."""
+    store = cap.store
+    _fresh(store, cap.learnings_path, store.layout.global_errors)
+    rows = store.index.db.execute(
+        "SELECT file, data FROM learnings WHERE key = ? AND status IN ('pending', 'active', 'global') "
+        "AND scope IN ('project', 'global') LIMIT 200", (key,)).fetchall()
+    fixes: dict[frozenset, Fix] = {}
+    for rel, data in rows:
+        rec = json.loads(data)
+        steps = frozenset(_normalize(step, None) for step in _steps(_fix_of_record(rec)))
+        if rec.get("type", "error") == "error" and steps:
+            fixes.setdefault(steps, Fix(steps)).add(rel, rec)
+    return list(fixes.values())
+
+
+def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | None:
+    """The best proven fix for this failure's key, and a close second if there is one.
+
+    A fix is offered once it is trusted (active or global somewhere) or its sightings, counted
+    across sessions and projects, reach `min_evidence`; never when it failed after being
+    offered and has not worked since, nor when it is the very command that just failed.
+    Returns (file, representative record, [fixes offered]) or None.
     """
     key = entry.get("key")
     if not key:
         return None
-    store = cap.store
-    _fresh(store, cap.learnings_path, store.layout.global_errors)
-    db = store.index.db
-    rows = db.execute("SELECT rowid, file, scope, pid FROM learnings WHERE key = ? AND status IN "
-                      "('active', 'global') AND scope IN ('project', 'global') LIMIT 500", (key,)).fetchall()
-    tiers: dict[int, list] = {}
-    for rowid, rel, scope, pid in rows:
-        tier = 0 if scope == "project" and pid == cap.project.id else 1 if scope == "global" else 2
-        tiers.setdefault(tier, []).append((rowid, rel))
     command = _normalize(entry.get("cmd", ""), cap.project.root) if entry.get("cmd") else ""
-    for tier in sorted(tiers):
-        best = None
-        for rowid, rel in tiers[tier][:50]:
-            found = db.execute("SELECT data FROM learnings WHERE rowid = ?", (rowid,)).fetchone()
-            if found is None:
-                continue
-            rec = json.loads(found[0])
-            fix = _fix_of_record(rec)
-            if rec.get("id") in skip or not fix or (command and _normalize(fix, None) == command):
-                continue  # did not help here already, or it is the very command that just failed
-            exact = 0 if command and _normalize(rec.get("command") or "", None) == command else 1
-            rank = (exact, -_int(rec.get("helped")), -_int(rec.get("frequency")))
-            if best is None or rank < best[0]:
-                best = (rank, rel, rec)
-        if best is not None:
-            return best[1], best[2]
-    return None
+    need = cap.int_setting("min_evidence", 2)
+    offered = []
+    for fix in fixes_for_key(cap, key):
+        if fix.failed_since_worked or any(rec.get("id") in skip for _rel, rec in fix.records):
+            continue  # it was offered here and the failure came back: not again until it works
+        if command and fix.steps == {command} or not fix.applies_to(command, entry.get("cwd") or "."):
+            continue
+        if fix.trusted or len(fix.sightings) >= need:
+            offered.append(fix)
+    if not offered:
+        return None
+    offered.sort(key=lambda f: f.rank(command), reverse=True)
+    best = offered[0]
+    close = [f for f in offered[1:2] if len(f.sightings) * 2 >= len(best.sightings) and not best.helped]
+    rel, rec = best.representative(cap.project.id)
+    return rel, rec, [best] + close
 
 
 def _fix_of_record(rec: dict) -> str:
@@ -317,33 +380,43 @@ def _fix_of_record(rec: dict) -> str:
     return value if isinstance(value, str) else ""
 
 
-def describe_fix(cap: Capture, rec: dict) -> str:
-    """One or two short lines: the fix, how often and where it was seen, the error it fixed."""
+def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: str = "") -> str:
+    """A few short lines: the fix, how often and where it was seen, the error it fixed, and a
+    close second fix when there is one. Worded by kind (engine.wording), like every other
+    place that shows a learning."""
+    from learn_cli.engine import wording
     from learn_cli.engine.context import meaningful_line, sanitize
 
     fix = sanitize(_fix_of_record(rec), 140).replace("`", "'")
     failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
-    kind = rec.get("fix_kind")
-    if kind == "between":
-        body = f"run `{fix}` first, then retry" + (f" `{failed}`" if failed else "")
-    elif kind == "edit":
-        files = ", ".join(step.removeprefix("edit ") for step in _steps(fix))
-        body = f"edit `{files}` first (it fixed this before), then retry"
-    elif rec.get("fix_command") and failed and kind != "path":
-        body = f"`{fix}` instead of `{failed}`"
-    elif rec.get("fix_command"):
-        body = f"use `{fix}` instead"
-    else:
-        body = fix
-    seen = f"seen {max(1, _int(rec.get('frequency')))}× {_where(cap, rec)}"
-    if _int(rec.get("helped")):
-        seen += f", helped {_int(rec.get('helped'))}×"
-    lines = [f"learn: known fix ({seen}): {body}."]
+    kind = wording.fix_kind(rec)
+    if kind == "cwd":  # the lesson applied to the command that just failed, from the right folder
+        folder = os.path.normpath(os.path.join(cap.project.root or ".", wording.shown_fix(fix, kind)))
+        fix, failed = folder, sanitize(current or "", 600).replace("`", "'")
+    body = wording.hook_body(kind, fix, failed) if kind != "advice" else fix
+    best = fixes[0] if fixes else None
+    lines = [f"learn: known fix ({_seen(cap, rec, best)}): {body}."]
+    for other in (fixes or [])[1:]:
+        orec = other.representative(cap.project.id)[1]
+        ofix = sanitize(_fix_of_record(orec), 140).replace("`", "'")
+        lines.append(f"learn: another fix that worked ({_seen(cap, orec, other)}): `{ofix}`.")
     error = sanitize(meaningful_line(rec.get("error") or ""), 160)
     if error:
         category = rec.get("category") if isinstance(rec.get("category"), str) else ""
         lines.append(f"learn: it fixed this error before: {error}" + (f" ({sanitize(category, 20)})" if category else ""))
-    return "\n".join(line[:LINE_WIDTH] for line in lines)
+    width = max(LINE_WIDTH, len(lines[0]) if kind == "cwd" else 0)  # a cut command would mislead
+    return "\n".join(line[:width] for line in lines)
+
+
+def _seen(cap: Capture, rec: dict, fix) -> str:
+    """"seen 3× in 2 projects: a, b, helped 1×", from the fix's gathered evidence when known."""
+    if fix is not None:
+        count, helped = max(1, len(fix.sightings)), fix.helped
+        rec = dict(rec, projects=sorted(fix.projects) or rec.get("projects"))
+    else:
+        count, helped = max(1, _int(rec.get("frequency"))), _int(rec.get("helped"))
+    seen = f"seen {'once' if count == 1 else f'{count}×'} {_where(cap, rec)}"
+    return seen + (f", helped {helped}×" if helped else "")
 
 
 def _where(cap: Capture, rec: dict) -> str:
@@ -454,7 +527,14 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
             return None
         changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
         steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")]
+        folder = _moved_to(cap, failed, ok_cmd)
+        if folder is not None:
+            return [f"cd {folder}"], "cwd"
         if _normalize(failed_cmd, None) != _normalize(ok_cmd, None):
+            from learn_cli.capture.lesson import is_lesson
+
+            if not is_lesson(failed_cmd, ok_cmd, failed.get("err") or ""):
+                return [], ""  # the agent moved on to the next piece of work: resolved, no lesson
             return steps + [ok_cmd], "retry"
         if steps:
             return steps, "between"
@@ -470,6 +550,19 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         if pairing.paths_related(failed_path, ok_path):
             return [ok_path], "path"
     return None
+
+
+def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
+    """The folder, relative to the project, that the same command worked from, when it is not
+    the folder it failed in: the lesson is "run it from there"."""
+    from learn_cli.capture.lesson import moved_to
+
+    root = cap.project.root
+    folder = moved_to(_normalize(failed.get("cmd") or "", root), _normalize(ok_cmd, root))
+    if folder is None or folder.startswith(("~", "$", "-")) or folder.startswith("/"):
+        return None  # outside the project, or not a plain folder: no lesson for other sessions
+    folder = os.path.normpath(folder)
+    return folder if folder != os.path.normpath(failed.get("cwd") or ".") else None
 
 
 def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str | None:
@@ -494,10 +587,11 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
     category = failed.get("cat") or "runtime"
 
     def new_record() -> dict:
+        from learn_cli.engine import wording
         from learn_cli.engine.keys import shorten_paths
 
         return make_record(
-            type="error", category=category, context=rule_text(failed_cmd, category, fix_cmd, kind),
+            type="error", category=category, context=wording.rule_text(failed_cmd, category, fix_cmd, kind),
             error=shorten_paths(failed.get("err") or "", root)[:MAX_ERROR], fix=fix_cmd,
             project=cap.project.name, projects=[cap.project.id], status="pending", source="auto",
             key=key, tool=tool, command=failed_cmd, fix_command=fix_cmd, fix_kind=kind,
@@ -618,23 +712,9 @@ def _fix_matches(known: str, fix_cmd: str) -> bool:
 
 
 def _steps(fix: str) -> list[str]:
-    return [s.strip() for s in (fix or "").split(" && ") if s.strip()]
+    from learn_cli.engine.wording import steps
 
-
-def rule_text(failed: str, category: str, fix: str, kind: str) -> str:
-    """SPEC §2.4: "`<failed>` fails (<category>): use `<fix>` instead." (paths relative)."""
-    failed_q, fix_q = _quote(failed, 120), _quote(fix, 160)
-    if kind == "between":
-        return f"{failed_q} fails ({category}): run {fix_q} first."
-    if kind == "edit":
-        files = ", ".join(step.removeprefix("edit ") for step in _steps(fix))
-        return f"{failed_q} fails ({category}): edit {_quote(files, 160)} first."
-    return f"{failed_q} fails ({category}): use {fix_q} instead."
-
-
-def _quote(text: str, cap: int) -> str:
-    text = " ".join(text.split()).replace("`", "'")
-    return f"`{text[:cap - 1] + '…' if len(text) > cap else text}`"
+    return steps(fix)
 
 
 # ---------------------------------------------------------------------------------------------

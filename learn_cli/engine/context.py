@@ -312,10 +312,13 @@ def meaningful_line(text) -> str:
 def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
     """One sanitized line (≤ width characters) that states a learning.
 
-    Errors with a failed command: "`<failed>` fails (<category>): use `<fix>` instead."
+    Errors with a failed command: "`<failed>` fails (<category>): use `<fix>` instead.", or
+    "run `<fix>` first." / "edit `<files>` first." by the kind of fix (engine.wording)
     (the fix in backticks when it is a command, as prose otherwise); everything else:
     "<context or error>: <fix>" (errors lead with their error line, others with context).
     """
+    from learn_cli.engine import wording
+
     fix_command = _text(rec.get("fix_command"))
     fix = fix_command or _text(rec.get("fix"))
     command = _text(rec.get("command"))
@@ -323,8 +326,13 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
     if command and fix and is_error:
         category = _text(rec.get("category")).lower()
         label = f" ({category})" if category.replace("-", "").isalnum() and len(category) <= 20 else ""
-        if fix_command or _looks_like_command(fix):
-            return _fit(("`", command, True), f"` fails{label}: use `", (fix, True), "` instead.", root, width)
+        kind = wording.fix_kind(rec)
+        if kind == "advice" and _looks_like_command(fix):
+            kind = "retry"
+        if kind != "advice":
+            before, after = wording.rule_split(kind)
+            shown = wording.shown_fix(fix, kind)
+            return _fit(("`", command, True), f"` fails{label}: {before}", (shown, True), after, root, width)
         return _fit(("`", command, True), f"` fails{label}: ", (fix, False), "", root, width)
     error_line, context = meaningful_line(rec.get("error")), _text(rec.get("context"))
     subject = (error_line or context) if is_error else (context or error_line)
@@ -342,7 +350,9 @@ def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int) 
     if not subject or not fix:
         return _cut(subject or fix, width) if len(subject or fix) > width else subject or fix
     room = max(width - len(opening) - len(middle) - len(closing), 2)
-    subject_room = room - min(len(fix), room // 2)
+    # The fix is what the line is for: shortening never removes it (issue 10). The subject
+    # keeps at least a quarter of the room (or what it needs), the fix the rest.
+    subject_room = room - min(len(fix), room - min(len(subject), max(12, room // 4)))
     if len(subject) > subject_room:
         subject = _cut(subject, subject_room)
     fix_room = room - len(subject)

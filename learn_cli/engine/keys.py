@@ -395,8 +395,10 @@ def _replace_pid(match: re.Match[str]) -> str:
 
 @cache
 def _warning_re() -> re.Pattern[str]:
-    # `warning: unused …`, `warning[E0599]:`, `WARN …`, `npm WARN`, `zopfli@0.1.0: warning:`
-    return re.compile(r"^(?:[\w.@/+-]+:\s*)?(?:npm\s+)?(?:warning|warn)\b", re.IGNORECASE)
+    # `warning: unused …`, `warning[E0599]:`, `WARN …`, `npm WARN`, `zopfli@0.1.0: warning:`, and
+    # build progress (`Compiling x v0.1.0`, `Finished …`): what precedes the error, not the error
+    return re.compile(r"^(?:(?:[\w.@/+-]+:\s*)?(?:npm\s+)?(?:warning|warn)\b|(?:Compiling|Checking|Finished|"
+                      r"Running|Downloading|Downloaded|Updating|Blocking|Fresh|Locking|Building)\s)", re.IGNORECASE)
 
 
 @cache

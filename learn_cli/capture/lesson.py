@@ -1,0 +1,178 @@
+"""Is a retry worth remembering? The line between a fix and the next piece of work.
+
+pairing.is_retry says that a success resolves a failure: the agent got past it. That is not
+always a lesson. Replayed over real history (issue 10), most "retries" were the agent moving
+on: the next test of the module (`cargo test lz77::tests` → `cargo test
+lz77::tests::test_get_match`), another fuzz target, another commit message, the same inline
+script rewritten. Offered later, such a "fix" is wrong every time.
+
+A lesson changes *how* the same job is done, not *what* it is done on:
+
+- another program for the same job (`make` → `cmake --build build`, `pytest` → `python -m
+  pytest`): the switch is the lesson;
+- the same program on the same targets with other options or more arguments (`cargo build` →
+  `cargo build --features x`, `git push` → `git push -u origin main`, `npm i` → `npm i
+  --legacy-peer-deps`);
+- a target corrected, not replaced: a typo (`isntall` → `install`), the same file in the right
+  folder (`src/app.py` → `app.py`), the same package at another version (`x==1` → `x`);
+- steps run first (`pip install x && pytest`), or another folder (`cd build && make`).
+
+Not a lesson: a target replaced, narrowed or widened (another test, file, branch, message or
+script), which is the ordinary work loop. Stdlib only (hook path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from learn_cli.engine.shell import SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize, unwrap_tokens
+
+__all__ = ["is_lesson", "same_job", "moved_to"]
+
+_FILTERS = frozenset({"head", "tail", "grep", "less", "more", "wc", "sort", "uniq", "tee", "cat", "jq", "awk", "sed"})
+_VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
+
+
+def is_lesson(failed: str, ok: str, error: str = "") -> bool:
+    """Does the retry `ok` change how the failed job is done, on the same targets? (Rule above.)
+    A target that the error names as missing or unknown (`No matching distribution found for
+    jose`) was the mistake: replacing it is the lesson."""
+    failed_segments, ok_segments = _working(failed), _working(ok)
+    if not failed_segments or not ok_segments:
+        return False
+    wrong = _named_as_missing(error)
+    for ok_tokens in ok_segments:
+        counterpart = _counterpart(failed_segments, ok_tokens)
+        if counterpart is not None:
+            return _same_targets(counterpart, ok_tokens, wrong)
+    return True  # no segment runs the failed program: the job moved to another tool
+
+
+_MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not match", "does not exist",
+                  "invalid", "not recognized", "cannot find", "could not find", "no module", "missing script",
+                  "unrecognized", "not a ", "is not in")
+
+
+def _named_as_missing(error: str):
+    """A test: is this argument named by an error line that says it is missing or unknown?"""
+    lines = [line.lower() for line in (error or "").splitlines() if any(w in line.lower() for w in _MISSING_WORDS)]
+
+    def named(arg: str) -> bool:
+        word = _unversioned(arg).lower()
+        return len(word) >= 3 and any(word in line for line in lines)
+    return named
+
+
+def _working(command: str) -> list[list[str]]:
+    """Token lists of the segments that do the work: no setup (`cd X`), no output filters."""
+    segments, previous_op = [], ""
+    for text, op in split_segments_ops(command or ""):
+        tokens = unwrap_tokens(tokenize(text))
+        piped, previous_op = previous_op in ("|", "|&"), op
+        if not tokens:
+            continue
+        name = canonical_program(tokens[0])
+        if name in SETUP_PROGRAMS or (piped and name in _FILTERS) or name == "echo":
+            continue
+        segments.append([name, *tokens[1:]])
+    return segments
+
+
+def _counterpart(failed_segments: list[list[str]], ok_tokens: Sequence[str]) -> list[str] | None:
+    """The failed segment that `ok_tokens` retries: same program, and the same subcommand when
+    the program has one; the last such segment (a chain fails at its end)."""
+    same_program = [seg for seg in failed_segments if seg[0] == ok_tokens[0]]
+    same_verb = [seg for seg in same_program if _first_word(seg) == _first_word(ok_tokens)]
+    found = same_verb or same_program
+    return found[-1] if found else None
+
+
+def _first_word(tokens: Sequence[str]) -> str:
+    return next((t for t in tokens[1:] if not t.startswith("-")), "")
+
+
+def _same_targets(failed: Sequence[str], ok: Sequence[str], wrong=lambda arg: False) -> bool:
+    """Every argument of the failed segment is still there in the retry, or corrected (a typo,
+    a path, a version, or one the error named as wrong)."""
+    failed_args, ok_args = _arguments(failed), _arguments(ok)
+    unmatched = list(ok_args)
+    for arg in failed_args:
+        match = next((other for other in unmatched if _same_target(arg, other)), None)
+        if match is None:
+            if wrong(arg):
+                continue
+            return False
+        unmatched.remove(match)
+    return True
+
+
+def _arguments(tokens: Sequence[str]) -> list[str]:
+    """Words that are not options; an option's value counts (a message or a test name is a target)."""
+    return [t for t in tokens[1:] if not t.startswith("-") and t != "--"]
+
+
+def _same_target(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    a_base, b_base = _unversioned(a), _unversioned(b)
+    if a_base == b_base:
+        return True  # `requests==2.0` → `requests`, `pkg@1` → `pkg`
+    if "/" in a or "/" in b:
+        if a.rstrip("/").rsplit("/", 1)[-1] == b.rstrip("/").rsplit("/", 1)[-1]:
+            return True  # the same file or folder, found elsewhere
+    return _typo(a, b)
+
+
+def _unversioned(word: str) -> str:
+    for mark in _VERSION_MARKS:
+        head, found, _ = word[1:].partition(mark)  # `@scope/pkg`: the leading @ is the name's
+        if found:
+            return word[0] + head
+    return word
+
+
+def _typo(a: str, b: str) -> bool:
+    """A misspelling of the same word: at most 2 edits, and at most half of the word."""
+    from learn_cli.capture.pairing import levenshtein
+
+    longest = max(len(a), len(b))
+    if longest < 4 or abs(len(a) - len(b)) > 2:
+        return False
+    distance = levenshtein(a, b)
+    return distance <= 2 and distance * 2 <= longest  # `biuld` → `build` is 2 edits of 5
+
+
+def same_job(a: str, b: str) -> bool:
+    """Do two commands do the same job on the same targets? A learned rewrite of one command
+    (`X` → `Y`) applies to another failure only when that failure runs X's job (issue 10:
+    a generic error such as "test failed" from another test must not get this test's fix)."""
+    segments_a, segments_b = _working(a), _working(b)
+    if not segments_a or not segments_b:
+        return " ".join(a.split()) == " ".join(b.split())
+    for tokens in segments_b:
+        counterpart = _counterpart(segments_a, tokens)
+        if counterpart is not None and _same_targets(counterpart, tokens) and _same_targets(tokens, counterpart):
+            return True
+    return False
+
+
+def moved_to(failed: str, ok: str) -> str | None:
+    """The folder of `ok = cd D && <failed>`: the same command worked from D ("run it from
+    there"), or None. `failed` must not already start in D."""
+    parts = split_segments_ops(ok or "")
+    if len(parts) < 2 or parts[0][1] not in ("&&", ";"):
+        return None
+    first = tokenize(parts[0][0])
+    if len(first) != 2 or first[0] != "cd":
+        return None
+    rest = (ok or "").split(parts[0][1], 1)[1].strip()
+    if " ".join(rest.split()) != " ".join(_without_leading_cd(failed).split()):
+        return None
+    return first[1]
+
+
+def _without_leading_cd(command: str) -> str:
+    parts = split_segments_ops(command or "")
+    if len(parts) >= 2 and parts[0][1] in ("&&", ";") and tokenize(parts[0][0])[:1] == ["cd"]:
+        return command.split(parts[0][1], 1)[1].strip()
+    return command or ""
