@@ -281,7 +281,7 @@ class Fix:
     project's, other projects', the global copy): a key may hold several fixes (issue 10),
     and the evidence of one fix adds up across sessions and projects."""
 
-    __slots__ = ("steps", "records", "sightings", "projects", "helped", "failed_since_worked", "trusted")
+    __slots__ = ("steps", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted")
 
     def __init__(self, steps: frozenset):
         self.steps = steps
@@ -289,7 +289,7 @@ class Fix:
         self.sightings: set = set()
         self.projects: set = set()
         self.helped = 0
-        self.failed_since_worked = False
+        self.failed_at = self.worked_at = 0.0  # _stamp() of the last offer that failed, of the last success
         self.trusted = False  # active or global somewhere: proven, or accepted by the user
 
     def add(self, rel: str, rec: dict) -> None:
@@ -301,8 +301,12 @@ class Fix:
         self.projects.update(p for p in rec.get("projects") or [] if isinstance(p, str))
         self.helped += _int(rec.get("helped"))
         self.trusted = self.trusted or rec.get("status") in ("active", "global")
-        failed, worked = str(rec.get("failed_at") or ""), str(rec.get("worked_at") or "")
-        self.failed_since_worked = self.failed_since_worked or (failed > worked)
+        self.failed_at = max(self.failed_at, _number(rec.get("failed_at")))
+        self.worked_at = max(self.worked_at, _number(rec.get("worked_at")))
+
+    @property
+    def failed_since_worked(self) -> bool:
+        return self.failed_at > self.worked_at
 
     def representative(self, pid: str) -> tuple[str, dict]:
         """The record to name in a suggestion: this project's, else the global copy, else the newest."""
@@ -446,6 +450,7 @@ def _not_helped(cap: Capture, sug: dict, event_id: str) -> None:
             return None  # counted already (this is a redo of unfinished work)
         cur["not_helped"] = _int(cur.get("not_helped")) + 1
         cur["impact"] = round(max(MIN_IMPACT, _impact(cur) - NOT_HELPED_IMPACT_STEP), 4)
+        cur["failed_at"] = _stamp()  # offered, and the failure came back: not offered again until it works
         return cur
 
     if _update_record(cap.store, sug, change) is not None:
@@ -634,6 +639,7 @@ def _credit_helped(rec: dict, now: str) -> None:
     rec["helped"] = _int(rec.get("helped")) + 1
     rec["frequency"] = max(1, _int(rec.get("frequency"))) + 1
     rec["last_used"] = now
+    rec["worked_at"] = _stamp()
     rec["impact"] = round(min(1.0, _impact(rec) + HELPED_IMPACT_STEP), 4)
 
 
@@ -659,6 +665,7 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
         if same is None:
             rec = new_record()
             rec["evidence"] = [evidence]
+            rec["worked_at"] = _stamp()
             if corroborated or min_evidence <= 1:
                 rec["status"] = "active"
                 cap.count("learnings_activated")
@@ -674,6 +681,7 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
             cur["evidence"] = (listed + [evidence])[-MAX_EVIDENCE:]
             cur["frequency"] = max(1, _int(cur.get("frequency"))) + 1
             cur["last_used"] = cap.now
+            cur["worked_at"] = _stamp()
             if cap.project.id not in (cur.get("projects") or []):
                 cur["projects"] = list(cur.get("projects") or []) + [cap.project.id]
             if helped_id and cur.get("id") == helped_id:
@@ -966,6 +974,15 @@ def _int(value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 0
     return int(value) if value == value else 0
+
+
+def _stamp() -> float:
+    """When an offer failed or a fix worked, finer than `now` (seconds): both can happen in one."""
+    return round(time.time(), 6)
+
+
+def _number(value) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 def _impact(rec: dict) -> float:

@@ -395,10 +395,12 @@ def _replace_pid(match: re.Match[str]) -> str:
 
 @cache
 def _warning_re() -> re.Pattern[str]:
-    # `warning: unused …`, `warning[E0599]:`, `WARN …`, `npm WARN`, `zopfli@0.1.0: warning:`, and
-    # build progress (`Compiling x v0.1.0`, `Finished …`): what precedes the error, not the error
+    # `warning: unused …`, `warning[E0599]:`, `WARN …`, `npm WARN`, `zopfli@0.1.0: warning:`,
+    # build progress (`Compiling x v0.1.0`, `Finished …`), and a diagnostic's continuation lines
+    # (`--> src/a.rs:3:9`, `= note: …`, `| code`): what precedes the error, not the error
     return re.compile(r"^(?:(?:[\w.@/+-]+:\s*)?(?:npm\s+)?(?:warning|warn)\b|(?:Compiling|Checking|Finished|"
-                      r"Running|Downloading|Downloaded|Updating|Blocking|Fresh|Locking|Building)\s)", re.IGNORECASE)
+                      r"Running|Downloading|Downloaded|Updating|Blocking|Fresh|Locking|Building)\s|-->|="
+                      r"\s*(?:note|help)\b|\|)", re.IGNORECASE)
 
 
 @cache

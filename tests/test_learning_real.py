@@ -1,0 +1,150 @@
+"""Issue 10: learning that holds up on real agent history.
+
+Each test is one cause found by replaying real sessions: alternatives are not conflicts,
+evidence adds up across projects, a fix that failed is not offered again until it works, the
+agent moving on is not a lesson, "run it from the project root" is, keys follow the error's
+shape, and every place that shows a learning words it by the kind of fix. Through the hook
+handler in process (tests/test_capture_e2e.py covers the installed executable)."""
+
+from __future__ import annotations
+
+import pytest
+
+from learn_cli.capture.lesson import is_lesson, moved_to, same_job
+from learn_cli.engine.context import summarize
+from learn_cli.engine.keys import error_key
+from test_capture_learner import NOT_FOUND, Agent, context_of, learnings
+
+
+from test_capture_learner import home, proj  # noqa: E402,F401  (fixtures)
+
+
+def _teach(home, cwd, failed="pytest tests", fix="python -m pytest tests", output=NOT_FOUND, sessions=1):
+    for _ in range(sessions):
+        s = Agent(home, cwd)
+        s.fail(failed, output, 127)
+        s.ok(fix)
+
+
+def test_a_fix_seen_once_in_each_of_two_projects_is_offered_in_a_third(home, proj):
+    a, b, c = proj("api"), proj("cli"), proj("web")
+    _teach(home, a)
+    assert Agent(home, b).fail("pytest tests", NOT_FOUND, 127) is None  # one sighting: not yet
+    _teach(home, b)
+    text = context_of(Agent(home, c).fail("pytest tests", NOT_FOUND, 127))
+    assert text.startswith("learn: known fix (seen 2× in 2 projects")
+    assert "`python -m pytest tests` instead of `pytest tests`" in text
+
+
+def test_two_fixes_of_one_failure_are_alternatives_both_offered(home, proj):
+    a, b = proj("api"), proj("cli")
+    _teach(home, a, fix="python -m pytest tests", sessions=2)
+    _teach(home, a, fix="uv run pytest tests", sessions=2)
+    assert {r["status"] for r in learnings(home, a)} == {"active"}  # neither is "conflicted"
+    text = context_of(Agent(home, b).fail("pytest tests", NOT_FOUND, 127))
+    assert "python -m pytest tests" in text.splitlines()[0]
+    assert "another fix that worked" in text and "uv run pytest tests" in text
+
+
+def test_a_fix_that_failed_after_being_offered_waits_until_it_works_again(home, proj):
+    a, b = proj("api"), proj("cli")
+    _teach(home, a, sessions=2)
+    s = Agent(home, b)
+    assert s.fail("pytest tests", NOT_FOUND, 127) is not None
+    s.fail("python -m pytest tests", NOT_FOUND, 127)  # the offered fix failed here
+    assert Agent(home, b).fail("pytest tests", NOT_FOUND, 127) is None  # a new session: not again
+    _teach(home, a)  # it works again somewhere
+    assert Agent(home, b).fail("pytest tests", NOT_FOUND, 127) is not None
+
+
+def test_run_it_from_the_project_root_is_learned_and_applied_to_the_new_command(home, proj):
+    a = proj("api")
+    (a / ".git").mkdir()  # a repository: its subfolders are the same project
+    sub = a / "web"
+    sub.mkdir()
+    error = ("warning: could not open directory 'web/docs/': No such file or directory\n"
+             "fatal: pathspec 'docs/{}' did not match any files")
+    for name in ("a.md", "b.md"):
+        s = Agent(home, sub)
+        s.fail(f"git add docs/{name}", error.format(name), 128)
+        s.ok(f"cd {a} && git add docs/{name}")
+    [rec] = learnings(home, a)
+    assert rec["fix_kind"] == "cwd" and rec["fix_command"] == "cd ." and rec["status"] == "active"
+    assert rec["context"].endswith("run it from `.`.")
+    text = context_of(Agent(home, sub).fail("git add docs/c.md", error.format("c.md"), 128))
+    assert text.splitlines()[0].endswith(f"`cd {a} && git add docs/c.md` instead of `git add docs/c.md`.")
+    # From the root itself the lesson does not apply.
+    assert Agent(home, a).fail("git add docs/c.md", error.format("c.md"), 128) is None
+
+
+def test_moving_on_to_the_next_test_is_not_a_lesson(home, proj):
+    a = proj("api")
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail("cargo test lz77::tests", "test result: FAILED. 3 passed; 1 failed", 101)
+        s.ok("cargo test lz77::tests::test_get_match -- --nocapture")
+    assert learnings(home, a) == []
+
+
+@pytest.mark.parametrize("failed, ok, error, lesson", [
+    ("make", "cmake --build build", "", True),  # another tool for the same job
+    ("cargo build", "cargo build --features c-fallback", "", True),  # an option added
+    ("git push", "git push -u origin main", "fatal: no upstream branch", True),  # arguments added
+    ("npm run biuld", "npm run build", 'Missing script: "biuld"', True),  # a typo
+    ("python src/app.py", "python app.py", "can't open file 'src/app.py'", True),  # the same file elsewhere
+    ("pip install jose==3.3", "pip install python-jose", "No matching distribution found for jose==3.3", True),
+    ("pip install x && pytest", "pytest -q", "", True),
+    ("cargo test lz77::tests", "cargo test lz77::tests::test_get_match", "", False),  # narrowed
+    ("cargo fuzz run fuzz_symbols", "cargo fuzz run fuzz_tree", "", False),  # another target
+    ('git commit -m "a"', 'git commit -m "b"', "nothing added to commit", False),  # another message
+    ("pytest tests/unit", "pytest tests/integration", "", False),
+])
+def test_a_lesson_changes_how_not_what(failed, ok, error, lesson):
+    assert is_lesson(failed, ok, error) is lesson
+
+
+def test_same_job_and_moved_to():
+    assert same_job("cd x && cargo test a -- --nocapture", "cargo test a")
+    assert not same_job("cargo test a", "cargo test b")
+    assert moved_to("git add docs/a.md", "cd . && git add docs/a.md") == "."
+    assert moved_to("cd web && git add a", "cd . && git add a") == "."
+    assert moved_to("git add docs/a.md", "cd . && git add docs/b.md") is None
+
+
+def test_keys_follow_the_errors_shape_not_its_path():
+    pathspec = "error: pathspec '{}' did not match any file(s) known to git"
+    assert error_key(pathspec.format("a/b.py"), "git checkout a/b.py", "Bash") == \
+        error_key(pathspec.format("c/d.ts"), "git checkout c/d.ts", "Bash")
+    missing = "grep: {}: No such file or directory"
+    assert error_key(missing.format("src/a.ts"), "grep -c TODO src/a.ts", "Bash") == \
+        error_key(missing.format("lib/b.ts"), "grep -c TODO lib/b.ts", "Bash")
+    # … but the program that met it still counts, and a module's name is the lesson
+    assert error_key(missing.format("src/a.ts"), "grep x src/a.ts", "Bash") != \
+        error_key("cat: src/a.ts: No such file or directory", "cat src/a.ts", "Bash")
+    assert error_key("No module named 'jose'", "python app.py", "Bash") != \
+        error_key("No module named 'yaml'", "python app.py", "Bash")
+
+
+def test_keys_skip_the_warnings_before_the_error():
+    warnings = "warning: unused variable `x`\n  --> src/main.rs:3:9\n   Compiling foo v0.1.0\n"
+    one = error_key(warnings + "error[E0425]: cannot find value `y` in this scope", "cargo build", "Bash")
+    other = error_key(warnings + "error[E0308]: mismatched types", "cargo build", "Bash")
+    assert one != other
+    # only warnings shown (the error was cut off): keyed on the command, not on a warning
+    only = error_key(warnings, "cargo build", "Bash")
+    assert only != error_key(warnings, "cargo test", "Bash")
+
+
+@pytest.mark.parametrize("kind, fix, words", [
+    ("retry", "python -m pytest tests", "use `python -m pytest tests` instead."),
+    ("between", "npm install express", "run `npm install express` first."),
+    ("edit", "edit .env && edit config.py", "edit `.env, config.py` first."),
+    ("cwd", "cd web", "run it from `web`."),
+])
+def test_every_place_words_a_fix_by_its_kind(kind, fix, words):
+    rec = {"type": "error", "command": "npm test", "fix": fix, "fix_command": fix, "fix_kind": kind,
+           "category": "dependency", "error": "Error: Cannot find module 'express'"}
+    assert summarize(rec).endswith(words)
+    # shortening never removes the fix
+    long = dict(rec, command="npm test -- " + "--flag " * 40)
+    assert words.split("`")[1] in summarize(long, width=90)
