@@ -148,3 +148,24 @@ def test_every_place_words_a_fix_by_its_kind(kind, fix, words):
     # shortening never removes the fix
     long = dict(rec, command="npm test -- " + "--flag " * 40)
     assert words.split("`")[1] in summarize(long, width=90)
+
+
+def test_a_learning_is_said_the_same_way_everywhere(home, proj):
+    from learn_cli.engine.promotion import title
+    from learn_cli.engine.wording import action
+
+    a, b = proj("api"), proj("cli")
+    missing = "Error: Cannot find module 'express'\nRequire stack:\n- /srv/app/index.js"
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail("npm test", missing)
+        s.ok("npm install express")
+        s.ok("npm test")
+    [rec] = learnings(home, a)
+    assert rec["fix_kind"] == "between" and rec["status"] == "active"
+    said = "run `npm install express` first"
+    assert said in context_of(Agent(home, b).fail("npm test", missing))  # the hook's answer
+    assert summarize(rec).endswith(said + ".")  # the session digest and CLAUDE.md (flush)
+    assert rec["context"].endswith(said + ".")  # the record itself
+    assert action(rec) == said  # recall's and show's "Fix:" line
+    assert title(rec, 60).endswith("`npm install express` first.")  # stats and graph, shortened

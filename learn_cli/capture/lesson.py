@@ -41,16 +41,18 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     if not failed_segments or not ok_segments:
         return False
     wrong = _named_as_missing(error)
-    for ok_tokens in ok_segments:
-        counterpart = _counterpart(failed_segments, ok_tokens)
-        if counterpart is not None:
-            return _same_targets(counterpart, ok_tokens, wrong)
-    return True  # no segment runs the failed program: the job moved to another tool
+    pairs = [(c, ok_tokens) for ok_tokens in ok_segments if (c := _counterpart(failed_segments, ok_tokens))]
+    if not pairs:
+        return True  # no segment runs the failed program: the job moved to another tool
+    # `git fetch o b && git checkout b` retries the checkout, not the fetch: same verb first
+    same_verb = [(c, t) for c, t in pairs if _first_word(c) == _first_word(t)]
+    counterpart, ok_tokens = (same_verb or pairs)[-1]
+    return _same_targets(counterpart, ok_tokens, wrong)
 
 
 _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not match", "does not exist",
                   "invalid", "not recognized", "cannot find", "could not find", "no module", "missing script",
-                  "unrecognized", "not a ", "is not in")
+                  "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument")
 
 
 def _named_as_missing(error: str):

@@ -332,6 +332,9 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
         if kind != "advice":
             before, after = wording.rule_split(kind)
             shown = wording.shown_fix(fix, kind)
+            need = len(before) + len(shown) + len(after) + 16  # the fix whole, and a few characters of the subject
+            if label and need + len(label) > width >= need:
+                label = ""  # the category gives way to the fix in a short line
             return _fit(("`", command, True), f"` fails{label}: {before}", (shown, True), after, root, width)
         return _fit(("`", command, True), f"` fails{label}: ", (fix, False), "", root, width)
     error_line, context = meaningful_line(rec.get("error")), _text(rec.get("context"))
@@ -351,8 +354,8 @@ def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int) 
         return _cut(subject or fix, width) if len(subject or fix) > width else subject or fix
     room = max(width - len(opening) - len(middle) - len(closing), 2)
     # The fix is what the line is for: shortening never removes it (issue 10). The subject
-    # keeps at least a quarter of the room (or what it needs), the fix the rest.
-    subject_room = room - min(len(fix), room - min(len(subject), max(12, room // 4)))
+    # keeps at least a few characters (or what it needs), the fix the rest.
+    subject_room = room - min(len(fix), room - min(len(subject), 6))
     if len(subject) > subject_room:
         subject = _cut(subject, subject_room)
     fix_room = room - len(subject)

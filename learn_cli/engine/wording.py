@@ -58,6 +58,18 @@ def rule_split(kind: str) -> tuple[str, str]:
     return before, after
 
 
+def action(rec: dict, width: int = 200) -> str:
+    """What to do, in words, without the failed command: "run `npm install express` first",
+    "use `python -m pytest` instead", "run it from `web`" (recall's and show's "Fix:" line)."""
+    fix = rec.get("fix_command") or rec.get("fix") or ""
+    fix = fix if isinstance(fix, str) else ""
+    kind = fix_kind(rec)
+    if kind == "advice" or not fix.strip():
+        return " ".join(fix.split())[:width]
+    before, after = rule_split(kind)
+    return f"{before}{_bare(shown_fix(fix, kind), width)}{after}".rstrip(".")
+
+
 def rule_text(failed: str, category: str, fix: str, kind: str, width: int = 160) -> str:
     """The rule a learning states: "`<failed>` fails (<category>): <what to do>"."""
     before, after = rule_split(kind if kind in _PHRASES else "retry")

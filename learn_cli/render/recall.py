@@ -8,6 +8,7 @@ they go out as plain text without importing rich, which the fast path of `learn 
 
 from __future__ import annotations
 
+from learn_cli.engine.wording import action
 from learn_cli.render.console import fancy
 from learn_cli.render.text import Line, Styled, age, headline, safe, usage_line, write_plain
 
@@ -61,7 +62,7 @@ def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> list[Line]:
     out: list[Line] = [Styled(f"[{n}] ", (f"{star}Score: {hit.score:.2f}", "yellow" if star else ""),
                               f" | {where} | {category}{flag}", style="bold"),
                        f'    "{headline(rec)}"']
-    fix = rec.get("fix") or rec.get("fix_command")
+    fix = action(rec)
     if fix:
         out.append(f"    Fix: {safe(fix, one_line=True, limit=200)}")
     used = f"    Used: {usage_line(rec)}"
