@@ -169,3 +169,18 @@ def test_a_learning_is_said_the_same_way_everywhere(home, proj):
     assert rec["context"].endswith(said + ".")  # the record itself
     assert action(rec) == said  # recall's and show's "Fix:" line
     assert title(rec, 60).endswith("`npm install express` first.")  # stats and graph, shortened
+
+
+def test_prune_and_promote_keep_both_alternatives(home, proj):
+    from learn_cli.engine.promotion import run_promotion
+    from learn_cli.engine.prune import run_prune
+    from learn_cli.store.repo import Store
+
+    a = proj("api")
+    _teach(home, a, fix="python -m pytest tests", sessions=2)
+    _teach(home, a, fix="uv run pytest tests", sessions=2)
+    store = Store(home, warn_stderr=False)
+    assert run_promotion(store).conflicts == []
+    run_prune(store)
+    fixes = sorted(r["fix_command"] for r in learnings(home, a) if r["status"] == "active")
+    assert fixes == ["python -m pytest tests", "uv run pytest tests"]

@@ -438,10 +438,10 @@ class _Promotion:
         groups: dict[str, list[Entry]] = {}
         globals_: dict[str, list[Entry]] = {}
         for e in self.entries:
-            (groups if e.scope == "project" else globals_).setdefault(_learning_of(e.rec), []).append(e)
+            (groups if e.scope == "project" else globals_).setdefault(learning_identity(e.rec), []).append(e)
         focus_keys = None
         if self.focus is not None:
-            focus_keys = {_learning_of(e.rec) for e in self.entries if self.in_focus(e)}
+            focus_keys = {learning_identity(e.rec) for e in self.entries if self.in_focus(e)}
         for key, group in groups.items():
             if focus_keys is not None and key not in focus_keys:
                 continue
@@ -647,7 +647,7 @@ def group_view(copies: list[Entry]) -> dict:
     return view
 
 
-def _learning_of(rec: dict) -> tuple:
+def learning_identity(rec: dict) -> tuple:
     """What makes copies one learning: the key and, for an error, its fix. Two fixes of one
     key are alternatives (issue 10), each promoted on its own evidence, never merged."""
     advice = rec["advice"] if "advice" in rec else advice_of(rec)

@@ -3,7 +3,8 @@
 Steps, in the order they run (the report shows them as the seed's four):
 1. re-score every live learning (`low_since` started or stopped: "Score changes");
 2. archive the stale: score < 0.3 continuously for `archive_days` (engine.promotion);
-3. merge duplicates inside each file: records with the same key (two processes may have
+3. merge duplicates inside each file: records with the same key and the same fix, or a refinement
+   of it (two fixes of one key are alternatives and both stay; two processes may have
    stored one concurrently), then near-duplicates (engine.merge.near_duplicates, best first
    so the best record leads); conflicted records are left to `learn resolve`;
 4. the session digest of the current project, raw and compressed (engine.digest), to show
@@ -151,13 +152,30 @@ def merge_duplicates(entries: list[Entry], now: datetime, report: PruneReport,
             if e.rec.get("key"):
                 by_key.setdefault(e.rec["key"], []).append(e)
         for same in by_key.values():
-            if len(same) > 1:
-                _fold(same, report)
+            for copies in _same_fix(same):
+                if len(copies) > 1:
+                    _fold(copies, report)
         rest = [e for e in group if not e.removed]
         owner = {id(e.rec): e for e in rest}
         for similar in near_duplicates([e.rec for e in rest], NEAR_DUPLICATE):
             _fold([owner[id(r)] for r in similar], report)
         done(group)
+
+
+def _same_fix(same_key: list[Entry]) -> list[list[Entry]]:
+    """Copies of one key grouped by fix, best first: a fix and its refinements (`pip install x`,
+    `pip install x[extra]`) are one learning; two different fixes are alternatives, both kept."""
+    from learn_cli.engine.conflicts import is_refinement
+    from learn_cli.engine.merge import fix_text
+
+    groups: list[list[Entry]] = []
+    for e in same_key:
+        home = next((g for g in groups if is_refinement(fix_text(g[0].rec), fix_text(e.rec))), None)
+        if home is None:
+            groups.append([e])
+        else:
+            home.append(e)
+    return groups
 
 
 def _rank(e: Entry, now: datetime) -> tuple:
