@@ -64,10 +64,13 @@ def test_run_it_from_the_project_root_is_learned_and_applied_to_the_new_command(
     sub.mkdir()
     error = ("warning: could not open directory 'web/docs/': No such file or directory\n"
              "fatal: pathspec 'docs/{}' did not match any files")
+    answers = []
     for name in ("a.md", "b.md"):
         s = Agent(home, sub)
-        s.fail(f"git add docs/{name}", error.format(name), 128)
+        answers.append(s.fail(f"git add docs/{name}", error.format(name), 128))
         s.ok(f"cd {a} && git add docs/{name}")
+    # the same command, unchanged, from another folder: nothing is a guess, once is enough
+    assert answers[0] is None and f"`cd {a} && git add docs/b.md`" in context_of(answers[1])
     [rec] = learnings(home, a)
     assert rec["fix_kind"] == "cwd" and rec["fix_command"] == "cd ." and rec["status"] == "active"
     assert rec["context"].endswith("run it from `.`.")

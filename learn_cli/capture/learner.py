@@ -315,6 +315,14 @@ class Fix:
             return (pid in (rec.get("projects") or []), rec.get("status") == "global", str(rec.get("last_used") or ""))
         return max(self.records, key=rank)
 
+    @property
+    def unambiguous(self) -> bool:
+        """The very command that failed worked unchanged from another folder: nothing in the
+        lesson is a guess, so one sighting is enough to offer it."""
+        from learn_cli.engine.wording import fix_kind
+
+        return fix_kind(self.records[0][1]) == "cwd"
+
     def applies_to(self, command: str, cwd: str) -> bool:
         """A rewrite of a command fits only the same job; "run it from D" only outside D."""
         from learn_cli.capture.lesson import same_job
@@ -353,7 +361,8 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
     """The best proven fix for this failure's key, and a close second if there is one.
 
     A fix is offered once it is trusted (active or global somewhere) or its sightings, counted
-    across sessions and projects, reach `min_evidence`; never when it failed after being
+    across sessions and projects, reach `min_evidence` (one is enough for "run it from that
+    folder", which guesses nothing); never when it failed after being
     offered and has not worked since, nor when it is the very command that just failed.
     Returns (file, representative record, [fixes offered]) or None.
     """
@@ -368,7 +377,7 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
             continue  # it was offered here and the failure came back: not again until it works
         if command and fix.steps == {command} or not fix.applies_to(command, entry.get("cwd") or "."):
             continue
-        if fix.trusted or len(fix.sightings) >= need:
+        if fix.trusted or len(fix.sightings) >= (1 if fix.unambiguous else need):
             offered.append(fix)
     if not offered:
         return None
