@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from learn_cli.engine.distance import RETRY_RATIO, edit_ratio, levenshtein, within_ratio
 from learn_cli.engine.effects import is_mutating, is_read_only
+from learn_cli.engine.goals import other_tests, same_job, targets
 from learn_cli.engine.shell import (
     SETUP_PROGRAMS,
     TRUNCATION,
@@ -32,7 +33,9 @@ from learn_cli.engine.shell import (
     normalize_command,
     program,
     split_segments_ops,
+    strip_plumbing,
     tokenize,
+    unwrap,
     unwrap_tokens,
 )
 
@@ -44,6 +47,8 @@ __all__ = [
     "substantive_tokens",
     "is_same_command",
     "is_retry",
+    "is_diagnostic",
+    "found_by_search",
     "paths_related",
     "same_path",
     "mentions_path",
@@ -60,12 +65,10 @@ NOISE_WORDS = frozenset({"head", "tail", "cat", "grep", "awk", "sed", "sort", "u
 #   npm/pnpm/yarn/bun: `npm install` failing then `pnpm install` working is the
 #     classic "this repo uses pnpm" lesson (headroom missed it, §5 item 5).
 #   pip/`uv pip`/pip3: the same installer interface ("externally managed" -> uv pip).
-#   make/`cmake --build`/ninja: driving the same build.
 #   apt/apt-get, yum/dnf: the same system package manager.
 _FAMILIES = {
     "npm": "js-pm", "pnpm": "js-pm", "yarn": "js-pm", "bun": "js-pm",
     "pip": "pip",
-    "make": "build", "gmake": "build", "ninja": "build",
     "apt": "apt", "apt-get": "apt", "aptitude": "apt", "yum": "dnf", "dnf": "dnf",
 }
 # Subcommands that are the package manager itself; any other first word of
@@ -203,8 +206,6 @@ def _identities(tokens: Sequence[str]) -> set[str]:
         names.add("pip")
     elif name == "git" and args[:1] in (["mv"], ["rm"]):
         names.add(args[0])  # `git mv` refused (untracked) -> plain `mv`
-    elif name == "cmake" and "--build" in tokens:
-        names.add("build")
     elif name in ("npm", "pnpm", "yarn", "bun") and args:
         if args[0] in ("run", "run-script", "exec", "x") and len(args) > 1:
             names.add(canonical_program(args[1]))
@@ -249,14 +250,24 @@ def _word_split_re() -> re.Pattern[str]:
     return re.compile(r"[^\w./:@~+-]+")
 
 
+# Tools whose first word is a subcommand (`npm install`, `git commit`, `cargo build`).
+_SUBCOMMAND_TOOLS = frozenset({
+    "git", "gh", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "pip", "uv", "poetry", "pdm", "conda",
+    "docker", "docker-compose", "podman", "kubectl", "helm", "brew", "apt", "apt-get", "dnf", "yum", "gem",
+    "bundle", "forge", "nargo", "dotnet", "mvn", "gradle", "gcloud", "aws", "az", "terraform", "systemctl",
+})
+
+
 def _substantive(parts: Sequence[Sequence[str]]) -> set[str]:
     """substantive_tokens() over already parsed parts."""
     programs = {canonical_program(p[0]) for p in parts} | {p[0].lower() for p in parts}
     found: set[str] = set()
     for tokens in parts:
+        verb = _verb(tokens) if canonical_program(tokens[0]) in _SUBCOMMAND_TOOLS else ""
         for token in tokens[1:]:
-            if token.startswith("-"):
-                continue  # a flag (and `--opt=value` with it)
+            if token.startswith("-") or token == verb:
+                continue  # a flag (and `--opt=value` with it), or the subcommand: it says what
+                # kind of thing is done (compared by _verbs_compatible), not what it is done to
             for word in _word_split_re().split(token.lower()):
                 word = word.strip(".:/")
                 if not word or word.startswith("-") or TRUNCATION in word:
@@ -319,49 +330,165 @@ _BACKING_OUT = frozenset({"--abort", "--quit", "--continue", "--skip"})
 def is_retry(failed: str, ok: str) -> bool:
     """Is the successful command `ok` a (corrected) retry of the failed command?
 
-    1. The same command again is one (a fix happened in between; is_same_command).
-    2. Same job: some working segment of `ok` runs the failed command's main
-       program (wrappers removed, see engine.shell.unwrap; `python`≈`python3`,
-       `npm`≈`pnpm`≈`yarn`≈`bun`, `pip`≈`uv pip`, `make`≈`cmake --build`,
-       `docker compose`≈`docker-compose`, `yarn X`≈`X`, `./x.sh`≈`python x.py`)
-       with a compatible subcommand (`build` vs `lint` is another job; typos,
-       prefixes and aliases such as `i`/`install` are not). The retry may prefix
-       a fix: `pip install x && pytest`, `git fetch o b && git checkout b`.
-    3. Not a retry: a read-only `ok` after a failure that was not read-only
-       (`git status` after `git commit` is looking around), backing out
-       (`git rebase --abort`, `--continue`, `--skip`), or the same command on
-       another, unrelated path (`pytest tests/unit` -> `pytest tests/integration`).
-    4. Then any of: the failed command's words reappear in order in the retry
-       with more added (`cargo build` -> `cargo build --release`); a normalised
-       edit ratio <= 0.40 (whole commands, or the main segment against its
-       counterpart); a shared substantive token (see substantive_tokens).
+    Both are compared without plumbing (engine.shell.strip_plumbing: `2>&1 | tail`,
+    `&& echo OK`, `timeout N`, …), so copies of one fix that differ only there are one.
+
+    1. Never a retry: a diagnostic (is_diagnostic: the same job rerun to look at it,
+       or with its exit status hidden), backing out (`git rebase --abort`,
+       `--continue`, `--skip`), or a read-only `ok` after a failure that was not
+       read-only (`git status` after `git commit` is looking around).
+    2. The same command again is one (a fix happened in between; is_same_command).
+    3. Same job: some working segment of `ok` runs the program of a working
+       segment of the failed line (its main one, or a later step of a chain: the
+       step that failed is often not the first), wrappers removed (see
+       engine.shell.unwrap; `python`≈`python3`, `npm`≈`pnpm`≈`yarn`≈`bun`,
+       `pip`≈`uv pip`, `docker compose`≈`docker-compose`, `yarn X`≈`X`,
+       `./x.sh`≈`python x.py`) with a compatible subcommand (`build` vs `lint` is
+       another job; typos, prefixes and aliases such as `i`/`install` are not),
+       and not the same command on another, unrelated path (`pytest tests/unit`
+       -> `pytest tests/integration`). The retry may prefix a fix: `pip install x
+       && pytest`, `git fetch o b && git checkout b`. Then any of: the failed
+       segment's words reappear in order with more added (`cargo build` ->
+       `cargo build --release`); a normalised edit ratio <= 0.40 (whole commands,
+       or the segment against its counterpart); a shared substantive token (main
+       segment only, see substantive_tokens).
+    4. Or another program for one goal family, ecosystem and target
+       (engine.goals.same_job): `make` -> `cmake --build build`, `pnpm --dir
+       evals typecheck` -> `tsc -p evals`, `npm test` -> `npx jest`; or the same
+       program on a target both name (`pip install jose` -> `pip install
+       'python-jose[cryptography]'`). Test runs
+       of the same runner on other tests are another job (engine.goals.other_tests).
     """
     if not failed or not ok or not failed.strip() or not ok.strip():
         return False
+    failed_parts, ok_parts = _parts(failed), _parts(ok)
+    if any(t in _BACKING_OUT for tokens in ok_parts for t in tokens[1:]):
+        return False
+    if _looks_at(failed, ok, failed_parts, ok_parts):
+        return False
     if is_same_command(failed, ok):
         return True
-    failed_parts, ok_parts = _parts(failed), _parts(ok)
     if not failed_parts or not ok_parts:
-        return False
-    main = failed_parts[0]
-    wanted = _identities(main)
-    matching = [
-        tokens for tokens in ok_parts
-        if wanted & _identities(tokens) and _verbs_compatible(main, tokens) and not _other_target(main, tokens)
-    ]
-    if not matching or any(t in _BACKING_OUT for tokens in ok_parts for t in tokens[1:]):
         return False
     if is_read_only(ok) and not is_read_only(failed):
         return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
-    main_text = _core_text([main])
-    for tokens in matching:
-        if len(main) >= 2 and _is_subsequence(main[1:], tokens[1:]):
+    return _same_job(failed_parts, ok_parts)
+
+
+def _same_job(failed_parts, ok_parts) -> bool:
+    """Rules 3 and 4 of is_retry (its guards already applied)."""
+    for index, segment in enumerate(failed_parts):
+        matching = [tokens for tokens in ok_parts if _same_program(segment, tokens)]
+        text = _core_text([segment])
+        for tokens in matching:
+            if len(segment) >= 2 and _is_subsequence(segment[1:], tokens[1:]):
+                return True
+            if _close(text, _core_text([tokens])):
+                return True
+        if any(_one_job(segment, tokens) for tokens in ok_parts):
             return True
-        if _close(main_text, _core_text([tokens])):
+        if index == 0 and matching:
+            if _close(_core_text(failed_parts), _core_text(ok_parts)):
+                return True
+            if _substantive(failed_parts) & _substantive(ok_parts):
+                return True
+    return False
+
+
+def _one_job(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """Rule 4: engine.goals.same_job, between two programs; for one program only when both
+    name a target they share (`pip install jose` -> `pip install python-jose`): the same
+    program with nothing named (`jest` -> `jest --clearCache`) is left to the edit rules."""
+    if not same_job(failed, ok):
+        return False
+    return not _identities(failed) & _identities(ok) or bool(targets(failed) and targets(ok))
+
+
+def _same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """Same program (or front end) doing a compatible subcommand, not on another target."""
+    return (bool(_identities(failed) & _identities(ok)) and _verbs_compatible(failed, ok)
+            and not _other_target(failed, ok) and not other_tests(failed, ok))
+
+
+# ---------------------------------------------------------------------------
+# Diagnostics: the same job rerun to look at it, not to fix it
+
+# Flags that make a command say more about what it does, not do something else.
+_DIAGNOSTIC_FLAGS = frozenset({
+    "-v", "-vv", "-vvv", "-vvvv", "--verbose", "--debug", "--trace", "--help", "-h", "--version", "-V",
+    "--dry-run", "--collect-only", "--co", "--explain", "--backtrace", "--full-trace", "--showlocals",
+    "-l", "--nocapture", "--no-capture", "--show-output", "-s", "-rA", "--print", "-d",
+})
+_DIAGNOSTIC_FLAG_PREFIXES = ("--print-", "--dump-", "--show-", "--emit", "--verbose=", "--debug=", "--tb=",
+                             "--log-level", "--log_level", "--trace-")
+_DIAGNOSTIC_ENV_WORDS = ("DEBUG", "VERBOSE", "BACKTRACE", "TRACE", "RUST_LOG", "LOG_LEVEL", "LOGLEVEL")
+_COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++", "tcc", "icc", "rustc", "javac", "tsc"})
+_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".rs", ".java", ".ts", ".m", ".s", ".asm")
+
+
+def is_diagnostic(failed: str, ok: str) -> bool:
+    """Is `ok` the failed job rerun to look at it rather than to fix it?
+
+    After a failure agents rerun the same thing with a looking aid that the failed
+    command did not have: its exit status hidden (`; echo $?`, `|| true`, `|| echo
+    failed`: the line then "succeeds" whatever happened), its output piped
+    through `grep` (the status is grep's), diagnostic flags added and nothing
+    else changed (`-v`, `--verbose`, `--debug`, `--help`, `--print-ast`,
+    `--collect-only`, `--tb=long`, `RUST_BACKTRACE=1 …`), or the same source
+    compiled by another compiler (comparing, not fixing). A success of any of
+    these proves nothing about the fix, so is_retry says no.
+    """
+    if not failed or not ok or not failed.strip() or not ok.strip():
+        return False
+    return _looks_at(failed, ok, _parts(failed), _parts(ok))
+
+
+def _looks_at(failed: str, ok: str, failed_parts, ok_parts) -> bool:
+    if not failed_parts or not ok_parts:
+        return False
+    f_removed, o_removed = strip_plumbing(failed).removed, strip_plumbing(ok).removed
+    aid = any(kind in o_removed and kind not in f_removed for kind in ("hides_status", "grep"))
+    if aid or _diagnostic_env(ok) and not _diagnostic_env(failed):
+        return is_same_command(failed, ok) or _same_job(failed_parts, ok_parts)
+    main = failed_parts[0]
+    for tokens in ok_parts:
+        if canonical_program(tokens[0]) == canonical_program(main[0]) and _only_diagnostic_flags_added(main, tokens):
             return True
-    if _close(_core_text(failed_parts), _core_text(ok_parts)):
-        return True
-    return bool(_substantive(failed_parts) & _substantive(ok_parts))
+        if _other_compiler_same_source(main, tokens):
+            return True
+    return False
+
+
+def _is_diagnostic_flag(token: str) -> bool:
+    return token in _DIAGNOSTIC_FLAGS or token.startswith(_DIAGNOSTIC_FLAG_PREFIXES)
+
+
+def _only_diagnostic_flags_added(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    added = [t for t in ok[1:] if t not in failed[1:]]
+    dropped = [t for t in failed[1:] if t not in ok[1:] and not _is_diagnostic_flag(t)]
+    return bool(added) and not dropped and all(_is_diagnostic_flag(t) for t in added)
+
+
+def _diagnostic_env(command: str) -> bool:
+    """`RUST_BACKTRACE=1 cargo test`, `DEBUG=* npm test`: an assignment that asks for detail."""
+    for text, _op in split_segments_ops(clean_command(command)):
+        for token in tokenize(text):
+            name, eq, _value = token.partition("=")
+            if not eq or not name.replace("_", "").isalnum() or not name.isupper():
+                break
+            if any(word in name for word in _DIAGNOSTIC_ENV_WORDS):
+                return True
+    return False
+
+
+def _other_compiler_same_source(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """`./build/mycc t.c` (or `gcc t.c`) failing, then `clang t.c`: comparing compilers."""
+    name_f, name_o = canonical_program(failed[0]), canonical_program(ok[0])
+    if name_o not in _COMPILERS or name_f == name_o:
+        return False
+    sources_f = {_path_key(t).rsplit("/", 1)[-1] for t in failed[1:] if t.endswith(_SOURCE_SUFFIXES)}
+    sources_o = {_path_key(t).rsplit("/", 1)[-1] for t in ok[1:] if t.endswith(_SOURCE_SUFFIXES)}
+    return bool(sources_f & sources_o)
 
 
 # Edit distance is quadratic-ish: long scripts and heredocs are compared by their start,
@@ -499,5 +626,89 @@ def mentions_path(text: str, path: str) -> bool:
     """
     base = _path_key(path).rsplit("/", 1)[-1]
     return bool(base) and base not in (".", "..") and base in (text or "")
+
+
+
+
+def found_by_search(failed_path: str, search_input, search_output) -> str | None:
+    """The path a search found for a failed Read (or Edit) of `failed_path`, or None.
+
+    After "file not found" agents look for the file (Glob `**/app.py`, Grep, `find
+    . -name app.py`, `ls src/`) and then use what they found: the lesson is "use
+    path X". `search_input` is the search's tool input (a Glob/Grep dict, or the
+    Bash command that searched), `search_output` what it returned: a Glob/Grep
+    response dict (`filenames`, or `content` lines `path:line:text`), a list of
+    paths, or text with one path per line (`find`, `ls`, `Found 2 files` lists).
+
+    A found path counts when it has the failed path's file name, or is a likely
+    correction of it (paths_related: `confg.py` -> `config.py`); the failed path
+    itself never does (but `/abs/proj/src/x.py` does for a failed `src/x.py`: the
+    Read looked from another folder). Of several, the one sharing the longest tail of folders
+    with the failed path wins; a tie is no answer (the search did not decide).
+    A bare `ls DIR` lists names without their folder: they are joined to DIR.
+    """
+    if not failed_path or search_output is None:
+        return None
+    folder = _listed_folder(search_input)
+    found = [_path_key(p) for p in _output_paths(search_output, folder)]
+    wanted = _path_key(failed_path)
+    base = wanted.rsplit("/", 1)[-1]
+    # Not same_path: the search found it elsewhere than the failed (relative) Read looked.
+    candidates = {p for p in found if p and p != wanted
+                  and (p.rsplit("/", 1)[-1] == base or paths_related(wanted, p))}
+    if not candidates:
+        return None
+    ranked = sorted(candidates, key=lambda p: (_shared_tail(wanted, p), p.rsplit("/", 1)[-1] == base), reverse=True)
+    if len(ranked) > 1 and _shared_tail(wanted, ranked[0]) == _shared_tail(wanted, ranked[1]) and (
+            (ranked[0].rsplit("/", 1)[-1] == base) == (ranked[1].rsplit("/", 1)[-1] == base)):
+        return None
+    return ranked[0]
+
+
+def _listed_folder(search_input) -> str:
+    """The folder a bare `ls DIR` lists (its output names files without DIR), else ''."""
+    command = search_input if isinstance(search_input, str) else ""
+    if isinstance(search_input, dict):
+        command = str(search_input.get("command") or "")
+    tokens = unwrap(command) if command else []
+    if tokens and canonical_program(tokens[0]) == "ls":
+        args = [t for t in tokens[1:] if not t.startswith("-")]
+        return args[0] if len(args) == 1 else ""
+    return ""
+
+
+def _output_paths(output, folder: str) -> list[str]:
+    if isinstance(output, dict):
+        names = output.get("filenames")
+        if isinstance(names, list):
+            return [n for n in names if isinstance(n, str)]
+        output = output.get("content") or output.get("stdout") or output.get("output") or ""
+    if isinstance(output, (list, tuple)):
+        return [n for n in output if isinstance(n, str)]
+    paths = []
+    for raw in str(output).splitlines():
+        line = raw.strip()
+        fields = line.split()
+        if not line or line.startswith(("Found ", "total ")):
+            continue
+        if len(fields) >= 9 and fields[0][:1] in "-dl" and not fields[0][1:10].strip("rwxsStT-@+."):
+            line = line.split(None, 8)[-1]  # an `ls -l` row: the name is the last column
+        elif ":" in line and not (len(line) > 2 and line[1] == ":" and line[2] in "\\/"):
+            line = line.split(":", 1)[0]  # grep/rg `path:line:text` (not a drive letter)
+        elif " " in line:
+            continue  # prose, not a path
+        if folder and "/" not in line:
+            line = folder.rstrip("/") + "/" + line
+        paths.append(line)
+    return paths
+
+
+def _shared_tail(a: str, b: str) -> int:
+    """How many trailing path parts two paths share."""
+    parts_a, parts_b = a.split("/"), b.split("/")
+    count = 0
+    while count < min(len(parts_a), len(parts_b)) and parts_a[-1 - count] == parts_b[-1 - count]:
+        count += 1
+    return count
 
 

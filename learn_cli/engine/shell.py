@@ -477,7 +477,8 @@ def program(command: str) -> str:
 # comparison of two commands (pairing) and for judging what a command does (effects):
 # - redirections of output to /dev/null or to another descriptor (`2>&1`, `>/dev/null`,
 #   `&>/dev/null`), anywhere on a segment's command line (never inside a heredoc body);
-# - `timeout N` (and `gtimeout`) in front of a segment;
+# - `timeout N` (and `gtimeout`) in front of a segment, and the `) timeout: 1m 0s` that
+#   Claude Code's export prints after a command run with a timeout;
 # - filters at the end of a pipeline: `| head`, `| tail`, `| less`, `| more`, a bare `| cat`,
 #   and `| grep …` when what it filters is a job (a build, a test run); after a command that
 #   only lists (`ps aux | grep node`, `git log | grep x`) the grep is the question itself;
@@ -508,14 +509,21 @@ def _redirect_re() -> re.Pattern[str]:
 
 
 @functools.cache
+def _export_note_re() -> re.Pattern[str]:
+    # Claude Code's export prints a Bash call's timeout after the command: `npm test) timeout: 1m 0s`.
+    return re.compile(r"\)\s+timeout:\s+[\dhms ]+$")
+
+
+@functools.cache
 def _timeout_re() -> re.Pattern[str]:
     return re.compile(r"^g?timeout\s+(?:(?:-[sk]|--signal|--kill-after)\s+\S+\s+|-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s+(?=\S)")
 
 
+@functools.lru_cache(maxsize=512)
 def strip_plumbing(command: str, root: str | None = None) -> Plumbing:
     """The working segments of a command, without the plumbing listed above."""
     removed: set[str] = set()
-    text = _relative_to_root((command or "").strip(), root)
+    text = _relative_to_root(_export_note_re().sub("", (command or "").strip()), root)
     segments = [[seg, op] for seg, op in (_strip_segment(s, o, removed) for s, o in split_segments_ops(text))]
     segments = [s for s in segments if s[0]]
     segments = _drop_filters(segments, removed)
