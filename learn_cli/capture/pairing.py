@@ -434,8 +434,9 @@ def is_diagnostic(failed: str, ok: str) -> bool:
     failed`: the line then "succeeds" whatever happened), its output piped
     through `grep` (the status is grep's), diagnostic flags added and nothing
     else changed (`-v`, `--verbose`, `--debug`, `--help`, `--print-ast`,
-    `--collect-only`, `--tb=long`, `RUST_BACKTRACE=1 …`), or the same source
-    compiled by another compiler (comparing, not fixing). A success of any of
+    `--collect-only`, `--tb=long`, `RUST_BACKTRACE=1 …`), its help asked for
+    (`cast index --help`), or the same source compiled by another compiler
+    (comparing, not fixing). A success of any of
     these proves nothing about the fix, so is_retry says no.
     """
     if not failed or not ok or not failed.strip() or not ok.strip():
@@ -452,7 +453,8 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts) -> bool:
         return is_same_command(failed, ok) or _same_job(failed_parts, ok_parts)
     main = failed_parts[0]
     for tokens in ok_parts:
-        if canonical_program(tokens[0]) == canonical_program(main[0]) and _only_diagnostic_flags_added(main, tokens):
+        if canonical_program(tokens[0]) == canonical_program(main[0]) and (
+                _only_diagnostic_flags_added(main, tokens) or _asks_help(tokens) and not _asks_help(main)):
             return True
         if _other_compiler_same_source(main, tokens):
             return True
@@ -467,6 +469,11 @@ def _only_diagnostic_flags_added(failed: Sequence[str], ok: Sequence[str]) -> bo
     added = [t for t in ok[1:] if t not in failed[1:]]
     dropped = [t for t in failed[1:] if t not in ok[1:] and not _is_diagnostic_flag(t)]
     return bool(added) and not dropped and all(_is_diagnostic_flag(t) for t in added)
+
+
+def _asks_help(tokens: Sequence[str]) -> bool:
+    """`cast index --help`, `cargo build -h`: reading the manual of the failed command."""
+    return "--help" in tokens[1:] or tokens[-1:] == ["-h"] or tokens[-1:] == ("-h",)
 
 
 def _diagnostic_env(command: str) -> bool:

@@ -74,6 +74,8 @@ _PROJECT_OPTIONS = frozenset({"-p", "--project", "--dir", "-C", "--directory", "
 # Options that take a value that is not a target (`-o out`, `-j 4`, `--build build`).
 _VALUE_OPTIONS = frozenset({"--features", "--profile", "--target", "-o", "-j", "--jobs", "-B", "-S", "--build", "--target-dir", "--config", "-c",
                             "--out-dir", "--outDir", "-D", "-G", "-l", "-r", "--rpc-url", "--fork-url"})
+# First words of single-goal tools that pick a mode of the run.
+_MODES = frozenset({"run", "test", "watch", "start", "open"})
 # Folders that say where a build goes or runs, not what it is about.
 _PLACES = frozenset({".", "..", "./", "build", "out", "dist", "target", "_build", "bin", "obj", "release",
                      "debug"})
@@ -136,6 +138,8 @@ def targets(tokens: Sequence[str]) -> frozenset[str]:
         return frozenset()
     name = canonical_program(tokens[0])
     args = _positional(tokens)
+    if args and name in _PROGRAM_GOALS and args[0].lower() in _MODES:
+        args = args[1:]  # `vitest run`, `playwright test`, `cypress run`: a mode, not a target
     if args and (name in _MULTI_COMMAND or name in ("make", "gmake")):
         args = args[1:] if goal(tokens) != BUILD or name not in ("make", "gmake", "cmake") else args
         if name in ("npm", "pnpm", "yarn", "bun") and tokens[1:2] and tokens[1] in ("run", "run-script"):
