@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from learn_cli.engine.shell import (
     canonical_program,
     normalize_command,
+    strip_plumbing,
     program,
     split_segments,
     split_segments_ops,
-    strip_output_noise,
     tokenize,
     unwrap,
 )
@@ -205,22 +205,53 @@ def test_canonical_program_keeps_other_names():
         ("  pytest   tests  ", None, "pytest tests"),
         ("pytest /home/u/proj/tests 2>&1 | tail -20", "/home/u/proj", "pytest tests"),
         ("ls /home/u/proj 2>/dev/null | head -n 5 | head", "/home/u/proj/", "ls ."),
-        ("cd /home/u/proj && make", "/home/u/proj", "cd . && make"),
+        ("cd /home/u/proj && make", "/home/u/proj", "make"),  # cd to the root is plumbing
+        ("cd /home/u/proj/backend && make", "/home/u/proj", "cd backend && make"),  # a subfolder is not
+        ("cd /home/u/proj", "/home/u/proj", "cd ."),
         ("cat /home/u/proj2/x", "/home/u/proj", "cat /home/u/proj2/x"),
         ("make >/dev/null 2>&1", None, "make"),
         ("make &>/dev/null", None, "make"),
         ("pytest | tail -n +5 | head -3", None, "pytest"),
         ("grep x f | head -20 | wc -l", None, "grep x f | head -20 | wc -l"),
-        ("x | grep y", None, "x | grep y"),
+        ("cargo test 2>&1 | grep -E 'FAILED|panicked'", None, "cargo test"),  # grep of a job
+        ("ps aux | grep node", None, "ps aux | grep node"),  # grep of a listing: the question
+        ("git log --oneline | grep fix | head -3", None, "git log --oneline | grep fix"),
+        ("cmake --build build 2>&1 | tail -5", None, "cmake --build build"),
+        ("make -s 2>&1 && echo \"BUILD OK\"", None, "make -s"),
+        ("pytest; echo \"exit: $?\"", None, "pytest"),
+        ("npm test || true", None, "npm test"),
+        ("echo '=== build ===' && make && echo done", None, "make"),
+        ("echo \"key: $(cast index address $H 9)\"", None, "echo \"key: $(cast index address $H 9)\""),
+        ("echo x > f && make", None, "echo x > f && make"),
+        ("echo hello", None, "echo hello"),
+        ("timeout 30 cargo test --lib", None, "cargo test --lib"),
+        ("cd /r && timeout -s KILL 5m npm test 2>/dev/null", "/r", "npm test"),
+        ("make\nmake install", None, "make; make install"),
+        ("tail -f log.txt", None, "tail -f log.txt"),
     ],
 )
 def test_normalize_command(command, root, expected):
     assert normalize_command(command, root) == expected
 
 
-def test_strip_output_noise_leaves_meaningful_pipes():
-    assert strip_output_noise("ps aux | grep node") == "ps aux | grep node"
-    assert strip_output_noise("pytest -q 2>&1 | tail -5") == "pytest -q"
+def test_plumbing_variants_of_one_fix_are_equal():
+    """Eight copies of one fix from the corpus differ only by plumbing (issue 10, cause 2)."""
+    variants = [
+        "cmake --build build", "cmake --build build 2>&1", "cmake --build build 2>&1 | tail -5",
+        "cmake --build build 2>&1 | tail -3 && echo OK", "cmake --build build; echo \"exit: $?\"",
+        "cd /home/scott/code/claudec99 && cmake --build build 2>&1 | head -20",
+        "timeout 120 cmake --build build >/dev/null 2>&1",
+        "cmake --build build 2>&1 | grep -E 'error|warning'",
+    ]
+    assert {normalize_command(v, "/home/scott/code/claudec99") for v in variants} == {"cmake --build build"}
+
+
+def test_strip_plumbing_names_what_it_removed():
+    assert strip_plumbing("pytest; echo $?").removed == {"chatter", "hides_status"}
+    assert strip_plumbing("pytest || true").removed == {"chatter", "hides_status"}
+    assert strip_plumbing("pytest && echo OK").removed == {"chatter"}
+    assert strip_plumbing("pytest 2>&1 | grep FAIL").removed == {"redirect", "grep"}
+    assert strip_plumbing("ps aux | grep node").removed == frozenset()
 
 
 def test_import_is_stdlib_only_and_cheap():

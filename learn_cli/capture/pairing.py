@@ -22,14 +22,20 @@ import functools
 import re
 from collections.abc import Sequence
 
+from learn_cli.engine.distance import RETRY_RATIO, edit_ratio, levenshtein, within_ratio
+from learn_cli.engine.effects import is_mutating, is_read_only
+from learn_cli.engine.goals import other_tests, same_job, targets
 from learn_cli.engine.shell import (
     SETUP_PROGRAMS,
+    TRUNCATION,
     canonical_program,
+    clean_command,
     normalize_command,
     program,
     split_segments_ops,
-    strip_output_noise,
+    strip_plumbing,
     tokenize,
+    unwrap,
     unwrap_tokens,
 )
 
@@ -41,6 +47,8 @@ __all__ = [
     "substantive_tokens",
     "is_same_command",
     "is_retry",
+    "is_diagnostic",
+    "found_by_search",
     "paths_related",
     "same_path",
     "mentions_path",
@@ -48,9 +56,6 @@ __all__ = [
     "is_mutating",
     "RETRY_RATIO",
 ]
-
-RETRY_RATIO = 0.40  # SPEC §2.4: normalised edit distance of a retry
-TRUNCATION = "…"  # transcript exports cut long commands with it
 
 # Tokens that never make two commands "about the same thing" (SPEC §2.4 list).
 NOISE_WORDS = frozenset({"head", "tail", "cat", "grep", "awk", "sed", "sort", "uniq", "wc", "xargs", "find"})
@@ -60,12 +65,10 @@ NOISE_WORDS = frozenset({"head", "tail", "cat", "grep", "awk", "sed", "sort", "u
 #   npm/pnpm/yarn/bun: `npm install` failing then `pnpm install` working is the
 #     classic "this repo uses pnpm" lesson (headroom missed it, §5 item 5).
 #   pip/`uv pip`/pip3: the same installer interface ("externally managed" -> uv pip).
-#   make/`cmake --build`/ninja: driving the same build.
 #   apt/apt-get, yum/dnf: the same system package manager.
 _FAMILIES = {
     "npm": "js-pm", "pnpm": "js-pm", "yarn": "js-pm", "bun": "js-pm",
     "pip": "pip",
-    "make": "build", "gmake": "build", "ninja": "build",
     "apt": "apt", "apt-get": "apt", "aptitude": "apt", "yum": "dnf", "dnf": "dnf",
 }
 # Subcommands that are the package manager itself; any other first word of
@@ -80,83 +83,7 @@ _JS_PM_SUBCOMMANDS = frozenset({
 
 
 # ---------------------------------------------------------------------------
-# Edit distance
-
-
-def levenshtein(a: str, b: str) -> int:
-    """Levenshtein distance, bit-parallel (Myers/Hyyrö): one big-int step per char."""
-    if a == b:
-        return 0
-    # Common prefix and suffix cost nothing and are the bulk of a retry.
-    start = 0
-    limit = min(len(a), len(b))
-    while start < limit and a[start] == b[start]:
-        start += 1
-    a, b = a[start:], b[start:]
-    end = 0
-    limit = min(len(a), len(b))
-    while end < limit and a[-1 - end] == b[-1 - end]:
-        end += 1
-    if end:
-        a, b = a[:-end], b[:-end]
-    if len(a) < len(b):
-        a, b = b, a
-    m = len(b)
-    if m == 0:
-        return len(a)
-    peq: dict[str, int] = {}
-    for i, ch in enumerate(b):
-        peq[ch] = peq.get(ch, 0) | (1 << i)
-    full = (1 << m) - 1
-    top = 1 << (m - 1)
-    pv, mv, score = full, 0, m
-    for ch in a:
-        eq = peq.get(ch, 0)
-        xv = eq | mv
-        xh = ((((eq & pv) + pv) & full) ^ pv) | eq
-        ph = mv | (~(xh | pv) & full)
-        mh = pv & xh
-        if ph & top:
-            score += 1
-        elif mh & top:
-            score -= 1
-        ph = ((ph << 1) | 1) & full
-        mh = (mh << 1) & full
-        pv = mh | (~(xv | ph) & full)
-        mv = ph & xv
-    return score
-
-
-def edit_ratio(a: str, b: str) -> float:
-    """Levenshtein distance divided by the longer length (0.0 identical, 1.0 disjoint)."""
-    longest = max(len(a), len(b))
-    return levenshtein(a, b) / longest if longest else 0.0
-
-
-def within_ratio(a: str, b: str, limit: float = RETRY_RATIO) -> bool:
-    """edit_ratio(a, b) <= limit, with a free exit when the lengths alone exceed it."""
-    longest = max(len(a), len(b))
-    if not longest:
-        return True
-    if abs(len(a) - len(b)) > limit * longest:
-        return False
-    return levenshtein(a, b) <= limit * longest
-
-
-# ---------------------------------------------------------------------------
 # Command parts: what a command does, without setup, wrappers and output plumbing
-
-
-def _clean(command: str) -> str:
-    """The command without trailing output plumbing and an export's truncation mark.
-
-    Newlines are kept: they separate commands and delimit heredoc bodies.
-    """
-    text = strip_output_noise((command or "").strip())
-    return text[: -len(TRUNCATION)].rstrip() if text.endswith(TRUNCATION) else text
-
-
-_PLUMBING = frozenset({"2>&1", "1>&2", ">&2", "2>/dev/null", ">/dev/null", "&>/dev/null", "1>/dev/null"})
 
 
 @functools.lru_cache(maxsize=256)
@@ -169,16 +96,11 @@ def _parts(command: str) -> tuple[tuple[str, ...], ...]:
     stderr plumbing (`2>&1`, `2>/dev/null`) are removed.
     """
     parts: list[tuple[str, ...]] = []
-    previous_op = ""
-    for text, op in split_segments_ops(_clean(command)):
-        tokens = [t for t in unwrap_tokens(tokenize(text)) if t not in _PLUMBING]
-        piped = previous_op in ("|", "|&")
-        previous_op = op
+    for text, op in split_segments_ops(clean_command(command)):
+        tokens = unwrap_tokens(tokenize(text))
         if not tokens:
             continue
         name = canonical_program(tokens[0])
-        if piped and name in ("head", "tail"):
-            continue
         if not parts and name in SETUP_PROGRAMS and op in ("&&", ";", "\n", "&"):
             continue
         parts.append(tuple(_canonical_form(name, tokens)))
@@ -284,8 +206,6 @@ def _identities(tokens: Sequence[str]) -> set[str]:
         names.add("pip")
     elif name == "git" and args[:1] in (["mv"], ["rm"]):
         names.add(args[0])  # `git mv` refused (untracked) -> plain `mv`
-    elif name == "cmake" and "--build" in tokens:
-        names.add("build")
     elif name in ("npm", "pnpm", "yarn", "bun") and args:
         if args[0] in ("run", "run-script", "exec", "x") and len(args) > 1:
             names.add(canonical_program(args[1]))
@@ -330,14 +250,24 @@ def _word_split_re() -> re.Pattern[str]:
     return re.compile(r"[^\w./:@~+-]+")
 
 
+# Tools whose first word is a subcommand (`npm install`, `git commit`, `cargo build`).
+_SUBCOMMAND_TOOLS = frozenset({
+    "git", "gh", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "pip", "uv", "poetry", "pdm", "conda",
+    "docker", "docker-compose", "podman", "kubectl", "helm", "brew", "apt", "apt-get", "dnf", "yum", "gem",
+    "bundle", "forge", "nargo", "dotnet", "mvn", "gradle", "gcloud", "aws", "az", "terraform", "systemctl",
+})
+
+
 def _substantive(parts: Sequence[Sequence[str]]) -> set[str]:
     """substantive_tokens() over already parsed parts."""
     programs = {canonical_program(p[0]) for p in parts} | {p[0].lower() for p in parts}
     found: set[str] = set()
     for tokens in parts:
+        verb = _verb(tokens) if canonical_program(tokens[0]) in _SUBCOMMAND_TOOLS else ""
         for token in tokens[1:]:
-            if token.startswith("-"):
-                continue  # a flag (and `--opt=value` with it)
+            if token.startswith("-") or token == verb:
+                continue  # a flag (and `--opt=value` with it), or the subcommand: it says what
+                # kind of thing is done (compared by _verbs_compatible), not what it is done to
             for word in _word_split_re().split(token.lower()):
                 word = word.strip(".:/")
                 if not word or word.startswith("-") or TRUNCATION in word:
@@ -378,7 +308,7 @@ def is_same_command(a: str, b: str) -> bool:
     """
     if not a or not b:
         return False
-    clean_a, clean_b = normalize_command(_clean(a)), normalize_command(_clean(b))
+    clean_a, clean_b = normalize_command(clean_command(a)), normalize_command(clean_command(b))
     if not clean_a or not clean_b:
         return False
     if clean_a == clean_b:
@@ -400,49 +330,172 @@ _BACKING_OUT = frozenset({"--abort", "--quit", "--continue", "--skip"})
 def is_retry(failed: str, ok: str) -> bool:
     """Is the successful command `ok` a (corrected) retry of the failed command?
 
-    1. The same command again is one (a fix happened in between; is_same_command).
-    2. Same job: some working segment of `ok` runs the failed command's main
-       program (wrappers removed, see engine.shell.unwrap; `python`≈`python3`,
-       `npm`≈`pnpm`≈`yarn`≈`bun`, `pip`≈`uv pip`, `make`≈`cmake --build`,
-       `docker compose`≈`docker-compose`, `yarn X`≈`X`, `./x.sh`≈`python x.py`)
-       with a compatible subcommand (`build` vs `lint` is another job; typos,
-       prefixes and aliases such as `i`/`install` are not). The retry may prefix
-       a fix: `pip install x && pytest`, `git fetch o b && git checkout b`.
-    3. Not a retry: a read-only `ok` after a failure that was not read-only
-       (`git status` after `git commit` is looking around), backing out
-       (`git rebase --abort`, `--continue`, `--skip`), or the same command on
-       another, unrelated path (`pytest tests/unit` -> `pytest tests/integration`).
-    4. Then any of: the failed command's words reappear in order in the retry
-       with more added (`cargo build` -> `cargo build --release`); a normalised
-       edit ratio <= 0.40 (whole commands, or the main segment against its
-       counterpart); a shared substantive token (see substantive_tokens).
+    Both are compared without plumbing (engine.shell.strip_plumbing: `2>&1 | tail`,
+    `&& echo OK`, `timeout N`, …), so copies of one fix that differ only there are one.
+
+    1. Never a retry: a diagnostic (is_diagnostic: the same job rerun to look at it,
+       or with its exit status hidden), backing out (`git rebase --abort`,
+       `--continue`, `--skip`), or a read-only `ok` after a failure that was not
+       read-only (`git status` after `git commit` is looking around).
+    2. The same command again is one (a fix happened in between; is_same_command).
+    3. Same job: some working segment of `ok` runs the program of a working
+       segment of the failed line (its main one, or a later step of a chain: the
+       step that failed is often not the first), wrappers removed (see
+       engine.shell.unwrap; `python`≈`python3`, `npm`≈`pnpm`≈`yarn`≈`bun`,
+       `pip`≈`uv pip`, `docker compose`≈`docker-compose`, `yarn X`≈`X`,
+       `./x.sh`≈`python x.py`) with a compatible subcommand (`build` vs `lint` is
+       another job; typos, prefixes and aliases such as `i`/`install` are not),
+       and not the same command on another, unrelated path (`pytest tests/unit`
+       -> `pytest tests/integration`). The retry may prefix a fix: `pip install x
+       && pytest`, `git fetch o b && git checkout b`. Then any of: the failed
+       segment's words reappear in order with more added (`cargo build` ->
+       `cargo build --release`); a normalised edit ratio <= 0.40 (whole commands,
+       or the segment against its counterpart); a shared substantive token (main
+       segment only, see substantive_tokens).
+    4. Or another program for one goal family, ecosystem and target
+       (engine.goals.same_job): `make` -> `cmake --build build`, `pnpm --dir
+       evals typecheck` -> `tsc -p evals`, `npm test` -> `npx jest`; or the same
+       program on a target both name (`pip install jose` -> `pip install
+       'python-jose[cryptography]'`). Test runs
+       of the same runner on other tests are another job (engine.goals.other_tests).
     """
     if not failed or not ok or not failed.strip() or not ok.strip():
         return False
+    failed_parts, ok_parts = _parts(failed), _parts(ok)
+    if any(t in _BACKING_OUT for tokens in ok_parts for t in tokens[1:]):
+        return False
+    if _looks_at(failed, ok, failed_parts, ok_parts):
+        return False
     if is_same_command(failed, ok):
         return True
-    failed_parts, ok_parts = _parts(failed), _parts(ok)
     if not failed_parts or not ok_parts:
-        return False
-    main = failed_parts[0]
-    wanted = _identities(main)
-    matching = [
-        tokens for tokens in ok_parts
-        if wanted & _identities(tokens) and _verbs_compatible(main, tokens) and not _other_target(main, tokens)
-    ]
-    if not matching or any(t in _BACKING_OUT for tokens in ok_parts for t in tokens[1:]):
         return False
     if is_read_only(ok) and not is_read_only(failed):
         return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
-    main_text = _core_text([main])
-    for tokens in matching:
-        if len(main) >= 2 and _is_subsequence(main[1:], tokens[1:]):
+    return _same_job(failed_parts, ok_parts)
+
+
+def _same_job(failed_parts, ok_parts) -> bool:
+    """Rules 3 and 4 of is_retry (its guards already applied)."""
+    for index, segment in enumerate(failed_parts):
+        matching = [tokens for tokens in ok_parts if _same_program(segment, tokens)]
+        text = _core_text([segment])
+        for tokens in matching:
+            if len(segment) >= 2 and _is_subsequence(segment[1:], tokens[1:]):
+                return True
+            if _close(text, _core_text([tokens])):
+                return True
+        if any(_one_job(segment, tokens) for tokens in ok_parts):
             return True
-        if _close(main_text, _core_text([tokens])):
+        if index == 0 and matching:
+            if _close(_core_text(failed_parts), _core_text(ok_parts)):
+                return True
+            if _substantive(failed_parts) & _substantive(ok_parts):
+                return True
+    return False
+
+
+def _one_job(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """Rule 4: engine.goals.same_job, between two programs; for one program only when both
+    name a target they share (`pip install jose` -> `pip install python-jose`): the same
+    program with nothing named (`jest` -> `jest --clearCache`) is left to the edit rules."""
+    if not same_job(failed, ok):
+        return False
+    return not _identities(failed) & _identities(ok) or bool(targets(failed) and targets(ok))
+
+
+def _same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """Same program (or front end) doing a compatible subcommand, not on another target."""
+    return (bool(_identities(failed) & _identities(ok)) and _verbs_compatible(failed, ok)
+            and not _other_target(failed, ok) and not other_tests(failed, ok))
+
+
+# ---------------------------------------------------------------------------
+# Diagnostics: the same job rerun to look at it, not to fix it
+
+# Flags that make a command say more about what it does, not do something else.
+_DIAGNOSTIC_FLAGS = frozenset({
+    "-v", "-vv", "-vvv", "-vvvv", "--verbose", "--debug", "--trace", "--help", "-h", "--version", "-V",
+    "--dry-run", "--collect-only", "--co", "--explain", "--backtrace", "--full-trace", "--showlocals",
+    "-l", "--nocapture", "--no-capture", "--show-output", "-s", "-rA", "--print", "-d",
+})
+_DIAGNOSTIC_FLAG_PREFIXES = ("--print-", "--dump-", "--show-", "--emit", "--verbose=", "--debug=", "--tb=",
+                             "--log-level", "--log_level", "--trace-")
+_DIAGNOSTIC_ENV_WORDS = ("DEBUG", "VERBOSE", "BACKTRACE", "TRACE", "RUST_LOG", "LOG_LEVEL", "LOGLEVEL")
+_COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++", "tcc", "icc", "rustc", "javac", "tsc"})
+_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".rs", ".java", ".ts", ".m", ".s", ".asm")
+
+
+def is_diagnostic(failed: str, ok: str) -> bool:
+    """Is `ok` the failed job rerun to look at it rather than to fix it?
+
+    After a failure agents rerun the same thing with a looking aid that the failed
+    command did not have: its exit status hidden (`; echo $?`, `|| true`, `|| echo
+    failed`: the line then "succeeds" whatever happened), its output piped
+    through `grep` (the status is grep's), diagnostic flags added and nothing
+    else changed (`-v`, `--verbose`, `--debug`, `--help`, `--print-ast`,
+    `--collect-only`, `--tb=long`, `RUST_BACKTRACE=1 …`), its help asked for
+    (`cast index --help`), or the same source compiled by another compiler
+    (comparing, not fixing). A success of any of
+    these proves nothing about the fix, so is_retry says no.
+    """
+    if not failed or not ok or not failed.strip() or not ok.strip():
+        return False
+    return _looks_at(failed, ok, _parts(failed), _parts(ok))
+
+
+def _looks_at(failed: str, ok: str, failed_parts, ok_parts) -> bool:
+    if not failed_parts or not ok_parts:
+        return False
+    f_removed, o_removed = strip_plumbing(failed).removed, strip_plumbing(ok).removed
+    aid = any(kind in o_removed and kind not in f_removed for kind in ("hides_status", "grep"))
+    if aid or _diagnostic_env(ok) and not _diagnostic_env(failed):
+        return is_same_command(failed, ok) or _same_job(failed_parts, ok_parts)
+    main = failed_parts[0]
+    for tokens in ok_parts:
+        if canonical_program(tokens[0]) == canonical_program(main[0]) and (
+                _only_diagnostic_flags_added(main, tokens) or _asks_help(tokens) and not _asks_help(main)):
             return True
-    if _close(_core_text(failed_parts), _core_text(ok_parts)):
-        return True
-    return bool(_substantive(failed_parts) & _substantive(ok_parts))
+        if _other_compiler_same_source(main, tokens):
+            return True
+    return False
+
+
+def _is_diagnostic_flag(token: str) -> bool:
+    return token in _DIAGNOSTIC_FLAGS or token.startswith(_DIAGNOSTIC_FLAG_PREFIXES)
+
+
+def _only_diagnostic_flags_added(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    added = [t for t in ok[1:] if t not in failed[1:]]
+    dropped = [t for t in failed[1:] if t not in ok[1:] and not _is_diagnostic_flag(t)]
+    return bool(added) and not dropped and all(_is_diagnostic_flag(t) for t in added)
+
+
+def _asks_help(tokens: Sequence[str]) -> bool:
+    """`cast index --help`, `cargo build -h`: reading the manual of the failed command."""
+    return "--help" in tokens[1:] or tokens[-1:] == ["-h"] or tokens[-1:] == ("-h",)
+
+
+def _diagnostic_env(command: str) -> bool:
+    """`RUST_BACKTRACE=1 cargo test`, `DEBUG=* npm test`: an assignment that asks for detail."""
+    for text, _op in split_segments_ops(clean_command(command)):
+        for token in tokenize(text):
+            name, eq, _value = token.partition("=")
+            if not eq or not name.replace("_", "").isalnum() or not name.isupper():
+                break
+            if any(word in name for word in _DIAGNOSTIC_ENV_WORDS):
+                return True
+    return False
+
+
+def _other_compiler_same_source(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """`./build/mycc t.c` (or `gcc t.c`) failing, then `clang t.c`: comparing compilers."""
+    name_f, name_o = canonical_program(failed[0]), canonical_program(ok[0])
+    if name_o not in _COMPILERS or name_f == name_o:
+        return False
+    sources_f = {_path_key(t).rsplit("/", 1)[-1] for t in failed[1:] if t.endswith(_SOURCE_SUFFIXES)}
+    sources_o = {_path_key(t).rsplit("/", 1)[-1] for t in ok[1:] if t.endswith(_SOURCE_SUFFIXES)}
+    return bool(sources_f & sources_o)
 
 
 # Edit distance is quadratic-ish: long scripts and heredocs are compared by their start,
@@ -582,332 +635,87 @@ def mentions_path(text: str, path: str) -> bool:
     return bool(base) and base not in (".", "..") and base in (text or "")
 
 
-# ---------------------------------------------------------------------------
-# Read-only and mutating commands
-#
-# Rule: a command is judged by its working segments (setup prefixes such as
-# `cd DIR &&` belong to the segment they prepare).
-# - is_mutating: some segment changes state that later commands see: files
-#   (`>`/`>>` redirection to a real file, `tee`, `cp`, `mv`, `rm`, `mkdir`,
-#   `touch`, `chmod`, `ln`, `sed -i`, `patch`, scripts that write files),
-#   installed software (pip/uv/npm/pnpm/yarn/bun/cargo/go/apt/brew/gem/poetry/
-#   conda/… installs and removals), the environment (`export`, `source`, `.`,
-#   `unset`, `alias`, `eval`, `conda activate`, `nvm use`), the repository (git
-#   checkout/switch/pull/fetch/stash/reset/restore/add/rm/mv/commit/merge/
-#   rebase/config/init/clone/…), services and processes (`docker build/pull/run/
-#   compose up`, `systemctl start`, `kill`, `pkill`), builds and migrations
-#   (`make`, `cmake`, `cargo build`, `npm run build`, `alembic upgrade`,
-#   `python manage.py migrate`, `prisma generate`, `createdb`) and, for any
-#   other tool, a mutating verb among its first three words (`install`, `add`,
-#   `init`, `create`, `migrate`, `build`, `start`, `set`, `login`, `up`, …).
-#   A line of setup only (`cd backend`, `source .venv/bin/activate`) mutates:
-#   the agent's shell keeps that state for the next command.
-# - is_read_only: every working segment only reads (ls, cat, grep, find without
-#   -delete/-exec, git status/log/diff/show, `--version`, `--help`, …) and nothing
-#   is redirected into a file. Read-only commands are never part of a fix.
-# - Neither: tests, scripts, servers, network calls (`pytest`, `python app.py`,
-#   `curl URL`): they are what gets retried, not a fix.
-
-_READ_ONLY_PROGRAMS = frozenset({
-    "ls", "ll", "la", "dir", "cat", "bat", "less", "more", "head", "tail", "grep", "egrep", "fgrep",
-    "rg", "ag", "ack", "fd", "pwd", "echo", "printf", "which", "whereis", "type", "wc", "stat",
-    "file", "tree", "printenv", "env", "man", "help", "du", "df", "diff", "cmp", "comm", "date",
-    "cal", "whoami", "id", "groups", "uname", "hostname", "uptime", "ps", "pgrep", "lsof", "jq",
-    "yq", "uniq", "cut", "tr", "awk", "gawk", "sed", "gsed", "column", "nl", "basename", "dirname",
-    "realpath", "readlink", "history", "sha1sum", "sha256sum", "sha512sum", "md5sum", "md5",
-    "shasum", "cksum", "xxd", "hexdump", "od", "strings", "test", "[", "[[", "true", "false",
-    "sleep", "nproc", "free", "lscpu", "locale", "seq", "expr", "getconf", "ldd", "otool", "nm",
-    "objdump", "readelf", "netstat", "ss", "dig", "nslookup", "host", "ping", "zcat", "zgrep",
-    "tac", "rev", "paste", "join", "fold", "command", "compgen", "declare", "sw_vers",
-    "lsb_release", "where", "tasklist", "get-childitem", "get-content", "select-string",
-    "get-command", "get-location", "test-path",
-})
-# `<program> <first word>` forms that only read.
-_READ_ONLY_SUBCOMMANDS = {
-    "git": frozenset({"status", "log", "diff", "show", "blame", "ls-files", "ls-tree", "ls-remote",
-                      "rev-parse", "rev-list", "describe", "shortlog", "reflog", "grep", "cat-file",
-                      "name-rev", "merge-base", "whatchanged", "count-objects", "check-ignore",
-                      "show-ref", "for-each-ref", "var", "help", "version", "cherry"}),
-    "pip": frozenset({"list", "show", "freeze", "check", "help", "search", "index", "inspect"}),
-    "npm": frozenset({"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "help",
-                      "search", "explain", "why", "root", "prefix", "bin", "fund", "doctor", "query"}),
-    "pnpm": frozenset({"ls", "list", "outdated", "why", "root", "bin", "view", "info", "help"}),
-    "yarn": frozenset({"list", "info", "why", "outdated", "help", "bin", "licenses"}),
-    "cargo": frozenset({"tree", "metadata", "search", "help", "locate-project", "pkgid", "verify-project"}),
-    "go": frozenset({"list", "env", "version", "doc", "help", "vet"}),
-    "docker": frozenset({
-        "ps", "images", "logs", "inspect", "version", "info", "stats", "top", "port", "history", "search",
-    }),
-    "kubectl": frozenset({
-        "get", "describe", "logs", "top", "explain", "version", "api-resources", "cluster-info",
-    }),
-    "brew": frozenset({
-        "list", "ls", "info", "search", "deps", "uses", "outdated", "config", "doctor", "leaves", "desc",
-    }),
-    "apt": frozenset({"list", "show", "search", "policy", "depends", "rdepends"}),
-    "apt-cache": frozenset({"search", "show", "policy", "depends", "rdepends", "madison", "showpkg"}),
-    "conda": frozenset({"list", "info", "search"}),
-    "uv": frozenset({"tree", "version", "help"}),
-    "poetry": frozenset({"show", "check", "env", "about", "search"}),
-    "docker-compose": frozenset({"ps", "logs", "config", "images", "top", "ls", "version", "port"}),
-    "systemctl": frozenset({"status", "is-active", "is-enabled", "list-units", "show", "cat"}),
-    "rustup": frozenset({"show", "which"}),
-}
-# Git subcommands that only list without a name argument (`git branch` vs `git branch x`).
-_GIT_LISTING_FLAGS = frozenset({
-    "-a", "-r", "-v", "-vv", "--list", "-l", "--show-current", "--all", "--remotes", "--merged",
-    "--no-merged", "--contains", "--get", "--get-all", "--get-regexp", "--show-origin", "-n",
-})
-_GIT_LISTING_WORDS = {"remote": frozenset({"show", "get-url"}), "stash": frozenset({"list", "show"}),
-                      "worktree": frozenset({"list"}), "submodule": frozenset({"status", "summary"})}
-_MUTATING_PROGRAMS = frozenset({
-    "mkdir", "rmdir", "touch", "cp", "mv", "ln", "rm", "chmod", "chown", "chgrp", "install", "tee",
-    "dd", "truncate", "patch", "unzip", "gunzip", "bunzip2", "unxz", "7z", "rsync", "scp", "wget",
-    "export", "unset", "source", ".", "alias", "unalias", "eval", "set", "ulimit", "umask",
-    "kill", "pkill", "killall", "createdb", "dropdb", "createuser", "initdb", "ssh-keygen",
-    "ssh-add", "direnv", "deactivate", "cd", "pushd", "popd", "crontab", "update-alternatives",
-    "ldconfig", "setx", "new-item", "set-content", "remove-item", "copy-item", "move-item",
-    "set-executionpolicy", "configure", "autoreconf", "meson", "ninja", "make", "gmake", "cmake",
-    "bazel", "corepack", "black", "isort", "autopep8", "rustfmt",
-})
-# Words among a tool's first arguments that mean it changes state (`gcloud components
-# install`, `alembic upgrade head`, `docker compose up`, `python manage.py migrate`).
-_MUTATING_VERBS = frozenset({
-    "install", "i", "add", "remove", "uninstall", "rm", "update", "upgrade", "up", "down", "init",
-    "setup", "create", "generate", "migrate", "makemigrations", "sync", "lock", "apply", "enable",
-    "disable", "start", "restart", "stop", "set", "use", "activate", "build", "compile", "clean",
-    "configure", "login", "logout", "link", "unlink", "pull", "push", "fetch", "deploy",
-    "reset", "rebuild", "bootstrap", "prepare", "download", "tidy", "vendor", "seed", "develop",
-    "tap", "pin", "default", "venv", "new", "revision", "stamp", "downgrade", "db:migrate",
-    "db:setup", "db:create", "db:seed", "db:push", "db:reset", "collectstatic", "ci", "dedupe",
-    "prune", "kill", "rmi", "tag", "commit", "save", "delete", "fix", "fmt", "format",
-})
-# Targets and scripts that check rather than change (`make test`, `npm run lint`).
-_CHECK_WORDS = frozenset({"test", "tests", "check", "lint", "run", "show", "list", "status", "help",
-                          "version", "dev", "serve", "preview", "typecheck", "-n"})
-_FIX_FLAGS = frozenset({"--fix", "--write", "--apply", "--in-place", "--fix-only", "--unsafe-fixes"})
-_VERSION_MANAGERS = frozenset({"conda", "mamba", "micromamba", "nvm", "pyenv", "rbenv", "nodenv",
-                               "fnm", "volta", "asdf", "mise", "sdk", "rustup"})
 
 
-@functools.cache
-def _python_write_re() -> re.Pattern[str]:
-    # Inline Python (`python -c`, `python - <<EOF`) that writes or moves files.
-    return re.compile(
-        r"""open\([^)]*,\s*(?:mode\s*=\s*)?['"][wax]"""
-        r"|\.write_(?:text|bytes)\("
-        r"|\bos\.(?:remove|unlink|rename|replace|makedirs|mkdir|rmdir)\("
-        r"|\bshutil\.(?:copy\w*|move|rmtree)\("
-        r"|\.(?:mkdir|unlink|touch|rename)\("
-        r"|\b(?:json|pickle|yaml)\.dump\("
-        r"|\.to_(?:csv|parquet|json|excel)\(|savefig\("
-    )
+def found_by_search(failed_path: str, search_input, search_output) -> str | None:
+    """The path a search found for a failed Read (or Edit) of `failed_path`, or None.
 
+    After "file not found" agents look for the file (Glob `**/app.py`, Grep, `find
+    . -name app.py`, `ls src/`) and then use what they found: the lesson is "use
+    path X". `search_input` is the search's tool input (a Glob/Grep dict, or the
+    Bash command that searched), `search_output` what it returned: a Glob/Grep
+    response dict (`filenames`, or `content` lines `path:line:text`), a list of
+    paths, or text with one path per line (`find`, `ls`, `Found 2 files` lists).
 
-def _writes_to_file(segment: str) -> bool:
-    """Does the segment redirect output into a file (`>`, `>>`, `&>`, not /dev/*)?
-
-    Only the command line counts: a heredoc body is data (`if a > b:`).
+    A found path counts when it has the failed path's file name, or is a likely
+    correction of it (paths_related: `confg.py` -> `config.py`); the failed path
+    itself never does (but `/abs/proj/src/x.py` does for a failed `src/x.py`: the
+    Read looked from another folder). Of several, the one sharing the longest tail of folders
+    with the failed path wins; a tie is no answer (the search did not decide).
+    A bare `ls DIR` lists names without their folder: they are joined to DIR.
     """
-    if ">" not in segment:
-        return False
-    if "<<" in segment:
-        segment = segment.split("\n", 1)[0]
-    quote = ""
-    i, n = 0, len(segment)
-    while i < n:
-        ch = segment[i]
-        if quote:
-            if ch == quote:
-                quote = ""
-            elif ch == "\\" and quote == '"':
-                i += 1
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "\\":
-            i += 1
-        elif ch == ">":
-            j = i + 1
-            if j < n and segment[j] in ">|":
-                j += 1
-            if j < n and segment[j] == "&":  # `>&2`, `2>&1`: a descriptor copy
-                i = j + 1
-                continue
-            target = tokenize(segment[j:].split("<<", 1)[0])[:1]
-            if target and not target[0].startswith("/dev/"):
-                return True
-            i = j
+    if not failed_path or search_output is None:
+        return None
+    folder = _listed_folder(search_input)
+    found = [_path_key(p) for p in _output_paths(search_output, folder)]
+    wanted = _path_key(failed_path)
+    base = wanted.rsplit("/", 1)[-1]
+    # Not same_path: the search found it elsewhere than the failed (relative) Read looked.
+    candidates = {p for p in found if p and p != wanted
+                  and (p.rsplit("/", 1)[-1] == base or paths_related(wanted, p))}
+    if not candidates:
+        return None
+    ranked = sorted(candidates, key=lambda p: (_shared_tail(wanted, p), p.rsplit("/", 1)[-1] == base), reverse=True)
+    if len(ranked) > 1 and _shared_tail(wanted, ranked[0]) == _shared_tail(wanted, ranked[1]) and (
+            (ranked[0].rsplit("/", 1)[-1] == base) == (ranked[1].rsplit("/", 1)[-1] == base)):
+        return None
+    return ranked[0]
+
+
+def _listed_folder(search_input) -> str:
+    """The folder a bare `ls DIR` lists (its output names files without DIR), else ''."""
+    command = search_input if isinstance(search_input, str) else ""
+    if isinstance(search_input, dict):
+        command = str(search_input.get("command") or "")
+    tokens = unwrap(command) if command else []
+    if tokens and canonical_program(tokens[0]) == "ls":
+        args = [t for t in tokens[1:] if not t.startswith("-")]
+        return args[0] if len(args) == 1 else ""
+    return ""
+
+
+def _output_paths(output, folder: str) -> list[str]:
+    if isinstance(output, dict):
+        names = output.get("filenames")
+        if isinstance(names, list):
+            return [n for n in names if isinstance(n, str)]
+        output = output.get("content") or output.get("stdout") or output.get("output") or ""
+    if isinstance(output, (list, tuple)):
+        return [n for n in output if isinstance(n, str)]
+    paths = []
+    for raw in str(output).splitlines():
+        line = raw.strip()
+        fields = line.split()
+        if not line or line.startswith(("Found ", "total ")):
             continue
-        i += 1
-    return False
+        if len(fields) >= 9 and fields[0][:1] in "-dl" and not fields[0][1:10].strip("rwxsStT-@+."):
+            line = line.split(None, 8)[-1]  # an `ls -l` row: the name is the last column
+        elif ":" in line and not (len(line) > 2 and line[1] == ":" and line[2] in "\\/"):
+            line = line.split(":", 1)[0]  # grep/rg `path:line:text` (not a drive letter)
+        elif " " in line:
+            continue  # prose, not a path
+        if folder and "/" not in line:
+            line = folder.rstrip("/") + "/" + line
+        paths.append(line)
+    return paths
 
 
-def _first_args(tokens: Sequence[str], count: int = 3) -> list[str]:
-    """The first few words after the program that are neither options nor assignments."""
-    args: list[str] = []
-    for tok in tokens[1:]:
-        if tok.startswith("-") or ("=" in tok and not tok.startswith("db:")):
-            continue
-        args.append(tok.lower())
-        if len(args) == count:
-            break
-    return args
+def _shared_tail(a: str, b: str) -> int:
+    """How many trailing path parts two paths share."""
+    parts_a, parts_b = a.split("/"), b.split("/")
+    count = 0
+    while count < min(len(parts_a), len(parts_b)) and parts_a[-1 - count] == parts_b[-1 - count]:
+        count += 1
+    return count
 
 
-def _asks_version_or_help(name: str, tokens: Sequence[str]) -> bool:
-    """`X --version`, `X -V`, `X --help`, `X help`, `node -v` (not `pytest -v`)."""
-    rest = tokens[1:]
-    if not rest or len(rest) > 2:
-        return False
-    flags = {"--version", "-V", "--help", "-h", "-help", "/?"}
-    if len(rest) == 1 and rest[0] in ("version", "help"):
-        return True
-    if len(rest) == 1 and rest[0] == "-v" and name in ("node", "npm", "pnpm", "yarn", "bun", "deno", "nvm"):
-        return True
-    return rest[-1] in flags or rest[0] in flags
-
-
-_GIT_MUTATING = frozenset({
-    "checkout", "switch", "pull", "fetch", "reset", "restore", "add", "rm", "mv", "commit", "merge",
-    "rebase", "cherry-pick", "revert", "init", "clone", "apply", "am", "push", "clean", "lfs",
-    "sparse-checkout", "update-index", "gc", "prune", "notes", "bisect", "filter-branch",
-    "filter-repo", "update-ref",
-})
-
-
-def _git_verdict(tokens: Sequence[str]) -> bool | None:
-    """True mutating, False read-only, None unknown."""
-    i = 1
-    while i < len(tokens) and tokens[i].startswith("-"):
-        i += 2 if tokens[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
-    if i >= len(tokens):
-        return False  # `git --version`, bare `git`
-    sub, rest = tokens[i].lower(), tokens[i + 1 :]
-    if sub in _READ_ONLY_SUBCOMMANDS["git"]:
-        return False
-    words = [t for t in rest if not t.startswith("-")]
-    if sub in ("branch", "tag"):
-        listing = not words or any(t in _GIT_LISTING_FLAGS for t in rest)
-        return not listing or any(t in ("-d", "-D", "-m", "-M", "--delete", "--move", "-f") for t in rest)
-    if sub == "config":
-        return not any(t in _GIT_LISTING_FLAGS for t in rest) and len(words) >= 2
-    if sub in _GIT_LISTING_WORDS:
-        if not words:
-            return sub == "stash"  # a bare `git stash` stashes; `git remote`/`submodule` list
-        return words[0] not in _GIT_LISTING_WORDS[sub]
-    return True if sub in _GIT_MUTATING else None
-
-
-def _tar_lists(tokens: Sequence[str]) -> bool:
-    """`tar tzf x`, `tar -t …`, `tar --list …`: listing an archive, not extracting or creating."""
-    if "--list" in tokens or "-t" in tokens:
-        return True
-    mode = tokens[1] if len(tokens) > 1 else ""
-    return not mode.startswith("--") and "t" in mode.lstrip("-") and not any(c in mode for c in "cxru")
-
-
-def _curl_saves(tokens: Sequence[str]) -> bool:
-    """`curl -o f`, `-O`, `-fsSLO`, `--output f`: a download that leaves a file behind."""
-    for tok in tokens[1:]:
-        if tok.startswith("--"):
-            if tok.split("=", 1)[0] in ("--output", "--remote-name", "--remote-name-all", "--output-dir"):
-                return True
-        elif tok.startswith("-") and ("o" in tok or "O" in tok):
-            return True
-    return False
-
-
-def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
-    """True mutating, False read-only, None neither (tests, scripts, servers, network)."""
-    if _writes_to_file(segment):
-        return True
-    name = canonical_program(tokens[0])
-    args = _first_args(tokens)
-    if name in ("sed", "gsed", "perl", "ruby") and any(
-        t.startswith("-i") or t.startswith("--in-place") or t.startswith("-pi") for t in tokens[1:]
-    ):
-        return True
-    if name == "find":
-        for flag in ("-exec", "-execdir", "-ok"):
-            if flag in tokens:
-                inner = tokens[tokens.index(flag) + 1 :]
-                return bool(inner) and _segment_verdict(inner, " ".join(inner)) is True
-        return "-delete" in tokens
-    if name == "sort":
-        return any(t == "-o" or t.startswith("--output") for t in tokens)
-    if name in _READ_ONLY_PROGRAMS:
-        return False
-    if name == "tar":
-        return not _tar_lists(tokens)
-    if name == "curl":
-        return True if _curl_saves(tokens) else None
-    if name == "git":
-        return _git_verdict(tokens)
-    if _asks_version_or_help(name, tokens):
-        return False
-    if name in _MUTATING_PROGRAMS:
-        if name in ("make", "gmake", "ninja") and args and args[0] in _CHECK_WORDS:
-            return None
-        return True
-    if name == "python" and _python_write_re().search(segment):
-        return True
-    read_only = _READ_ONLY_SUBCOMMANDS.get(name)
-    if read_only is not None and args and args[0] in read_only:
-        return False
-    if any(t in _FIX_FLAGS for t in tokens[1:]) or name in ("gofmt", "prettier") and "-w" in tokens:
-        return True
-    if name in ("npm", "pnpm", "yarn", "bun") and args and args[0] in ("run", "run-script"):
-        script = args[1].replace(":", " ").split() if len(args) > 1 else []
-        return True if any(w in _MUTATING_VERBS and w not in _CHECK_WORDS for w in script) else None
-    if name in ("docker", "podman") and args[:1] == ["run"] or name == "go" and args[:1] == ["get"]:
-        return True
-    if any(arg in _MUTATING_VERBS for arg in args):
-        return True
-    if name in _VERSION_MANAGERS and args and args[0] not in ("list", "ls", "info", "current", "which", "show", "env"):
-        return True  # `nvm use 20`, `pyenv local 3.11`, `conda activate x`: the active toolchain
-    return None
-
-
-def _verdict_form(tokens: Sequence[str]) -> list[str]:
-    """`docker compose logs` judged as `docker-compose logs`; bare `yarn` is `yarn install`."""
-    name = canonical_program(tokens[0])
-    if name in ("docker", "podman") and len(tokens) > 1 and tokens[1] == "compose":
-        return ["docker-compose", *tokens[2:]]
-    if name == "yarn" and len(tokens) == 1:
-        return ["yarn", "install"]
-    return tokens
-
-
-def _is_setup(tokens: Sequence[str]) -> bool:
-    """cd/source/export/set…: a segment that prepares the shell for the next one."""
-    return bool(tokens) and canonical_program(tokens[0]) in SETUP_PROGRAMS
-
-
-@functools.lru_cache(maxsize=256)
-def _verdicts(command: str) -> tuple[bool | None, ...]:
-    """One verdict per working segment; setup prefixes serve the segment after them.
-
-    A line made only of setup (`cd backend`, `source .venv/bin/activate`) is one
-    mutating verdict: the agent's shell keeps that state for the next command.
-    """
-    pairs = []
-    for text, _op in split_segments_ops(_clean(command)):
-        tokens = unwrap_tokens(tokenize(text))
-        if tokens:
-            pairs.append((_verdict_form(tokens), text))
-    if not pairs:
-        return ()
-    if all(_is_setup(tokens) for tokens, _ in pairs):
-        return (True,)
-    return tuple(_segment_verdict(tokens, text) for tokens, text in pairs if not _is_setup(tokens))
-
-
-def is_mutating(command: str) -> bool:
-    """Does the command change state that later commands see? (Rule above.)"""
-    return any(verdict is True for verdict in _verdicts(command or ""))
-
-
-def is_read_only(command: str) -> bool:
-    """Does every working segment only read, with nothing written to a file? (Rule above.)"""
-    verdicts = _verdicts(command or "")
-    return bool(verdicts) and all(verdict is False for verdict in verdicts)

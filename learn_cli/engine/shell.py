@@ -8,7 +8,9 @@ nothing raises on unbalanced quotes or odd syntax.
 from __future__ import annotations
 
 import functools
+import os
 import re
+from typing import NamedTuple
 
 __all__ = [
     "split_segments",
@@ -19,9 +21,14 @@ __all__ = [
     "program",
     "canonical_program",
     "normalize_command",
-    "strip_output_noise",
+    "clean_command",
+    "strip_plumbing",
+    "Plumbing",
     "SETUP_PROGRAMS",
+    "TRUNCATION",
 ]
+
+TRUNCATION = "…"  # transcript exports cut long commands with it
 
 # Segments that only prepare the shell for the command that follows them.
 SETUP_PROGRAMS = frozenset({"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask"})
@@ -464,41 +471,184 @@ def program(command: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Normalisation
+# Plumbing: what an agent adds around a command to watch it, not to change what it does
+#
+# One definition, used for the command a learning stores (normalize_command), for every
+# comparison of two commands (pairing) and for judging what a command does (effects):
+# - redirections of output to /dev/null or to another descriptor (`2>&1`, `>/dev/null`,
+#   `&>/dev/null`), anywhere on a segment's command line (never inside a heredoc body);
+# - `timeout N` (and `gtimeout`) in front of a segment, and the `) timeout: 1m 0s` that
+#   Claude Code's export prints after a command run with a timeout;
+# - filters at the end of a pipeline: `| head`, `| tail`, `| less`, `| more`, a bare `| cat`,
+#   and `| grep …` when what it filters is a job (a build, a test run); after a command that
+#   only lists (`ps aux | grep node`, `git log | grep x`) the grep is the question itself;
+# - status chatter: `echo`/`printf`/`true`/`:` segments that are not piped and write no
+#   file (`&& echo OK`, `; echo "exit: $?"`, `|| true`, `echo "=== build ===" &&`); a segment
+#   that runs a command substitution (`echo "$(cast call …)"`) is work and stays;
+# - with the project root known: absolute paths under it written relative, and a leading
+#   `cd ROOT &&` dropped (a `cd` into a subfolder is part of the command: `cd backend &&`).
+# `Plumbing.removed` names what was taken away; `hides_status` means a chatter segment came
+# after the work through `;` or `||`, so the line "succeeds" whatever the work did.
+
+
+class Plumbing(NamedTuple):
+    segments: tuple[tuple[str, str], ...]  # (text, operator that ends it), plumbing removed
+    removed: frozenset[str]  # of: redirect timeout filter grep chatter hides_status cd_root
+
+
+_FILTERS = frozenset({"head", "tail", "less", "more", "cat"})
+_GREPS = frozenset({"grep", "egrep", "fgrep", "rg"})
+_CHATTER = frozenset({"echo", "printf", "true", ":"})
+_PIPES = ("|", "|&")
+_JOINS = {"&&": " && ", "||": " || ", "|": " | ", "|&": " |& ", ";": "; ", "&": " & ", "": ""}
 
 
 @functools.cache
-def _noise_tail_re() -> re.Pattern[str]:
-    # Output plumbing at the end of a command that does not change what it does.
-    return re.compile(
-        r"(?:\s*(?:\|\s*(?:head|tail)(?:\s+-[nc]?\s*\+?\d+|\s+-[fFqv]+|\s+--lines=\d+)*"
-        r"|\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null))+\s*$"
-    )
+def _redirect_re() -> re.Pattern[str]:
+    return re.compile(r"(?<!\S)(?:\d?>&\d|&>>?\s*/dev/null|\d?>>?\s*/dev/null)(?=\s|$)")
+
+
+@functools.cache
+def _export_note_re() -> re.Pattern[str]:
+    # Claude Code's export prints a Bash call's timeout after the command: `npm test) timeout: 1m 0s`.
+    return re.compile(r"\)\s+timeout:\s+[\dhms ]+$")
+
+
+@functools.cache
+def _timeout_re() -> re.Pattern[str]:
+    return re.compile(r"^g?timeout\s+(?:(?:-[sk]|--signal|--kill-after)\s+\S+\s+|-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s+(?=\S)")
+
+
+@functools.lru_cache(maxsize=512)
+def strip_plumbing(command: str, root: str | None = None) -> Plumbing:
+    """The working segments of a command, without the plumbing listed above."""
+    removed: set[str] = set()
+    text = _relative_to_root(_export_note_re().sub("", (command or "").strip()), root)
+    segments = [[seg, op] for seg, op in (_strip_segment(s, o, removed) for s, o in split_segments_ops(text))]
+    segments = [s for s in segments if s[0]]
+    segments = _drop_filters(segments, removed)
+    segments = _drop_chatter(segments, removed)
+    if root and len(segments) > 1 and segments[0][1] in ("&&", ";", "\n") and tokenize(segments[0][0]) in (
+        ["cd", "."], ["cd", "./"],
+    ):
+        segments = segments[1:]
+        removed.add("cd_root")
+    return Plumbing(tuple((seg, op) for seg, op in segments), frozenset(removed))
+
+
+def _relative_to_root(text: str, root: str | None) -> str:
+    """Absolute paths under root written relative (`root/x` -> `x`, `root` -> `.`)."""
+    base = (root or "").rstrip("/\\")
+    if not base:
+        return text
+    forms = [base]
+    home = os.environ.get("HOME", "").rstrip("/")
+    if home and base.startswith(home + "/"):
+        forms.append("~" + base[len(home):])  # agents write `~/code/proj/x` for the same file
+    for form in forms:
+        if form in text:
+            text = text.replace(form + "/", "").replace(form + "\\", "")
+            text = re.sub(re.escape(form) + r"(?=$|[\s'\"`;|&)])", ".", text)
+    return text
+
+
+def _strip_segment(segment: str, op: str, removed: set[str]) -> tuple[str, str]:
+    """One segment without descriptor plumbing and a `timeout N` prefix."""
+    line, newline, body = segment.partition("\n") if "<<" in segment else (segment, "", "")
+    if ">" in line:
+        stripped = _redirect_re().sub("", line)
+        if stripped != line:
+            removed.add("redirect")
+            line = " ".join(stripped.split()) if not newline else stripped.strip()
+    if "timeout" in line[:9]:
+        stripped = _timeout_re().sub("", line)
+        if stripped != line:
+            removed.add("timeout")
+            line = stripped
+    return (line.strip() + newline + body).strip() if newline else line.strip(), op
+
+
+def _stage_program(segment: str) -> tuple[str, list[str]]:
+    tokens = unwrap_tokens(tokenize(segment))
+    return (canonical_program(tokens[0]) if tokens else ""), tokens
+
+
+def _drop_filters(segments: list[list[str]], removed: set[str]) -> list[list[str]]:
+    """Filters at the end of each pipeline, last first (`job | grep x | head -5` -> `job`)."""
+    out: list[list[str]] = []
+    for seg, op in segments:
+        out.append([seg, op])
+        if op in _PIPES:
+            continue
+        while len(out) >= 2 and out[-2][1] in _PIPES:
+            start = len(out) - 2
+            while start > 0 and out[start - 1][1] in _PIPES:
+                start -= 1
+            kind = _filter_kind(out[-1][0], out[start][0])
+            if not kind:
+                break
+            removed.add(kind)
+            end_op = out.pop()[1]
+            out[-1][1] = end_op
+    return out
+
+
+def _filter_kind(stage: str, producer: str) -> str:
+    """'filter' or 'grep' when a pipeline's last stage only trims what it shows, else ''."""
+    name, tokens = _stage_program(stage)
+    args = [t for t in tokens[1:] if not t.startswith("-")]
+    if name in ("head", "tail") and not any(t in ("-f", "-F", "--follow") for t in tokens):
+        return "filter" if all(a.lstrip("+").isdigit() for a in args) else ""
+    if name in ("less", "more") or name == "cat" and not args:
+        return "filter"
+    if name in _GREPS:
+        from learn_cli.engine.effects import only_reads
+
+        return "" if only_reads(producer) else "grep"
+    return ""
+
+
+def _drop_chatter(segments: list[list[str]], removed: set[str]) -> list[list[str]]:
+    """`echo`/`true` segments that neither feed a pipe nor write a file (see above)."""
+    keep = [not _is_chatter(segments, i) for i in range(len(segments))]
+    if not any(keep):
+        return segments  # `echo hello` is the command itself
+    last_work = max(i for i, k in enumerate(keep) if k)
+    for i, seg in enumerate(segments):
+        if not keep[i]:
+            removed.add("chatter")
+            if i > last_work and segments[i - 1][1] in (";", "||", "\n", "&"):
+                removed.add("hides_status")
+    out = [seg for seg, k in zip(segments, keep) if k]
+    out[-1] = [out[-1][0], ""]
+    return out
+
+
+def _is_chatter(segments: list[list[str]], i: int) -> bool:
+    seg, op = segments[i]
+    if op in _PIPES or i and segments[i - 1][1] in _PIPES:
+        return False
+    if ">" in seg or "$(" in seg or "`" in seg or "<" in seg:
+        return False
+    name, _tokens = _stage_program(seg)
+    return name in _CHATTER
+
+
+def _join(segments, newline: str) -> str:
+    return "".join(seg + (newline if op == "\n" else _JOINS.get(op, " ")) for seg, op in segments).strip()
+
+
+def clean_command(command: str) -> str:
+    """The working segments as one command line (newlines kept: heredocs), without plumbing
+    and without an export's trailing `…` cut mark. What pairing and effects analyse."""
+    text = _join(strip_plumbing(command).segments, "\n")
+    return text[: -len(TRUNCATION)].rstrip() if text.endswith(TRUNCATION) else text
 
 
 def normalize_command(command: str, root: str | None = None) -> str:
-    """Canonical text of a command for dedup keys and rule text.
+    """Canonical text of a command for learnings, dedup keys and comparisons.
 
-    Whitespace collapsed, absolute paths under root made relative (`root/x` ->
-    `x`, `root` -> `.`), trailing `| head -n N`, `| tail …`, `2>&1`,
-    `2>/dev/null` and `>/dev/null` removed.
+    The plumbing above removed (with root: paths relative, `cd ROOT &&` dropped), segments
+    joined by their operators (a newline becomes `; `), whitespace collapsed.
     """
-    text = " ".join((command or "").split())
-    if root:
-        base = root.rstrip("/\\")
-        if base:
-            text = text.replace(base + "/", "").replace(base + "\\", "")
-            text = re.sub(re.escape(base) + r"(?=$|[\s'\"`;|&)])", ".", text)
-    return strip_output_noise(text)
-
-
-def strip_output_noise(command: str) -> str:
-    """Drop trailing `| head …`, `| tail …`, `2>&1`, `2>/dev/null`, `>/dev/null` (repeatedly)."""
-    text = (command or "").rstrip()
-    if "|" not in text and ">" not in text:
-        return text
-    previous = None
-    while previous != text:
-        previous = text
-        text = _noise_tail_re().sub("", text).rstrip()
-    return text
+    return " ".join(_join(strip_plumbing(command, root).segments, "; ").split())

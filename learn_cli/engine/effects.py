@@ -1,0 +1,357 @@
+"""What a command does to the world: does it change state, or only read?
+
+Used by pairing (a read-only success is never a retry of a failure that was not read-only;
+only mutating successes can be the fix in between) and by the learner. Judged per working
+segment, with setup prefixes (`cd DIR &&`) serving the segment they prepare. Stdlib only,
+nothing compiled at import time (hot path).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from learn_cli.engine.shell import (
+    SETUP_PROGRAMS,
+    canonical_program,
+    clean_command,
+    split_segments_ops,
+    tokenize,
+    unwrap_tokens,
+)
+
+__all__ = ["is_mutating", "is_read_only", "only_reads", "READ_ONLY_PROGRAMS"]
+
+# Rule: a command is judged by its working segments (setup prefixes such as
+# `cd DIR &&` belong to the segment they prepare).
+# - is_mutating: some segment changes state that later commands see: files
+#   (`>`/`>>` redirection to a real file, `tee`, `cp`, `mv`, `rm`, `mkdir`,
+#   `touch`, `chmod`, `ln`, `sed -i`, `patch`, scripts that write files),
+#   installed software (pip/uv/npm/pnpm/yarn/bun/cargo/go/apt/brew/gem/poetry/
+#   conda/… installs and removals), the environment (`export`, `source`, `.`,
+#   `unset`, `alias`, `eval`, `conda activate`, `nvm use`), the repository (git
+#   checkout/switch/pull/fetch/stash/reset/restore/add/rm/mv/commit/merge/
+#   rebase/config/init/clone/…), services and processes (`docker build/pull/run/
+#   compose up`, `systemctl start`, `kill`, `pkill`), builds and migrations
+#   (`make`, `cmake`, `cargo build`, `npm run build`, `alembic upgrade`,
+#   `python manage.py migrate`, `prisma generate`, `createdb`) and, for any
+#   other tool, a mutating verb among its first three words (`install`, `add`,
+#   `init`, `create`, `migrate`, `build`, `start`, `set`, `login`, `up`, …).
+#   A line of setup only (`cd backend`, `source .venv/bin/activate`) mutates:
+#   the agent's shell keeps that state for the next command.
+# - is_read_only: every working segment only reads (ls, cat, grep, find without
+#   -delete/-exec, git status/log/diff/show, `--version`, `--help`, …) and nothing
+#   is redirected into a file. Read-only commands are never part of a fix.
+# - Neither: tests, scripts, servers, network calls (`pytest`, `python app.py`,
+#   `curl URL`): they are what gets retried, not a fix.
+
+READ_ONLY_PROGRAMS = frozenset({
+    "ls", "ll", "la", "dir", "cat", "bat", "less", "more", "head", "tail", "grep", "egrep", "fgrep",
+    "rg", "ag", "ack", "fd", "pwd", "echo", "printf", "which", "whereis", "type", "wc", "stat",
+    "file", "tree", "printenv", "env", "man", "help", "du", "df", "diff", "cmp", "comm", "date",
+    "cal", "whoami", "id", "groups", "uname", "hostname", "uptime", "ps", "pgrep", "lsof", "jq",
+    "yq", "uniq", "cut", "tr", "awk", "gawk", "sed", "gsed", "column", "nl", "basename", "dirname",
+    "realpath", "readlink", "history", "sha1sum", "sha256sum", "sha512sum", "md5sum", "md5",
+    "shasum", "cksum", "xxd", "hexdump", "od", "strings", "test", "[", "[[", "true", "false",
+    "sleep", "nproc", "free", "lscpu", "locale", "seq", "expr", "getconf", "ldd", "otool", "nm",
+    "objdump", "readelf", "netstat", "ss", "dig", "nslookup", "host", "ping", "zcat", "zgrep",
+    "tac", "rev", "paste", "join", "fold", "command", "compgen", "declare", "sw_vers",
+    "lsb_release", "where", "tasklist", "get-childitem", "get-content", "select-string",
+    "get-command", "get-location", "test-path",
+})
+# `<program> <first word>` forms that only read.
+_READ_ONLY_SUBCOMMANDS = {
+    "git": frozenset({"status", "log", "diff", "show", "blame", "ls-files", "ls-tree", "ls-remote",
+                      "rev-parse", "rev-list", "describe", "shortlog", "reflog", "grep", "cat-file",
+                      "name-rev", "merge-base", "whatchanged", "count-objects", "check-ignore",
+                      "show-ref", "for-each-ref", "var", "help", "version", "cherry"}),
+    "pip": frozenset({"list", "show", "freeze", "check", "help", "search", "index", "inspect"}),
+    "npm": frozenset({"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "help",
+                      "search", "explain", "why", "root", "prefix", "bin", "fund", "doctor", "query"}),
+    "pnpm": frozenset({"ls", "list", "outdated", "why", "root", "bin", "view", "info", "help"}),
+    "yarn": frozenset({"list", "info", "why", "outdated", "help", "bin", "licenses"}),
+    "cargo": frozenset({"tree", "metadata", "search", "help", "locate-project", "pkgid", "verify-project"}),
+    "go": frozenset({"list", "env", "version", "doc", "help", "vet"}),
+    "docker": frozenset({
+        "ps", "images", "logs", "inspect", "version", "info", "stats", "top", "port", "history", "search",
+    }),
+    "kubectl": frozenset({
+        "get", "describe", "logs", "top", "explain", "version", "api-resources", "cluster-info",
+    }),
+    "brew": frozenset({
+        "list", "ls", "info", "search", "deps", "uses", "outdated", "config", "doctor", "leaves", "desc",
+    }),
+    "apt": frozenset({"list", "show", "search", "policy", "depends", "rdepends"}),
+    "apt-cache": frozenset({"search", "show", "policy", "depends", "rdepends", "madison", "showpkg"}),
+    "conda": frozenset({"list", "info", "search"}),
+    "uv": frozenset({"tree", "version", "help"}),
+    "poetry": frozenset({"show", "check", "env", "about", "search"}),
+    "docker-compose": frozenset({"ps", "logs", "config", "images", "top", "ls", "version", "port"}),
+    "systemctl": frozenset({"status", "is-active", "is-enabled", "list-units", "show", "cat"}),
+    "rustup": frozenset({"show", "which"}),
+}
+# Git subcommands that only list without a name argument (`git branch` vs `git branch x`).
+_GIT_LISTING_FLAGS = frozenset({
+    "-a", "-r", "-v", "-vv", "--list", "-l", "--show-current", "--all", "--remotes", "--merged",
+    "--no-merged", "--contains", "--get", "--get-all", "--get-regexp", "--show-origin", "-n",
+})
+_GIT_LISTING_WORDS = {"remote": frozenset({"show", "get-url"}), "stash": frozenset({"list", "show"}),
+                      "worktree": frozenset({"list"}), "submodule": frozenset({"status", "summary"})}
+_MUTATING_PROGRAMS = frozenset({
+    "mkdir", "rmdir", "touch", "cp", "mv", "ln", "rm", "chmod", "chown", "chgrp", "install", "tee",
+    "dd", "truncate", "patch", "unzip", "gunzip", "bunzip2", "unxz", "7z", "rsync", "scp", "wget",
+    "export", "unset", "source", ".", "alias", "unalias", "eval", "set", "ulimit", "umask",
+    "kill", "pkill", "killall", "createdb", "dropdb", "createuser", "initdb", "ssh-keygen",
+    "ssh-add", "direnv", "deactivate", "cd", "pushd", "popd", "crontab", "update-alternatives",
+    "ldconfig", "setx", "new-item", "set-content", "remove-item", "copy-item", "move-item",
+    "set-executionpolicy", "configure", "autoreconf", "meson", "ninja", "make", "gmake", "cmake",
+    "bazel", "corepack", "black", "isort", "autopep8", "rustfmt",
+})
+# Words among a tool's first arguments that mean it changes state (`gcloud components
+# install`, `alembic upgrade head`, `docker compose up`, `python manage.py migrate`).
+_MUTATING_VERBS = frozenset({
+    "install", "i", "add", "remove", "uninstall", "rm", "update", "upgrade", "up", "down", "init",
+    "setup", "create", "generate", "migrate", "makemigrations", "sync", "lock", "apply", "enable",
+    "disable", "start", "restart", "stop", "set", "use", "activate", "build", "compile", "clean",
+    "configure", "login", "logout", "link", "unlink", "pull", "push", "fetch", "deploy",
+    "reset", "rebuild", "bootstrap", "prepare", "download", "tidy", "vendor", "seed", "develop",
+    "tap", "pin", "default", "venv", "new", "revision", "stamp", "downgrade", "db:migrate",
+    "db:setup", "db:create", "db:seed", "db:push", "db:reset", "collectstatic", "ci", "dedupe",
+    "prune", "kill", "rmi", "tag", "commit", "save", "delete", "fix", "fmt", "format",
+})
+# Targets and scripts that check rather than change (`make test`, `npm run lint`).
+_CHECK_WORDS = frozenset({"test", "tests", "check", "lint", "run", "show", "list", "status", "help",
+                          "version", "dev", "serve", "preview", "typecheck", "-n"})
+_FIX_FLAGS = frozenset({"--fix", "--write", "--apply", "--in-place", "--fix-only", "--unsafe-fixes"})
+_VERSION_MANAGERS = frozenset({"conda", "mamba", "micromamba", "nvm", "pyenv", "rbenv", "nodenv",
+                               "fnm", "volta", "asdf", "mise", "sdk", "rustup"})
+
+
+@functools.cache
+def _python_write_re() -> re.Pattern[str]:
+    # Inline Python (`python -c`, `python - <<EOF`) that writes or moves files.
+    return re.compile(
+        r"""open\([^)]*,\s*(?:mode\s*=\s*)?['"][wax]"""
+        r"|\.write_(?:text|bytes)\("
+        r"|\bos\.(?:remove|unlink|rename|replace|makedirs|mkdir|rmdir)\("
+        r"|\bshutil\.(?:copy\w*|move|rmtree)\("
+        r"|\.(?:mkdir|unlink|touch|rename)\("
+        r"|\b(?:json|pickle|yaml)\.dump\("
+        r"|\.to_(?:csv|parquet|json|excel)\(|savefig\("
+    )
+
+
+def _writes_to_file(segment: str) -> bool:
+    """Does the segment redirect output into a file (`>`, `>>`, `&>`, not /dev/*)?
+
+    Only the command line counts: a heredoc body is data (`if a > b:`).
+    """
+    if ">" not in segment:
+        return False
+    if "<<" in segment:
+        segment = segment.split("\n", 1)[0]
+    quote = ""
+    i, n = 0, len(segment)
+    while i < n:
+        ch = segment[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"':
+                i += 1
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "\\":
+            i += 1
+        elif ch == ">":
+            j = i + 1
+            if j < n and segment[j] in ">|":
+                j += 1
+            if j < n and segment[j] == "&":  # `>&2`, `2>&1`: a descriptor copy
+                i = j + 1
+                continue
+            target = tokenize(segment[j:].split("<<", 1)[0])[:1]
+            if target and not target[0].startswith("/dev/"):
+                return True
+            i = j
+            continue
+        i += 1
+    return False
+
+
+def _first_args(tokens: Sequence[str], count: int = 3) -> list[str]:
+    """The first few words after the program that are neither options nor assignments."""
+    args: list[str] = []
+    for tok in tokens[1:]:
+        if tok.startswith("-") or ("=" in tok and not tok.startswith("db:")):
+            continue
+        args.append(tok.lower())
+        if len(args) == count:
+            break
+    return args
+
+
+def _asks_version_or_help(name: str, tokens: Sequence[str]) -> bool:
+    """`X --version`, `X -V`, `X --help`, `X help`, `node -v` (not `pytest -v`)."""
+    rest = tokens[1:]
+    if not rest or len(rest) > 2:
+        return False
+    flags = {"--version", "-V", "--help", "-h", "-help", "/?"}
+    if len(rest) == 1 and rest[0] in ("version", "help"):
+        return True
+    if len(rest) == 1 and rest[0] == "-v" and name in ("node", "npm", "pnpm", "yarn", "bun", "deno", "nvm"):
+        return True
+    return rest[-1] in flags or rest[0] in flags
+
+
+_GIT_MUTATING = frozenset({
+    "checkout", "switch", "pull", "fetch", "reset", "restore", "add", "rm", "mv", "commit", "merge",
+    "rebase", "cherry-pick", "revert", "init", "clone", "apply", "am", "push", "clean", "lfs",
+    "sparse-checkout", "update-index", "gc", "prune", "notes", "bisect", "filter-branch",
+    "filter-repo", "update-ref",
+})
+
+
+def _git_verdict(tokens: Sequence[str]) -> bool | None:
+    """True mutating, False read-only, None unknown."""
+    i = 1
+    while i < len(tokens) and tokens[i].startswith("-"):
+        i += 2 if tokens[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    if i >= len(tokens):
+        return False  # `git --version`, bare `git`
+    sub, rest = tokens[i].lower(), tokens[i + 1 :]
+    if sub in _READ_ONLY_SUBCOMMANDS["git"]:
+        return False
+    words = [t for t in rest if not t.startswith("-")]
+    if sub in ("branch", "tag"):
+        listing = not words or any(t in _GIT_LISTING_FLAGS for t in rest)
+        return not listing or any(t in ("-d", "-D", "-m", "-M", "--delete", "--move", "-f") for t in rest)
+    if sub == "config":
+        return not any(t in _GIT_LISTING_FLAGS for t in rest) and len(words) >= 2
+    if sub in _GIT_LISTING_WORDS:
+        if not words:
+            return sub == "stash"  # a bare `git stash` stashes; `git remote`/`submodule` list
+        return words[0] not in _GIT_LISTING_WORDS[sub]
+    return True if sub in _GIT_MUTATING else None
+
+
+def _tar_lists(tokens: Sequence[str]) -> bool:
+    """`tar tzf x`, `tar -t …`, `tar --list …`: listing an archive, not extracting or creating."""
+    if "--list" in tokens or "-t" in tokens:
+        return True
+    mode = tokens[1] if len(tokens) > 1 else ""
+    return not mode.startswith("--") and "t" in mode.lstrip("-") and not any(c in mode for c in "cxru")
+
+
+def _curl_saves(tokens: Sequence[str]) -> bool:
+    """`curl -o f`, `-O`, `-fsSLO`, `--output f`: a download that leaves a file behind."""
+    for tok in tokens[1:]:
+        if tok.startswith("--"):
+            if tok.split("=", 1)[0] in ("--output", "--remote-name", "--remote-name-all", "--output-dir"):
+                return True
+        elif tok.startswith("-") and ("o" in tok or "O" in tok):
+            return True
+    return False
+
+
+def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
+    """True mutating, False read-only, None neither (tests, scripts, servers, network)."""
+    if _writes_to_file(segment):
+        return True
+    name = canonical_program(tokens[0])
+    args = _first_args(tokens)
+    if name in ("sed", "gsed", "perl", "ruby") and any(
+        t.startswith("-i") or t.startswith("--in-place") or t.startswith("-pi") for t in tokens[1:]
+    ):
+        return True
+    if name == "find":
+        for flag in ("-exec", "-execdir", "-ok"):
+            if flag in tokens:
+                inner = tokens[tokens.index(flag) + 1 :]
+                return bool(inner) and _segment_verdict(inner, " ".join(inner)) is True
+        return "-delete" in tokens
+    if name == "sort":
+        return any(t == "-o" or t.startswith("--output") for t in tokens)
+    if name in READ_ONLY_PROGRAMS:
+        return False
+    if name == "tar":
+        return not _tar_lists(tokens)
+    if name == "curl":
+        return True if _curl_saves(tokens) else None
+    if name == "git":
+        return _git_verdict(tokens)
+    if _asks_version_or_help(name, tokens):
+        return False
+    if name in _MUTATING_PROGRAMS:
+        if name in ("make", "gmake", "ninja") and args and args[0] in _CHECK_WORDS:
+            return None
+        return True
+    if name == "python" and _python_write_re().search(segment):
+        return True
+    read_only = _READ_ONLY_SUBCOMMANDS.get(name)
+    if read_only is not None and args and args[0] in read_only:
+        return False
+    if any(t in _FIX_FLAGS for t in tokens[1:]) or name in ("gofmt", "prettier") and "-w" in tokens:
+        return True
+    if name in ("npm", "pnpm", "yarn", "bun") and args and args[0] in ("run", "run-script"):
+        script = args[1].replace(":", " ").split() if len(args) > 1 else []
+        return True if any(w in _MUTATING_VERBS and w not in _CHECK_WORDS for w in script) else None
+    if name in ("docker", "podman") and args[:1] == ["run"] or name == "go" and args[:1] == ["get"]:
+        return True
+    if any(arg in _MUTATING_VERBS for arg in args):
+        return True
+    if name in _VERSION_MANAGERS and args and args[0] not in ("list", "ls", "info", "current", "which", "show", "env"):
+        return True  # `nvm use 20`, `pyenv local 3.11`, `conda activate x`: the active toolchain
+    return None
+
+
+def _verdict_form(tokens: Sequence[str]) -> list[str]:
+    """`docker compose logs` judged as `docker-compose logs`; bare `yarn` is `yarn install`."""
+    name = canonical_program(tokens[0])
+    if name in ("docker", "podman") and len(tokens) > 1 and tokens[1] == "compose":
+        return ["docker-compose", *tokens[2:]]
+    if name == "yarn" and len(tokens) == 1:
+        return ["yarn", "install"]
+    return tokens
+
+
+def _is_setup(tokens: Sequence[str]) -> bool:
+    """cd/source/export/set…: a segment that prepares the shell for the next one."""
+    return bool(tokens) and canonical_program(tokens[0]) in SETUP_PROGRAMS
+
+
+@functools.lru_cache(maxsize=256)
+def _verdicts(command: str) -> tuple[bool | None, ...]:
+    """One verdict per working segment; setup prefixes serve the segment after them.
+
+    A line made only of setup (`cd backend`, `source .venv/bin/activate`) is one
+    mutating verdict: the agent's shell keeps that state for the next command.
+    """
+    pairs = []
+    for text, _op in split_segments_ops(clean_command(command)):
+        tokens = unwrap_tokens(tokenize(text))
+        if tokens:
+            pairs.append((_verdict_form(tokens), text))
+    if not pairs:
+        return ()
+    if all(_is_setup(tokens) for tokens, _ in pairs):
+        return (True,)
+    return tuple(_segment_verdict(tokens, text) for tokens, text in pairs if not _is_setup(tokens))
+
+
+def is_mutating(command: str) -> bool:
+    """Does the command change state that later commands see? (Rule above.)"""
+    return any(verdict is True for verdict in _verdicts(command or ""))
+
+
+def is_read_only(command: str) -> bool:
+    """Does every working segment only read, with nothing written to a file? (Rule above.)"""
+    verdicts = _verdicts(command or "")
+    return bool(verdicts) and all(verdict is False for verdict in verdicts)
+
+
+def only_reads(segment: str) -> bool:
+    """Does this one segment only read (`ps aux`, `git log`, `cat f`)? Its filters are queries."""
+    tokens = unwrap_tokens(tokenize(segment))
+    return bool(tokens) and _segment_verdict(_verdict_form(tokens), segment) is False

@@ -1,0 +1,203 @@
+"""Goal families: what a command is for (build, test, install, run, vcs), across programs.
+
+Two commands of the same goal family, in the same ecosystem, on the same target are the same
+job, however different their programs: `make` -> `cmake --build build`, `pnpm --dir evals
+typecheck` -> `tsc -p evals`, `pip install x` -> `uv add x`, `npm test` -> `npx jest`. The
+families and their members come from the commands of the shared corpora (agent-retries,
+histories): the builds, test runs, installs and version-control steps agents retry.
+
+A segment's goal is read from its program and first positional word (`cargo test`, `make
+check`, `npm run build`); scripts are left out (`./build.sh` is one job of its own, matched
+by its name elsewhere). The target is what the job is about: the files, packages or test
+selectors it names, and the project folder an option points at (`-p evals`, `--dir evals`,
+`-C web`); build output folders (`build`, `.`, `out`, `target`) say where, not what.
+
+Stdlib only (hot path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from learn_cli.engine.shell import canonical_program
+
+__all__ = ["goal", "ecosystem", "targets", "same_job", "other_tests"]
+
+BUILD, TEST, INSTALL, RUN, VCS = "build", "test", "install", "run", "vcs"
+
+# Programs whose every use (bar the words below) is one goal.
+_PROGRAM_GOALS = {
+    "make": BUILD, "gmake": BUILD, "ninja": BUILD, "bazel": BUILD, "tsc": BUILD, "webpack": BUILD,
+    "rollup": BUILD, "esbuild": BUILD, "msbuild": BUILD, "xcodebuild": BUILD, "scons": BUILD,
+    "pytest": TEST, "py.test": TEST, "tox": TEST, "nox": TEST, "jest": TEST, "vitest": TEST,
+    "mocha": TEST, "ava": TEST, "rspec": TEST, "phpunit": TEST, "ctest": TEST, "unittest": TEST,
+    "playwright": TEST, "cypress": TEST, "karma": TEST,
+    "uvicorn": RUN, "gunicorn": RUN, "hypercorn": RUN, "flask": RUN, "streamlit": RUN,
+    "git": VCS, "gh": VCS,
+}
+# `<program> <verb>` goals for multi-command tools.
+_VERB_GOALS = {
+    BUILD: frozenset({"build", "compile", "check", "typecheck", "type-check", "tsc", "assemble", "package",
+                      "bundle", "b"}),
+    TEST: frozenset({"test", "tests", "t", "nextest", "spec", "e2e", "unit", "integration"}),
+    INSTALL: frozenset({"install", "i", "add", "ci", "sync", "get", "require"}),
+    RUN: frozenset({"run", "start", "dev", "serve", "preview", "exec"}),
+}
+_MULTI_COMMAND = frozenset({
+    "cargo", "go", "npm", "pnpm", "yarn", "bun", "deno", "forge", "nargo", "dotnet", "swift", "zig",
+    "mvn", "gradle", "gradlew", "pip", "uv", "poetry", "pdm", "conda", "mamba", "brew", "apt", "apt-get",
+    "dnf", "yum", "pacman", "apk", "gem", "bundle", "composer", "mix", "stack", "cabal", "pipx", "cmake",
+})
+# Make targets that are not the build itself.
+_MAKE_OTHER = {"test": TEST, "tests": TEST, "check": TEST, "install": INSTALL}
+_MAKE_NOT_A_JOB = frozenset({"clean", "distclean", "help", "lint", "format", "fmt"})
+
+_ECOSYSTEMS = {
+    "python": frozenset({"python", "pip", "uv", "poetry", "pdm", "conda", "mamba", "pipx", "pytest", "py.test",
+                         "tox", "nox", "unittest", "uvicorn", "gunicorn", "hypercorn", "flask", "streamlit"}),
+    "js": frozenset({"node", "npm", "pnpm", "yarn", "bun", "deno", "tsc", "jest", "vitest", "mocha", "ava",
+                     "webpack", "rollup", "esbuild", "playwright", "cypress", "karma", "next", "vite"}),
+    "rust": frozenset({"cargo", "rustc"}),
+    "go": frozenset({"go"}),
+    "system": frozenset({"apt", "apt-get", "brew", "dnf", "yum", "pacman", "apk", "port"}),
+    "ruby": frozenset({"gem", "bundle", "rspec", "rake"}),
+    "jvm": frozenset({"mvn", "gradle", "gradlew"}),
+}
+_ECOSYSTEM_OF = {prog: name for name, progs in _ECOSYSTEMS.items() for prog in progs}
+# Build drivers that serve any language: one of them fits whatever the project is written in.
+_GENERIC_BUILDERS = frozenset({"make", "gmake", "cmake", "ninja", "bazel", "scons"})
+
+# Options whose value names the project or package a job is about.
+_PROJECT_OPTIONS = frozenset({"-p", "--project", "--dir", "-C", "--directory", "--cwd", "--prefix",
+                              "--manifest-path", "--filter", "-F", "-w", "--workspace", "--package",
+                              "--match-path", "--match-contract", "--match-test", "-k"})
+# Options that take a value that is not a target (`-o out`, `-j 4`, `--build build`).
+_VALUE_OPTIONS = frozenset({"--features", "--profile", "--target", "-o", "-j", "--jobs", "-B", "-S", "--build", "--target-dir", "--config", "-c",
+                            "--out-dir", "--outDir", "-D", "-G", "-l", "-r", "--rpc-url", "--fork-url"})
+# First words of single-goal tools that pick a mode of the run.
+_MODES = frozenset({"run", "test", "watch", "start", "open"})
+# Folders that say where a build goes or runs, not what it is about.
+_PLACES = frozenset({".", "..", "./", "build", "out", "dist", "target", "_build", "bin", "obj", "release",
+                     "debug"})
+
+
+def _positional(tokens: Sequence[str]) -> list[str]:
+    """Arguments that are not options, nor values of known options."""
+    found: list[str] = []
+    i = 1
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.startswith("-"):
+            i += 2 if (tok in _PROJECT_OPTIONS or tok in _VALUE_OPTIONS) and "=" not in tok else 1
+            continue
+        found.append(tok)
+        i += 1
+    return found
+
+
+def goal(tokens: Sequence[str]) -> str:
+    """The goal family of one unwrapped segment, or '' (unknown, or not a job)."""
+    if not tokens:
+        return ""
+    name = canonical_program(tokens[0])
+    args = _positional(tokens)
+    verb = args[0].lower() if args else ""
+    if name in ("make", "gmake"):
+        if verb in _MAKE_NOT_A_JOB:
+            return ""
+        return _MAKE_OTHER.get(verb, BUILD)
+    if name == "cmake":
+        return BUILD  # configure (`cmake ..`, `-S . -B build`) and `--build` are both the build
+    if name in _PROGRAM_GOALS:
+        return _PROGRAM_GOALS[name]
+    if name in ("gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "javac"):
+        return BUILD
+    if name in _MULTI_COMMAND:
+        if name in ("npm", "pnpm", "yarn", "bun") and verb in ("run", "run-script") and len(args) > 1:
+            verb = args[1].lower()
+        verb = verb.split(":", 1)[0]  # `build:prod`, `test:unit`
+        for family, verbs in _VERB_GOALS.items():
+            if verb in verbs:
+                return family
+    return ""
+
+
+def ecosystem(tokens: Sequence[str]) -> str:
+    """The language world a segment lives in: '' for a generic build driver, the program's
+    own name for a tool of no known family (`nargo` is its own world)."""
+    if not tokens:
+        return ""
+    name = canonical_program(tokens[0])
+    return "" if name in _GENERIC_BUILDERS else _ECOSYSTEM_OF.get(name, name)
+
+
+def targets(tokens: Sequence[str]) -> frozenset[str]:
+    """What a job is about: named files, packages, selectors and project folders, compared
+    by their last path part, lower-cased (`src/app.py` and `/abs/src/app.py` are one)."""
+    if not tokens:
+        return frozenset()
+    name = canonical_program(tokens[0])
+    args = _positional(tokens)
+    if args and name in _PROGRAM_GOALS and args[0].lower() in _MODES:
+        args = args[1:]  # `vitest run`, `playwright test`, `cypress run`: a mode, not a target
+    if args and (name in _MULTI_COMMAND or name in ("make", "gmake")):
+        args = args[1:] if goal(tokens) != BUILD or name not in ("make", "gmake", "cmake") else args
+        if name in ("npm", "pnpm", "yarn", "bun") and tokens[1:2] and tokens[1] in ("run", "run-script"):
+            args = args[1:]
+    found = set()
+    for i, tok in enumerate(tokens[1:], 1):
+        if tok in _PROJECT_OPTIONS and i + 1 < len(tokens):
+            found.add(tokens[i + 1])
+        elif tok.startswith("--") and "=" in tok and tok.split("=", 1)[0] in _PROJECT_OPTIONS:
+            found.add(tok.split("=", 1)[1])
+    found.update(args)
+    keys = set()
+    for item in found:
+        key = item.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+        if key and key not in _PLACES and not key.startswith("$"):
+            keys.add(key)
+    return frozenset(keys)
+
+
+def same_job(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Do two unwrapped segments do one job (same goal family, ecosystem and target)?
+
+    Ecosystems match when equal, or when the first (failed) side is a generic build driver
+    (`make` finding no makefile, then `cargo build`); not the other way round: a project's
+    own tool failing is not retried by a generic driver. Targets match when both name none, or when they share one; a
+    package name also matches one that contains it (`jose` / `python-jose`).
+    """
+    family = goal(a)
+    if not family or family == VCS or family != goal(b):
+        return False
+    eco_a, eco_b = ecosystem(a), ecosystem(b)
+    if eco_a != eco_b and not (family == BUILD and canonical_program(a[0]) in _GENERIC_BUILDERS):
+        return False  # `cargo build` vs `npm run build` in one monorepo are two jobs
+    ta, tb = targets(a), targets(b)
+    if not ta and not tb:
+        return True
+    if not ta or not tb:
+        return False
+    return bool(ta & tb) or any(x in y or y in x for x in ta for y in tb if min(len(x), len(y)) >= 4)
+
+
+def other_tests(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Two runs of one test runner on different tests (`cargo test test_basic` ->
+    `cargo test test_simple`, `pytest -k login` -> `pytest -k logout`): another job.
+
+    Only selectors count (test names, `-k` expressions); paths are left to the path
+    rules, which allow a corrected typo. A selector that contains the other narrows or
+    widens the same run (`lz77::tests` -> `lz77::tests::test_get_match`).
+    """
+    if goal(a) != TEST or goal(b) != TEST:
+        return False
+    sel_a = {t for t in targets(a) if _selector(t)}
+    sel_b = {t for t in targets(b) if _selector(t)}
+    if not sel_a or not sel_b:
+        return False
+    return not any(x == y or x in y or y in x for x in sel_a for y in sel_b)
+
+
+def _selector(target: str) -> bool:
+    stem, dot, ext = target.rpartition(".")
+    return not (dot and stem and ext.isalnum() and any(c.isalpha() for c in ext))

@@ -1,0 +1,72 @@
+"""learn_cli.engine.goals: goal families, ecosystems and targets (issue 10, cause 3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from learn_cli.engine.goals import goal, other_tests, same_job, targets
+from learn_cli.engine.shell import unwrap
+
+
+def _t(command: str) -> list[str]:
+    return unwrap(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "family"),
+    [
+        # commands of the corpora (agent-retries, histories)
+        ("make -s", "build"), ("cmake --build build", "build"), ("cmake -S . -B build", "build"),
+        ("cargo build", "build"), ("cargo check", "build"), ("npx tsc --noEmit", "build"),
+        ("pnpm --dir evals typecheck", "build"), ("npm run build:prod", "build"), ("gcc -I../src x.c", "build"),
+        ("nargo compile", "build"), ("make test", "test"), ("cargo test lz77", "test"), ("npm test", "test"),
+        ("forge test --match-path test/A.t.sol", "test"), ("nargo test", "test"), ("python -m pytest -q", "test"),
+        ("npx jest src", "test"), ("pip install x", "install"), ("uv add x", "install"),
+        ("npm i -D x", "install"), ("sudo apt-get install -y libpq-dev", "install"), ("forge install x", "install"),
+        ("python -m uvicorn app.main:app", "run"), ("npm run dev", "run"), ("cargo run --bin x", "run"),
+        ("git push", "vcs"), ("gh pr view 12", "vcs"),
+        # not a job of a family
+        ("make clean", ""), ("npm run lint", ""), ("ls -la", ""), ("./build.sh --mode=self-host", ""),
+        ("cargo fuzz run x", ""), ("", ""),
+    ],
+)
+def test_goal(command, family):
+    assert goal(_t(command)) == family
+
+
+def test_targets_name_what_a_job_is_about():
+    assert targets(_t("cmake --build build")) == frozenset()  # where, not what
+    assert targets(_t("make -C build -j4")) == frozenset()
+    assert targets(_t("pnpm --dir evals typecheck")) == {"evals"}
+    assert targets(_t("tsc -p evals")) == {"evals"}
+    assert targets(_t("pip install 'python-jose[cryptography]'")) == {"python-jose[cryptography]"}
+    assert targets(_t("pytest /abs/tests/test_api.py -k login")) == {"test_api.py", "login"}
+    assert targets(_t("cargo test --features c-fallback lz77")) == {"lz77"}
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("make", "cmake --build build", True),
+        ("make", "cargo build", True),  # a generic driver that failed, then the project's tool
+        ("cargo build", "make", False),  # not the other way round
+        ("cargo build", "npm run build", False),  # two ecosystems of one monorepo
+        ("pnpm --dir evals typecheck", "tsc -p evals", True),
+        ("pnpm --dir evals typecheck", "tsc -p web", False),
+        ("npm test", "npx vitest run", True),
+        ("pytest", "npm test", False),
+        ("pip install jose", "uv add python-jose", True),
+        ("pip install jose", "uv add requests", False),
+        ("git push", "git pull", False),  # vcs: one program, judged by the subcommand rules
+        ("nargo compile", "cmake --build build", False),
+    ],
+)
+def test_same_job(a, b, same):
+    assert same_job(_t(a), _t(b)) is same
+
+
+def test_other_tests():
+    assert other_tests(_t("cargo test test_basic"), _t("cargo test test_simple"))
+    assert not other_tests(_t("cargo test lz77::tests"), _t("cargo test lz77::tests::test_get_match"))
+    assert not other_tests(_t("cargo test hash"), _t("cargo test"))
+    assert not other_tests(_t("pytest tests/tset_api.py"), _t("pytest tests/test_api.py"))  # a path: a typo
