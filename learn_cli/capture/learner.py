@@ -571,12 +571,20 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     the folder it failed in: the lesson is "run it from there"."""
     from learn_cli.capture.lesson import moved_to
 
-    root = cap.project.root
-    folder = moved_to(_normalize(failed.get("cmd") or "", root), _normalize(ok_cmd, root))
-    if folder is None or folder.startswith(("~", "$", "-")) or folder.startswith("/"):
-        return None  # outside the project, or not a plain folder: no lesson for other sessions
+    # Normalised without the root: with it, `cd ROOT &&` is dropped as plumbing, and here it
+    # is the lesson (the command failed in a subfolder).
+    folder = moved_to(_normalize(failed.get("cmd") or "", None), _normalize(ok_cmd, None))
+    if folder is None or folder.startswith(("~", "$", "-")):
+        return None
+    where = os.path.normpath(failed.get("cwd") or ".")
+    if os.path.isabs(folder):
+        folder = _relative(folder, cap.project.root)
+    else:  # relative to the folder the command failed in
+        folder = os.path.join(where, folder)
     folder = os.path.normpath(folder)
-    return folder if folder != os.path.normpath(failed.get("cwd") or ".") else None
+    if folder.startswith(("<", "/", "..")):
+        return None  # outside the project: no lesson for other sessions
+    return folder if folder != where else None
 
 
 def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str | None:
