@@ -187,3 +187,20 @@ def test_prune_and_promote_keep_both_alternatives(home, proj):
     run_prune(store)
     fixes = sorted(r["fix_command"] for r in learnings(home, a) if r["status"] == "active")
     assert fixes == ["python -m pytest tests", "uv run pytest tests"]
+
+
+def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
+    from learn_cli.engine.digest import session_digest
+    from learn_cli.store.project import identify
+    from learn_cli.store.repo import Store
+
+    a = proj("zopfli")
+    for test in ("lz77::tests", "deflate::tests"):  # the agent moves on, another way, each session
+        s = Agent(home, a)
+        s.fail(f"cargo test {test}", "error[E0433]: failed to resolve: use of undeclared crate", 101)
+        s.ok(f"cargo test --features c-fallback {test}::test_one -- --nocapture")
+    assert [r for r in learnings(home, a) if r["type"] == "error"] == []  # moving on is no lesson
+    [rec] = [r for r in learnings(home, a) if r["type"] == "workflow"]
+    assert rec["status"] == "active" and "tests with `cargo test --features c-fallback" in rec["context"]
+    digest = session_digest(Store(home, warn_stderr=False), identify(a)).text
+    assert "runs its tests with `cargo test --features c-fallback" in digest

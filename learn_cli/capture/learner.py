@@ -171,6 +171,8 @@ def run_todo(cap: Capture, entry: dict) -> dict:
     work = cap.for_project(_project_of(todo) or cap.project)
     settled = {k: v for k, v in entry.items() if k != "todo"}
     op = todo.get("op")
+    if isinstance(todo.get("settled"), list) and len(todo["settled"]) == 2:
+        learn_working_command(work, *(str(x) for x in todo["settled"]), entry["id"])
     if op == "pair":
         steps = [str(s) for s in todo.get("steps") or [] if isinstance(s, str)]
         outcome = learn_pair(work, entry, steps, str(todo.get("kind") or ""))
@@ -514,6 +516,9 @@ def on_success(cap: Capture, event: ev.Event) -> None:
             consumed = dict(pair[0], done=True)
             if fix[0] and fix[1]:
                 consumed = _owing(cap, consumed, {"op": "pair", "steps": fix[0], "kind": fix[1]})
+            settled = settled_command(pair[0], entry) if not fix[1] else None  # a lesson says it already
+            if settled is not None:
+                consumed = _owing(cap, consumed, dict(consumed.get("todo") or {}, settled=settled))
             updates.append(consumed)
         cap.buffer.append(updates + [entry])
         cap.count("events")
@@ -633,6 +638,79 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
     return "helped"
 
 
+# ---------------------------------------------------------------------------------------------
+# Learning from success: the command a project settled on (issue 10, cause 7)
+
+WORKING_GOALS = {"build": "builds", "test": "runs its tests", "run": "runs"}
+
+
+def settled_command(failed: dict, ok: dict) -> list[str] | None:
+    """[goal, command] when a build, test or run command, run another way, worked right after
+    one of the same goal failed and no lesson was drawn from the pair: the way the agent
+    settled on is a fact about the project (a broken test is fixed by code, but `cargo test
+    --features x` is how tests run here). None for other successes."""
+    from learn_cli.engine.goals import goal
+    from learn_cli.engine.shell import unwrap
+
+    if ok.get("tool") not in ev.SHELL_TOOLS or failed.get("tool") not in ev.SHELL_TOOLS:
+        return None
+    ok_goal = goal(unwrap(ok.get("cmd") or ""))
+    if ok_goal not in WORKING_GOALS or goal(unwrap(failed.get("cmd") or "")) != ok_goal:
+        return None
+    command = _without_targets(ok.get("cmd") or "")
+    if not command or _normalize(command, None) == _normalize(_without_targets(failed.get("cmd") or ""), None):
+        return None  # the same way of running it: the fix was elsewhere (the code), nothing to say
+    return [ok_goal, command]
+
+
+def _without_targets(command: str) -> str:
+    """The way a job is run, without what it ran on or looked at: `cd web && cargo test
+    --features x lz77::tests -- --nocapture` -> `cd web && cargo test --features x` (folders
+    kept, test names and diagnostic flags dropped)."""
+    from learn_cli.capture.pairing import is_diagnostic_flag
+    from learn_cli.engine.goals import goal, targets
+    from learn_cli.engine.shell import SETUP_PROGRAMS, split_segments_ops, tokenize, unwrap_tokens
+
+    kept: list[str] = []
+    for text, _op in split_segments_ops(command):
+        tokens = unwrap_tokens(tokenize(text))
+        if tokens and tokens[0] == "cd" and len(tokens) == 2:
+            kept.append(f"cd {tokens[1]}")
+        elif tokens and goal(tokens) in WORKING_GOALS:
+            named = targets(tokens)
+            words = [t for t in tokens if t.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower() not in named
+                     and not is_diagnostic_flag(t)]
+            while words and words[-1] == "--":
+                words.pop()
+            return " && ".join(kept + [" ".join(words)])
+        elif tokens and tokens[0] not in SETUP_PROGRAMS:
+            kept = []  # a step that is not part of how the job runs
+    return ""
+
+
+def learn_working_command(cap: Capture, goal: str, command: str, event_id: str) -> None:
+    """One more sighting of "this project <goal>s with `command`" (a workflow learning, active
+    once seen in `min_evidence` sessions; then in the session-start digest)."""
+    from learn_cli.engine.keys import text_key
+
+    command = _normalize(command, cap.project.root)
+    if not command or goal not in WORKING_GOALS:
+        return
+    text = f"This project {WORKING_GOALS[goal]} with `{command[:200]}`"
+    evidence = {"session": cap.session_id, "event": f"{event_id}:works", "at": cap.now}
+
+    def new_record() -> dict:
+        return make_record(
+            type="workflow", category="testing" if goal == "test" else "build", context=text,
+            fix=command, project=cap.project.name, projects=[cap.project.id], status="pending",
+            source="auto", key=text_key(f"working {goal} command"), tags=["works-here", goal],
+            evidence=[], now=cap.now)
+
+    same = lambda rec: rec.get("type") == "workflow" and _fix_matches(rec.get("fix") or "", command)  # noqa: E731
+    if add_sighting(cap, text_key(f"working {goal} command"), same, new_record, evidence, distinct_sessions=True):
+        cap.count("working_commands")
+
+
 def _helped(cap: Capture, sug: dict, event_id: str) -> None:
     pid = cap.project.id
 
@@ -661,7 +739,7 @@ def _credit_helped(rec: dict, now: str) -> None:
 
 
 def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, corroborated: bool = False,
-                 helped_id: str | None = None) -> dict | None:
+                 helped_id: str | None = None, distinct_sessions: bool = False) -> dict | None:
     """One more distinct sighting of the learning `key` in this project (created on the first).
 
     Evidence is a set of (session, event): the same event never counts twice. A `pending`
@@ -704,7 +782,8 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
             if helped_id and cur.get("id") == helped_id:
                 _credit_helped(cur, cap.now)
                 cur["frequency"] -= 1  # one sighting, credited once
-            if cur.get("status") == "pending" and (corroborated or _distinct(cur["evidence"]) >= min_evidence):
+            seen = _sessions(cur["evidence"]) if distinct_sessions else _distinct(cur["evidence"])
+            if cur.get("status") == "pending" and (corroborated or seen >= min_evidence):
                 cur["status"] = "active"
                 outcome["activated"] = True
             return cur
@@ -715,6 +794,10 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
     if outcome.get("activated"):
         cap.count("learnings_activated")
     return updated
+
+
+def _sessions(evidence: list) -> int:
+    return len({e.get("session") for e in evidence if isinstance(e, dict)})
 
 
 def _distinct(evidence: list) -> int:

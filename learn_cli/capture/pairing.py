@@ -461,8 +461,12 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts) -> bool:
     return False
 
 
-def _is_diagnostic_flag(token: str) -> bool:
+def is_diagnostic_flag(token: str) -> bool:
+    """`-v`, `--nocapture`, `--print-ast`…: a flag that makes a command say more, not do otherwise."""
     return token in _DIAGNOSTIC_FLAGS or token.startswith(_DIAGNOSTIC_FLAG_PREFIXES)
+
+
+_is_diagnostic_flag = is_diagnostic_flag
 
 
 def _only_diagnostic_flags_added(failed: Sequence[str], ok: Sequence[str]) -> bool:
