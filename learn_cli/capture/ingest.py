@@ -117,7 +117,6 @@ class Ingest:
                 stack.enter_context(file_lock(self.state_path, timeout=2.0))
             except TimeoutError:
                 raise IngestBusy("another `learn ingest` is running on this store") from None
-            stack.enter_context(_no_suggestions(learner))
             try:
                 for path in files:
                     self.ingest_file(path)
@@ -281,6 +280,7 @@ class Ingest:
         event.session_id = buffer_id
         cap = learner.Capture(self.store, project, buffer_id, self.learned)
         cap.session_id = session  # the buffer is chosen; evidence names the session
+        cap.suggest = False  # replayed failures look up no known fix (see the module docstring)
         cap.now = _iso(obj.get("timestamp")) or cap.now
         if event.kind == ev.FAILURE:
             self.counts["failures"] += 1
@@ -374,17 +374,6 @@ class _IngestStore:
         if rec.get("source") == "auto":
             rec["source"] = "ingest"
         return self.inner.put(path, rec)
-
-
-@contextlib.contextmanager
-def _no_suggestions(learner):
-    """Replayed failures look up no known fix (see the module docstring)."""
-    original = learner.known_fix
-    learner.known_fix = lambda *_args, **_kw: None
-    try:
-        yield
-    finally:
-        learner.known_fix = original
 
 
 # ---------------------------------------------------------------------------------------------

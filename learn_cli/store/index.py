@@ -271,13 +271,32 @@ class Index:
             db.execute("INSERT OR REPLACE INTO projects VALUES (?,?,?,?)", (pid, name, root, remote))
 
     # -- queries ---------------------------------------------------------------------------
-    def by_key(self, key: str, statuses: tuple = ()) -> list[tuple[str, str, str, dict]]:
+    def by_key(self, key: str, statuses: tuple = (), scopes: tuple = (), limit: int = -1) -> list[tuple[str, str, str, dict]]:
         sql = "SELECT file, scope, pid, data FROM learnings WHERE key=?"
         args: list = [key]
-        if statuses:
-            sql += f" AND status IN ({','.join('?' * len(statuses))})"
-            args.extend(statuses)
-        return [(f, s, p, json.loads(d)) for f, s, p, d in self.db.execute(sql, args)]
+        for column, values in (("status", statuses), ("scope", scopes)):
+            if values:
+                sql += f" AND {column} IN ({','.join('?' * len(values))})"
+                args.extend(values)
+        args.append(limit)
+        return [(f, s, p, json.loads(d)) for f, s, p, d in self.db.execute(sql + " LIMIT ?", args)]
+
+    def names_of(self, pids: list[str]) -> dict[str, str]:
+        """Project id -> name, for these projects only."""
+        marks = ",".join("?" * len(pids))
+        return dict(self.db.execute(f"SELECT pid, name FROM projects WHERE pid IN ({marks})", pids)) if pids else {}
+
+    def promotion_size(self, pid: str, limit: int) -> int:
+        """How many records a promotion check of one project loads: its own, then the other
+        copies of its keys (counted up to limit + 1)."""
+        own = self.db.execute("SELECT count(*) FROM learnings WHERE pid = ? AND scope = 'project'", (pid,)).fetchone()[0]
+        if own > limit:
+            return own
+        others = self.db.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM learnings WHERE key IN (SELECT key FROM learnings WHERE pid = ? "
+            "AND scope = 'project' AND key != '') AND NOT (scope = 'project' AND pid = ?) LIMIT ?)",
+            (pid, pid, limit + 1)).fetchone()[0]
+        return own + others
 
     def by_id(self, rid: str) -> list[tuple[str, str, str, dict]]:
         rows = self.db.execute("SELECT file, scope, pid, data FROM learnings WHERE id=?", (rid,))

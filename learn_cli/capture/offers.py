@@ -1,0 +1,186 @@
+"""What the hook offers on a failure: every fix of its error key, gathered over the projects
+and the global file, the best proven one chosen, and said in words (issue 10).
+
+- `Fix`: one fix of a key over all the records that state it (sightings, projects, helped, and
+  whether it failed after being offered since it last worked).
+- `fixes_for_key`, `known_fix`: the lookup, and the offer rule (trusted, or `min_evidence`
+  sightings anywhere; one for "run it from that folder"; a rewrite only for the same job).
+- `describe_fix`: the answer's lines, worded by `engine.wording`.
+
+Stdlib only (hot path).
+"""
+
+from __future__ import annotations
+
+import os
+
+from learn_cli.capture import events as ev
+from learn_cli.capture.learner import LINE_WIDTH, Capture, _fix_of_record, _fresh, _int, _normalize, _number, _steps
+
+
+class Fix:
+    """One fix of an error key, gathered over every live record that states it (this
+    project's, other projects', the global copy): a key may hold several fixes (issue 10),
+    and the evidence of one fix adds up across sessions and projects."""
+
+    __slots__ = ("steps", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted")
+
+    def __init__(self, steps: frozenset):
+        self.steps = steps
+        self.records: list[tuple[str, dict]] = []  # (file, record)
+        self.sightings: set = set()
+        self.projects: set = set()
+        self.helped = 0
+        self.failed_at = self.worked_at = 0.0  # _stamp() of the last offer that failed, of the last success
+        self.trusted = False  # active or global somewhere: proven, or accepted by the user
+
+    def add(self, rel: str, rec: dict) -> None:
+        self.records.append((rel, rec))
+        evidence = [e for e in rec.get("evidence") or [] if isinstance(e, dict)]
+        self.sightings.update((e.get("session"), e.get("event")) for e in evidence)
+        if not evidence:  # added by hand or imported: its frequency is all there is
+            self.sightings.update(("frequency", rec.get("id"), n) for n in range(min(_int(rec.get("frequency")), 10)))
+        self.projects.update(p for p in rec.get("projects") or [] if isinstance(p, str))
+        self.helped += _int(rec.get("helped"))
+        self.trusted = self.trusted or rec.get("status") in ("active", "global")
+        self.failed_at = max(self.failed_at, _number(rec.get("failed_at")))
+        self.worked_at = max(self.worked_at, _number(rec.get("worked_at")))
+
+    @property
+    def failed_since_worked(self) -> bool:
+        return self.failed_at > self.worked_at
+
+    def representative(self, pid: str) -> tuple[str, dict]:
+        """The record to name in a suggestion: this project's, else the global copy, else the newest."""
+        def rank(item):
+            rec = item[1]
+            return (pid in (rec.get("projects") or []), rec.get("status") == "global", str(rec.get("last_used") or ""))
+        return max(self.records, key=rank)
+
+    @property
+    def unambiguous(self) -> bool:
+        """The very command that failed worked unchanged from another folder: nothing in the
+        lesson is a guess, so one sighting is enough to offer it."""
+        from learn_cli.engine.wording import fix_kind
+
+        return fix_kind(self.records[0][1]) == "cwd"
+
+    def applies_to(self, command: str, cwd: str) -> bool:
+        """A rewrite of a command fits only the same job; "run it from D" only outside D."""
+        from learn_cli.capture.lesson import same_job
+        from learn_cli.engine.wording import fix_kind, shown_fix
+
+        rec = self.records[0][1]
+        kind = fix_kind(rec)
+        if kind == "cwd":
+            return bool(command) and os.path.normpath(shown_fix(_fix_of_record(rec), kind)) != os.path.normpath(cwd)
+        if kind in ("retry", "path", "edit") and rec.get("tool") in ev.SHELL_TOOLS:
+            return bool(command) and any(same_job(r.get("command") or "", command) for _rel, r in self.records)
+        return True
+
+    def rank(self, command: str) -> tuple:
+        exact = any(command and _normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
+        return (self.helped > 0, exact, self.helped, len(self.sightings), len(self.projects))
+
+
+def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
+    """Every fix stated for `key` by a live learning, wherever it lives (one indexed query)."""
+    store = cap.store
+    _fresh(store, cap.learnings_path, store.layout.global_errors)
+    rows = store.index.by_key(key, ("pending", "active", "global"), ("project", "global"), limit=200)
+    fixes: dict[frozenset, Fix] = {}
+    for rel, _scope, _pid, rec in rows:
+        steps = frozenset(_normalize(step, None) for step in _steps(_fix_of_record(rec)))
+        if rec.get("type", "error") == "error" and steps:
+            fixes.setdefault(steps, Fix(steps)).add(rel, rec)
+    return list(fixes.values())
+
+
+def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | None:
+    """The best proven fix for this failure's key, and a close second if there is one.
+
+    A fix is offered once it is trusted (active or global somewhere) or its sightings, counted
+    across sessions and projects, reach `min_evidence` (one is enough for "run it from that
+    folder", which guesses nothing); never when it failed after being
+    offered and has not worked since, nor when it is the very command that just failed.
+    Returns (file, representative record, [fixes offered]) or None.
+    """
+    key = entry.get("key")
+    if not key:
+        return None
+    command = _normalize(entry.get("cmd", ""), cap.project.root) if entry.get("cmd") else ""
+    need = cap.int_setting("min_evidence", 2)
+    offered = []
+    for fix in fixes_for_key(cap, key):
+        if fix.failed_since_worked or any(rec.get("id") in skip for _rel, rec in fix.records):
+            continue  # it was offered here and the failure came back: not again until it works
+        if command and fix.steps == {command} or not fix.applies_to(command, entry.get("cwd") or "."):
+            continue
+        if fix.trusted or len(fix.sightings) >= (1 if fix.unambiguous else need):
+            offered.append(fix)
+    if not offered:
+        return None
+    offered.sort(key=lambda f: f.rank(command), reverse=True)
+    best = offered[0]
+    close = [f for f in offered[1:2] if len(f.sightings) * 2 >= len(best.sightings) and not best.helped]
+    rel, rec = best.representative(cap.project.id)
+    return rel, rec, [best] + close
+
+
+def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: str = "") -> str:
+    """A few short lines: the fix, how often and where it was seen, the error it fixed, and a
+    close second fix when there is one. Worded by kind (engine.wording), like every other
+    place that shows a learning."""
+    from learn_cli.engine import wording
+    from learn_cli.engine.context import meaningful_line, sanitize
+
+    fix = sanitize(_fix_of_record(rec), 140).replace("`", "'")
+    failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
+    kind = wording.fix_kind(rec)
+    if kind == "cwd":  # the lesson applied to the command that just failed, from the right folder
+        folder = os.path.normpath(os.path.join(cap.project.root or ".", wording.shown_fix(fix, kind)))
+        fix, failed = folder, sanitize(current or "", 600).replace("`", "'")
+    body = wording.hook_body(kind, fix, failed) if kind != "advice" else fix
+    best = fixes[0] if fixes else None
+    lines = [f"learn: known fix ({_seen(cap, rec, best)}): {body}."]
+    for other in (fixes or [])[1:]:
+        orec = other.representative(cap.project.id)[1]
+        ofix = sanitize(_fix_of_record(orec), 140).replace("`", "'")
+        lines.append(f"learn: another fix that worked ({_seen(cap, orec, other)}): `{ofix}`.")
+    error = sanitize(meaningful_line(rec.get("error") or ""), 160)
+    if error:
+        category = rec.get("category") if isinstance(rec.get("category"), str) else ""
+        lines.append(f"learn: it fixed this error before: {error}" + (f" ({sanitize(category, 20)})" if category else ""))
+    width = max(LINE_WIDTH, len(lines[0]) if kind == "cwd" else 0)  # a cut command would mislead
+    return "\n".join(line[:width] for line in lines)
+
+
+def _seen(cap: Capture, rec: dict, fix) -> str:
+    """"seen 3× in 2 projects: a, b, helped 1×", from the fix's gathered evidence when known."""
+    if fix is not None:
+        count, helped = max(1, len(fix.sightings)), fix.helped
+        rec = dict(rec, projects=sorted(fix.projects) or rec.get("projects"))
+    else:
+        count, helped = max(1, _int(rec.get("frequency"))), _int(rec.get("helped"))
+    seen = f"seen {'once' if count == 1 else f'{count}×'} {_where(cap, rec)}"
+    return seen + (f", helped {helped}×" if helped else "")
+
+
+def _where(cap: Capture, rec: dict) -> str:
+    pids = [p for p in (rec.get("projects") or []) if isinstance(p, str)]
+    if not pids or pids == [cap.project.id]:
+        return "in this project"
+    names = _project_names(cap.store, [p for p in pids if p != cap.project.id][:3])
+    if len(pids) == 1:
+        return f"in {names[0]}" if names else "in another project"
+    listed = ", ".join(names + (["this one"] if cap.project.id in pids else []))
+    return f"in {len(pids)} projects" + (f": {listed}" if listed and len(pids) <= 4 else "")
+
+
+def _project_names(store, pids: list[str]) -> list[str]:
+    if not pids:
+        return []
+    from learn_cli.engine.context import sanitize
+
+    found = store.index.names_of(pids)
+    return [sanitize(found.get(p) or p, 40) for p in pids]
