@@ -255,7 +255,8 @@ def test_known_fix_comes_back_from_another_project(home, proj):
     text = context_of(Agent(home, b).fail("pytest tests", NOT_FOUND, 127))
     assert text.startswith("learn: known fix (seen 2× in api)")
     assert "`python -m pytest tests` instead of `pytest tests`" in text
-    assert len(text.splitlines()) <= 2 and all(len(line) <= 220 for line in text.splitlines())
+    assert text.splitlines()[1] == "learn: the change: `pytest` → `python -m pytest`."
+    assert len(text.splitlines()) <= 3 and all(len(line) <= 220 for line in text.splitlines())
     assert stats(home)["suggestions"] == 1
 
 

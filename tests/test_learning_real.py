@@ -204,3 +204,15 @@ def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
     assert rec["status"] == "active" and "tests with `cargo test --features c-fallback" in rec["context"]
     digest = session_digest(Store(home, warn_stderr=False), identify(a)).text
     assert "runs its tests with `cargo test --features c-fallback" in digest
+
+
+def test_an_option_change_applies_to_another_target_and_says_the_change(home, proj):
+    a = proj("api")
+    rejected = "hint: You have divergent branches and need to specify how to reconcile them.\nfatal: Need to specify how to reconcile divergent branches."
+    for branch in ("main", "dev"):
+        s = Agent(home, a)
+        s.fail(f"git pull origin {branch}", rejected, 128)
+        s.ok(f"git pull origin {branch} --no-rebase")
+    lines = context_of(Agent(home, a).fail("git pull origin release", rejected, 128)).splitlines()
+    assert lines[0].endswith("`git pull origin release --no-rebase` instead of `git pull origin release`.")
+    assert lines[1] == "learn: the change: add `--no-rebase`."

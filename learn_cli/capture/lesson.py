@@ -178,3 +178,43 @@ def _without_leading_cd(command: str) -> str:
     if len(parts) >= 2 and parts[0][1] in ("&&", ";") and tokenize(parts[0][0])[:1] == ["cd"]:
         return command.split(parts[0][1], 1)[1].strip()
     return command or ""
+
+
+def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
+    """(added, dropped) words when `fix` is `failed` with options added or dropped and nothing
+    else changed (the same program, verb and targets): `git pull origin main` → `git pull
+    origin main --no-rebase` is (["--no-rebase"], []). Such a lesson holds for any target of
+    the same command (`git pull origin dev`). None otherwise."""
+    from learn_cli.engine.goals import targets
+
+    old, new = _working(failed), _working(fix)
+    if len(old) != 1 or len(new) != 1 or old[0][0] != new[0][0] or _first_word(old[0]) != _first_word(new[0]):
+        return None
+    if targets(old[0]) != targets(new[0]):
+        return None
+    added = [t for t in new[0][1:] if t not in old[0][1:]]
+    dropped = [t for t in old[0][1:] if t not in new[0][1:]]
+    if not (added or dropped) or not all(t.startswith("-") for t in added + dropped if t in added[:1] + dropped[:1]):
+        return None  # the first word changed must be an option; its value may follow it
+    return added, dropped
+
+
+def apply_option_change(command: str, added: list[str], dropped: list[str]) -> str | None:
+    """`command` with the options of an option_change applied, or None when it does not fit
+    (another program or verb, several steps, or the options are already there)."""
+    segments = _working(command)
+    if len(segments) != 1 or any(t in segments[0] for t in added) or any(t not in segments[0] for t in dropped):
+        return None
+    out, done = [], False
+    for text, op in split_segments_ops(" ".join(command.split())):
+        words = tokenize(text)
+        if not done and words and canonical_program(words[0]) not in SETUP_PROGRAMS:
+            text, done = " ".join(_shell_word(w) for w in [w for w in words if w not in dropped] + added), True
+        out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
+    return "".join(out).strip()
+
+
+def _shell_word(word: str) -> str:
+    import shlex
+
+    return word if word and all(c.isalnum() or c in "-_./=:@+,%" for c in word) else shlex.quote(word)

@@ -23,7 +23,8 @@ class Fix:
     project's, other projects', the global copy): a key may hold several fixes (issue 10),
     and the evidence of one fix adds up across sessions and projects."""
 
-    __slots__ = ("steps", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted")
+    __slots__ = ("steps", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted",
+                 "rewrite")
 
     def __init__(self, steps: frozenset):
         self.steps = steps
@@ -33,6 +34,7 @@ class Fix:
         self.helped = 0
         self.failed_at = self.worked_at = 0.0  # _stamp() of the last offer that failed, of the last success
         self.trusted = False  # active or global somewhere: proven, or accepted by the user
+        self.rewrite = ""  # the fix applied to the command that just failed (an option change)
 
     def add(self, rel: str, rec: dict) -> None:
         self.records.append((rel, rec))
@@ -75,8 +77,25 @@ class Fix:
         if kind == "cwd":
             return bool(command) and os.path.normpath(shown_fix(_fix_of_record(rec), kind)) != os.path.normpath(cwd)
         if kind in ("retry", "path", "edit") and rec.get("tool") in ev.SHELL_TOOLS:
-            return bool(command) and any(same_job(r.get("command") or "", command) for _rel, r in self.records)
+            if not command:
+                return False
+            if any(same_job(r.get("command") or "", command) for _rel, r in self.records):
+                return True
+            self.rewrite = self._applied(command) if kind == "retry" else ""
+            return bool(self.rewrite)
         return True
+
+    def _applied(self, command: str) -> str:
+        """The fix's option change (`add --no-rebase`) applied to another target of the same
+        command (`git pull origin dev`), or ""."""
+        from learn_cli.capture.lesson import apply_option_change, option_change
+
+        for _rel, rec in self.records:
+            change = option_change(rec.get("command") or "", _fix_of_record(rec))
+            rewritten = apply_option_change(command, *change) if change else None
+            if rewritten:
+                return rewritten
+        return ""
 
     def rank(self, command: str) -> tuple:
         exact = any(command and _normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
@@ -88,12 +107,26 @@ def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
     store = cap.store
     _fresh(store, cap.learnings_path, store.layout.global_errors)
     rows = store.index.by_key(key, ("pending", "active", "global"), ("project", "global"), limit=200)
-    fixes: dict[frozenset, Fix] = {}
+    fixes: dict[object, Fix] = {}
     for rel, _scope, _pid, rec in rows:
         steps = frozenset(_normalize(step, None) for step in _steps(_fix_of_record(rec)))
         if rec.get("type", "error") == "error" and steps:
-            fixes.setdefault(steps, Fix(steps)).add(rel, rec)
+            fixes.setdefault(_same_fix_as(rec, steps), Fix(steps)).add(rel, rec)
     return list(fixes.values())
+
+
+def _same_fix_as(rec: dict, steps: frozenset):
+    """What makes two records one fix: the same commands, or the same option change of the
+    same command on other targets (`--no-rebase` added to `git pull origin main`, then to
+    `… dev`): their sightings add up."""
+    from learn_cli.capture.lesson import option_change
+    from learn_cli.engine.shell import unwrap
+
+    change = option_change(rec.get("command") or "", _fix_of_record(rec)) if rec.get("fix_kind") == "retry" else None
+    if change is None:
+        return steps
+    head = unwrap(rec.get("command") or "")[:2]
+    return ("options", tuple(head), tuple(change[0]), tuple(change[1]))
 
 
 def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | None:
@@ -133,16 +166,22 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     place that shows a learning."""
     from learn_cli.engine import wording
     from learn_cli.engine.context import meaningful_line, sanitize
+    from learn_cli.engine.fixwords import essential_change
 
     fix = sanitize(_fix_of_record(rec), 140).replace("`", "'")
     failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
     kind = wording.fix_kind(rec)
+    best = fixes[0] if fixes else None
     if kind == "cwd":  # the lesson applied to the command that just failed, from the right folder
         folder = os.path.normpath(os.path.join(cap.project.root or ".", wording.shown_fix(fix, kind)))
         fix, failed = folder, sanitize(current or "", 600).replace("`", "'")
+    elif best is not None and best.rewrite:  # its option change, applied to this command
+        fix, failed = (sanitize(text, 600).replace("`", "'") for text in (best.rewrite, current or ""))
     body = wording.hook_body(kind, fix, failed) if kind != "advice" else fix
-    best = fixes[0] if fixes else None
     lines = [f"learn: known fix ({_seen(cap, rec, best)}): {body}."]
+    change = essential_change(rec.get("command") or "", _fix_of_record(rec), kind) if kind == "retry" else ""
+    if change:
+        lines.append(f"learn: the change: {sanitize(change, 160)}.")
     for other in (fixes or [])[1:]:
         orec = other.representative(cap.project.id)[1]
         ofix = sanitize(_fix_of_record(orec), 140).replace("`", "'")
@@ -151,7 +190,8 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     if error:
         category = rec.get("category") if isinstance(rec.get("category"), str) else ""
         lines.append(f"learn: it fixed this error before: {error}" + (f" ({sanitize(category, 20)})" if category else ""))
-    width = max(LINE_WIDTH, len(lines[0]) if kind == "cwd" else 0)  # a cut command would mislead
+    applied = kind == "cwd" or (best is not None and bool(best.rewrite))
+    width = max(LINE_WIDTH, len(lines[0]) if applied else 0)  # a cut command would mislead
     return "\n".join(line[:width] for line in lines)
 
 
