@@ -420,9 +420,9 @@ def _same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:
 _DIAGNOSTIC_FLAGS = frozenset({
     "-v", "-vv", "-vvv", "-vvvv", "--verbose", "--debug", "--trace", "--help", "-h", "--version", "-V",
     "--dry-run", "--collect-only", "--co", "--explain", "--backtrace", "--full-trace", "--showlocals",
-    "-l", "--nocapture", "--no-capture", "--show-output", "-s", "-rA", "--print", "-d",
-})
-_DIAGNOSTIC_FLAG_PREFIXES = ("--print-", "--dump-", "--show-", "--emit", "--verbose=", "--debug=", "--tb=",
+    "--nocapture", "--no-capture", "--show-output", "-rA", "--print",
+})  # not `-s`, `-d`, `-l`: silent, detached, link for as many tools as they mean "show more"
+_DIAGNOSTIC_FLAG_PREFIXES = ("--print-", "--dump-", "--show-", "--emit=", "--emit-", "--verbose=", "--debug=", "--tb=",
                              "--log-level", "--log_level", "--trace-")
 _DIAGNOSTIC_ENV_WORDS = ("DEBUG", "VERBOSE", "BACKTRACE", "TRACE", "RUST_LOG", "LOG_LEVEL", "LOGLEVEL")
 _COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++", "tcc", "icc", "rustc", "javac", "tsc"})
