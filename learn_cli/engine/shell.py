@@ -610,18 +610,24 @@ def _filter_kind(stage: str, producer: str) -> str:
 
 
 def _drop_chatter(segments: list[list[str]], removed: set[str]) -> list[list[str]]:
-    """`echo`/`true` segments that neither feed a pipe nor write a file (see above)."""
+    """`echo`/`true` segments that neither feed a pipe nor write a file (see above).
+
+    The segment before a dropped one takes its operator: `a || echo x && b` -> `a && b`.
+    """
     keep = [not _is_chatter(segments, i) for i in range(len(segments))]
     if not any(keep):
         return segments  # `echo hello` is the command itself
     last_work = max(i for i, k in enumerate(keep) if k)
-    for i, seg in enumerate(segments):
-        if not keep[i]:
-            removed.add("chatter")
-            if i > last_work and segments[i - 1][1] in (";", "||", "\n", "&"):
-                removed.add("hides_status")
-    out = [seg for seg, k in zip(segments, keep) if k]
-    out[-1] = [out[-1][0], ""]
+    out: list[list[str]] = []
+    for i, (seg, op) in enumerate(segments):
+        if keep[i]:
+            out.append([seg, op])
+            continue
+        removed.add("chatter")
+        if i > last_work and segments[i - 1][1] in (";", "||", "\n", "&"):
+            removed.add("hides_status")
+        if out:
+            out[-1][1] = op
     return out
 
 
