@@ -39,7 +39,7 @@ def test_targets_name_what_a_job_is_about():
     assert targets(_t("make -C build -j4")) == frozenset()
     assert targets(_t("pnpm --dir evals typecheck")) == {"evals"}
     assert targets(_t("tsc -p evals")) == {"evals"}
-    assert targets(_t("pip install 'python-jose[cryptography]'")) == {"python-jose[cryptography]"}
+    assert targets(_t("pip install 'python-jose[cryptography]' jose==3.3 vite@5")) == {"python-jose", "jose", "vite"}
     assert targets(_t("pytest /abs/tests/test_api.py -k login")) == {"test_api.py", "login"}
     assert targets(_t("cargo test --features c-fallback lz77")) == {"lz77"}
 

@@ -1,17 +1,20 @@
 """Is this success a retry of that failure? Building blocks for session pairing.
 
 SPEC §2.4. The session-level logic (look back over the last events, consume a
-failure with its first fix, collect the fix in between) lives in capture/hook.py;
+failure with its first fix, collect the fix in between) lives in capture/learner.py;
 this module answers the per-pair questions precisely:
 
-- `is_retry(failed, ok)`: same program once wrappers are removed (see
-  engine.shell.unwrap), and a normalised edit ratio <= 0.40 or a shared
-  substantive token, with the guards listed in its docstring.
+- `is_retry(failed, ok)`: the same job again or corrected (rules in its docstring;
+  see docs/design-notes.md, "Retry pairing, revised").
+- `is_diagnostic(failed, ok)`: the same job rerun to look at it, never a retry.
 - `is_same_command(a, b)`: the same command again (a fix happened in between).
-- `paths_related(a, b)`: a path-tool retry with a corrected path.
-- `is_mutating(cmd)` / `is_read_only(cmd)`: which successful commands can be the
-  fix in between (mutating ones) and which never are (read-only ones). Many
-  commands are neither (`pytest`, `python app.py`, `curl URL`).
+- `paths_related(a, b)`, `same_path`, `mentions_path`: path-tool retries.
+- `found_by_search(failed_path, search_input, search_output)`: the path a search
+  found after a failed Read.
+
+The command analysis it stands on lives in engine/: shell (segments, wrappers,
+plumbing), effects (`is_mutating` / `is_read_only`, re-exported here), goals
+(goal families), distance (edit distance, re-exported here).
 
 Stdlib only, cheap to import, nothing compiled at import time.
 """
@@ -417,9 +420,9 @@ def _same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:
 _DIAGNOSTIC_FLAGS = frozenset({
     "-v", "-vv", "-vvv", "-vvvv", "--verbose", "--debug", "--trace", "--help", "-h", "--version", "-V",
     "--dry-run", "--collect-only", "--co", "--explain", "--backtrace", "--full-trace", "--showlocals",
-    "-l", "--nocapture", "--no-capture", "--show-output", "-s", "-rA", "--print", "-d",
-})
-_DIAGNOSTIC_FLAG_PREFIXES = ("--print-", "--dump-", "--show-", "--emit", "--verbose=", "--debug=", "--tb=",
+    "--nocapture", "--no-capture", "--show-output", "-rA", "--print",
+})  # not `-s`, `-d`, `-l`: silent, detached, link for as many tools as they mean "show more"
+_DIAGNOSTIC_FLAG_PREFIXES = ("--print-", "--dump-", "--show-", "--emit=", "--emit-", "--verbose=", "--debug=", "--tb=",
                              "--log-level", "--log_level", "--trace-")
 _DIAGNOSTIC_ENV_WORDS = ("DEBUG", "VERBOSE", "BACKTRACE", "TRACE", "RUST_LOG", "LOG_LEVEL", "LOGLEVEL")
 _COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++", "tcc", "icc", "rustc", "javac", "tsc"})

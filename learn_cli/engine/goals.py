@@ -153,10 +153,21 @@ def targets(tokens: Sequence[str]) -> frozenset[str]:
     found.update(args)
     keys = set()
     for item in found:
+        if goal(tokens) == INSTALL:
+            item = _package_name(item)
         key = item.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
         if key and key not in _PLACES and not key.startswith("$"):
             keys.add(key)
     return frozenset(keys)
+
+
+def _package_name(spec: str) -> str:
+    """`jose==3.3` -> `jose`, `python-jose[cryptography]` -> `python-jose`, `vite@5` -> `vite`
+    (a scoped `@types/node@20` keeps its scope)."""
+    for i, ch in enumerate(spec):
+        if ch in "=<>!~[;" or ch == "@" and i > 0:
+            return spec[:i]
+    return spec
 
 
 def same_job(a: Sequence[str], b: Sequence[str]) -> bool:

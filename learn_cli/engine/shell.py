@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from typing import NamedTuple
+from collections import namedtuple
 
 __all__ = [
     "split_segments",
@@ -491,9 +491,10 @@ def program(command: str) -> str:
 # after the work through `;` or `||`, so the line "succeeds" whatever the work did.
 
 
-class Plumbing(NamedTuple):
-    segments: tuple[tuple[str, str], ...]  # (text, operator that ends it), plumbing removed
-    removed: frozenset[str]  # of: redirect timeout filter grep chatter hides_status cd_root
+# segments: ((text, operator that ends it), …) with the plumbing removed; removed: a frozenset
+# of redirect timeout filter grep chatter hides_status cd_root. (collections, not typing: the
+# hook path does not import typing.)
+Plumbing = namedtuple("Plumbing", ["segments", "removed"])
 
 
 _FILTERS = frozenset({"head", "tail", "less", "more", "cat"})
@@ -528,9 +529,9 @@ def strip_plumbing(command: str, root: str | None = None) -> Plumbing:
     segments = [s for s in segments if s[0]]
     segments = _drop_filters(segments, removed)
     segments = _drop_chatter(segments, removed)
-    if root and len(segments) > 1 and segments[0][1] in ("&&", ";", "\n") and tokenize(segments[0][0]) in (
+    if len(segments) > 1 and segments[0][1] in ("&&", ";", "\n") and tokenize(segments[0][0]) in (
         ["cd", "."], ["cd", "./"],
-    ):
+    ):  # `cd ROOT &&` once ROOT is written `.`, and a stored `cd . &&`: a no-op
         segments = segments[1:]
         removed.add("cd_root")
     return Plumbing(tuple((seg, op) for seg, op in segments), frozenset(removed))
@@ -609,18 +610,24 @@ def _filter_kind(stage: str, producer: str) -> str:
 
 
 def _drop_chatter(segments: list[list[str]], removed: set[str]) -> list[list[str]]:
-    """`echo`/`true` segments that neither feed a pipe nor write a file (see above)."""
+    """`echo`/`true` segments that neither feed a pipe nor write a file (see above).
+
+    The segment before a dropped one takes its operator: `a || echo x && b` -> `a && b`.
+    """
     keep = [not _is_chatter(segments, i) for i in range(len(segments))]
     if not any(keep):
         return segments  # `echo hello` is the command itself
     last_work = max(i for i, k in enumerate(keep) if k)
-    for i, seg in enumerate(segments):
-        if not keep[i]:
-            removed.add("chatter")
-            if i > last_work and segments[i - 1][1] in (";", "||", "\n", "&"):
-                removed.add("hides_status")
-    out = [seg for seg, k in zip(segments, keep) if k]
-    out[-1] = [out[-1][0], ""]
+    out: list[list[str]] = []
+    for i, (seg, op) in enumerate(segments):
+        if keep[i]:
+            out.append([seg, op])
+            continue
+        removed.add("chatter")
+        if i > last_work and segments[i - 1][1] in (";", "||", "\n", "&"):
+            removed.add("hides_status")
+        if out:
+            out[-1][1] = op
     return out
 
 
