@@ -408,9 +408,9 @@ def test_two_thousand_records_are_fast():
     project, glob = _records(1800), _records(200, "global")
     timings = []
     for _ in range(7):
-        started = time.perf_counter()
+        started = time.process_time()
         result = build_context(glob, project, "p", {"python", "docker"}, now=NOW)
-        timings.append(time.perf_counter() - started)
+        timings.append(time.process_time() - started)
     assert result.text and result.tokens <= 2000
     # Measured about 4 ms on one 2-core CI core; the bound leaves room for a loaded machine.
     assert min(timings) < 0.03

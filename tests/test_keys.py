@@ -337,8 +337,8 @@ def test_normalize_path():
 
 def test_import_is_stdlib_only_and_cheap():
     code = (
-        "import sys, time; t = time.perf_counter(); import learn_cli.engine.keys; "
-        "d = time.perf_counter() - t; "
+        "import sys, time; t = time.process_time(); import learn_cli.engine.keys; "
+        "d = time.process_time() - t; "
         "heavy = [m for m in ('orjson', 'typer', 'rich', 'rapidfuzz', 'filelock', 'hashlib') if m in sys.modules]; "
         "print(d, heavy)"
     )
