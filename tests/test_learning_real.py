@@ -216,3 +216,18 @@ def test_an_option_change_applies_to_another_target_and_says_the_change(home, pr
     lines = context_of(Agent(home, a).fail("git pull origin release", rejected, 128)).splitlines()
     assert lines[0].endswith("`git pull origin release --no-rebase` instead of `git pull origin release`.")
     assert lines[1] == "learn: the change: add `--no-rebase`."
+
+
+def test_a_failed_read_then_a_glob_that_finds_the_file_is_a_path_lesson(home, proj):
+    a = proj("api")
+    found = str(a / "src" / "settings" / "config.py")
+    for _ in range(2):
+        s = Agent(home, a)
+        s.read_fail(str(a / "config.py"))
+        s.send(s._tool("PostToolUse", "Glob", {"pattern": "**/config.py"},
+                       tool_response={"filenames": [found], "durationMs": 3, "numFiles": 1, "truncated": False}))
+    [rec] = learnings(home, a)
+    assert rec["fix_kind"] == "path" and rec["fix_command"] == "src/settings/config.py"
+    assert rec["status"] == "active"
+    text = context_of(Agent(home, a).read_fail(str(a / "config.py")))
+    assert "use `src/settings/config.py` instead" in text

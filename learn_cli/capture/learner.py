@@ -341,8 +341,11 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         events = settle(cap, events)
         window = _tool_window(events, cap.int_setting("lookback", 5))
         updates = []
-        pair = find_pair(window, entry)
-        fix = fix_for(cap, pair[0], pair[1], entry) if pair is not None else None
+        pair, fix = find_pair(window, entry), None
+        if pair is not None:
+            fix = fix_for(cap, pair[0], pair[1], entry)
+        if fix is None:
+            pair, fix = _found_by_search(cap, window, event)
         if fix is not None:  # `entry` resolves the failure: it is consumed by this first fix
             consumed = dict(pair[0], done=True)
             if fix[0] and fix[1]:
@@ -355,6 +358,39 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         cap.count("events")
         cap.count("successes")
         _pay(cap, updates)
+
+
+SEARCH_TOOLS = frozenset({"Glob", "Grep"})
+
+
+def _found_by_search(cap: Capture, window: list[dict], event: ev.Event):
+    """(pair, fix) when this search found the file that a failed Read or Edit could not open:
+    the lesson is "use path X" (issue 10, cause 3); else (None, None)."""
+    from learn_cli.capture.pairing import found_by_search
+
+    searching = event.tool in SEARCH_TOOLS or (event.is_shell and _searches(event.command))
+    if not searching:
+        return None, None
+    for index in range(len(window) - 1, -1, -1):
+        prev = window[index]
+        if prev.get("kind") == ev.FAILURE and not prev.get("done") and prev.get("tool") in ev.PATH_TOOLS:
+            found = found_by_search(prev.get("path") or "", event.input or event.command, event.output)
+            if found:
+                return (prev, window[index + 1:]), ([redact_path(found)], "path")
+            return None, None
+    return None, None
+
+
+def _searches(command: str) -> bool:
+    from learn_cli.engine.shell import program
+
+    return program(command) in ("find", "ls", "fd", "rg", "grep")
+
+
+def redact_path(path: str) -> str:
+    from learn_cli.capture.redact import redact
+
+    return redact(path)[:MAX_COMMAND]
 
 
 def find_pair(window: list[dict], ok: dict) -> tuple[dict, list[dict]] | None:

@@ -57,6 +57,8 @@ def _response_text(response) -> str:
     if isinstance(response, str):
         return _utf8(response[:MAX_OUTPUT])
     if isinstance(response, dict):
+        if isinstance(response.get("filenames"), list):  # Glob, Grep: the paths found, one a line
+            return _utf8("\n".join(str(p) for p in response["filenames"][:200])[:MAX_OUTPUT])
         parts = [response.get(k) for k in ("stdout", "stderr", "output", "content")]
         return _utf8("\n".join(p for p in parts if isinstance(p, str) and p)[:MAX_OUTPUT])
     return ""
