@@ -10,7 +10,7 @@ BIN     = $(VENV)/bin
 # A regular (not editable) install, as a user's: an editable install puts an import hook in
 # every start of the venv's interpreter, 8 ms of the ~17 ms every hook call pays to start.
 # Reinstalled whenever a source file changes (`make test` does it; the tests check it).
-SOURCES := pyproject.toml $(shell find learn_cli -name '*.py' 2>/dev/null)
+SOURCES := pyproject.toml $(shell find learn_cli -name "*.py" 2>/dev/null) $(wildcard docs/*.md) man/learn.1
 
 $(VENV)/.installed: $(SOURCES)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -95,6 +95,7 @@ def _typer_exit(exc: Exception) -> int | None:
     if isinstance(exc, typer.Exit):
         return exc.exit_code
     if isinstance(exc, TyperException):  # usage errors (typer vendors click): usage line + message
+        _tidy_usage_error(exc)
         show = getattr(exc, "show", None)
         show() if show else _error_line(exc.format_message())
         return getattr(exc, "exit_code", EXIT_USAGE)
@@ -102,6 +103,18 @@ def _typer_exit(exc: Exception) -> int | None:
         _error_line("aborted")
         return EXIT_INTERRUPTED
     return None
+
+
+def _tidy_usage_error(exc) -> None:
+    """Say it in the user's terms: no "Value error, " from the parser's validation, and no
+    "Possible options: --version" for an option that merely shares letters with another."""
+    import difflib
+
+    if isinstance(getattr(exc, "message", None), str):
+        exc.message = exc.message.replace("Value error, ", "")
+    wrong, offered = getattr(exc, "option_name", None), getattr(exc, "possibilities", None)
+    if wrong and offered:
+        exc.possibilities = [p for p in offered if difflib.SequenceMatcher(None, wrong, p).ratio() >= 0.75]
 
 
 def guarded(call, other_exit=lambda exc: None) -> int:

@@ -17,7 +17,7 @@ def command(
     ctx: typer.Context,
     budget: int = typer.Option(None, "--budget", help="Token budget (default: config `budget`, 2000).", show_default=False),
     hook: bool = typer.Option(False, "--hook", help="Wrap the digest in the agent's SessionStart hook JSON."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable digest (see docs/cmd-context.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable digest (see `learn help context`)."),
 ) -> None:
     import orjson
 

@@ -32,7 +32,7 @@ def default_name() -> str:
 def command(
     ctx: typer.Context,
     output: str = typer.Option(None, "--output", "-o", metavar="FILE|-", help="Where to write (default: self-learning-export-YYYYMMDD.json here; - for stdout).", show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Report as JSON (see docs/cmd-export.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Report as JSON (see `learn help export`)."),
 ) -> None:
     import orjson
 

@@ -405,7 +405,7 @@ _SCOPE_OPT = typer.Option("user", "--scope", help="user (~/.claude/settings.json
                           "(.claude/settings.json) or local (.claude/settings.local.json).")
 _AGENT_OPT = typer.Option("claude-code", "--agent", help="The agent whose hooks to manage: claude-code, codex, "
                           "gemini, cursor or openclaw.")
-_JSON_OPT = typer.Option(False, "--json", help="Machine-readable result (see docs/cmd-hooks.md).")
+_JSON_OPT = typer.Option(False, "--json", help="Machine-readable result (see `learn help hooks`).")
 
 
 @app.command("install")

@@ -14,7 +14,7 @@ def command(
     ctx: typer.Context,
     file: str = typer.Argument(..., metavar="FILE", help="An export made by `learn export`.", show_default=False),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would happen; write nothing."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see docs/cmd-import.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see `learn help import`)."),
 ) -> None:
     import orjson
 

@@ -9,7 +9,7 @@ from learn_cli.commands._common import current_project, json_out, open_store, st
 
 def command(
     ctx: typer.Context,
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable stats (see docs/cmd-stats.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable stats (see `learn help stats`)."),
 ) -> None:
     import orjson
 
