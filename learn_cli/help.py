@@ -30,7 +30,8 @@ TYPE_METAVARS = {"<int>": "N", "<int range>": "N", "<float>": "NUMBER", "<float 
 
 def plain_help_wanted() -> bool:
     """Boxes and colour only on a terminal that wants them."""
-    return (not sys.stdout.isatty() or bool(os.environ.get("NO_COLOR"))
+    tty = sys.stdout is not None and sys.stdout.isatty()  # None: stdout closed by the caller
+    return (not tty or bool(os.environ.get("NO_COLOR"))
             or os.environ.get("TERM", "") in ("dumb", ""))
 
 

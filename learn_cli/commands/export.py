@@ -41,7 +41,7 @@ def command(
 
     if output == "-" and as_json:
         fail("--json reports on a file: it cannot go with -o - (the export itself is JSON)", EXIT_USAGE)
-    store = open_store(state(ctx))
+    store = open_store(state(ctx), create=False)
     if output == "-":
         try:
             write_export(store, sys.stdout.buffer, orjson.loads)

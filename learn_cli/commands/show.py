@@ -15,7 +15,7 @@ def command(
     from learn_cli.engine.scoring import score
     from learn_cli.render import learning as render
 
-    store = open_store(state(ctx))
+    store = open_store(state(ctx), create=False)
     path, rec, scope = find(store, rid)
     file = str(path.relative_to(store.home))
     value = score(rec)
