@@ -32,6 +32,7 @@ COMMANDS = [
     ("hooks", "hooks", "Install, remove or show the agent hooks."),
     ("ingest", "ingest", "Learn from past Claude Code transcripts."),
     ("flush", "flush", "Write this project's rules into CLAUDE.md / AGENTS.md / GEMINI.md."),
+    ("auto", "auto", "Automatic capture here: on, off, or the default; without a value, which applies."),
     ("completion", "completion", "Print the shell completion script (bash, zsh, fish)."),
     ("help", "help_", "The full page of a command, or the man page."),
 ]

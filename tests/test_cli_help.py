@@ -132,3 +132,8 @@ def test_help_pages_ship_inside_the_package(learn):
     assert man.endswith("learn.1") and "site-packages" in man and os.path.isfile(man)
     missing = learn("help", "nosuch")
     assert missing.returncode == 1 and "no help page for 'nosuch'" in missing.stderr
+
+
+def test_every_command_has_a_help_page():
+    pages = {p.name[4:-3] for p in (learn_root() / "docs").glob("cmd-*.md")}
+    assert set(build(app).commands) <= pages
