@@ -5,12 +5,12 @@ fish."""
 from __future__ import annotations
 
 import os
-import pty
 import re
 import shutil
 import subprocess
 
 import pytest
+from conftest import run_with_terminal
 
 from learn_cli.cli import app, run
 from learn_cli.help import build
@@ -49,23 +49,9 @@ def test_every_help_is_plain_text_with_readable_placeholders(capsys):
 
 def on_a_terminal(learn, *args, env=None) -> str:
     """`learn ARGS` with stdout on a pseudo-terminal; what it printed."""
-    master, slave = pty.openpty()
-    try:
-        subprocess.run([learn.exe, *args], stdout=slave, stderr=slave, env=dict(learn.env, **(env or {})),
-                       timeout=30, check=True)
-    finally:
-        os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    return b"".join(chunks).decode("utf-8", "replace")
+    shown, _err, code = run_with_terminal([learn.exe, *args], dict(learn.env, **(env or {})))
+    assert code == 0
+    return shown
 
 
 def test_boxes_only_on_a_colour_terminal(learn):
