@@ -8,7 +8,7 @@ from learn_cli.commands._common import EXIT_USAGE, State, current_project, fail,
 
 USAGE = ("usage: learn                      ask what you learned (needs a terminal)\n"
          "       learn add TEXT [--fix ...]  store a learning without questions\n"
-         "       learn --auto [--global]     toggle automatic capture\n"
+         "       learn --auto [--global]     toggle automatic capture (learn auto: show, set)\n"
          "       learn --help                every command")
 
 AUTO_STATES = {

@@ -76,7 +76,7 @@ def _container(text: str, start: int, close: str, member: bool) -> tuple[Node, i
         items.append(node)
         pos = _skip(text, pos)
     if member:
-        value = {k: n.value for (k, _s), n in zip(keys, items)}
+        value = {k: n.value for (k, _s), n in zip(keys, items, strict=True)}
     else:
         value = [n.value for n in items]
     return Node(start, pos + 1, value, items, keys), pos + 1
@@ -127,7 +127,7 @@ def _diff(text: str, node: Node, new, edits: list, style: _Style) -> None:
 
 
 def _diff_object(text: str, node: Node, new: dict, edits: list, style: _Style) -> None:
-    spans = [(key_start, child.end) for (_k, key_start), child in zip(node.keys, node.items)]
+    spans = [(key_start, child.end) for (_k, key_start), child in zip(node.keys, node.items, strict=True)]
     kept = [i for i, (key, _s) in enumerate(node.keys) if key in new]
     for i in kept:
         _diff(text, node.items[i], new[node.keys[i][0]], edits, style)
@@ -146,7 +146,7 @@ def _diff_array(text: str, node: Node, new: list, edits: list, style: _Style) ->
         if tag == "equal":
             continue
         if tag == "replace" and i2 - i1 == j2 - j1:  # changed in place: edit inside each
-            for i, j in zip(range(i1, i2), range(j1, j2)):
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
                 _diff(text, node.items[i], new[j], edits, style)
             continue
         _replace_run(text, node, spans, i1, i2, new[j1:j2], edits, style)
