@@ -59,7 +59,8 @@ def carries_its_docs(learn: Path, env: dict) -> None:
 def test_from_a_clone_make_install_then_uninstall_leaves_nothing(tmp_path):
     prefix = tmp_path / "prefix"
     env = journey_env(tmp_path, prefix / "bin")
-    out = run(["make", "-s", "-C", ROOT, "install", f"PREFIX={prefix}"], env).stdout
+    # -o: the virtualenv is the one the tests run from (make test just built it); never rebuild it here
+    out = run(["make", "-s", "-C", ROOT, "-o", ".venv/.installed", "install", f"PREFIX={prefix}"], env).stdout
     assert out.startswith("make install writes: ")  # where it writes, said before it writes
     learn = prefix / "bin" / "learn"
     assert learn.is_symlink()
@@ -110,7 +111,7 @@ def test_as_a_tool_uv_tool_install_from_the_repository(tmp_path):
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
 def test_make_says_where_it_writes_without_writing(tmp_path):
-    out = run(["make", "-s", "-n", "-C", ROOT, "install", f"PREFIX={tmp_path / 'p'}"],
+    out = run(["make", "-s", "-n", "-C", ROOT, "-o", ".venv/.installed", "install", f"PREFIX={tmp_path / 'p'}"],
               journey_env(tmp_path, tmp_path)).stdout
     assert f"{tmp_path / 'p'}/bin/learn" in out and not (tmp_path / "p").exists()
 
