@@ -5,12 +5,12 @@ VENV   ?= .venv
 PREFIX ?= $(HOME)/.local
 BIN     = $(VENV)/bin
 
-.PHONY: install demo test test-fast lint man bench bench-smoke clean
+.PHONY: install announce uninstall demo test test-fast lint man readme bench bench-smoke clean
 
 # A regular (not editable) install, as a user's: an editable install puts an import hook in
 # every start of the venv's interpreter, 8 ms of the ~17 ms every hook call pays to start.
 # Reinstalled whenever a source file changes (`make test` does it; the tests check it).
-SOURCES := pyproject.toml $(shell find learn_cli -name '*.py' 2>/dev/null)
+SOURCES := pyproject.toml $(shell find learn_cli -name "*.py" 2>/dev/null) $(wildcard docs/*.md) man/learn.1
 
 $(VENV)/.installed: $(SOURCES)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,11 +19,42 @@ $(VENV)/.installed: $(SOURCES)
 	@rm -rf build
 	@touch $@
 
-install: $(VENV)/.installed
-	@mkdir -p $(PREFIX)/bin $(PREFIX)/share/man/man1
-	@ln -sf $(abspath $(BIN)/learn) $(PREFIX)/bin/learn
-	@install -m 0644 man/learn.1 $(PREFIX)/share/man/man1/learn.1
-	@echo "learn installed: $(PREFIX)/bin/learn -> $(abspath $(BIN)/learn); man page in $(PREFIX)/share/man/man1"
+# What `make install` writes outside this folder (and `make uninstall` removes again).
+LINK       = $(PREFIX)/bin/learn
+MANPAGE    = $(PREFIX)/share/man/man1/learn.1
+COMPLETION = $(PREFIX)/share/bash-completion/completions/learn \
+             $(PREFIX)/share/zsh/site-functions/_learn \
+             $(PREFIX)/share/fish/vendor_completions.d/learn.fish
+
+install: announce $(VENV)/.installed
+	@mkdir -p $(PREFIX)/bin $(PREFIX)/share/man/man1 $(dir $(COMPLETION))
+	@ln -sf $(abspath $(BIN)/learn) $(LINK)
+	@install -m 0644 man/learn.1 $(MANPAGE)
+	@$(BIN)/learn completion bash > $(PREFIX)/share/bash-completion/completions/learn
+	@$(BIN)/learn completion zsh > $(PREFIX)/share/zsh/site-functions/_learn
+	@$(BIN)/learn completion fish > $(PREFIX)/share/fish/vendor_completions.d/learn.fish
+	@echo "learn installed: $(LINK) -> $(abspath $(BIN)/learn)"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on your PATH";; esac
+
+announce:
+	@echo "make install writes: a virtualenv in $(abspath $(VENV)) (this folder), the link $(LINK),"
+	@echo "  $(MANPAGE) and shell completions under $(PREFIX)/share."
+	@echo "  Elsewhere: make install PREFIX=DIR.  Remove: make uninstall PREFIX=$(PREFIX)."
+
+# Removes what `install` wrote under PREFIX, and the user-scope hooks when they run this
+# clone's learn (a hook left pointing at a removed learn would fail on every tool call).
+# Your learnings stay: see "Remove everything" in docs/install.md.
+uninstall:
+	@for learn in $(LINK) $(abspath $(BIN)/learn); do \
+	    if [ -x "$$learn" ] && "$$learn" hooks status --scope user --json 2>/dev/null \
+	        | grep -q '"current": true'; then "$$learn" hooks uninstall --scope user; break; fi; done
+	@if [ -L $(LINK) ] && [ "$$(readlink $(LINK))" = "$(abspath $(BIN)/learn)" ]; then rm -f $(LINK); fi
+	@rm -f $(MANPAGE) $(COMPLETION)
+	@for d in $(PREFIX)/bin $(PREFIX)/share/man/man1 $(PREFIX)/share/man $(dir $(COMPLETION)) \
+	    $(PREFIX)/share/bash-completion $(PREFIX)/share/zsh $(PREFIX)/share/fish $(PREFIX)/share $(PREFIX); do \
+	    rmdir "$$d" 2>/dev/null || true; done
+	@echo "learn uninstalled from $(PREFIX). The virtualenv stays in $(abspath $(VENV)) (make clean removes it);"
+	@echo "  your learnings stay in $${SELF_LEARNING_HOME:-$$HOME/.openclaw/self-learning}."
 
 demo: install
 	@bash tools/demo.sh $(abspath $(BIN)/learn)

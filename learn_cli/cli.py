@@ -32,6 +32,9 @@ COMMANDS = [
     ("hooks", "hooks", "Install, remove or show the agent hooks."),
     ("ingest", "ingest", "Learn from past Claude Code transcripts."),
     ("flush", "flush", "Write this project's rules into CLAUDE.md / AGENTS.md / GEMINI.md."),
+    ("auto", "auto", "Automatic capture here: on, off, or the default; without a value, which applies."),
+    ("completion", "completion", "Print the shell completion script (bash, zsh, fish)."),
+    ("help", "help_", "The full page of a command, or the man page."),
 ]
 
 app = typer.Typer(
@@ -98,7 +101,12 @@ def run(argv: list[str]) -> int:
     # (triggered each time the heap grows by a quarter) took over half of `learn promote`.
     # Nothing here builds reference cycles that matter; reference counting frees the rest.
     gc.disable()
-    return run_guarded(lambda: app(args=argv, prog_name="learn", standalone_mode=False))
+    from learn_cli import help as cli_help
+
+    cli_help.prepare(app)
+    if cli_help.completing():
+        cli_help.enable_completion()
+    return run_guarded(lambda: cli_help.build(app)(args=argv, prog_name=cli_help.PROG, standalone_mode=False))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -110,3 +110,29 @@ def shared_path(*parts) -> Path:
     if not path.exists():
         pytest.skip(f"{path} not present")
     return path
+
+
+def run_with_terminal(argv: list, env: dict, cwd=None, stream: str = "stdout") -> tuple[str, str, int]:
+    """Run `argv` with its stdout (or stderr) on a pseudo-terminal, the other stream piped:
+    (what reached the terminal, what was piped, the exit code)."""
+    import pty
+
+    master, slave = pty.openpty()
+    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, stream: slave}
+    try:
+        proc = subprocess.run([str(a) for a in argv], text=True, cwd=cwd, env=env, timeout=60, check=False,
+                              **streams)
+    finally:
+        os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the terminal's other end closed, all read
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    piped = proc.stderr if stream == "stdout" else proc.stdout
+    return b"".join(chunks).decode("utf-8", "replace"), piped, proc.returncode

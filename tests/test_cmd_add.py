@@ -238,6 +238,10 @@ def test_auto_toggles_this_project(learn):
     proc = learn("--auto", check=0)
     assert proc.stdout.splitlines()[0] == "Auto-learning mode (project web-api): OFF -> ON"
     assert "To turn it off: run `learn --auto` again" in proc.stdout
+    assert json.loads(overrides.read_text()) == {}  # back on the default: nothing pinned
+    assert learn.json("auto")["project_setting"] == "default"
+    proc = learn("--auto", "--global", check=0)
+    assert "own setting" not in proc.stdout  # two flips did not pin the project (issue 15, item 8)
 
 
 def test_auto_global_flips_the_default_and_projects_follow_it(learn):
@@ -248,7 +252,22 @@ def test_auto_global_flips_the_default_and_projects_follow_it(learn):
     # the project follows the default (no override): its effective state is OFF now
     assert learn("--auto", check=0).stdout.splitlines()[0] == "Auto-learning mode (project web-api): OFF -> ON"
     proc = learn("--auto", "--global", check=0)
-    assert "This project (web-api) overrides the default: auto-learning stays ON here." in proc.stdout
+    assert "This project (web-api) has its own setting: auto-learning stays ON here" in proc.stdout
+
+
+def test_auto_is_three_states_and_says_which_applies(learn):
+    learn("add", "x", check=0)
+    doc = learn.json("auto")
+    assert (doc["project_setting"], doc["default"], doc["effective"]) == ("default", True, True)
+    assert learn("auto", "off", check=0).stdout.startswith("Auto-learning in web-api: OFF, set for this project")
+    learn("auto", "off", "--global", check=0)
+    learn("auto", "on", "--global", check=0)
+    assert learn.json("auto")["effective"] is False  # pinned OFF: the default's changes pass it by
+    learn("auto", "default", check=0)
+    doc = learn.json("auto")
+    assert (doc["project_setting"], doc["effective"]) == ("default", True)
+    assert learn("auto", "maybe", check=2).stderr == "learn: error: learn auto takes on, off or default (got 'maybe')\n"
+    assert learn("auto", "default", "--global", check=2).stderr.startswith("learn: error: `default` is for a project")
 
 
 def test_auto_usage_errors(learn):

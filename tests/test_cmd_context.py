@@ -27,6 +27,8 @@ def seed(learn, records_here=(), records_global=()):
 
 
 def test_nothing_to_load_is_said_on_stderr(learn):
+    Store(learn.home, warn_stderr=False).close()
+    (learn.cwd / ".git").mkdir()
     proc = learn("context", check=0)
     assert proc.stdout == ""
     assert proc.stderr.splitlines()[-1] == "learn: Nothing to load for web-api yet (no active or global learnings)."
@@ -81,6 +83,7 @@ def test_stack_signals_from_marker_files(tmp_path):
 
 def test_stack_shows_in_json(learn):
     (learn.cwd / "go.mod").write_text("module x\n")
+    learn("add", "go vet before commit", check=0)
     assert learn.json("context")["stack"] == ["go"]
 
 

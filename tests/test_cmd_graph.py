@@ -104,6 +104,7 @@ def test_mermaid_is_valid_and_escapes_labels(learn, seeded):
 
 
 def test_empty_store(learn):
+    Store(learn.home, warn_stderr=False).close()
     out = learn("graph", check=0).stdout
     assert "  (no learnings yet)" in out and "Total: 0 active | 0 archived | 0 global" in out
     for fmt in ("dot", "mermaid", "json"):

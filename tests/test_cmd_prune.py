@@ -202,3 +202,10 @@ def test_prune_on_a_read_only_home_is_one_line(learn, seeded):
     finally:
         os.chmod(folder, 0o700)
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_a_dry_run_does_not_predict_the_digest_it_cannot_know(learn, seeded):
+    out = learn("prune", "--dry-run", check=0).stdout
+    step = out.split("[4/4] Compressing context...")[1].split("Storage:")[0]
+    assert "Now: " in step and "measured again by a real prune" in step
+    assert "After:" not in step and "Saved:" not in step

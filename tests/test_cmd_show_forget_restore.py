@@ -59,6 +59,7 @@ def test_show_json(learn):
 
 
 def test_show_unknown_and_ambiguous_ids(learn):
+    Store(learn.home, warn_stderr=False).close()
     proc = learn("show", "learn-nope", check=1)
     assert error_line(proc) == "learn: error: no learning with id 'learn-nope' (find ids with `learn recall TOPIC`)"
     add(learn, "first thing learned")

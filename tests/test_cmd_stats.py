@@ -46,6 +46,8 @@ def seed(learn) -> dict:
 
 
 def test_empty_store_is_a_box_of_zeros(learn):
+    Store(learn.home, warn_stderr=False).close()  # an empty store: `stats` itself creates none
+    (learn.cwd / ".git").mkdir()
     proc = learn("stats", check=0)
     out = proc.stdout
     assert out.startswith("Self-Learning Agent Stats\nTotal learnings: 0 (0 global)\nCategories:\n")

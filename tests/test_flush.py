@@ -67,3 +67,10 @@ def test_flush_drops_contradictions_and_neutralises_markers(learn):
     assert text.count(END) == 1 and text.rstrip().endswith(END)
     assert "closing" in text
     assert "use npm" not in text and "use pnpm" not in text
+
+
+def test_flush_into_a_missing_folder_names_the_folder_not_a_temp_file(learn):
+    learn("add", "run make before tests", check=0)
+    target = learn.tmp / "nonexistent" / "dir" / "X.md"
+    proc = learn("flush", "--target", target, check=1)
+    assert proc.stderr == f"learn: error: cannot write {target}: folder {target.parent} does not exist\n"

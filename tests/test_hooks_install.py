@@ -42,7 +42,8 @@ def ours(doc: dict) -> dict[str, list]:
 
 
 def backups(path: Path) -> list[Path]:
-    return sorted(path.parent.glob(path.name + ".bak-*"))
+    """learn's backups of a settings file (and any timestamped ones older versions left)."""
+    return sorted([*path.parent.glob(path.name + ".learn-backup"), *path.parent.glob(path.name + ".bak-*")])
 
 
 def test_install_into_a_fresh_home_then_idempotent(learn):
@@ -82,7 +83,7 @@ def test_round_trip_keeps_the_users_settings_byte_for_byte(learn):
     assert backup.read_text(encoding="utf-8") == original
     learn("hooks", "uninstall", check=0)
     assert path.read_text(encoding="utf-8") == original
-    assert len(backups(path)) == 2
+    assert backups(path) == []  # the file is what the backup held: nothing left to restore
 
 
 def test_stale_entries_of_an_older_install_are_replaced(learn):
@@ -135,7 +136,7 @@ def test_project_and_local_scopes(learn, scope, name):
     by_scope = {row["scope"]: row for row in status["scopes"]}
     assert by_scope[scope]["events"] and not by_scope["user"]["events"]
     learn("hooks", "uninstall", "--scope", scope, cwd=cwd, check=0)
-    assert json.loads(path.read_text()) == {}
+    assert not path.exists() and not path.parent.exists()  # learn created both: both go
 
 
 def test_usage_errors(learn):
@@ -151,7 +152,8 @@ def test_json_output(learn):
     assert doc["action"] == "install" and doc["changed"] is True and set(doc["events"]) == EVENTS
     assert doc["command"] == learn.exe and doc["backup"] is None
     doc = learn.json("hooks", "uninstall")
-    assert doc["changed"] is True and doc["backup"]
+    assert doc["changed"] is True and doc["backup"] is None
+    assert not user_settings(learn).exists()
 
 
 def test_registered_commands_really_run(learn):
@@ -200,3 +202,69 @@ def test_shim_runs_learn_and_is_silent_without_it(learn, tmp_path):
     proc = subprocess.run([shim, "capture"], input=payload, capture_output=True, text=True, env=bare, timeout=60)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     assert os.access(shim, os.X_OK)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand-written settings, links, and files meant to be committed
+
+HAND_WRITTEN = (
+    '{\r\n'
+    '   "model" : "opus",\r\n'
+    '   "env": {"GREETING": "h\\u00e9llo", "PATH_EXTRA": "/opt/bin"},\r\n'
+    '   "permissions": { "allow": ["Bash(npm run lint)",   "Read(~/.zshrc)"] },\r\n'
+    '   "hooks": {\r\n'
+    '      "PostToolUse": [ {"matcher": "Edit|Write", "hooks": [ {"type": "command", "command": "npx prettier --write"} ]} ]\r\n'
+    '   }\r\n'
+    '}\r\n'
+)
+
+
+def test_hand_written_formatting_is_kept_and_one_backup_at_most(learn):
+    path = user_settings(learn)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(HAND_WRITTEN.encode())
+    for _round in range(3):
+        learn("hooks", "install", check=0)
+        text = path.read_bytes().decode()
+        assert set(ours(json.loads(text))) == EVENTS
+        for line in HAND_WRITTEN.split("\r\n")[:4]:  # untouched lines stay byte for byte
+            assert line + "\r\n" in text
+        assert '"npx prettier --write"} ]}, {' in text  # ours follows the user's, in their style
+        assert "\n" not in text.replace("\r\n", "")  # the file's line endings
+        assert [b.name for b in backups(path)] == ["settings.json.learn-backup"]
+        learn("hooks", "uninstall", check=0)
+        assert path.read_bytes() == HAND_WRITTEN.encode() and backups(path) == []
+
+
+def test_a_symlinked_settings_file_stays_a_link(learn):
+    dotfiles = learn.tmp / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "claude-settings.json"
+    target.write_text('{\n  "model": "opus"\n}\n')
+    path = user_settings(learn)
+    path.parent.mkdir(parents=True)
+    path.symlink_to(target)
+    learn("hooks", "install", check=0)
+    assert path.is_symlink() and os.readlink(path) == str(target)
+    assert set(ours(json.loads(target.read_text()))) == EVENTS
+    assert list(dotfiles.iterdir()) == [target]  # no temp file or backup left in the dotfiles
+    learn("hooks", "uninstall", check=0)
+    assert path.is_symlink() and target.read_text() == '{\n  "model": "opus"\n}\n'
+    assert backups(path) == []
+
+
+def test_project_scope_names_no_path_of_this_machine(learn):
+    repo = learn.project("api", remote="git@github.com:acme/api.git")
+    doc = learn.json("hooks", "install", "--scope", "project", cwd=repo)
+    assert doc["command"] == "learn"
+    text = (repo / ".claude" / "settings.json").read_text()
+    assert str(learn.tmp) not in text and os.path.dirname(learn.exe) not in text
+    commands = {h["command"] for entries in ours(json.loads(text)).values() for _m, h in entries}
+    assert commands == {"learn capture", "learn context --hook"}
+    on_path = dict(learn.env, PATH=f"{os.path.dirname(learn.exe)}:/usr/bin:/bin")
+    [row] = learn.json("hooks", "status", "--scope", "project", cwd=repo, env=on_path)["scopes"]
+    assert row["current"] and row["runnable"]
+    [row] = learn.json("hooks", "status", "--scope", "project", cwd=repo, env={"PATH": "/usr/bin:/bin"})["scopes"]
+    assert not row["runnable"]
+    local = learn.json("hooks", "install", "--scope", "local", cwd=repo)
+    assert local["command"] == learn.exe  # this machine's file: the absolute path

@@ -1,107 +1,62 @@
-"""Assemble README.md from docs/ (the per-command pages, capture, agents, design notes).
+"""Assemble README.md: docs/readme-head.md (what it is, the two commands, connecting Claude
+Code, a day with it), then a table of contents of docs/: one row per command of the CLI
+(learn_cli/cli.py's COMMANDS, read without importing typer) and the other pages.
 
-Run: python tools/build_readme.py   (make readme)
+Run: python3 tools/build_readme.py   (make readme); with --check: exit 1 when README.md is not
+what the generator writes.
 """
-import re, pathlib
-docs = pathlib.Path("docs")
-order = ["learn","add","recall","stats","promote","resolve","export","import","prune","graph","show","forget","restore","context","doctor","capture","hooks","ingest","flush"]
-def section(text, title):
-    m = re.search(rf"^## {title}[^\n]*\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    return m.group(1) if m else ""
-def first_block(text, maxlines=24):
-    m = re.search(r"```[a-z]*\n(.*?)```", text, re.S)
-    if not m: return None
-    lines = m.group(1).rstrip("\n").splitlines()
-    if len(lines) > maxlines: lines = lines[:maxlines] + ["…"]
-    return "\n".join(lines)
-out = []
-for name in order:
-    p = docs / f"cmd-{name}.md"
-    if not p.exists():
-        print("missing", name); continue
-    t = p.read_text()
-    title = "learn" if name == "learn" else f"learn {name}"
-    syn = first_block(section(t, "Synopsis"), 12)
-    ex = first_block(section(t, "Example") or section(t, "Examples") or section(t, "`learn` \\(interactive\\)"), 26)
-    out.append(f"### `{title}`\n")
-    if syn: out.append(f"```\n{syn}\n```\n")
-    if ex: out.append(f"Example:\n\n```console\n{ex}\n```\n")
-    js = section(t, "JSON") or section(t, "Output \\(JSON\\)") or section(t, "JSON report")
-    extra = " (including its `--json` schema)" if js else ""
-    out.append(f"Every option, exit codes and edge cases{extra}: [docs/cmd-{name}.md](docs/cmd-{name}.md).\n")
 
-root = pathlib.Path(".")
-commands = "\n".join(out)
-capture = (root / "docs/capture.md").read_text().replace("## Automatic capture with Claude Code", "## Connect Claude Code")
-capture = re.sub(r"^### ", "### ", capture, flags=re.M)
-agents = (root / "docs/agents.md").read_text() if (root / "docs/agents.md").exists() else ""
-agents = re.sub(r"^# ", "## ", agents, flags=re.M)
-design = (root / "docs/design-notes.md").read_text()
-head = (root / "docs/readme-head.md").read_text()
-layout = """## Data layout
+from __future__ import annotations
 
-Everything lives under `$SELF_LEARNING_HOME` (default `~/.openclaw/self-learning`; `--home`
-overrides both). Nothing is written into your repositories except by `learn flush` and
-`learn hooks install --scope project|local`.
+import ast
+import pathlib
+import sys
 
-```
-<home>/
-├── config.json                 global settings (auto-capture default, budget, thresholds, …)
-├── global/
-│   ├── errors.jsonl            global error learnings          (JSONL logs: a later line with
-│   ├── patterns.jsonl          global patterns and workflows    the same id supersedes an
-│   ├── preferences.json        global preferences               earlier one)
-│   ├── archive.jsonl           archived global learnings
-│   ├── index.json              small summary of the index
-│   └── index.db                derived SQLite index (FTS5); rebuilt from the files when needed
-├── projects/<project-id>/      id = hash of the origin URL (two clones are one project), else of the path
-│   ├── project.json            {id, name, root, remote, created}
-│   ├── learnings.jsonl         this project's learnings (all types)
-│   ├── overrides.json          settings that override config.json (auto on/off, …)
-│   └── archive.jsonl           archived learnings
-├── sessions/<session-id>.jsonl the last events of one agent session (redacted, bounded)
-├── analytics/stats.json        counters (captures, pairs, suggestions, helped, …)
-└── learn.log                   one-line warnings (bounded)
-```
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+GUIDES = [
+    ("docs/install.md", "Install (clone, pipx, uv), connect, cron, remove everything"),
+    ("docs/capture.md", "How automatic capture works with Claude Code"),
+    ("docs/agents.md", "Codex CLI, Gemini CLI, Cursor, OpenClaw, knowledge files"),
+    ("docs/storage.md", "Store layout, settings, exit codes, output conventions"),
+    ("docs/ARCHITECTURE.md", "Modules and their contracts"),
+    ("docs/design-notes.md", "Design notes: why it works the way it does"),
+    ("BENCHMARKS.md", "Speed at 1,000 / 10,000 / 100,000 learnings"),
+    ("RELIABILITY.md", "The tests that try to break it, and their results"),
+]
 
-Files are `0600`, folders `0700`. A record is one JSON object per line: `id`
-(`learn-<UTC yyyymmddTHHMMSSZ>-<6 hex>`), `type`, `category`, `context`, `error`, `fix`,
-`project`, `projects`, `frequency`, `impact`, `created`, `last_used`, `status`
-(`pending`·`active`·`global`·`archived`·`conflicted`), `source`, `key`, and for captured ones
-`tool`, `command`, `fix_command`, `exit_code`, `env`, `evidence`, plus `low_since`, `helped`,
-`not_helped`, `updated`, `schema`. Unknown fields are kept on every rewrite.
 
-Settings (`config.json`): `auto_capture` (true), `budget` (2000 tokens), `min_evidence` (2),
-`promote_min_projects` (2), `archive_days` (30), `hard_delete_days` (90),
-`session_max_events` (50), `session_max_age_days` (14), `lookback` (5),
-`search_timeout_s` (5).
+def commands() -> list[tuple[str, str]]:
+    """(name, help line) of every command, from the COMMANDS table of learn_cli/cli.py."""
+    tree = ast.parse((ROOT / "learn_cli" / "cli.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMMANDS":
+            return [(name, help_line) for name, _module, help_line in ast.literal_eval(node.value)]
+    raise SystemExit("learn_cli/cli.py has no COMMANDS table")
 
-## Exit codes and output conventions
 
-| code | meaning |
-|---|---|
-| 0 | success — and always for hook calls (`learn capture`, `learn context --hook`) |
-| 1 | user error: one line on stderr (`learn: error: …`), never a traceback |
-| 2 | usage error (unknown option, bad value, `learn` without a terminal) |
-| 130 | interrupted |
+def contents() -> str:
+    rows = ["## Documentation", "", "| page | what it covers |", "|---|---|"]
+    rows += [f"| [{path}]({path}) | {what} |" for path, what in GUIDES]
+    rows += ["", "Every command has a page (also `learn help COMMAND`; every option in `learn help --man`):", "",
+             "| command | what it does |", "|---|---|",
+             "| [`learn`](docs/cmd-learn.md) | Ask what you learned (on a terminal); `learn --auto` flips automatic capture. |"]
+    for name, help_line in commands():
+        page = ROOT / "docs" / f"cmd-{name}.md"
+        if not page.exists():
+            raise SystemExit(f"docs/cmd-{name}.md is missing")
+        rows.append(f"| [`learn {name}`](docs/cmd-{name}.md) | {help_line} |")
+    return "\n".join(rows) + "\n"
 
-Read commands take `--json` (stable keys, documented per command in `docs/cmd-*.md`). Colour,
-emoji and boxes appear only on a terminal; piped output is plain, stable text; `NO_COLOR` is
-respected. Long work (import, promote, prune, ingest over many projects) shows a progress bar
-on a terminal. `man ./man/learn.1` (installed by `make install`) documents every command and
-option; `make man` regenerates it from the CLI.
-"""
-perf = """## Speed and reliability
 
-`make bench` generates homes of 1,000 / 10,000 / 100,000 learnings and times every operation
-against the bare interpreter and ripgrep in the same run: [BENCHMARKS.md](BENCHMARKS.md).
+def main() -> None:
+    text = (ROOT / "docs" / "readme-head.md").read_text().rstrip() + "\n\n" + contents()
+    if "--check" in sys.argv[1:]:
+        if (ROOT / "README.md").read_text() != text:
+            raise SystemExit("README.md is stale: run `make readme`")
+        return
+    (ROOT / "README.md").write_text(text)
+    print(f"README.md: {len(text.splitlines())} lines")
 
-![latency against store size](bench/latency.svg)
 
-[RELIABILITY.md](RELIABILITY.md) lists the tests that try to break `learn` — 64 concurrent
-writers, `kill -9` at random moments, corrupt files, fuzzed payloads and imports, a full disk,
-a read-only home, 30+ secret formats — and their results.
-"""
-text = head + capture + "\n" + (agents + "\n" if agents else "") + "## Commands\n\n" + commands + "\n" + layout + "\n" + perf + "\n" + design
-(root / "README.md").write_text(text.rstrip() + "\n")
-print(len(text.splitlines()))
+if __name__ == "__main__":
+    main()

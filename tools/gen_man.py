@@ -8,10 +8,9 @@ from __future__ import annotations
 import datetime
 import sys
 
-import typer.main
-
 from learn_cli import __version__
 from learn_cli.cli import app
+from learn_cli.help import build
 
 INTRO = r"""
 .SH DESCRIPTION
@@ -98,13 +97,13 @@ def options_of(cmd) -> list[str]:
         if getattr(p, "hidden", False):
             continue
         names = ", ".join(f"\\fB{esc(o)}\\fR" for o in list(p.opts) + list(p.secondary_opts))
-        metavar = "" if getattr(p, "is_flag", False) else f" \\fI{esc(p.name.upper())}\\fR"
+        metavar = f" \\fI{esc(p.metavar)}\\fR" if p.metavar else ""  # the placeholder --help shows
         out.append(f".TP\n{names}{metavar}\n{esc(getattr(p, 'help', '') or '')}")
     return out
 
 
 def usage_of(path: str, cmd) -> str:
-    args = " ".join(f"\\fI{esc(p.name.upper())}\\fR" + ("..." if p.nargs == -1 else "")
+    args = " ".join(f"\\fI{esc(p.metavar)}\\fR" if p.required else f"[\\fI{esc(p.metavar)}\\fR]"
                     for p in cmd.params if getattr(p, "param_type_name", "") == "argument")
     return f"\\fB{esc(path)}\\fR [\\fIOPTIONS\\fR] {args}".rstrip()
 
@@ -120,7 +119,7 @@ def walk(path: str, cmd, out: list[str]) -> None:
 
 
 def main() -> None:
-    root = typer.main.get_command(app)
+    root = build(app)
     date = datetime.date.today().isoformat()
     out = [f'.TH LEARN 1 "{date}" "learn {__version__}" "User Commands"', ".SH NAME",
            "learn \\- a local, cross\\-project learning engine for coding agents", ".SH SYNOPSIS",

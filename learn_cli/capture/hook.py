@@ -466,6 +466,8 @@ def _context(argv: list[str]):
 def _session_start(event, home: str | None, budget: int | None):
     from learn_cli.engine.digest import session_digest
 
+    if not _has_history(event, home):
+        return None
     store, project = _open(event, home)
     try:
         result = session_digest(store, project, budget)
@@ -477,6 +479,19 @@ def _session_start(event, home: str | None, budget: int | None):
         return _hook_json(event, "SessionStart", _fit(result.text, CONTEXT_MAX_CHARS))
     finally:
         store.close()
+
+
+def _has_history(event, home: str | None) -> bool:
+    """The session start only reads: no store yet, or a folder outside git the store never
+    saw, is an empty answer, and creates nothing (captures create the store and projects)."""
+    from learn_cli.store.paths import Layout, resolve_home
+    from learn_cli.store.project import identify, in_repository
+
+    layout = Layout(resolve_home(home))
+    if not layout.config.is_file():
+        return False
+    project = identify(_project_dir(event))
+    return in_repository(project) or layout.project_json(project.id).exists()
 
 
 def _fit(text: str, limit: int) -> str:

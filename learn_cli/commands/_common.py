@@ -45,11 +45,14 @@ def state(ctx: typer.Context) -> State:
     return obj if isinstance(obj, State) else State()
 
 
-def open_store(st: State):
-    """The store, created on first use (announced once on stderr)."""
+def open_store(st: State, create: bool = True):
+    """The store, created on first use (announced once on stderr). Commands that only read
+    pass `create=False`: no store there is one line and exit 1, never a new empty store."""
     if st._store is None:
         from learn_cli.store.repo import Store
 
+        if not create:
+            require_store(st)
         store = Store(st.home)
         if store.first_run:
             sys.stderr.write(f"learn: created a new store at {store.home}\n")
@@ -69,6 +72,31 @@ def current_project(st: State, register: bool = True):
     if register:
         open_store(st).register_project(st._project)
     return st._project
+
+
+def require_store(st: State) -> None:
+    from learn_cli.store.paths import Layout, resolve_home
+
+    layout = Layout(resolve_home(st.home))
+    if layout.config.is_file() or layout.projects_dir.is_dir():
+        return
+    if st.home or os.environ.get("SELF_LEARNING_HOME"):
+        where = "--home" if st.home else "SELF_LEARNING_HOME"
+        fail(f"no store at {layout.home} (check {where}; nothing was created)")
+    fail(f"no store yet at {layout.home}: nothing learned so far "
+         "(`learn hooks install` connects Claude Code; `learn add TEXT` stores a learning)")
+
+
+def read_project(st: State):
+    """The project a read command answers for, never registered. A folder outside any git
+    repository that the store has never seen is not a project: one line, exit 1."""
+    from learn_cli.store.project import in_repository
+
+    project = current_project(st, register=False)
+    if not in_repository(project) and not open_store(st, create=False).layout.project_json(project.id).exists():
+        fail(f"{project.root} is not a project: no git repository and nothing learned there "
+             "(run this inside a project, or pass --project DIR)")
+    return project
 
 
 def is_terminal() -> bool:
@@ -95,6 +123,7 @@ def _typer_exit(exc: Exception) -> int | None:
     if isinstance(exc, typer.Exit):
         return exc.exit_code
     if isinstance(exc, TyperException):  # usage errors (typer vendors click): usage line + message
+        _tidy_usage_error(exc)
         show = getattr(exc, "show", None)
         show() if show else _error_line(exc.format_message())
         return getattr(exc, "exit_code", EXIT_USAGE)
@@ -102,6 +131,18 @@ def _typer_exit(exc: Exception) -> int | None:
         _error_line("aborted")
         return EXIT_INTERRUPTED
     return None
+
+
+def _tidy_usage_error(exc) -> None:
+    """Say it in the user's terms: no "Value error, " from the parser's validation, and no
+    "Possible options: --version" for an option that merely shares letters with another."""
+    import difflib
+
+    if isinstance(getattr(exc, "message", None), str):
+        exc.message = exc.message.replace("Value error, ", "")
+    wrong, offered = getattr(exc, "option_name", None), getattr(exc, "possibilities", None)
+    if wrong and offered:
+        exc.possibilities = [p for p in offered if difflib.SequenceMatcher(None, wrong, p).ratio() >= 0.75]
 
 
 def guarded(call, other_exit=lambda exc: None) -> int:

@@ -184,7 +184,7 @@ def command(
     error: str = typer.Option(None, "--error", help="The error text (default: TEXT when it reads like one).", show_default=False),
     tag: list[str] = typer.Option(None, "--tag", help="A keyword; repeat for more.", show_default=False),
     global_: bool = typer.Option(False, "--global", help="Store it as a global learning (all projects)."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable result (see docs/cmd-add.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable result (see `learn help add`)."),
 ) -> None:
     rec = build_record(text, fix=fix, type_=type_, category=category, impact=impact, context=context,
                        error=error, tags=tag)

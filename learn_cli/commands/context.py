@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from learn_cli.commands._common import EXIT_USAGE, current_project, fail, json_out, open_store, state
+from learn_cli.commands._common import EXIT_USAGE, fail, json_out, open_store, read_project, state
 
 MAX_BUDGET = 100_000
 
@@ -17,7 +17,7 @@ def command(
     ctx: typer.Context,
     budget: int = typer.Option(None, "--budget", help="Token budget (default: config `budget`, 2000).", show_default=False),
     hook: bool = typer.Option(False, "--hook", help="Wrap the digest in the agent's SessionStart hook JSON."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable digest (see docs/cmd-context.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable digest (see `learn help context`)."),
 ) -> None:
     import orjson
 
@@ -32,8 +32,8 @@ def command(
     if budget is not None and not 1 <= budget <= MAX_BUDGET:
         fail(f"--budget must be between 1 and {MAX_BUDGET:,} tokens (got {budget})", EXIT_USAGE)
     st = state(ctx)
-    store = open_store(st)
-    project = current_project(st)
+    store = open_store(st, create=False)
+    project = read_project(st)
     result = session_digest(store, project, budget, loads=orjson.loads)
     used_budget = budget if budget is not None else _budget(store, project.id)
     if as_json:

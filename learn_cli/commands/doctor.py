@@ -53,7 +53,7 @@ class Check:
 
 def command(
     ctx: typer.Context,
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see docs/cmd-doctor.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see `learn help doctor`)."),
 ) -> None:
     from learn_cli.render.doctor import report
 

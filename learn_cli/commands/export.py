@@ -32,7 +32,8 @@ def default_name() -> str:
 def command(
     ctx: typer.Context,
     output: str = typer.Option(None, "--output", "-o", metavar="FILE|-", help="Where to write (default: self-learning-export-YYYYMMDD.json here; - for stdout).", show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Report as JSON (see docs/cmd-export.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Report as JSON (see `learn help export`)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing unless there is an error."),
 ) -> None:
     import orjson
 
@@ -41,7 +42,7 @@ def command(
 
     if output == "-" and as_json:
         fail("--json reports on a file: it cannot go with -o - (the export itself is JSON)", EXIT_USAGE)
-    store = open_store(state(ctx))
+    store = open_store(state(ctx), create=False)
     if output == "-":
         try:
             write_export(store, sys.stdout.buffer, orjson.loads)
@@ -54,8 +55,15 @@ def command(
         path = path / default_name()
     if not path.parent.is_dir():
         fail(f"cannot write {path}: folder {path.parent} does not exist")
+    from learn_cli.render.progress import working
+    from learn_cli.render.prune import size
+
     with atomic_output(path) as out:
-        result = write_export(store, out, orjson.loads)
+        counted = CountingWriter(out)
+        with working(f"Exporting to {path.name}", not (quiet or as_json), lambda: f"{size(counted.nbytes)} "):
+            result = write_export(store, counted, orjson.loads)
+    if quiet:
+        return
     if as_json:
         json_out({"file": str(path.resolve()), "bytes": result.nbytes, "global": result.global_count,
                   "archived": result.archived_count, "projects": result.project_counts, "total": result.total,
@@ -63,6 +71,17 @@ def command(
         return
     labels = {pid: info["label"] for pid, info in store.projects().items()}
     export_report(result, str(path), result.nbytes, labels)
+
+
+class CountingWriter:
+    """`out`, counting the bytes written through it (for the progress line)."""
+
+    def __init__(self, out: BinaryIO):
+        self.out, self.nbytes = out, 0
+
+    def write(self, data: bytes) -> int:
+        self.nbytes += len(data)
+        return self.out.write(data)
 
 
 @contextmanager

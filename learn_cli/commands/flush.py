@@ -29,6 +29,8 @@ def command(
     path = choose_target(root, target)
     if path.exists() and not path.is_file():
         fail(f"--target {path}: not a file")
+    if not path.parent.is_dir():
+        fail(f"cannot write {path}: folder {path.parent} does not exist")
     old = _read(path)
     store.refresh([store.layout.learnings(project.id), *store.layout.global_files()])
     project_recs = [r for _, _, _, r in store.iter_index("pid=? AND scope='project' AND status='active'", (project.id,))]

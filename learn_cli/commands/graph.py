@@ -26,7 +26,7 @@ def command(
     from learn_cli.engine.graph import build_graph, to_dot, to_mermaid
     from learn_cli.render import graph as render
 
-    store = open_store(state(ctx))
+    store = open_store(state(ctx), create=False)
     graph = build_graph(store, loads=orjson.loads)
     if as_json or fmt is Format.json:
         json_out(graph.as_json())

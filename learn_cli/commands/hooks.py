@@ -2,10 +2,14 @@
 
 Merges `learn`'s hook entries into the agent's settings file beside whatever is there (SPEC §3):
 - idempotent: a second install changes nothing, byte for byte;
-- a backup `<file>.bak-<UTC timestamp>` is written before any change;
-- every other key and hook is kept, and the file keeps its indentation style;
-- the absolute path of the installed `learn` is registered (hooks run without the user's shell
-  set-up), and entries left by an older install at another path are replaced;
+- only our entries are written or removed (json_patch): every other byte of the file stays, so
+  install then uninstall gives back the file as it was;
+- one backup `<file>.learn-backup`: the file before learn first changed it, removed again when
+  an uninstall brings the file back to exactly that;
+- a symlinked settings file stays a link: its target is written;
+- the absolute path of the installed `learn` is registered in user and local scope (hooks run
+  without the user's shell set-up), and entries left by an older install at another path are
+  replaced; project scope, a file meant to be committed, registers plain `learn` (found on PATH);
 - uninstall removes exactly the entries whose command is ours, and the containers it emptied;
 - a settings file that is not valid JSON is refused with one line, and left untouched.
 
@@ -19,7 +23,6 @@ import json
 import os
 import re
 import sys
-import time
 from pathlib import Path
 
 import typer
@@ -27,6 +30,7 @@ import typer
 from learn_cli.commands._common import EXIT_USAGE, current_project, fail, json_out, state
 
 SCOPES = ("user", "project", "local")
+BACKUP_SUFFIX = ".learn-backup"  # beside the settings file: its text before learn first changed it
 
 app = typer.Typer(help="Install, remove or show the agent hooks.", no_args_is_help=True,
                   context_settings={"help_option_names": ["-h", "--help"]})
@@ -214,6 +218,16 @@ def learn_command() -> str:
     return f"{shlex.quote(os.path.abspath(sys.executable))} -m learn_cli"
 
 
+def command_for(scope: str) -> str:
+    """What a hook entry runs. User and local settings stay on this machine: the absolute path
+    of this `learn`. A project's settings are committed and shared: plain `learn`, found on
+    the PATH of whoever runs the agent (docs/cmd-hooks.md weighs the two)."""
+    return PORTABLE_COMMAND if scope == "project" else learn_command()
+
+
+PORTABLE_COMMAND = "learn"
+
+
 # ---------------------------------------------------------------------------------------------
 # The settings file
 
@@ -229,7 +243,7 @@ class SettingsFile:
         self.path = path
         self.exists = path.exists()
         try:
-            self.text = path.read_text(encoding="utf-8") if self.exists else ""
+            self.text = _read_exact(path) if self.exists else ""
         except (OSError, UnicodeDecodeError) as exc:
             raise SettingsError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
         try:
@@ -241,31 +255,28 @@ class SettingsFile:
             raise SettingsError(f"{path} does not hold a JSON object; nothing was changed")
         self.doc = doc
 
-    def indent(self):
-        match = re.search(r"^\{[ \t]*\r?\n([ \t]+)\S", self.text, re.M)
-        if match:
-            lead = match.group(1)
-            return "\t" if lead.startswith("\t") else len(lead)
-        return 2
-
     def render(self, doc: dict) -> str:
-        text = json.dumps(doc, indent=self.indent(), ensure_ascii=False)
-        newline = "\r\n" if "\r\n" in self.text else "\n"
-        if newline != "\n":
-            text = text.replace("\n", newline)
-        return text + (newline if self.text.endswith(("\n", "\r\n")) or not self.exists else "")
+        """The file's text holding `doc`: only what changed is rewritten (json_patch), so the
+        owner's spacing, key order and escapes stay; a new file is written with two spaces."""
+        if not self.text.strip():
+            return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        from learn_cli.commands.json_patch import patch
+
+        return patch(self.text, doc)
+
+    @property
+    def backup_path(self) -> Path:
+        return self.path.with_name(self.path.name + BACKUP_SUFFIX)
 
     def save(self, text: str) -> Path | None:
-        """Write `text` atomically; the old file goes to a timestamped backup first."""
-        import shutil
-
-        backup = None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.exists:
-            backup = self._backup_path()
-            shutil.copy2(self.path, backup)
-        mode = (self.path.stat().st_mode & 0o777) if self.exists else 0o644
-        tmp = self.path.with_name(f".{self.path.name}.learn-{os.getpid()}.tmp")
+        """Write `text` atomically, through a symbolic link (a linked settings file stays a link
+        and its target is written). One backup: the file as it was before learn first changed
+        it, kept until learn's entries are gone and the file is that again."""
+        target = Path(os.path.realpath(self.path))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        backup = self._keep_backup(text)
+        mode = (target.stat().st_mode & 0o777) if self.exists else 0o644
+        tmp = target.with_name(f".{target.name}.learn-{os.getpid()}.tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
@@ -273,7 +284,7 @@ class SettingsFile:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.chmod(tmp, mode)
-            os.replace(tmp, self.path)
+            os.replace(tmp, target)
         except BaseException:
             try:
                 os.unlink(tmp)
@@ -282,14 +293,39 @@ class SettingsFile:
             raise
         return backup
 
-    def _backup_path(self) -> Path:
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        candidate = self.path.with_name(f"{self.path.name}.bak-{stamp}")
-        n = 1
-        while candidate.exists():
-            candidate = self.path.with_name(f"{self.path.name}.bak-{stamp}-{n}")
-            n += 1
-        return candidate
+    def created_by_learn(self, doc: dict) -> bool:
+        """Left empty by an uninstall, never backed up (so learn created it), a plain file."""
+        return doc == {} and not self.backup_path.exists() and not self.path.is_symlink()
+
+    def remove(self) -> None:
+        """Delete a settings file learn created, and its folder when that is then empty."""
+        self.path.unlink()
+        try:
+            self.path.parent.rmdir()
+        except OSError:
+            pass  # not empty: the agent's other files live there
+
+    def _keep_backup(self, text: str) -> Path | None:
+        """The one backup: made before the first change; dropped once `text` is what it holds."""
+        backup = self.backup_path
+        try:
+            held = _read_exact(backup)
+        except FileNotFoundError:
+            held = None
+        if held is not None and held == text:
+            backup.unlink()
+            return None
+        if held is None and self.exists:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(self.text)
+        return backup if backup.exists() else None
+
+
+def _read_exact(path: Path) -> str:
+    """A file's text as it is on disk: line endings untranslated."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return fh.read()
 
 
 def hooks_table(doc: dict, path: Path) -> dict:
@@ -394,6 +430,13 @@ def _open(path: Path) -> SettingsFile:
         fail(str(exc))
 
 
+def _remove(settings: SettingsFile) -> None:
+    try:
+        settings.remove()
+    except OSError as exc:
+        fail(f"cannot remove {settings.path}: {exc.strerror or exc}")
+
+
 def _save(settings: SettingsFile, text: str) -> Path | None:
     try:
         return settings.save(text)
@@ -405,7 +448,7 @@ _SCOPE_OPT = typer.Option("user", "--scope", help="user (~/.claude/settings.json
                           "(.claude/settings.json) or local (.claude/settings.local.json).")
 _AGENT_OPT = typer.Option("claude-code", "--agent", help="The agent whose hooks to manage: claude-code, codex, "
                           "gemini, cursor or openclaw.")
-_JSON_OPT = typer.Option(False, "--json", help="Machine-readable result (see docs/cmd-hooks.md).")
+_JSON_OPT = typer.Option(False, "--json", help="Machine-readable result (see `learn help hooks`).")
 
 
 @app.command("install")
@@ -417,7 +460,7 @@ def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGEN
     if getattr(agent, "kind", "") == "skill":
         return _report(_install_skill(agent, scope, path), agent, as_json)
     settings = _open(path)
-    learn = learn_command()
+    learn = command_for(scope)
     try:
         doc, added = getattr(agent, "merge", with_entries)(settings.doc, agent.handlers(learn), path)
     except SettingsError as exc:
@@ -451,7 +494,10 @@ def uninstall(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AG
         fail(str(exc))
     text = settings.render(doc) if removed else settings.text
     changed = text != settings.text
-    backup = _save(settings, text) if changed else None
+    if changed and settings.created_by_learn(doc):
+        backup = _remove(settings)
+    else:
+        backup = _save(settings, text) if changed else None
     result = {"action": "uninstall", "agent": agent.name, "scope": scope, "path": str(path), "changed": changed,
               "events": removed, "backup": str(backup) if backup else None, "command": None}
     _report(result, agent, as_json)
@@ -464,12 +510,11 @@ def status(ctx: typer.Context, scope: str = typer.Option(None, "--scope", help="
     """Show where `learn` is registered and whether the registered command still exists."""
     agent = _agent(agent_name)
     scopes = [_scope(scope, agent)] if scope else list(getattr(agent, "scopes", SCOPES))
-    current = learn_command()
     rows = []
     for name in scopes:
         path = _settings_path(ctx, agent, name)
-        rows.append(_status_row(agent, name, path, current))
-    doc = {"agent": agent.name, "command": current, "scopes": rows}
+        rows.append(_status_row(agent, name, path, command_for(name)))
+    doc = {"agent": agent.name, "command": learn_command(), "scopes": rows}
     if as_json:
         json_out(doc)
         return
@@ -480,8 +525,7 @@ def registration_status(project_root: str | os.PathLike | None = None, agent_nam
     """Where `learn` is registered, per scope (for `learn doctor`): the rows of `hooks status --json`."""
     agent = AGENTS[agent_name]
     root = Path(project_root) if project_root else Path.cwd()
-    current = learn_command()
-    return [_status_row(agent, scope, agent.settings_path(scope, root), current)
+    return [_status_row(agent, scope, agent.settings_path(scope, root), command_for(scope))
             for scope in getattr(agent, "scopes", SCOPES)]
 
 
@@ -520,12 +564,16 @@ def _status_row(agent, scope: str, path: Path, current: str) -> dict:
 
 
 def _runnable(command: str) -> bool:
+    """The command's program exists and can run (a bare name: found on this PATH)."""
     import shlex
+    import shutil
 
     try:
         exe = shlex.split(command)[0]
     except (ValueError, IndexError):
         return False
+    if os.sep not in exe:
+        return shutil.which(exe) is not None
     return os.path.isfile(exe) and os.access(exe, os.X_OK)
 
 
@@ -537,7 +585,7 @@ def _install_skill(agent, scope: str, path: Path) -> dict:
     from learn_cli.capture.adapters.openclaw import is_our_skill, skill_text
     from learn_cli.store.jsonl import atomic_write
 
-    learn = learn_command()
+    learn = command_for(scope)
     text = skill_text(learn)
     old = _read_skill(path)
     if old is not None and not is_our_skill(old):

@@ -14,21 +14,34 @@ def command(
     ctx: typer.Context,
     file: str = typer.Argument(..., metavar="FILE", help="An export made by `learn export`.", show_default=False),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would happen; write nothing."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see docs/cmd-import.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see `learn help import`)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing unless there is an error."),
 ) -> None:
     import orjson
 
     from learn_cli.engine.exchange import ExchangeError, import_file
     from learn_cli.render.exchange import import_report
+    from learn_cli.render.progress import working
 
     store = open_store(state(ctx))
+    source = Path(file).expanduser()
     try:
-        report = import_file(store, Path(file).expanduser(), dry_run=dry_run, loads=orjson.loads)
+        with working(f"Importing {source.name}", not (quiet or as_json), lambda: _size(source)):
+            report = import_file(store, source, dry_run=dry_run, loads=orjson.loads)
     except ExchangeError as exc:
         fail(str(exc))
-    if as_json:
+    if as_json and not quiet:
         json_out(report.as_json())
-    else:
+    elif not quiet:
         import_report(report)
     if report.entries and report.skipped == report.entries:
         fail(f"nothing imported: all {report.entries} entries of {report.source} were incompatible")
+
+
+def _size(path: Path) -> str:
+    from learn_cli.render.prune import size
+
+    try:
+        return f"({size(path.stat().st_size)}) "
+    except OSError:
+        return ""

@@ -19,7 +19,7 @@ def command(
     ctx: typer.Context,
     paths: list[str] = typer.Argument(None, metavar="[PATH]...", show_default=False,
                                       help="Transcript files or folders (default: ~/.claude/projects)."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable summary (see docs/cmd-ingest.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable summary (see `learn help ingest`)."),
 ) -> None:
     """Learn from past Claude Code transcripts: failures, their fixes, user corrections."""
     import orjson

@@ -8,7 +8,7 @@ from learn_cli.commands._common import EXIT_USAGE, State, current_project, fail,
 
 USAGE = ("usage: learn                      ask what you learned (needs a terminal)\n"
          "       learn add TEXT [--fix ...]  store a learning without questions\n"
-         "       learn --auto [--global]     toggle automatic capture\n"
+         "       learn --auto [--global]     toggle automatic capture (learn auto: show, set)\n"
          "       learn --help                every command")
 
 AUTO_STATES = {
@@ -77,22 +77,25 @@ def _ask_impact(default: float) -> float:
 
 
 def toggle_auto(st: State, global_: bool) -> None:
-    """Flip automatic capture for this project (overrides.json) or the default (config.json)."""
+    """Flip automatic capture for this project or the default (config.json). A project's flip
+    that lands on the default removes its override: it follows the default again, so two
+    flips leave nothing pinned (`learn auto` shows the three states)."""
+    from learn_cli.commands.auto import set_default, set_project
+
     store = open_store(st)
-    project = current_project(st, register=not global_)
     if global_:
+        project = current_project(st, register=False)
         old = bool(store.config().get("auto_capture", True))
-        cfg = dict(store.config(), auto_capture=not old)
-        store.save_config(cfg)
-        saved, scope = store.layout.config, "the default for all projects"
-        overridden = store.overrides(project.id).get("auto_capture")
-        note = (f"This project ({project.name}) overrides the default: auto-learning stays "
-                f"{_on(overridden)} here." if isinstance(overridden, bool) else None)
-    else:
-        old = bool(store.setting("auto_capture", project.id))
-        store.save_overrides(project.id, dict(store.overrides(project.id), auto_capture=not old))
-        saved, scope, note = store.layout.overrides(project.id), f"project {project.name}", None
-    _report_toggle(old, not old, scope, saved, global_, note)
+        saved = set_default(store, not old)
+        pinned = store.overrides(project.id).get("auto_capture")
+        note = (f"This project ({project.name}) has its own setting: auto-learning stays {_on(pinned)} here "
+                "(`learn auto default` makes it follow the default)." if isinstance(pinned, bool) else None)
+        _report_toggle(old, not old, "the default for all projects", saved, True, note)
+        return
+    project = current_project(st)
+    old = bool(store.setting("auto_capture", project.id))
+    saved = set_project(store, project.id, not old, pin=False)
+    _report_toggle(old, not old, f"project {project.name}", saved, False, None)
 
 
 def _on(value: bool) -> str:

@@ -15,7 +15,7 @@ BAR_RECORDS = 5000  # show a progress bar on a terminal when the store holds mor
 def command(
     ctx: typer.Context,
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change; write nothing."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see docs/cmd-promote.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see `learn help promote`)."),
 ) -> None:
     import orjson
 

@@ -15,7 +15,7 @@ def command(
     hard: bool = typer.Option(False, "--hard", help="Also delete archived learnings unused for hard_delete_days (90)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change; write nothing."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing unless there is an error (for cron)."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see docs/cmd-prune.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see `learn help prune`)."),
 ) -> None:
     import orjson
 

@@ -16,6 +16,6 @@ def command(
     topic: list[str] = typer.Argument(..., metavar="TOPIC...", help="Words to search for (all words rank first, then any).", show_default=False),
     limit: int = typer.Option(DEFAULT_LIMIT, "--limit", "-n", help="Show at most this many results.", min=1, max=MAX_LIMIT),
     all_: bool = typer.Option(False, "--all", help="Include archived learnings."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable results (see docs/cmd-recall.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable results (see `learn help recall`)."),
 ) -> None:
     run(state(ctx), topic, limit, all_, as_json)

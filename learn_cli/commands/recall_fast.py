@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from learn_cli.commands._common import EXIT_USAGE, State, current_project, fail, guarded, json_out, open_store
+from learn_cli.commands._common import EXIT_USAGE, State, fail, guarded, json_out, open_store, read_project
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
@@ -31,8 +31,8 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
     text = " ".join(topic).strip()
     if not topic_terms(text):
         fail("the topic has no words to search for", EXIT_USAGE)
-    store = open_store(st)
-    project = current_project(st)
+    store = open_store(st, create=False)
+    project = read_project(st)
     store.refresh(loads=_orjson_loads)
     timeout = store.setting("search_timeout_s", project.id)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:

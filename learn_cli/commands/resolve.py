@@ -12,7 +12,7 @@ def command(
     rid: str = typer.Argument(..., metavar="ID", help="A conflicted learning's id (or a unique start of it).", show_default=False),
     keep: bool = typer.Option(False, "--keep", help="Keep this learning; archive the ones it conflicts with."),
     drop: bool = typer.Option(False, "--drop", help="Archive this learning; the others are no longer in conflict."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable result (see docs/cmd-resolve.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable result (see `learn help resolve`)."),
 ) -> None:
     from learn_cli.engine.promotion import ResolveError, resolve_conflict
     from learn_cli.render.promote import resolution

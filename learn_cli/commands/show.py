@@ -10,12 +10,12 @@ from learn_cli.commands._common import fail, json_out, open_store, state
 def command(
     ctx: typer.Context,
     rid: str = typer.Argument(..., metavar="ID", help="The learning's id, or a unique start of it.", show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output (see docs/cmd-show.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output (see `learn help show`)."),
 ) -> None:
     from learn_cli.engine.scoring import score
     from learn_cli.render import learning as render
 
-    store = open_store(state(ctx))
+    store = open_store(state(ctx), create=False)
     path, rec, scope = find(store, rid)
     file = str(path.relative_to(store.home))
     value = score(rec)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from learn_cli.commands._common import current_project, json_out, open_store, state
+from learn_cli.commands._common import json_out, open_store, read_project, state
 
 
 def command(
     ctx: typer.Context,
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable stats (see docs/cmd-stats.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable stats (see `learn help stats`)."),
 ) -> None:
     import orjson
 
@@ -17,8 +17,8 @@ def command(
     from learn_cli.render import stats as render
 
     st = state(ctx)
-    store = open_store(st)
-    doc = gather(store, current_project(st, register=False), loads=orjson.loads)
+    store = open_store(st, create=False)
+    doc = gather(store, read_project(st), loads=orjson.loads)
     if as_json:
         json_out(doc)
     else:

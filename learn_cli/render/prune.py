@@ -44,7 +44,9 @@ def report(rep) -> None:
     write(f"{STEP}Score changes: {entries(rep.rescored)} rescored")
     write()
     write("  [4/4] Compressing context...")
-    if rep.budget:
+    if rep.budget and rep.dry_run:  # the digest of the store as it is: the prune would change it
+        write(f"{STEP}Now: {rep.tokens_after:,} tokens (measured again by a real prune, on what it leaves)")
+    elif rep.budget:
         saved = max(rep.tokens_before - rep.tokens_after, 0)
         share = f" ({saved / rep.tokens_before:.0%})" if rep.tokens_before else ""
         write(f"{STEP}Before: {rep.tokens_before:,} tokens")

@@ -30,6 +30,11 @@ def identify(path: str | os.PathLike | None = None) -> Project:
     return Project(id=pid, name=root.name or str(root), root=str(root), remote=remote)
 
 
+def in_repository(project: Project) -> bool:
+    """True when the project's root is a git repository (its root holds `.git`)."""
+    return os.path.exists(os.path.join(project.root, ".git"))
+
+
 def find_git_root(start: Path) -> tuple[Path, Path | None]:
     """Walk up to the folder holding `.git` (a folder, or a file for worktrees/submodules)."""
     here = start if start.is_dir() else start.parent
