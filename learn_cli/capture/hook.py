@@ -6,7 +6,10 @@ valid hook JSON object, and stop by themselves within a few seconds:
   line on stderr and in learn.log (each kind at most once an hour in the log);
 - sys.stdout points at stderr while the work runs, so a stray print cannot corrupt the JSON;
 - stdin is read up to MAX_PAYLOAD bytes (a bigger payload is drained and ignored);
-- SIGALRM stops the work at the event's deadline (locks and transactions unwind cleanly).
+- SIGALRM stops the work SPOOL_RESERVE before the event's deadline (locks and transactions
+  unwind cleanly), and every wait of the store (file locks, SQLite's busy timeout) ends there
+  too (store.deadline); a tool event that could not be learned by then is put in the spool
+  (capture.spool) and learned later: it is deferred, never dropped.
 
 Only the stdlib and our hot-path modules are imported here (no typer, rich, orjson).
 """
@@ -27,6 +30,9 @@ CONTEXT_MAX_CHARS = 9500  # Claude Code keeps hook output up to 10,000 character
 DEADLINES = {"session_end": 1.2, "stop": 3.0, "session_start": 8.0, "pre_tool": 4.0}
 DEFAULT_DEADLINE = 8.0
 FINALIZE_SHARE = 0.8  # of the deadline, for end-of-session work that can be resumed later
+SPOOL_RESERVE = 0.3  # seconds kept back from each deadline to put an unfinished event in the spool
+REPLAY_SHARE = 0.25  # of the deadline a hook may spend learning events earlier hooks spooled
+REPLAY_MAX_S = 1.0
 WARN_EVERY_S = 3600
 AGENTS = {"claude-code": "claude", "claude": "claude", "claude_code": "claude",
           "codex": "codex", "codex-cli": "codex", "gemini": "gemini", "gemini-cli": "gemini",
@@ -112,7 +118,8 @@ def _guarded(work, argv: list[str], deadline: float | None = None):
         _warn(None, "usage", f"learn capture: {exc}")
         return None
     except _Deadline:
-        _warn(_home_arg(argv), "deadline", "capture stopped at its time limit; the agent was not held up")
+        _warn(_home_arg(argv), "deadline", "a hook stopped at its time limit before it was done "
+              "(no tool event was lost: end-of-session work resumes later)")
         return None
     except BaseException as exc:  # noqa: BLE001 - the agent must never see our failure
         _warn(_home_arg(argv), type(exc).__name__, f"capture failed ({type(exc).__name__}: {exc}); "
@@ -120,6 +127,7 @@ def _guarded(work, argv: list[str], deadline: float | None = None):
         return None
     finally:
         _disarm(previous)
+        _store_deadline(None)
         sys.stdout = real_stdout
 
 
@@ -147,6 +155,12 @@ def _set_deadline(seconds: float) -> None:
         pass
 
 
+def _store_deadline(at: float | None) -> None:
+    from learn_cli.store import deadline
+
+    deadline.set_deadline(at)
+
+
 def _disarm(previous) -> None:
     try:
         import signal
@@ -170,9 +184,10 @@ def _emit(out) -> int:
     return 0
 
 
-def _warn(home, kind: str, message: str) -> None:
+def _warn(home, kind: str, message: str, failure: bool = True) -> None:
     """One line on stderr; in learn.log at most once an hour per kind (a full disk or a broken
-    home must not fill the log with one line per tool call)."""
+    home must not fill the log with one line per tool call). Counts are kept by counters
+    (`capture_errors` when `failure`; the spool's own), never by these lines."""
     from learn_cli.store import log
     from learn_cli.store.paths import resolve_home
 
@@ -194,7 +209,8 @@ def _warn(home, kind: str, message: str) -> None:
             except OSError:
                 pass
         log.warn(_redacted(message), log_path, stderr=True)
-        _count_error(base)
+        if failure:
+            _count_error(base)
     except BaseException:  # noqa: BLE001 - even warning must not fail
         try:
             sys.stderr.write(f"learn: capture warning ({kind[:40]})\n")
@@ -349,26 +365,145 @@ def _capture(argv: list[str], started: float):
     if "project" in opts and not event.cwd:  # the payload's cwd decides; --project is a fallback
         event.cwd = os.path.abspath(os.path.expanduser(opts["project"]))
     limit = DEADLINES.get(event.kind, DEFAULT_DEADLINE)
-    _set_deadline(max(0.05, limit - (time.monotonic() - started)))
-    return _dispatch(event, opts.get("home"), started, limit)
+    soft = started + limit - SPOOL_RESERVE
+    _store_deadline(soft)
+    _set_deadline(max(0.05, soft - time.monotonic()))
+    return _dispatch(event, opts.get("home"), started, limit, defer=True)
 
 
-def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DEADLINE):
+def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DEADLINE, defer: bool = False):
+    """Learn from one event. With `defer` (the hook process), a tool event or prompt that cannot
+    be learned in time goes to the spool instead; without it (in process), errors propagate."""
     from learn_cli.capture import events as ev
 
     if event.kind == ev.OTHER or (event.kind == ev.FAILURE and event.is_interrupt):
         return None  # events we do not learn from; a user interrupt is not a failure
     if event.kind == ev.SESSION_START:
         return _session_start(event, home, None)
+    if defer and event.kind in (ev.FAILURE, ev.SUCCESS, ev.PROMPT):
+        return _learn_or_defer(event, home, started, limit)
     store, project = _open(event, home)
     try:
         if event.kind in (ev.SESSION_END, ev.STOP):
+            if defer:
+                _replay(store, event.session_id, started + limit * REPLAY_SHARE, others=True)
             return _session_end(store, event, started + limit * FINALIZE_SHARE)
         if not store.setting("auto_capture", project.id):
             return None  # `learn --auto` turned capture off for this project: record nothing
         return _learn(store, project, event)
     finally:
         store.close()
+
+
+def _learn_or_defer(event, home: str | None, started: float, limit: float):
+    """Learn from a tool event or prompt now, or put it in the spool to be learned later."""
+    from learn_cli.capture import spool
+
+    if not event.tool_use_id and event.kind != "prompt":
+        from learn_cli.store.record import new_id
+
+        event.tool_use_id = f"ev-{new_id()}"  # one identity, the same in the spool
+    project = None
+    try:
+        store, project = _open(event, home)
+        try:
+            if not store.setting("auto_capture", project.id):
+                return None  # `learn --auto` turned capture off for this project: record nothing
+            if not store.writable():
+                return _answer_only(store, project, event)
+            behind = _replay(store, event.session_id, started + min(REPLAY_MAX_S, limit * REPLAY_SHARE))
+            if not behind:
+                return _learn(store, project, event)
+        finally:
+            store.close()
+    except BaseException as exc:
+        if not (isinstance(exc, _Deadline) or spool.is_transient(exc)):
+            _bump_home(home, {"dropped": 1})
+            raise  # not a matter of time: the guard reports it (counted as dropped)
+        why = f"its {limit:g} s time limit" if isinstance(exc, _Deadline) else f"{type(exc).__name__}: {exc}"
+        _defer(home, event, project, why)
+        return None
+    _defer(home, event, project, "behind earlier events of its session")  # keeps the session's order
+    return None
+
+
+def _replay(store, session_id: str, until: float, others: bool = False) -> bool:
+    """Learn what earlier hooks of this session spooled (with `others`, other sessions' too)
+    until `until`, every wait included; True when events of this session still wait there."""
+    from learn_cli.capture import spool
+    from learn_cli.store import deadline
+    from learn_cli.store.paths import safe_name
+
+    queue = spool.Spool(store.home)
+    waiting = queue.sessions()  # the usual case: one listdir, nothing there
+    mine = safe_name(session_id or "unknown")
+    if not (mine in waiting or (others and waiting)):
+        return False
+    soft = deadline.current()
+    deadline.set_deadline(until if soft is None else min(soft, until))
+    try:
+        queue.replay(store, until=until, first=mine, only=None if others else mine)
+    except Exception as exc:  # noqa: BLE001 - a busy index or lock: the events wait for a later hook
+        if not spool.is_transient(exc):
+            raise
+    finally:
+        deadline.set_deadline(soft)
+    return mine in queue.sessions()
+
+
+def _defer(home: str | None, event, project, why: str) -> None:
+    """Put the event in the spool within SPOOL_RESERVE (the hard stop), counted first: a
+    deferral whose line is then not written is counted as dropped as well, so the counters
+    always add up (deferred = learned later + dropped + waiting)."""
+    counted = False
+    for attempt in (1, 2):
+        armed = time.monotonic()
+        try:
+            _set_deadline(SPOOL_RESERVE + 0.15)
+            if not counted:
+                _bump_home(home, {"deferred": 1})
+                counted = True
+            _spool(home, event, project, why)
+            break
+        except _Deadline as exc:
+            if attempt == 1 and time.monotonic() - armed < 0.05:
+                continue  # the soft stop, due just as spooling began: once more, with the hard one
+            return _lost(home, event, why, exc)  # the disk did not take one line in SPOOL_RESERVE
+        except BaseException as exc:  # noqa: BLE001 - not even the spool: count the loss, say it once
+            return _lost(home, event, why, exc)
+    _set_deadline(0)  # done: nothing left that could wait (the answer is empty)
+    _warn(home, "deferred", f"a {event.kind} event was put in the spool ({why}); a later hook or "
+          "`learn promote` learns it", failure=False)
+
+
+def _spool(home: str | None, event, project, why: str) -> None:
+    from learn_cli.capture import spool
+    from learn_cli.store.paths import resolve_home
+
+    if project is None:
+        from learn_cli.store.project import identify
+
+        project = identify(_project_dir(event))
+    spool.Spool(resolve_home(home)).defer(event, project, why)
+
+
+def _lost(home: str | None, event, why: str, exc: BaseException) -> None:
+    _set_deadline(0)  # counting the loss must not be cut short in its turn
+    _bump_home(home, {"dropped": 1})
+    _warn(home, "dropped", f"a {event.kind} event could not be learned nor spooled ({why}; "
+          f"{type(exc).__name__}: {exc}); it is lost")
+
+
+def _answer_only(store, project, event):
+    """A home we may not write to: nothing can be learned, but a failure still gets its known fix."""
+    from learn_cli.capture import events as ev
+    from learn_cli.capture import learner
+
+    cap = learner.Capture(store, project, event.session_id)
+    if event.kind != ev.FAILURE:
+        return None
+    hit = learner.known_fix(cap, learner.tool_entry(cap, event), set())
+    return _hook_json(event, "PostToolUseFailure", learner.describe_fix(cap, hit[1]) if hit else None)
 
 
 def _learn(store, project, event):
@@ -396,7 +531,13 @@ def _open(event, home: str | None):
 
     store = Store(home, warn_stderr=False)
     project = identify(_project_dir(event))
-    store.register_project(project)
+    try:
+        store.register_project(project)
+    except OSError:
+        if store.writable():
+            store.close()
+            raise
+        # a read-only home: a project it does not know yet still gets the global answers
     return store, project
 
 
@@ -408,11 +549,30 @@ def _project_dir(event) -> str:
 
 
 def _bump(store, counters: dict, values: dict | None = None) -> None:
-    if not counters and not values:
+    """Counters for `learn stats`; skipped where the home cannot be written (a read-only home
+    still answers), and never a reason to lose the answer."""
+    if (not counters and not values) or not store.writable():
         return
     from learn_cli.store import analytics
 
-    analytics.bump(store.layout.stats, counters, values=values)
+    try:
+        analytics.bump(store.layout.stats, counters, values=values)
+    except OSError as exc:
+        store.note(f"capture counters not saved ({exc})")
+
+
+def _bump_home(home: str | None, counters: dict) -> None:
+    """The spool's counters, with no store open (it may be what failed), as a pending note:
+    one small write that the hard stop does not cut short (see analytics.bump_later)."""
+    try:
+        from learn_cli.store import analytics
+        from learn_cli.store.paths import Layout, resolve_home
+
+        layout = Layout(resolve_home(home))
+        if layout.analytics.is_dir():
+            analytics.bump_later(layout.stats, counters)
+    except Exception:  # noqa: BLE001 - the warning line is all that is left (a deadline propagates)
+        pass
 
 
 def _hook_json(event, event_name: str, text: str | None):

@@ -1,0 +1,32 @@
+"""The moment by which the current hook process must be done (time.monotonic()), or None.
+
+A hook (`learn capture`) sets it once; every wait of the store is then bounded by it: SQLite's
+busy timeout (a C-level sleep that SIGALRM cannot interrupt) is the time left, and a file lock
+wait ends there too. Commands never set it and keep their usual, longer waits.
+"""
+
+from __future__ import annotations
+
+import time
+
+_at: float | None = None
+
+
+def set_deadline(at: float | None) -> None:
+    global _at
+    _at = at
+
+
+def current() -> float | None:
+    return _at
+
+
+def active() -> bool:
+    return _at is not None
+
+
+def remaining(default: float) -> float:
+    """Seconds a wait may take: `default`, or less when the hook's deadline is nearer."""
+    if _at is None:
+        return default
+    return max(0.0, min(default, _at - time.monotonic()))
