@@ -30,10 +30,18 @@ CONTEXT_MAX_CHARS = 9500  # Claude Code keeps hook output up to 10,000 character
 DEADLINES = {"session_end": 1.2, "stop": 3.0, "session_start": 8.0, "pre_tool": 4.0}
 DEFAULT_DEADLINE = 8.0
 FINALIZE_SHARE = 0.8  # of the deadline, for end-of-session work that can be resumed later
-SPOOL_RESERVE = 0.3  # seconds kept back from each deadline to put an unfinished event in the spool
+# Seconds kept back from each deadline: the work stops there (SIGALRM, store.deadline), leaving
+# time to put an unfinished event in the spool and to unwind, on a machine so loaded that the
+# process gets a tenth of a core.
+SPOOL_RESERVE = 0.5
+# Past the deadline, the last moment a line may still reach the spool (the hard stop: a hung
+# disk). Under load the interpreter's own start can eat the whole budget, and losing the
+# event is worse than a second more.
+HARD_GRACE = 1.0
 REPLAY_SHARE = 0.25  # of the deadline a hook may spend learning events earlier hooks spooled
 REPLAY_MAX_S = 1.0
 WARN_EVERY_S = 3600
+SPOOLED = ("failure", "success", "prompt")  # the events a hook defers rather than lose
 AGENTS = {"claude-code": "claude", "claude": "claude", "claude_code": "claude",
           "codex": "codex", "codex-cli": "codex", "gemini": "gemini", "gemini-cli": "gemini",
           "cursor": "cursor", "openclaw": "openclaw"}
@@ -69,7 +77,7 @@ def main(argv: list[str]) -> int:
     if "--help" in argv or "-h" in argv:
         sys.stdout.write(USAGE)
         return 0
-    started = time.monotonic()
+    started = _process_started()
     cache = _regex_cache(argv)
     out = _guarded(lambda: _capture(argv, started), argv)
     code = _emit(out)
@@ -87,6 +95,19 @@ def context_main(argv: list[str]) -> int:
     code = _emit(out)
     cache.save()
     return code
+
+
+def _process_started() -> float:
+    """When this process was started (time.monotonic()): the agent has been waiting since then,
+    and on a loaded machine the interpreter's own start can take a good part of a second."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])  # field 22: start time since boot
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):  # not Linux
+        return now
+    return now - age if 0 <= age < 5 else now
 
 
 def handle(payload: bytes | str | dict, agent: str = "claude-code", home: str | None = None) -> dict | None:
@@ -367,27 +388,28 @@ def _capture(argv: list[str], started: float):
     limit = DEADLINES.get(event.kind, DEFAULT_DEADLINE)
     soft = started + limit - SPOOL_RESERVE
     _store_deadline(soft)
-    _set_deadline(max(0.05, soft - time.monotonic()))
+    _set_deadline(max(0.01, soft - time.monotonic()))
+    if event.kind in SPOOLED and not event.is_interrupt:
+        return _learn_or_defer(event, opts.get("home"), started, limit)
     return _dispatch(event, opts.get("home"), started, limit, defer=True)
 
 
 def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DEADLINE, defer: bool = False):
-    """Learn from one event. With `defer` (the hook process), a tool event or prompt that cannot
-    be learned in time goes to the spool instead; without it (in process), errors propagate."""
+    """Learn from one event (in process, errors propagate). With `defer` (the hook process,
+    which sends tool events and prompts to _learn_or_defer), Stop and SessionEnd also learn
+    what earlier hooks spooled."""
     from learn_cli.capture import events as ev
 
     if event.kind == ev.OTHER or (event.kind == ev.FAILURE and event.is_interrupt):
         return None  # events we do not learn from; a user interrupt is not a failure
     if event.kind == ev.SESSION_START:
         return _session_start(event, home, None)
-    if defer and event.kind in (ev.FAILURE, ev.SUCCESS, ev.PROMPT):
-        return _learn_or_defer(event, home, started, limit)
     store, project = _open(event, home)
     try:
         if event.kind in (ev.SESSION_END, ev.STOP):
             if defer:
                 _replay(store, event.session_id, started + limit * REPLAY_SHARE, others=True)
-            return _session_end(store, event, started + limit * FINALIZE_SHARE)
+            return _session_end(store, event, started + (limit - SPOOL_RESERVE) * FINALIZE_SHARE)
         if not store.setting("auto_capture", project.id):
             return None  # `learn --auto` turned capture off for this project: record nothing
         return _learn(store, project, event)
@@ -396,15 +418,12 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
 
 
 def _learn_or_defer(event, home: str | None, started: float, limit: float):
-    """Learn from a tool event or prompt now, or put it in the spool to be learned later."""
-    from learn_cli.capture import spool
-
-    if not event.tool_use_id and event.kind != "prompt":
-        from learn_cli.store.record import new_id
-
-        event.tool_use_id = f"ev-{new_id()}"  # one identity, the same in the spool
+    """Learn from a tool event or prompt now, or put it in the spool to be learned later (the
+    deadline may already have passed here, on a machine where the interpreter took its time)."""
     project = None
     try:
+        if not event.tool_use_id and event.kind != "prompt":
+            event.tool_use_id = f"ev-{os.urandom(6).hex()}"  # one identity, the same in the spool
         store, project = _open(event, home)
         try:
             if not store.setting("auto_capture", project.id):
@@ -417,6 +436,8 @@ def _learn_or_defer(event, home: str | None, started: float, limit: float):
         finally:
             store.close()
     except BaseException as exc:
+        from learn_cli.capture import spool
+
         if not (isinstance(exc, _Deadline) or spool.is_transient(exc)):
             _bump_home(home, {"dropped": 1})
             raise  # not a matter of time: the guard reports it (counted as dropped)
@@ -459,7 +480,7 @@ def _defer(home: str | None, event, project, why: str) -> None:
     for attempt in (1, 2):
         armed = time.monotonic()
         try:
-            _set_deadline(SPOOL_RESERVE + 0.15)
+            _set_deadline(SPOOL_RESERVE + HARD_GRACE)
             if not counted:
                 _bump_home(home, {"deferred": 1})
                 counted = True
@@ -553,10 +574,13 @@ def _bump(store, counters: dict, values: dict | None = None) -> None:
     still answers), and never a reason to lose the answer."""
     if (not counters and not values) or not store.writable():
         return
-    from learn_cli.store import analytics
+    from learn_cli.store import analytics, deadline
 
     try:
-        analytics.bump(store.layout.stats, counters, values=values)
+        if deadline.active() and not deadline.remaining(1.0) and not values:
+            analytics.bump_later(store.layout.stats, counters)  # out of time: no fold, one small write
+        else:
+            analytics.bump(store.layout.stats, counters, values=values)
     except OSError as exc:
         store.note(f"capture counters not saved ({exc})")
 

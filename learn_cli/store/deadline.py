@@ -1,8 +1,9 @@
 """The moment by which the current hook process must be done (time.monotonic()), or None.
 
 A hook (`learn capture`) sets it once; every wait of the store is then bounded by it: SQLite's
-busy timeout (a C-level sleep that SIGALRM cannot interrupt) is the time left, and a file lock
-wait ends there too. Commands never set it and keep their usual, longer waits.
+busy timeout (a C-level sleep that SIGALRM cannot interrupt) is the time left, a statement
+still running then is stopped by a progress handler (the alarm's handler cannot run inside
+it either), and a file lock wait ends there too. Commands never set it and keep their usual, longer waits.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ def set_deadline(at: float | None) -> None:
 
 def current() -> float | None:
     return _at
+
+
+def passed() -> bool:
+    """True once the deadline is behind us (SQLite's progress handler: a long statement stops)."""
+    return _at is not None and time.monotonic() > _at
 
 
 def active() -> bool:

@@ -41,6 +41,7 @@ DROP TRIGGER IF EXISTS learnings_ad;
 CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, remote TEXT);
 """
 
+PROGRESS_STEPS = 20_000  # SQLite instructions between two looks at a hook's deadline
 BUSY_TIMEOUT_S = 30.0  # how long a command waits for another writer; a hook waits its time left
 BODY_LIMIT = 6000  # characters of a record's searchable text in the full-text index
 SEARCH_FIELDS = ("context", "error", "fix", "command", "fix_command", "category", "type", "project")
@@ -92,6 +93,8 @@ class Index:
                 _add_missing_columns(db)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             db.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost commit is re-read
+            if deadline.active():  # a hook: no statement outlives its deadline (see store.deadline)
+                db.set_progress_handler(deadline.passed, PROGRESS_STEPS)
         except sqlite3.DatabaseError:
             db.close()
             raise
