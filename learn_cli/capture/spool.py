@@ -27,6 +27,7 @@ import os
 import time
 from pathlib import Path
 
+from learn_cli.store import deadline
 from learn_cli.store import spool as files
 from learn_cli.store.spool import is_transient  # noqa: F401 (the hook judges its own failures with it)
 
@@ -107,8 +108,9 @@ class Spool(files.SpoolFiles):
                     return False  # tried again next time, before the session's later events
                 _drop(store, batch, key, f"{why} ({tries} tries)", out)
                 continue
-            files.note(batch, key, "done")
-            _count(store, "replayed")
+            with deadline.held():  # noted and counted together, or neither
+                files.note(batch, key, "done")
+                _count(store, "replayed")
             out.replayed += 1
         self.remove(batch)
         return True
@@ -119,9 +121,10 @@ def finish(store) -> Replayed:
     hook that is replaying; a busy store leaves the rest for later (`busy`)."""
     queue = Spool(store.home)
     out = Replayed()
-    if queue.sessions() and store.writable():
+    if store.writable():
         try:
-            queue.replay(store, wait=True, out=out)
+            if queue.sessions():
+                queue.replay(store, wait=True, out=out)
         except Exception as exc:  # noqa: BLE001 - judged here: only a busy store leaves events waiting
             if not is_transient(exc):
                 raise
@@ -132,8 +135,9 @@ def finish(store) -> Replayed:
 
 
 def _drop(store, batch: Path, key: str, why: str, out: Replayed) -> None:
-    files.note(batch, key, "dropped", why)
-    _count(store, "dropped")
+    with deadline.held():
+        files.note(batch, key, "dropped", why)
+        _count(store, "dropped")
     out.dropped += 1
     store.note(f"a spooled event was dropped: {why}")
 
@@ -204,4 +208,5 @@ def _learn(store, item: dict) -> None:
         if cap.counters:
             from learn_cli.store import analytics
 
-            analytics.bump(store.layout.stats, cap.counters)
+            with deadline.held():
+                analytics.bump(store.layout.stats, cap.counters)

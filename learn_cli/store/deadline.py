@@ -8,6 +8,7 @@ it either), and a file lock wait ends there too. Commands never set it and keep 
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 _at: float | None = None
@@ -36,3 +37,20 @@ def remaining(default: float) -> float:
     if _at is None:
         return default
     return max(0.0, min(default, _at - time.monotonic()))
+
+
+@contextlib.contextmanager
+def held():
+    """The hook's alarm (SIGALRM) waits until the block is done: for a few writes that must go
+    together (a counter and what it counts). The block has no wait of its own."""
+    try:
+        import signal
+
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    except (ImportError, AttributeError, ValueError, OSError):  # no signals here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

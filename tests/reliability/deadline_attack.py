@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -28,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import reliability_kit as kit  # noqa: E402
-from test_rel_attacks_deadline import IndexLocked, counters, learned  # noqa: E402
+import reliability_kit as kit
+from test_rel_attacks_deadline import IndexLocked, counters, learned
 
 LEARN = str(Path(sys.executable).with_name("learn"))
 SEED_EVENTS = 4  # the tool events seed() sends
