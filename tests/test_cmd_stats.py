@@ -83,7 +83,8 @@ def test_json_document(learn):
     assert doc["statuses"] == {"active": 3, "global": 1, "pending": 1}
     assert [t["score"] for t in doc["top"]] == [0.9, 0.72] and doc["top"][1]["id"] == ids["docker"]["id"]
     assert doc["capture"] == {"days": 7, "events": 1204, "failures": 87, "pairs": 23, "suggestions": 31,
-                              "helped": 19, "not_helped": 4, "repeated_failure_rate": 0.129}
+                              "helped": 19, "not_helped": 4, "repeated_failure_rate": 0.129,
+                              "deferred": 0, "replayed": 0, "dropped": 0, "spooled": 0}
     assert doc["helpful"]["helped"] == 5 and doc["helpful"]["top"][0]["id"] == ids["local"]["id"]
     assert doc["context"]["budget"] == 2000 and 0 < doc["context"]["tokens"] <= 2000
     assert {"category": "deployment", "count": 1, "type": "pattern"} in doc["categories"]

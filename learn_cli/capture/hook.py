@@ -6,7 +6,10 @@ valid hook JSON object, and stop by themselves within a few seconds:
   line on stderr and in learn.log (each kind at most once an hour in the log);
 - sys.stdout points at stderr while the work runs, so a stray print cannot corrupt the JSON;
 - stdin is read up to MAX_PAYLOAD bytes (a bigger payload is drained and ignored);
-- SIGALRM stops the work at the event's deadline (locks and transactions unwind cleanly).
+- SIGALRM stops the work SPOOL_RESERVE before the event's deadline (locks and transactions
+  unwind cleanly), and every wait of the store (file locks, SQLite's busy timeout) ends there
+  too (store.deadline); a tool event that could not be learned by then is put in the spool
+  (capture.spool) and learned later: it is deferred, never dropped.
 
 Only the stdlib and our hot-path modules are imported here (no typer, rich, orjson).
 """
@@ -27,7 +30,19 @@ CONTEXT_MAX_CHARS = 9500  # Claude Code keeps hook output up to 10,000 character
 DEADLINES = {"session_end": 1.2, "stop": 3.0, "session_start": 8.0, "pre_tool": 4.0}
 DEFAULT_DEADLINE = 8.0
 FINALIZE_SHARE = 0.8  # of the deadline, for end-of-session work that can be resumed later
+# Seconds kept back from each deadline: the work stops there (SIGALRM, store.deadline), leaving
+# time to put an unfinished event in the spool and to unwind, on a machine so loaded that the
+# process gets a tenth of a core.
+SPOOL_RESERVE = 0.5
+# Past the deadline, the last moment a line may still reach the spool (the hard stop). Its
+# waits are bounded on their own (the spool's lock, SHARE_WAIT_S); what is left is CPU, and on
+# a machine with 40 runnable processes per 2 cores the redaction of one event took over a
+# second of wall time: losing the event is worse than a few seconds more, in that rare case.
+HARD_GRACE = 4.0
+REPLAY_SHARE = 0.25  # of the deadline a hook may spend learning events earlier hooks spooled
+REPLAY_MAX_S = 1.0
 WARN_EVERY_S = 3600
+SPOOLED = ("failure", "success", "prompt")  # the events a hook defers rather than lose
 AGENTS = {"claude-code": "claude", "claude": "claude", "claude_code": "claude",
           "codex": "codex", "codex-cli": "codex", "gemini": "gemini", "gemini-cli": "gemini",
           "cursor": "cursor", "openclaw": "openclaw"}
@@ -63,7 +78,7 @@ def main(argv: list[str]) -> int:
     if "--help" in argv or "-h" in argv:
         sys.stdout.write(USAGE)
         return 0
-    started = time.monotonic()
+    started = _process_started()
     cache = _regex_cache(argv)
     out = _guarded(lambda: _capture(argv, started), argv)
     code = _emit(out)
@@ -81,6 +96,19 @@ def context_main(argv: list[str]) -> int:
     code = _emit(out)
     cache.save()
     return code
+
+
+def _process_started() -> float:
+    """When this process was started (time.monotonic()): the agent has been waiting since then,
+    and on a loaded machine the interpreter's own start can take a good part of a second."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])  # field 22: start time since boot
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):  # not Linux
+        return now
+    return now - age if 0 <= age < 5 else now
 
 
 def handle(payload: bytes | str | dict, agent: str = "claude-code", home: str | None = None) -> dict | None:
@@ -112,7 +140,8 @@ def _guarded(work, argv: list[str], deadline: float | None = None):
         _warn(None, "usage", f"learn capture: {exc}")
         return None
     except _Deadline:
-        _warn(_home_arg(argv), "deadline", "capture stopped at its time limit; the agent was not held up")
+        _warn(_home_arg(argv), "deadline", "a hook stopped at its time limit before it was done "
+              "(no tool event was lost: end-of-session work resumes later)")
         return None
     except BaseException as exc:  # noqa: BLE001 - the agent must never see our failure
         _warn(_home_arg(argv), type(exc).__name__, f"capture failed ({type(exc).__name__}: {exc}); "
@@ -120,6 +149,7 @@ def _guarded(work, argv: list[str], deadline: float | None = None):
         return None
     finally:
         _disarm(previous)
+        _store_deadline(None)
         sys.stdout = real_stdout
 
 
@@ -147,6 +177,12 @@ def _set_deadline(seconds: float) -> None:
         pass
 
 
+def _store_deadline(at: float | None) -> None:
+    from learn_cli.store import deadline
+
+    deadline.set_deadline(at)
+
+
 def _disarm(previous) -> None:
     try:
         import signal
@@ -170,9 +206,10 @@ def _emit(out) -> int:
     return 0
 
 
-def _warn(home, kind: str, message: str) -> None:
+def _warn(home, kind: str, message: str, failure: bool = True) -> None:
     """One line on stderr; in learn.log at most once an hour per kind (a full disk or a broken
-    home must not fill the log with one line per tool call)."""
+    home must not fill the log with one line per tool call). Counts are kept by counters
+    (`capture_errors` when `failure`; the spool's own), never by these lines."""
     from learn_cli.store import log
     from learn_cli.store.paths import resolve_home
 
@@ -194,7 +231,8 @@ def _warn(home, kind: str, message: str) -> None:
             except OSError:
                 pass
         log.warn(_redacted(message), log_path, stderr=True)
-        _count_error(base)
+        if failure:
+            _count_error(base)
     except BaseException:  # noqa: BLE001 - even warning must not fail
         try:
             sys.stderr.write(f"learn: capture warning ({kind[:40]})\n")
@@ -349,11 +387,18 @@ def _capture(argv: list[str], started: float):
     if "project" in opts and not event.cwd:  # the payload's cwd decides; --project is a fallback
         event.cwd = os.path.abspath(os.path.expanduser(opts["project"]))
     limit = DEADLINES.get(event.kind, DEFAULT_DEADLINE)
-    _set_deadline(max(0.05, limit - (time.monotonic() - started)))
-    return _dispatch(event, opts.get("home"), started, limit)
+    soft = started + limit - SPOOL_RESERVE
+    _store_deadline(soft)
+    _set_deadline(max(0.01, soft - time.monotonic()))
+    if event.kind in SPOOLED and not event.is_interrupt:
+        return _learn_or_defer(event, opts.get("home"), started, limit)
+    return _dispatch(event, opts.get("home"), started, limit, defer=True)
 
 
-def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DEADLINE):
+def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DEADLINE, defer: bool = False):
+    """Learn from one event (in process, errors propagate). With `defer` (the hook process,
+    which sends tool events and prompts to _learn_or_defer), Stop and SessionEnd also learn
+    what earlier hooks spooled."""
     from learn_cli.capture import events as ev
 
     if event.kind == ev.OTHER or (event.kind == ev.FAILURE and event.is_interrupt):
@@ -363,12 +408,129 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
     store, project = _open(event, home)
     try:
         if event.kind in (ev.SESSION_END, ev.STOP):
-            return _session_end(store, event, started + limit * FINALIZE_SHARE)
+            if defer:
+                _replay(store, event.session_id, started + limit * REPLAY_SHARE, others=True)
+            return _session_end(store, event, started + (limit - SPOOL_RESERVE) * FINALIZE_SHARE)
         if not store.setting("auto_capture", project.id):
             return None  # `learn --auto` turned capture off for this project: record nothing
         return _learn(store, project, event)
     finally:
         store.close()
+
+
+def _learn_or_defer(event, home: str | None, started: float, limit: float):
+    """Learn from a tool event or prompt now, or put it in the spool to be learned later (the
+    deadline may already have passed here, on a machine where the interpreter took its time)."""
+    project = None
+    try:
+        if not event.tool_use_id and event.kind != "prompt":
+            event.tool_use_id = f"ev-{os.urandom(6).hex()}"  # one identity, the same in the spool
+        store, project = _open(event, home)
+        try:
+            if not store.setting("auto_capture", project.id):
+                return None  # `learn --auto` turned capture off for this project: record nothing
+            if not store.writable():
+                return _answer_only(store, project, event)
+            behind = _replay(store, event.session_id, started + min(REPLAY_MAX_S, limit * REPLAY_SHARE))
+            if not behind:
+                return _learn(store, project, event)
+        finally:
+            store.close()
+    except BaseException as exc:
+        from learn_cli.capture import spool
+
+        if not (isinstance(exc, _Deadline) or spool.is_transient(exc)):
+            _bump_home(home, {"dropped": 1})
+            raise  # not a matter of time: the guard reports it (counted as dropped)
+        why = f"its {limit:g} s time limit" if isinstance(exc, _Deadline) else f"{type(exc).__name__}: {exc}"
+        _defer(home, event, project, why)
+        return None
+    _defer(home, event, project, "behind earlier events of its session")  # keeps the session's order
+    return None
+
+
+def _replay(store, session_id: str, until: float, others: bool = False) -> bool:
+    """Learn what earlier hooks of this session spooled (with `others`, other sessions' too)
+    until `until`, every wait included; True when events of this session still wait there."""
+    try:  # the usual case: no events spooled, one system call, not even an import
+        if not any(n.endswith((".jsonl", ".batch")) for n in os.listdir(os.path.join(store.home, "spool"))):
+            return False
+    except OSError:
+        return False
+    from learn_cli.capture import spool
+    from learn_cli.store import deadline
+    from learn_cli.store.paths import safe_name
+
+    queue = spool.Spool(store.home)
+    waiting = queue.sessions()
+    mine = safe_name(session_id or "unknown")
+    if not (mine in waiting or (others and waiting)):
+        return False
+    soft = deadline.current()
+    deadline.set_deadline(until if soft is None else min(soft, until))
+    try:
+        queue.replay(store, until=until, first=mine, only=None if others else mine)
+    except Exception as exc:  # noqa: BLE001 - a busy index or lock: the events wait for a later hook
+        if not spool.is_transient(exc):
+            raise
+    finally:
+        deadline.set_deadline(soft)
+    return mine in queue.sessions()
+
+
+def _defer(home: str | None, event, project, why: str) -> None:
+    """Put the event in the spool within SPOOL_RESERVE (the hard stop), counted first: a
+    deferral whose line is then not written is counted as dropped as well, so the counters
+    always add up (deferred = learned later + dropped + waiting)."""
+    counted = False
+    for attempt in (1, 2):
+        armed = time.monotonic()
+        try:
+            _set_deadline(SPOOL_RESERVE + HARD_GRACE)
+            if not counted:
+                _bump_home(home, {"deferred": 1})
+                counted = True
+            _spool(home, event, project, why)
+            break
+        except _Deadline as exc:
+            if attempt == 1 and time.monotonic() - armed < 0.05:
+                continue  # the soft stop, due just as spooling began: once more, with the hard one
+            return _lost(home, event, why, exc)  # the disk did not take one line in SPOOL_RESERVE
+        except BaseException as exc:  # noqa: BLE001 - not even the spool: count the loss, say it once
+            return _lost(home, event, why, exc)
+    _set_deadline(0)  # done: nothing left that could wait (the answer is empty)
+    _warn(home, "deferred", f"a {event.kind} event was put in the spool ({why}); a later hook or "
+          "`learn promote` learns it", failure=False)
+
+
+def _spool(home: str | None, event, project, why: str) -> None:
+    from learn_cli.capture import spool
+    from learn_cli.store.paths import resolve_home
+
+    if project is None:
+        from learn_cli.store.project import identify
+
+        project = identify(_project_dir(event))
+    spool.Spool(resolve_home(home)).defer(event, project, why)
+
+
+def _lost(home: str | None, event, why: str, exc: BaseException) -> None:
+    _set_deadline(0)  # counting the loss must not be cut short in its turn
+    _bump_home(home, {"dropped": 1})
+    _warn(home, "dropped", f"a {event.kind} event could not be learned nor spooled ({why}; "
+          f"{type(exc).__name__}: {exc}); it is lost")
+
+
+def _answer_only(store, project, event):
+    """A home we may not write to: nothing can be learned, but a failure still gets its known fix."""
+    from learn_cli.capture import events as ev
+    from learn_cli.capture import learner
+
+    cap = learner.Capture(store, project, event.session_id)
+    if event.kind != ev.FAILURE:
+        return None
+    hit = learner.known_fix(cap, learner.tool_entry(cap, event), set())
+    return _hook_json(event, "PostToolUseFailure", learner.describe_fix(cap, hit[1]) if hit else None)
 
 
 def _learn(store, project, event):
@@ -396,7 +558,13 @@ def _open(event, home: str | None):
 
     store = Store(home, warn_stderr=False)
     project = identify(_project_dir(event))
-    store.register_project(project)
+    try:
+        store.register_project(project)
+    except OSError:
+        if store.writable():
+            store.close()
+            raise
+        # a read-only home: a project it does not know yet still gets the global answers
     return store, project
 
 
@@ -408,11 +576,34 @@ def _project_dir(event) -> str:
 
 
 def _bump(store, counters: dict, values: dict | None = None) -> None:
-    if not counters and not values:
+    """Counters for `learn stats`; skipped where the home cannot be written (a read-only home
+    still answers), and never a reason to lose the answer."""
+    if (not counters and not values) or not store.writable():
         return
-    from learn_cli.store import analytics
+    from learn_cli.store import analytics, deadline
 
-    analytics.bump(store.layout.stats, counters, values=values)
+    try:
+        with deadline.held():  # counts cut short by the alarm were counts lost
+            if deadline.active() and not deadline.remaining(1.0) and not values:
+                analytics.bump_later(store.layout.stats, counters)  # out of time: no fold, one small write
+            else:
+                analytics.bump(store.layout.stats, counters, values=values)
+    except OSError as exc:
+        store.note(f"capture counters not saved ({exc})")
+
+
+def _bump_home(home: str | None, counters: dict) -> None:
+    """The spool's counters, with no store open (it may be what failed), as a pending note:
+    one small write that the hard stop does not cut short (see analytics.bump_later)."""
+    try:
+        from learn_cli.store import analytics
+        from learn_cli.store.paths import Layout, resolve_home
+
+        layout = Layout(resolve_home(home))
+        if layout.analytics.is_dir():
+            analytics.bump_later(layout.stats, counters)
+    except Exception:  # noqa: BLE001 - the warning line is all that is left (a deadline propagates)
+        pass
 
 
 def _hook_json(event, event_name: str, text: str | None):

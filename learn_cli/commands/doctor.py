@@ -11,6 +11,8 @@ Checks, in order (each ends ok, repaired, warn or problem):
   archive      disk used by archived learnings (`learn prune --hard` suggested when large)
   hooks        whether `learn capture` is registered in Claude Code's settings (read-only)
   capture      events captured in the last 7 days, the last capture, warnings in learn.log
+  spool        events hooks had no time to learn: learned now (repaired); a problem when
+               any were dropped in the last 7 days (counters, not log lines)
 Exit 0 when everything is healthy or was repaired, 1 when a problem remains.
 """
 
@@ -93,6 +95,7 @@ def run_checks(st) -> tuple[list[Check], Path]:
     project = _project(st)
     checks.append(_hooks(project))
     checks.append(_capture(store, project, checks[-1]))
+    checks.append(_spool(store))
     return checks, home
 
 
@@ -581,6 +584,28 @@ def _capture(store, project, hooks: Check) -> Check:
     if not events and hooks.status == OK and auto:
         return Check("capture", WARN, summary + " although the hooks are registered", details)
     return Check("capture", OK, summary, details)
+
+
+def _spool(store) -> Check:
+    """The spool's counters over the last 7 days, after learning whatever still waits in it."""
+    from learn_cli.capture.spool import finish
+    from learn_cli.store import analytics
+
+    result = finish(store)
+    week = analytics.window(analytics.read(store.layout.stats), 7)
+    deferred, replayed, dropped = (week.get(name, 0) for name in ("deferred", "replayed", "dropped"))
+    details = [f"last 7 days: {deferred:,} deferred, {replayed:,} learned later, {dropped:,} dropped"]
+    if dropped:
+        return Check("spool", PROBLEM, f"{plural(dropped, 'event')} dropped in the last 7 days: capture could not "
+                     "learn them (reasons in learn.log)", details)
+    if result.left:
+        why = "the index is busy" if result.busy else "the store is read-only" if not store.writable() else "see learn.log"
+        return Check("spool", WARN, f"{plural(result.left, 'event')} waiting in the spool ({why})", details)
+    if result.replayed:
+        return Check("spool", REPAIRED, f"learned {plural(result.replayed, 'event')} that hooks had spooled", details)
+    if deferred:
+        return Check("spool", OK, f"{plural(deferred, 'event')} deferred in the last 7 days, all learned since", details)
+    return Check("spool", OK, "no event deferred or dropped in the last 7 days")
 
 
 def _last_capture(doc: dict) -> str | None:

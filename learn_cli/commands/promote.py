@@ -25,8 +25,14 @@ def command(
     from learn_cli.render.progress import progress_bar
 
     store = open_store(state(ctx))
+    spooled = None
+    if not dry_run:
+        from learn_cli.capture.spool import finish
+
+        spooled = finish(store)  # events hooks had no time for: learned before promotion looks
     if not as_json:
         render.header(dry_run)
+        render.spooled(spooled)
     big = fancy() and not as_json and store.index.count() > BAR_RECORDS
     with progress_bar(big) as progress:
         report = run_promotion(store, dry_run=dry_run, progress=progress, loads=orjson.loads)
@@ -37,7 +43,10 @@ def command(
         # whole-store promotion above already covered the projects it was waiting for.
         finish_pending(store, promoted_everything=True)
     if as_json:
-        json_out(report.as_json())
+        doc = report.as_json()
+        if spooled is not None:
+            doc["spool"] = {"replayed": spooled.replayed, "dropped": spooled.dropped, "waiting": spooled.left}
+        json_out(doc)
         return
     labels = {pid: info["label"] for pid, info in store.projects().items()}
     render.report(report, labels)

@@ -3,7 +3,9 @@
 Counts come from one aggregate scan of the index (GROUP BY scope/type/category/status); the
 top learnings and helped counts from one more, in which SQLite extracts only the few fields
 needed; just the handful of records shown are parsed whole. Capture health comes from analytics/stats.json (last 7 days), whose
-counters the capture path bumps: events, failures, pairs, suggestions, helped, not_helped.
+counters the capture path bumps: events, failures, pairs, suggestions, helped, not_helped,
+and the spool's deferred, replayed, dropped (events a hook had no time for; `spooled` is how
+many wait in it now).
 
     repeated-failure rate = not_helped / suggestions
     (suggested fixes after which the same failure came right back)
@@ -18,7 +20,8 @@ from learn_cli.engine import scoring
 
 TYPE_LABEL = {"error": "errors", "pattern": "patterns", "preference": "prefs", "workflow": "workflows"}
 TYPE_ORDER = ("error", "pattern", "preference", "workflow")
-HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_helped")
+HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_helped",
+                   "deferred", "replayed", "dropped")
 WINDOW_DAYS = 7
 TOP = 3
 _LIVE = "scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')"
@@ -46,9 +49,18 @@ def gather(store, project=None, now=None, loads: Callable = json.loads) -> dict:
     suggestions = health["suggestions"]
     health["repeated_failure_rate"] = round(health["not_helped"] / suggestions, 3) if suggestions else None
     health["days"] = WINDOW_DAYS
+    health["spooled"] = _spooled(store)
     doc["capture"] = health
     doc["context"] = _context(store, project, loads)
     return doc
+
+
+def _spooled(store) -> int:
+    """Events waiting in the spool now (hooks deferred them; a later hook or `learn promote`
+    learns them)."""
+    from learn_cli.store.spool import SpoolFiles
+
+    return sum(SpoolFiles(store.home).waiting().values())
 
 
 def _counts(db) -> dict:

@@ -43,6 +43,20 @@ def report(rep, labels: dict[str, str]) -> None:
     write(Text(f"  Summary: {', '.join(parts)}{suffix}", style="bold" if fancy() else ""))
 
 
+def spooled(result) -> None:
+    """What `learn promote` learned from the spool (events hooks had no time for), if anything."""
+    if result is None or not (result.replayed or result.dropped or result.left):
+        return
+    parts = [f"learned {plural(result.replayed, 'event')} that hooks had spooled"]
+    if result.dropped:
+        parts.append(f"dropped {plural(result.dropped, 'event')} that could not be learned (see learn.log)")
+    if result.left:
+        parts.append(f"{plural(result.left, 'event')} still waiting (the index was busy)")
+    text = "; ".join(parts)
+    write(text[0].upper() + text[1:] + ".")
+    write()
+
+
 def conflict_hint() -> None:
     write("  Resolve with `learn resolve ID --keep` (or `--drop`), or run `learn promote` on a terminal.")
 

@@ -92,6 +92,13 @@ def _lines(doc: dict, box: bool) -> list:
     rate = cap["repeated_failure_rate"]
     shown = ("n/a (no suggestions)" if box else "n/a (no suggestions yet)") if rate is None else f"{rate:.0%} ({n(cap['not_helped'])} of {n(cap['suggestions'])})"
     out.append(f"   {'Repeated failures:':<22}{shown}" if box else f"  Repeated-failure rate: {shown}")
+    waiting = f", {n(cap['spooled'])} waiting" if cap["spooled"] else ""
+    if box:  # events hooks had no time for: learned later from the spool, or lost
+        out.append(f"   {'Deferred events:':<22}{n(cap['deferred'])} ({n(cap['replayed'])} learned, "
+                   f"{n(cap['dropped'])} lost{waiting})")
+    else:
+        out.append(f"  Spool: {cap['deferred']} deferred, {cap['replayed']} learned later, "
+                   f"{cap['dropped']} dropped{waiting}")
     helpful = doc["helpful"]
     if helpful["top"]:
         out.append(f"{pad}{'Most Helpful:' if box else 'Most helpful learnings:'}")

@@ -53,6 +53,13 @@ def bump(path: Path, counters: dict[str, int], ts: float | None = None, values: 
             break
 
 
+def bump_later(path: Path, counters: dict[str, int], ts: float | None = None) -> None:
+    """Add `counters` as a pending note only (one small write, never a fold): for a process
+    whose time is nearly up (a hook that has just spooled its event), so the count is not lost
+    to a fold of hundreds of notes cut short by its hard stop. The next bump folds it in."""
+    _leave_pending(Path(path), {"day": today(ts), "counters": counters, "values": {}, "at": time.time()})
+
+
 def window(doc: dict, days: int = 7, ts: float | None = None) -> dict[str, int]:
     """Sum of the last `days` daily buckets."""
     now = time.time() if ts is None else ts

@@ -19,7 +19,7 @@ import sqlite3
 from pathlib import Path
 from collections.abc import Callable, Iterable
 
-from . import jsonl
+from . import deadline, jsonl
 from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 
@@ -41,6 +41,8 @@ DROP TRIGGER IF EXISTS learnings_ad;
 CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, remote TEXT);
 """
 
+PROGRESS_STEPS = 20_000  # SQLite instructions between two looks at a hook's deadline
+BUSY_TIMEOUT_S = 30.0  # how long a command waits for another writer; a hook waits its time left
 BODY_LIMIT = 6000  # characters of a record's searchable text in the full-text index
 SEARCH_FIELDS = ("context", "error", "fix", "command", "fix_command", "category", "type", "project")
 
@@ -81,15 +83,18 @@ class Index:
         if fresh:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
             os.close(fd)
-        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        wait = deadline.remaining(BUSY_TIMEOUT_S)
+        db = sqlite3.connect(str(self.path), timeout=wait, isolation_level=None)
         try:
-            db.execute("PRAGMA busy_timeout=30000")
+            db.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
             if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)
                 _add_missing_columns(db)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             db.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost commit is re-read
+            if deadline.active():  # a hook: no statement outlives its deadline (see store.deadline)
+                db.set_progress_handler(deadline.passed, PROGRESS_STEPS)
         except sqlite3.DatabaseError:
             db.close()
             raise
@@ -420,6 +425,8 @@ class _Transaction:
         self.db = db
 
     def __enter__(self) -> sqlite3.Connection:
+        if deadline.active():  # a hook: wait for the write lock only as long as its time lasts
+            self.db.execute(f"PRAGMA busy_timeout={int(deadline.remaining(BUSY_TIMEOUT_S) * 1000)}")
         self.db.execute("BEGIN IMMEDIATE")
         return self.db
 

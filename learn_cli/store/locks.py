@@ -13,6 +13,8 @@ import errno
 import os
 from pathlib import Path
 
+from . import deadline
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -28,7 +30,9 @@ def lock_path(path: Path) -> Path:
 
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = 10.0):
-    """Hold the lock of `path` for the duration of the block."""
+    """Hold the lock of `path` for the duration of the block; TimeoutError when it stays busy
+    for `timeout` seconds, or past the hook's deadline (store.deadline), whichever is sooner."""
+    timeout = deadline.remaining(timeout)
     if fcntl is None:  # pragma: no cover
         from filelock import FileLock
 
@@ -63,7 +67,8 @@ def _acquire(fd: int, timeout: float) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return
     except BlockingIOError:
-        pass
+        if timeout <= 0:
+            raise TimeoutError("lock busy and no time left") from None
     if not _wait_in_kernel(fd, timeout):
         _poll(fd, timeout)
 

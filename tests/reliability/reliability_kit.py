@@ -250,3 +250,51 @@ def learn_exe(home: Path, cwd: Path, *args, input=None) -> subprocess.CompletedP
         input = json.dumps(input)
     return subprocess.run([str(Path(sys.executable).with_name("learn")), *map(str, args)], input=input,
                           capture_output=True, text=True, cwd=cwd, env=env, timeout=120, check=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# A home that cannot be written
+
+
+def read_only(home: Path, tmp: Path):
+    """Make `home` read-only for the `with` block; yields the uid to run `learn` as (None: the
+    current user). A read-only bind mount where the machine allows it, else an unprivileged
+    user (root writes through chmod), else a folder without write permission. Skips the test
+    when none of these is possible."""
+    import contextlib
+    import shutil
+
+    import pytest
+
+    @contextlib.contextmanager
+    def made_read_only():
+        if subprocess.run(["mount", "--bind", str(home), str(home)], capture_output=True).returncode == 0:
+            if subprocess.run(["mount", "-o", "remount,bind,ro", str(home)], capture_output=True).returncode == 0:
+                try:
+                    yield None
+                finally:
+                    subprocess.run(["umount", "-l", str(home)], capture_output=True)
+                return
+            subprocess.run(["umount", "-l", str(home)], capture_output=True)
+        if os.geteuid() == 0 and shutil.which("setpriv"):
+            for path in [tmp, *tmp.rglob("*")]:
+                os.chmod(path, 0o755 if path.is_dir() else 0o644)
+            if not all(os.access(parent, os.X_OK, effective_ids=False) for parent in tmp.parents):
+                pytest.skip("the temporary folder is not reachable by an unprivileged user")
+            yield 65534
+            return
+        if os.geteuid() != 0:
+            os.chmod(home, 0o500)
+            try:
+                yield None
+            finally:
+                os.chmod(home, 0o700)
+            return
+        pytest.skip("no way to make the home read-only here (no bind mount, no setpriv)")
+
+    return made_read_only()
+
+
+def as_user(uid: int | None) -> list[str]:
+    """The command prefix that runs a program as `uid` (nothing for the current user)."""
+    return [] if uid is None else ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]

@@ -26,7 +26,7 @@ def run(home: Path, cwd: Path, *args, input=None, preexec=None, user=None, timeo
     (cwd.parent / "userhome").mkdir(exist_ok=True)
     cmd = [EXE, *map(str, args)]
     if user is not None:
-        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+        cmd = [*kit.as_user(user), *cmd]
     if isinstance(input, (dict, list)):
         input = json.dumps(input)
     return subprocess.run(cmd, input=input, capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout,
@@ -189,35 +189,10 @@ def test_capture_and_commands_on_a_full_tmpfs(tmp_path, small_disk):
 
 @pytest.fixture
 def read_only(tmp_path):
-    """(home, cwd, how to run as someone who cannot write it): a read-only bind mount where
-    the machine allows it, else an unprivileged user (root writes through chmod)."""
+    """(home, cwd, how to run as someone who cannot write it): see reliability_kit.read_only."""
     home, cwd = seeded(tmp_path)
-    ok = subprocess.run(["mount", "--bind", str(home), str(home)], capture_output=True)
-    if ok.returncode == 0:
-        ro = subprocess.run(["mount", "-o", "remount,bind,ro", str(home)], capture_output=True)
-        if ro.returncode == 0:
-            try:
-                yield home, cwd, None
-            finally:
-                subprocess.run(["umount", "-l", str(home)], capture_output=True)
-            return
-        subprocess.run(["umount", "-l", str(home)], capture_output=True)
-    if os.geteuid() == 0 and shutil.which("setpriv"):
-        for path in [tmp_path, *tmp_path.rglob("*")]:
-            os.chmod(path, 0o755 if path.is_dir() else 0o644)
-        for parent in tmp_path.parents:
-            if not os.access(parent, os.X_OK, effective_ids=False):
-                pytest.skip("the temporary folder is not reachable by an unprivileged user")
-        yield home, cwd, 65534
-        return
-    if os.geteuid() != 0:
-        os.chmod(home, 0o500)
-        try:
-            yield home, cwd, None
-        finally:
-            os.chmod(home, 0o700)
-        return
-    pytest.skip("no way to make the home read-only here (no bind mount, no setpriv)")
+    with kit.read_only(home, tmp_path) as user:
+        yield home, cwd, user
 
 
 def test_read_only_home(read_only):

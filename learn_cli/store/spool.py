@@ -1,0 +1,242 @@
+"""The spool's files (see learn_cli.capture.spool for what goes in and how it is learned).
+
+`<home>/spool/` (0700, files 0600), one set of files per agent session (`<name>` is the
+session id made file-name safe), so the sessions' backlogs are replayed in parallel:
+  <name>.jsonl              live: hooks append one event per line (one O_APPEND write each,
+                            under a shared flock, so a replayer can take the file away whole)
+  <name>.<ns>.batch         taken by that session's replayer (renamed from <name>.jsonl under
+                            an exclusive flock), replayed in order
+  <name>.<ns>.done          that batch's progress: one line per event done, failed or dropped
+  <name>.lock               one replayer per session at a time
+
+Every wait here is a non-blocking flock retried until a time limit: never a sleep in the kernel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from .paths import safe_name
+
+SPOOL_DIR = "spool"
+LIVE, BATCH, DONE, LOCK = ".jsonl", ".batch", ".done", ".lock"
+STAMP_CHARS = 21  # "." + 20 digits of time_ns between a session's name and a batch's suffix
+SHARE_WAIT_S = 1.0  # an appender's wait for the shared lock (held exclusively only for a rename)
+TAKE_WAIT_S = 2.0  # a replayer's wait for appenders to finish their one write
+_TRANSIENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EAGAIN, errno.EINTR}
+
+
+def is_transient(exc: BaseException) -> bool:
+    """A failure that says nothing about the event (time, locks, a busy or full disk): try later."""
+    if isinstance(exc, (TimeoutError, sqlite3.OperationalError, BlockingIOError, InterruptedError)):
+        return True
+    return isinstance(exc, OSError) and exc.errno in _TRANSIENT_ERRNOS
+
+
+class SpoolFiles:
+    def __init__(self, home):
+        self.dir = Path(home) / SPOOL_DIR
+
+    # -- what is there ---------------------------------------------------------------------
+    def sessions(self) -> set[str]:
+        """Names of the sessions with events in the spool; one listdir (none: no folder)."""
+        try:
+            names = os.listdir(self.dir)
+        except OSError:
+            return set()
+        return {session_name(n) for n in names if n.endswith((LIVE, BATCH))}
+
+    def batches(self, name: str) -> list[Path]:
+        """A session's batches, oldest first (its live file not included)."""
+        try:
+            found = [n for n in os.listdir(self.dir) if n.endswith(BATCH) and session_name(n) == name]
+        except OSError:
+            return []
+        return [self.dir / n for n in sorted(found)]
+
+    def waiting(self) -> dict[str, int]:
+        """session name -> number of its events not learned yet."""
+        out: dict[str, int] = {}
+        for name in self.sessions():
+            count = len(items(self.dir / f"{name}{LIVE}"))
+            for batch in self.batches(name):
+                finished = progress(batch).finished
+                count += sum(1 for key, _ in items(batch) if key not in finished)
+            if count:
+                out[name] = count
+        return out
+
+    # -- writing ---------------------------------------------------------------------------
+    def append(self, session_id: str, item: dict) -> None:
+        """One item as one line of the session's live file; OSError when it cannot be written
+        whole."""
+        line = json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+        data = b"\n" + line + b"\n"  # a line cut short by a full disk never glues onto the next
+        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = self.dir / f"{safe_name(session_id)}{LIVE}"
+        give_up = time.monotonic() + SHARE_WAIT_S
+        while True:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            try:
+                _flock(fd, shared=True, until=give_up)
+                if _same_file(fd, path):  # not taken away by a replayer while we waited
+                    if os.write(fd, data) < len(data):
+                        raise OSError(errno.ENOSPC, "the spool line was cut short", str(path))
+                    return
+            finally:
+                os.close(fd)
+
+    # -- replaying -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def replaying(self, name: str, wait: float = 0.0):
+        """Hold the session's replayer lock (True), or find another replayer at work (False)."""
+        fd = os.open(self.dir / f"{name}{LOCK}", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                _flock(fd, shared=False, until=time.monotonic() + wait)
+            except TimeoutError:
+                yield False
+                return
+            yield True
+        finally:
+            os.close(fd)
+
+    def take_live(self, name: str) -> None:
+        """Rename the session's live file to a batch once no appender is writing to it (the
+        caller holds the session's replayer lock)."""
+        path = self.dir / f"{name}{LIVE}"
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            return
+        try:
+            _flock(fd, shared=False, until=time.monotonic() + TAKE_WAIT_S)
+            if _same_file(fd, path):
+                os.rename(path, self.dir / f"{name}.{time.time_ns():020d}{BATCH}")
+        except TimeoutError:
+            return  # appenders kept it busy: the next replay takes it
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def remove(batch: Path) -> None:
+        """A batch all of whose events are finished, and its progress notes."""
+        for path in (batch, done_path(batch)):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+
+    def tidy(self) -> None:
+        """Remove the replayer locks of sessions with nothing left (commands only: a lock
+        removed under a replayer's feet would let a second one start)."""
+        busy = self.sessions()
+        try:
+            names = os.listdir(self.dir)
+        except OSError:
+            return
+        for n in names:
+            if n.endswith(LOCK) and n[: -len(LOCK)] not in busy:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.dir / n)
+
+
+def session_name(file_name: str) -> str:
+    """The session part of a spool file's name."""
+    for suffix in (LIVE, LOCK):
+        if file_name.endswith(suffix):
+            return file_name[: -len(suffix)]
+    return file_name[: -(STAMP_CHARS + len(BATCH))]  # .batch and .done share the length
+
+
+class Progress:
+    def __init__(self):
+        self.finished: set[str] = set()  # done or dropped
+        self.tries: dict[str, int] = {}
+
+
+def done_path(batch: Path) -> Path:
+    return batch.with_suffix(DONE)
+
+
+def items(batch: Path) -> list[tuple[str, dict | None]]:
+    """(key, item) per line, in order; item None for a line that does not parse (its key is
+    its line number, so it is counted once)."""
+    try:
+        data = batch.read_bytes()
+    except FileNotFoundError:
+        return []
+    out = []
+    for n, raw in enumerate(data.split(b"\n")):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            item = None
+        if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
+            out.append((item["id"][:64], item))
+        else:
+            out.append((f"line:{n}", None))
+    return out
+
+
+def progress(batch: Path) -> Progress:
+    state = Progress()
+    try:
+        data = done_path(batch).read_bytes()
+    except FileNotFoundError:
+        return state
+    for raw in data.split(b"\n"):
+        try:
+            note = json.loads(raw) if raw.strip() else None
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if not isinstance(note, dict) or not isinstance(note.get("id"), str):
+            continue
+        if note.get("state") in ("done", "dropped"):
+            state.finished.add(note["id"])
+        elif note.get("state") == "failed":
+            state.tries[note["id"]] = state.tries.get(note["id"], 0) + 1
+    return state
+
+
+def note(batch: Path, key: str, state: str, why: str = "") -> None:
+    doc = {"id": key, "state": state}
+    if why:
+        doc["why"] = why
+    fd = os.open(done_path(batch), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, b"\n" + json.dumps(doc).encode() + b"\n")
+    finally:
+        os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def _flock(fd: int, shared: bool, until: float) -> None:
+    """flock without ever sleeping in the kernel: retried until `until`, then TimeoutError."""
+    import fcntl
+
+    mode = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
+    delay = 0.0005
+    while True:
+        try:
+            fcntl.flock(fd, mode)
+            return
+        except BlockingIOError:
+            if time.monotonic() + delay > until:
+                raise TimeoutError("spool busy") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.02)

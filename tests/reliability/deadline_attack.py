@@ -1,0 +1,176 @@
+"""The large figures of RELIABILITY.md's deadline rows (issue 12): a script, not a test.
+
+    .venv/bin/python tests/reliability/deadline_attack.py [--sessions 256] [--locked-calls 24]
+
+1. `--sessions` agent sessions at once, each a real `learn capture` process per tool call (a
+   failure and its fix with an error of its own, a failure and fix of a shared error whose fix
+   is known, a user correction, a Stop), while `learn prune`, `learn promote`, `learn import`
+   and `learn export` run in a loop beside them. Then one `learn promote` learns whatever is
+   still spooled. Counts every pair, sighting and correction in the store against what was
+   sent: lost = sent - learned.
+2. With a second process holding `BEGIN IMMEDIATE` on the index the whole time, `--locked-calls`
+   hook calls (half one after the other, half at once): how far past its deadline each ended.
+
+Prints one JSON document with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import reliability_kit as kit
+from test_rel_attacks_deadline import IndexLocked, counters, learned
+
+LEARN = str(Path(sys.executable).with_name("learn"))
+SEED_EVENTS = 4  # the tool events seed() sends
+
+
+def call(home: Path, payload: dict) -> tuple[float, int, str]:
+    from learn_cli.capture import events, hook
+
+    started = time.monotonic()
+    proc = subprocess.run([LEARN, "capture"], input=json.dumps(payload), capture_output=True, text=True,
+                          env=kit.learn_env(home, home.parent / "userhome"), timeout=120)
+    waited = time.monotonic() - started
+    kind = {"PostToolUseFailure": events.FAILURE, "PostToolUse": events.SUCCESS, "Stop": events.STOP}.get(
+        payload["hook_event_name"], events.PROMPT)
+    return waited - hook.DEADLINES.get(kind, hook.DEFAULT_DEADLINE), proc.returncode, proc.stderr
+
+
+def session(home: Path, cwd: Path, index: int, shared: dict, out: dict) -> None:
+    sid, over, bad = f"attack-{index}", [], 0
+    marker = f"uniq{kit.letters(index)}z"
+    calls = [kit.failure(cwd, sid, f"u{index}f", f"blorp make {marker}", f"Error: blorp cannot find {marker}"),
+             kit.success(cwd, sid, f"u{index}s", f"blorp make {marker} --frob"),
+             kit.failure(cwd, sid, f"k{index}f", shared["command"], shared["error"]),
+             kit.success(cwd, sid, f"k{index}s", shared["fix"]),
+             kit.prompt(cwd, sid, f"Don't use npm here, use tool{kit.letters(index)}x instead."),
+             {**kit.session_end(cwd, sid), "hook_event_name": "Stop"}]
+    for payload in calls:
+        late, code, err = call(home, payload)
+        over.append((late, payload["hook_event_name"], err.strip()[-200:]))
+        bad += code != 0 or "Traceback" in err
+    out[index] = {"over": max(over)[0], "worst": max(over), "bad": bad}
+
+
+def housekeeping(home: Path, cwd: Path, stop: threading.Event, runs: list) -> None:
+    exported = home.parent / "export.json"
+    commands = [("prune", "--quiet"), ("promote", "--json"), ("export", "-o", str(exported)),
+                ("import", str(exported))]
+    n = 0
+    while not stop.is_set():
+        args = commands[n % len(commands)]
+        if args[0] == "import" and not exported.exists():
+            n += 1
+            continue
+        proc = kit.learn_exe(home, cwd, *args)
+        runs.append((args[0], proc.returncode, proc.stderr[-300:]))
+        n += 1
+
+
+def seed(home: Path, base: Path) -> dict:
+    """A shared error whose fix is known (learned in two sessions of another project)."""
+    other = kit.project_dir(base, "seed")
+    shared = {"command": "zorp deploy", "error": "Error: zorp deploy cannot reach the glarb", "fix": "zorp deploy --glarb"}
+    for s in range(2):
+        for payload in (kit.failure(other, f"seed{s}", f"sf{s}", shared["command"], shared["error"]),
+                        kit.success(other, f"seed{s}", f"ss{s}", shared["fix"])):
+            assert call(home, payload)[1] == 0
+    return shared
+
+
+def concurrent(tmp: Path, sessions: int) -> dict:
+    home, base = tmp / "home", tmp / "work"
+    (tmp / "userhome").mkdir(parents=True, exist_ok=True)
+    shared = seed(home, base)
+    cwd = kit.project_dir(base, "app")
+    stop, runs, out = threading.Event(), [], {}
+    keeper = threading.Thread(target=housekeeping, args=(home, cwd, stop, runs), daemon=True)
+    started = time.monotonic()
+    keeper.start()
+    threads = [threading.Thread(target=session, args=(home, cwd, i, shared, out)) for i in range(sessions)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    keeper.join()
+    elapsed = time.monotonic() - started
+    before = counters(home)
+    final = kit.learn_exe(home, cwd, "promote", "--json")
+    records = [rec for copies in kit.records_by_id(home).values() for _, rec in copies]
+    pairs = sum(1 for i in range(sessions) if len(learned(home, f"uniq{kit.letters(i)}z")) == 1)
+    corrections = sum(1 for i in range(sessions) if any(
+        r.get("type") == "preference" and f"tool{kit.letters(i)}x" in str(r.get("fix")) for r in records))
+    after = counters(home)
+    return {
+        "sessions": sessions, "hook_calls": sessions * 6, "seconds": round(elapsed, 1),
+        "housekeeping_runs": dict(Counter(name for name, _, _ in runs)),
+        "housekeeping_failures": [r for r in runs if r[1] != 0 or "Traceback" in r[2]],
+        "bad_hook_exits": sum(r["bad"] for r in out.values()),
+        "pairs": {"sent": sessions, "learned": pairs, "lost": sessions - pairs},
+        "tool_events": {"sent": sessions * 4, "learned": after.get("events", 0) - SEED_EVENTS,
+                        "lost": sessions * 4 - (after.get("events", 0) - SEED_EVENTS)},
+        "corrections": {"sent": sessions, "learned": corrections, "lost": sessions - corrections},
+        "spool": {"deferred": after.get("deferred", 0), "replayed": after.get("replayed", 0),
+                  "dropped": after.get("dropped", 0),
+                  "replayed_by_final_promote": after.get("replayed", 0) - before.get("replayed", 0),
+                  "final_promote_ok": final.returncode == 0},
+        "max_seconds_past_deadline": round(max(r["over"] for r in out.values()), 2),
+        "worst_calls": sorted((r["worst"] for r in out.values()), reverse=True)[:3],
+    }
+
+
+def locked(tmp: Path, calls: int) -> dict:
+    home, base = tmp / "home", tmp / "work"
+    (tmp / "userhome").mkdir(parents=True, exist_ok=True)
+    cwd = kit.project_dir(base, "app")
+    assert call(home, kit.prompt(cwd, "warm", "hello"))[1] == 0
+    late: list[float] = []
+    payloads = [p for n in range(calls // 2) for p in (
+        kit.failure(cwd, f"l{n % 3}", f"lf{n}", "zorp build", f"Error: zorp lost the glarb{kit.letters(n)}"),
+        kit.success(cwd, f"l{n % 3}", f"ls{n}", "zorp build --glarb"))]
+    with IndexLocked(home):
+        for payload in payloads[: calls // 2]:
+            late.append(call(home, payload)[0])
+        threads = [threading.Thread(target=lambda p=p: late.append(call(home, p)[0])) for p in payloads[calls // 2:]]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    final = kit.learn_exe(home, cwd, "promote", "--json")
+    c = counters(home)
+    return {"calls": len(late), "max_seconds_past_deadline": round(max(late), 2),
+            "min_seconds_past_deadline": round(min(late), 2),
+            "spool": {k: c.get(k, 0) for k in ("deferred", "replayed", "dropped")},
+            "pairs_learned_after_promote": sum(1 for n in range(calls // 2)
+                                               if len(learned(home, f"glarb{kit.letters(n)}")) == 1),
+            "final_promote_ok": final.returncode == 0}
+
+
+def main() -> int:
+    import tempfile
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=256)
+    parser.add_argument("--locked-calls", type=int, default=24)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        report = {"concurrent": concurrent(Path(tmp) / "a", args.sessions),
+                  "index_locked": locked(Path(tmp) / "b", args.locked_calls)}
+    json.dump(report, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
