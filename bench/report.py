@@ -577,7 +577,7 @@ def plot_svg(data: dict) -> str:
     sizes = sorted(data["sizes"])
     names = [n for n in _ordered_names(data) if any("cpu_ms" in r for r in data["results"] if r["name"] == n)]
     names.append("bare interpreter")
-    profiles = list(_profiles(data))
+    profiles = sorted(_profiles(data), key=lambda p: p == "realistic")  # the realistic one drawn solid
     series = {}  # (name, profile) -> points; one colour per name, one dash per profile
     for name in names:
         for profile in profiles:

@@ -595,7 +595,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Benchmark learn on two profiles of home, 1k to 300k learnings.")
     ap.add_argument("--smoke", action="store_true", help="tiny homes, 3 runs; report in the work folder")
     ap.add_argument("--runs", type=int, default=0, help="timed runs per operation (default 5; smoke 3)")
-    ap.add_argument("--profiles", default="synthetic,realistic", help="which profiles, in order")
+    ap.add_argument("--profiles", default="realistic,synthetic", help="which profiles, in order")
     ap.add_argument("--sizes", default="", help="e.g. 1000:10,10000:100 (learnings:projects), for every profile")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workdir", default="", help="where homes are generated (default: a temp folder)")
@@ -618,6 +618,11 @@ def main(argv: list[str] | None = None) -> int:
         for profile in profiles:
             for learnings, projects in plan[profile]:
                 bench.bench_size(profile, learnings, projects)
+                # What is measured so far, should a later size not finish (python bench/report.py FILE).
+                (bench.workdir / "partial.json").write_text(json.dumps(
+                    {"profile": profile, "results": [{"profile": r.profile, "name": r.name, "size": r.size,
+                                                      **r.stats()} for r in bench.results],
+                     "homes": bench.homes, "instructions": bench.instructions}, default=str) + "\n")
         out = Path(args.out) if args.out else (bench.workdir / "BENCHMARKS.md" if args.smoke else ROOT / "BENCHMARKS.md")
         svg = Path(args.svg) if args.svg else (bench.workdir / "latency.svg" if args.smoke else ROOT / "bench" / "latency.svg")
         data = {
