@@ -1,19 +1,28 @@
-"""`make bench`: time `learn` at 1,000 / 10,000 / 100,000 learnings and write BENCHMARKS.md.
+"""`make bench`: time `learn` on two profiles of home and write BENCHMARKS.md.
 
-    python bench/run.py                 the full run (~6 minutes on 2 cores, most of it
-                                        promote/prune/import at 100,000 learnings)
+    python bench/run.py                 the full run: the synthetic profile at 1k / 10k / 100k
+                                        learnings, the realistic one at 1k / 10k / 100k / 300k
+                                        entries (~15 minutes on 2 idle cores)
     python bench/run.py --smoke         a tiny home, few runs, report in the work folder (CI)
     python bench/run.py --boost         as root on a busy shared machine: top scheduling priority
 
-For every store size the runner generates a home (bench/generate.py), then times whole `learn`
+Profiles: *synthetic* (bench/generate.py, written straight in the store format; the home of
+the earlier runs, kept for continuity) and *realistic* (bench/realistic.py: an export file with
+the mix of real use, imported by `learn import` into an empty home, which is the import figure).
+
+For every store size the runner builds a home, then times whole `learn`
 processes: a warm-up run, then N timed runs, each paired with a run of the bare interpreter
 (`python -c pass`, the interpreter of the `learn` entry point) so that ratios come from the
-same moment of the same machine. Peak memory is the child's own ru_maxrss (os.wait4). Commands
+same moment of the same machine. Every figure is CPU time (user + system of the process,
+os.wait4) beside wall time; verdicts use CPU time, which another engineer's load moves far less.
+The hook path also gets instruction counts (valgrind --tool=callgrind), which load does not move
+at all. Peak memory is the child's own ru_maxrss (os.wait4). Commands
 that change the home (promote, prune) run on a fresh copy each time; `import` runs into a fresh
 empty home each time; captures append to the benchmark project's session and learnings (a few
 lines per run, accepted). In-process figures come from bench/inproc.py in a child process.
-An operation too slow to repeat 7 times within the 10-minute budget gets 3 runs (warm-up over
-SLOW_S) or its warm-up as the only run (over VERY_SLOW_S); the report says so.
+An operation too slow to repeat within the 15-minute budget gets 3 runs (warm-up over SLOW_S)
+or its warm-up as the only run (over VERY_SLOW_S); the heavy commands get at most 3 runs at
+100,000 and one at 300,000; the report says so.
 """
 
 from __future__ import annotations
@@ -34,15 +43,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import report
+from bench import realistic, report
 from bench.generate import BENCH_FAILURE, DAY, generate, maintain
+from learn_cli.store.paths import Layout
 
-FULL_SIZES = [(1_000, 10), (10_000, 100), (100_000, 1_000)]
-SMOKE_SIZES = [(200, 5)]
+FULL_SIZES = {"synthetic": [(1_000, 10), (10_000, 100), (100_000, 1_000)],
+              "realistic": [(1_000, 10), (10_000, 100), (100_000, 1_000), (300_000, 3_000)]}
+SMOKE_SIZES = {"synthetic": [(200, 5)], "realistic": [(200, 5)]}
+CAPTURE_NAMES = {"failure": "capture failure", "pair": "capture success (pair)", "success": "capture success (plain)",
+                 "prompt": "capture prompt", "start": "capture SessionStart", "end": "capture SessionEnd"}
 TOPIC = "docker"
-SLOW_S = 5  # a warm-up slower than this ...
+SLOW_S = 3  # a warm-up slower than this ...
 SLOW_RUNS = 3  # ... gets this many timed runs instead of 7
-VERY_SLOW_S = 30  # a warm-up slower than this is the only run
+VERY_SLOW_S = 20  # a warm-up slower than this is the only run
 PROCESS_TIMEOUT_S = 300  # a process still running then is killed and reported
 
 
@@ -100,6 +113,7 @@ class Launcher:
 class Result:
     name: str
     size: int
+    profile: str = ""
     samples: list = field(default_factory=list)  # Sample of the operation
     bare: list = field(default_factory=list)  # Sample of the bare interpreter, same runs
     error: str = ""
@@ -121,6 +135,7 @@ class Result:
             out["bare_ms"] = bare
             out["bare_cpu_ms"] = statistics.median(s.cpu_ms for s in self.bare)
             out["ratio"] = out["median_ms"] / bare if bare else None
+            out["cpu_ratio"] = out["cpu_ms"] / out["bare_cpu_ms"] if out["bare_cpu_ms"] else None
         if self.note:
             out["note"] = self.note
         return out
@@ -130,7 +145,7 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.smoke = args.smoke
-        self.runs = args.runs or (3 if self.smoke else 7)
+        self.runs = args.runs or (3 if self.smoke else 5)
         self.workdir = Path(args.workdir or tempfile.mkdtemp(prefix="learn-bench-"))
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.learn = str(Path(sys.executable).with_name("learn"))
@@ -143,6 +158,10 @@ class Bench:
         self.userhome = self.workdir / "userhome"
         self.userhome.mkdir(exist_ok=True)
         self.launcher = Launcher(self.workdir)
+        # Instruction counts take seconds a run under valgrind: not in --smoke (CI).
+        self.valgrind = None if self.smoke else shutil.which("valgrind")
+        self.instructions: list[dict] = []
+        self.profile = ""
         self.available = self._available_commands()
         self._counter = 0
 
@@ -180,7 +199,7 @@ class Bench:
     # -- the measuring loop ---------------------------------------------------------------
     def measure(self, name: str, size: int, make_argv, *, home: Path, cwd: str, stdin=None, setup=None,
                 teardown=None, timeout: float = PROCESS_TIMEOUT_S, with_bare: bool = True, check=None,
-                once: bool = False) -> Result:
+                once: bool = False, max_runs: int = 0) -> Result:
         """Warm-up, then `runs` timed runs, each followed by a bare interpreter run; with `once`,
         a single timed run and no warm-up (work that happens once, like a first promotion).
 
@@ -188,12 +207,14 @@ class Bench:
         the report), so that one pathologically slow command cannot blow the 10-minute budget.
         `teardown` runs after the last run, for every run: deleting a 300 MB home between runs
         put its cleanup (on a disk mounted with `discard`) into the next run's figure."""
-        res = Result(name, size)
+        res = Result(name, size, self.profile)
         done: list = []
-        runs = 1 if once else self.runs
-        i = 1 if once else 0
-        if once:
+        if max_runs == 1 and not once:
+            once, res.note = True, "1 run, no warm-up: the budget of the full run"
+        elif once:
             res.note = "1 run: it happens once"
+        runs = 1 if once else min(self.runs, max_runs or self.runs)
+        i = 1 if once else 0
         while i <= runs:
             ctx = setup() if setup else {}
             argv = make_argv(ctx)
@@ -234,128 +255,207 @@ class Bench:
         self.results.append(res)
         st = res.stats()
         if res.ok:
-            self.say(f"{name} @ {size:,}: median {st['median_ms']:.1f} ms, "
-                     f"×{st.get('ratio') or 0:.2f} bare, {st['rss_mb']:.0f} MB")
+            self.say(f"[{self.profile}] {name} @ {size:,}: CPU {st['cpu_ms']:.1f} ms "
+                     f"(×{st.get('cpu_ratio') or 0:.2f} bare), wall {st['median_ms']:.1f} ms, {st['rss_mb']:.0f} MB")
         else:
             self.say(f"{name} @ {size:,}: FAILED {res.error}")
         return res
 
     def skip(self, name: str, size: int, why: str) -> None:
-        self.results.append(Result(name, size, error=why))
+        self.results.append(Result(name, size, self.profile, error=why))
         self.say(f"{name} @ {size:,}: skipped ({why})")
 
-    # -- one store size --------------------------------------------------------------------
-    def bench_size(self, learnings: int, projects: int) -> None:
-        out = self.workdir / f"home-{learnings}"
-        self.say(f"generating {learnings:,} learnings over {projects:,} projects")
+    # -- the homes of the two profiles --------------------------------------------------------
+    def synthetic_home(self, learnings: int, projects: int) -> dict:
+        """bench/generate.py's home, written straight in the store format (kept for continuity)."""
+        out = self.workdir / f"synthetic-{learnings}"
+        self.say(f"[synthetic] generating {learnings:,} learnings over {projects:,} projects")
         summary = generate(out, learnings, projects, seed=self.args.seed)
         self.say(f"  written in {summary.seconds_write:.1f} s, indexed in {summary.seconds_index:.1f} s")
-        home = Path(summary.home)
+        return {"out": out, "summary": summary, "home": Path(summary.home), "export": None}
+
+    def realistic_home(self, entries: int, projects: int) -> dict:
+        """bench/realistic.py's export file, imported into an empty home by `learn import`: the
+        import is measured (into fresh empty homes) and the last home it built is the one kept."""
+        out = self.workdir / f"realistic-{entries}"
+        self.say(f"[realistic] generating an export of {entries:,} entries over {projects:,} projects")
+        gen, summary = realistic.generate_export(out, entries, projects, seed=self.args.seed)
+        self.say(f"  written in {summary.seconds_write:.1f} s ({summary.bytes_export / 1e6:.0f} MB)")
+        export = Path(summary.export)
+        made: list[Path] = []
+
+        def fresh() -> dict:
+            home = Path(tempfile.mkdtemp(dir=out)) / "home"
+            made.append(home)
+            return {"home": home}
+
+        res = self.measure("import", entries, lambda ctx: [self.learn, "import", str(export)], home=gen.home,
+                           cwd=summary.bench_project["root"], setup=fresh, max_runs=self.runs_for(entries, 3))
+        if not res.ok:
+            raise RuntimeError(f"the realistic home could not be built: {res.error}")
+        for home in made[:-1]:
+            _rmtree(home.parent)
+        gen.home = made[-1]
+        gen.layout = Layout(gen.home)
+        summary.home = str(gen.home)
+        realistic.finish_home(gen, summary)
+        self.say(f"  imported: {summary.learnings:,} learnings, {summary.shared_keys:,} keys in ≥ 2 projects")
+        return {"out": out, "summary": summary, "home": gen.home, "export": export}
+
+    def runs_for(self, size: int, slow_cap: int) -> int:
+        """Timed runs of the heavy commands: fewer at the largest sizes, for the 15-minute budget."""
+        if size >= 300_000:
+            return 1
+        return min(self.runs, slow_cap) if size >= 100_000 else self.runs
+
+    # -- one store size --------------------------------------------------------------------
+    def bench_size(self, profile: str, learnings: int, projects: int) -> None:
+        self.profile = profile
+        made = (self.realistic_home if profile == "realistic" else self.synthetic_home)(learnings, projects)
+        summary, home = made["summary"], made["home"]
         bench_root = summary.bench_project["root"]
         sessions = summary.sessions_of_bench_project or ["bench-session"]
         size = learnings
-        learn = self.learn
+        heavy = self.runs_for(size, 3)
 
-        # The first promotion and prune of a home that never had one, once each on a copy;
-        # then yesterday's maintenance, and every other figure on the maintained home.
+        # The first promotion and prune of a home that never had one (generated, or just
+        # imported), once each on a copy; then yesterday's maintenance, and every other figure
+        # on the maintained home.
         for command in ("promote", "prune"):
-            if self.has(command):
-                self.measure(f"{command} (first run)", size, lambda ctx, c=command: [learn, c], home=home,
-                             cwd=bench_root, setup=lambda: {"home": self.clone(home)},
-                             teardown=lambda ctx: _rmtree(ctx["home"].parent), once=True)
+            self.measure(f"{command} (first run)", size, lambda ctx, c=command: [self.learn, c], home=home,
+                         cwd=bench_root, setup=lambda: {"home": self.clone(home)},
+                         teardown=lambda ctx: _rmtree(ctx["home"].parent), once=True)
         summary.maintenance = maintain(home, summary.now - DAY)
-        self.homes[learnings] = summary.as_dict()
-        self.say(f"  yesterday's promote and prune: {summary.maintenance['seconds_promote']:.1f} s + "
-                 f"{summary.maintenance['seconds_prune']:.1f} s in process")
+        self.homes.setdefault(profile, {})[learnings] = {k: v for k, v in summary.as_dict().items()
+                                                         if k != "projects_list"}
+        m = summary.maintenance
+        self.say(f"  yesterday's promote and prune: {m['seconds_promote']:.1f} s + {m['seconds_prune']:.1f} s "
+                 f"in process, {m['conflicts']:,} conflicts")
 
-        # Capture: a fresh failure payload each run (new tool_use_id), in a live session.
-        def failure_payload(ctx) -> bytes:
+        self.bench_captures(size, home, bench_root, sessions)
+        self.bench_hook_instructions(size, home, bench_root, sessions)
+        self.bench_reads(size, home, bench_root)
+
+        for command in ("promote", "prune"):
+            self.measure(command, size, lambda ctx, c=command: [self.learn, c], home=home, cwd=bench_root,
+                         setup=lambda: {"home": self.clone(home)}, teardown=lambda ctx: _rmtree(ctx["home"].parent),
+                         max_runs=heavy)
+
+        export_file = made["out"] / "bench-export.json"
+        self.measure("export", size, lambda ctx: [self.learn, "export", "-o", str(export_file)], home=home,
+                     cwd=bench_root, max_runs=heavy)
+        if profile == "synthetic":
+            if not export_file.exists():
+                report.write_export(home, export_file)
+            self.measure("import", size, lambda ctx: [self.learn, "import", str(export_file)], home=home,
+                         cwd=bench_root, setup=lambda: {"home": Path(tempfile.mkdtemp(dir=self.workdir)) / "h"},
+                         teardown=lambda ctx: _rmtree(ctx["home"].parent), max_runs=heavy)
+        else:  # the same file again, into the full home: every entry meets its own copy
+            self.measure("import (into a full home)", size, lambda ctx: [self.learn, "import", str(made["export"])],
+                         home=home, cwd=bench_root, setup=lambda: {"home": self.clone(home)},
+                         teardown=lambda ctx: _rmtree(ctx["home"].parent), max_runs=heavy)
+
+        self.inproc.setdefault(profile, {})[size] = self.in_process(home, bench_root, sessions[0])
+        if not self.args.keep:
+            _rmtree(made["out"])
+            self.say(f"removed the {profile} {learnings:,} home")
+
+    # -- the hook path -----------------------------------------------------------------------
+    def payloads(self, root: str, sessions: list) -> dict:
+        """One builder per event kind `learn capture` receives, each a fresh payload."""
+        transcript = f"{self.userhome}/.claude/projects/p/s.jsonl"
+
+        def base(sid: str, event: str) -> dict:
+            return {"session_id": sid, "cwd": root, "transcript_path": transcript, "hook_event_name": event}
+
+        def failure(sid: str) -> dict:
             cmd, err, code = BENCH_FAILURE
-            return json.dumps({
-                "session_id": sessions[self._counter % len(sessions)], "cwd": bench_root,
-                "transcript_path": f"{self.userhome}/.claude/projects/p/s.jsonl", "permission_mode": "default",
-                "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
-                "tool_input": {"command": cmd, "description": "Run the API tests"},
-                "tool_use_id": self.next_id(), "error": f"Exit code {code}\n{err}", "is_interrupt": False,
-                "duration_ms": 31}).encode()
+            return dict(base(sid, "PostToolUseFailure"), permission_mode="default", tool_name="Bash",
+                        tool_input={"command": cmd, "description": "Run the API tests"},
+                        tool_use_id=self.next_id(), error=f"Exit code {code}\n{err}", is_interrupt=False,
+                        duration_ms=31)
 
-        if self.has("capture"):
-            self.measure("capture failure", size, lambda ctx: [learn, "capture"], home=home, cwd=bench_root,
-                         stdin=failure_payload, check=_valid_hook_output)
+        def success(sid: str, cmd: str, out: str) -> dict:
+            return dict(base(sid, "PostToolUse"), permission_mode="default", tool_name="Bash",
+                        tool_input={"command": cmd, "description": "Run it"},
+                        tool_response={"stdout": out, "stderr": "", "interrupted": False, "isImage": False,
+                                       "noOutputExpected": False},
+                        tool_use_id=self.next_id(), duration_ms=812)
 
-            def pair_setup() -> dict:
-                sid = f"bench-pair-{self.next_id()}"
-                fail = json.loads(failure_payload({}))
-                fail["session_id"] = sid
-                self.launcher.run([learn, "capture"], self.env(home), bench_root, json.dumps(fail).encode())
+        return {
+            "failure": failure,
+            "pair": lambda sid: success(sid, "python -m " + BENCH_FAILURE[0], "........\n8 passed in 0.41s"),
+            "success": lambda sid: success(sid, "git status --short", " M src/app.py\n"),
+            "prompt": lambda sid: dict(base(sid, "UserPromptSubmit"), permission_mode="default",
+                                       prompt_id=self.next_id(), prompt="Run the tests and tidy app.py"),
+            "start": lambda sid: dict(base(sid, "SessionStart"), source="startup"),
+            "end": lambda sid: dict(base(sid, "SessionEnd"), prompt_id=self.next_id(), reason="other"),
+        }
+
+    def bench_captures(self, size: int, home: Path, root: str, sessions: list) -> None:
+        """`learn capture` for every event kind. failure / plain success / prompt / SessionStart
+        go to the home's live sessions; a pair and a SessionEnd each get a session of their
+        own, whose failure (and, for SessionEnd, the fix that follows) is sent first, untimed."""
+        make = self.payloads(root, sessions)
+        env = self.env(home)
+
+        def live(kind: str):
+            return lambda ctx: json.dumps(make[kind](sessions[self._counter % len(sessions)])).encode()
+
+        def own_session(with_fix: bool):
+            def setup() -> dict:
+                sid = f"bench-{self.next_id()}"
+                self.launcher.run([self.learn, "capture"], env, root, json.dumps(make["failure"](sid)).encode())
+                if with_fix:
+                    self.launcher.run([self.learn, "capture"], env, root, json.dumps(make["pair"](sid)).encode())
                 return {"sid": sid}
+            return setup
 
-            def success_payload(ctx) -> bytes:
-                cmd = "python -m " + BENCH_FAILURE[0]
-                return json.dumps({
-                    "session_id": ctx["sid"], "cwd": bench_root, "hook_event_name": "PostToolUse",
-                    "transcript_path": f"{self.userhome}/.claude/projects/p/s.jsonl", "tool_name": "Bash",
-                    "permission_mode": "default", "tool_input": {"command": cmd, "description": "Run the API tests"},
-                    "tool_response": {"stdout": "........\n8 passed in 0.41s", "stderr": "", "interrupted": False,
-                                      "isImage": False, "noOutputExpected": False},
-                    "tool_use_id": self.next_id(), "duration_ms": 812}).encode()
+        capture = lambda ctx: [self.learn, "capture"]
+        for kind in ("failure", "success", "prompt", "start"):
+            self.measure(CAPTURE_NAMES[kind], size, capture, home=home, cwd=root, stdin=live(kind),
+                         check=_valid_hook_output)
+        self.measure(CAPTURE_NAMES["pair"], size, capture, home=home, cwd=root, setup=own_session(False),
+                     stdin=lambda ctx: json.dumps(make["pair"](ctx["sid"])).encode(), check=_valid_hook_output)
+        self.measure(CAPTURE_NAMES["end"], size, capture, home=home, cwd=root, setup=own_session(True),
+                     stdin=lambda ctx: json.dumps(make["end"](ctx["sid"])).encode(), check=_valid_hook_output)
+        start = json.dumps(make["start"](sessions[0])).encode()
+        self.measure("context --hook", size, lambda ctx: [self.learn, "context", "--hook"], home=home, cwd=root,
+                     stdin=start, check=_valid_hook_output)
 
-            self.measure("capture success (pair)", size, lambda ctx: [learn, "capture"], home=home,
-                         cwd=bench_root, stdin=success_payload, setup=pair_setup, check=_valid_hook_output)
-        else:
-            self.skip("capture failure", size, "`learn capture` not available")
-            self.skip("capture success (pair)", size, "`learn capture` not available")
+    def bench_hook_instructions(self, size: int, home: Path, root: str, sessions: list) -> None:
+        """Instructions executed (callgrind's Ir) by the hook path: a count that does not move
+        with the machine's load, unlike any time. One run each: the count barely varies."""
+        if not self.valgrind:
+            return
+        make = self.payloads(root, sessions)
+        env = self.env(home)
+        runs = [("bare interpreter", [self.python, "-c", "pass"], None),
+                (CAPTURE_NAMES["failure"], [self.learn, "capture"], make["failure"](sessions[0])),
+                (CAPTURE_NAMES["start"], [self.learn, "capture"], make["start"](sessions[0])),
+                ("context --hook", [self.learn, "context", "--hook"], make["start"](sessions[0]))]
+        for name, argv, payload in runs:
+            count = callgrind_instructions(self.valgrind, argv, env, root,
+                                           json.dumps(payload).encode() if payload else None)
+            self.instructions.append({"profile": self.profile, "name": name, "size": size, "ir": count})
+            self.say(f"instructions {name} @ {size:,}: {count:,}" if count else f"instructions {name}: failed")
 
-        if self.has("context"):
-            start = json.dumps({"session_id": sessions[0], "cwd": bench_root, "hook_event_name": "SessionStart",
-                                "source": "startup",
-                                "transcript_path": f"{self.userhome}/.claude/projects/p/s.jsonl"}).encode()
-            self.measure("context --hook", size, lambda ctx: [learn, "context", "--hook"], home=home,
-                         cwd=bench_root, stdin=start, check=_valid_hook_output)
-        else:
-            self.skip("context --hook", size, "`learn context` not available")
-
-        for command, argv in (("recall", [learn, "recall", TOPIC]), ("stats", [learn, "stats"]),
-                              ("graph", [learn, "graph"])):
-            name = f"recall {TOPIC}" if command == "recall" else command
-            if self.has(command):
-                self.measure(name, size, lambda ctx, a=argv: a, home=home, cwd=bench_root)
-            else:
-                self.skip(name, size, f"`learn {command}` not available")
-
+    # -- read commands -------------------------------------------------------------------------
+    def bench_reads(self, size: int, home: Path, root: str) -> None:
+        learn = self.learn
+        some_id = _some_learning_id(home)
+        reads = [(f"recall {TOPIC}", [learn, "recall", TOPIC]), ("stats", [learn, "stats"]),
+                 ("graph", [learn, "graph"]), ("show", [learn, "show", some_id]),
+                 ("--version", [learn, "--version"]), ("--help", [learn, "--help"])]
+        for name, argv in reads:
+            self.measure(name, size, lambda ctx, a=argv: a, home=home, cwd=root)
         if self.rg:
             rg_argv = [self.rg, "-i", TOPIC, "-g", "*.jsonl", "-g", "!archive.jsonl",
                        str(home / "projects"), str(home / "global")]
-            self.measure(f"rg -i {TOPIC}", size, lambda ctx: rg_argv, home=home, cwd=bench_root,
+            self.measure(f"rg -i {TOPIC}", size, lambda ctx: rg_argv, home=home, cwd=root,
                          check=lambda s: None if s.stdout else "rg found nothing")
         else:
             self.skip(f"rg -i {TOPIC}", size, "ripgrep not installed (apt-get install ripgrep)")
-
-        for command in ("promote", "prune"):
-            if self.has(command):
-                self.measure(command, size, lambda ctx, c=command: [learn, c], home=home, cwd=bench_root,
-                             setup=lambda: {"home": self.clone(home)}, teardown=lambda ctx: _rmtree(ctx["home"].parent))
-            else:
-                self.skip(command, size, f"`learn {command}` not available")
-
-        export_file = self.workdir / f"export-{learnings}.json"
-        if self.has("export"):
-            self.measure("export", size, lambda ctx: [learn, "export", "-o", str(export_file)], home=home,
-                         cwd=bench_root)
-        if self.has("import"):
-            if not export_file.exists():
-                report.write_export(home, export_file)
-            self.measure("import", size, lambda ctx: [learn, "import", str(export_file)], home=home,
-                         cwd=bench_root, setup=lambda: {"home": Path(tempfile.mkdtemp(dir=self.workdir)) / "h"},
-                         teardown=lambda ctx: _rmtree(ctx["home"].parent))
-        else:
-            self.skip("import", size, "`learn import` not available")
-
-        self.inproc[size] = self.in_process(home, bench_root, sessions[0])
-        if not self.args.keep:
-            _rmtree(out)
-            export_file.unlink(missing_ok=True)
-            self.say(f"removed the {learnings:,} home")
 
     def clone(self, home: Path) -> Path:
         """A copy of a home whose index is as fresh as the original's (see fix_index_inodes)."""
@@ -423,19 +523,48 @@ def _rmtree(path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 # Comparator set-up
 # --------------------------------------------------------------------------------------------
-def ensure_ripgrep(allow_install: bool) -> str | None:
-    """`rg` from Debian's packages when it is missing and we may install (root, apt-get)."""
-    found = shutil.which("rg")
+def ensure_tool(binary: str, package: str, allow_install: bool) -> str | None:
+    """`binary` from Debian's packages when it is missing and we may install (root, apt-get)."""
+    found = shutil.which(binary)
     if found or not allow_install or os.geteuid() != 0 or not shutil.which("apt-get"):
         return found
-    print("installing ripgrep (apt-get install -y ripgrep)", file=sys.stderr)
+    print(f"installing {package} (apt-get install -y {package})", file=sys.stderr)
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    for argv in (["apt-get", "install", "-y", "-qq", "ripgrep"],
-                 ["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "ripgrep"]):
+    for argv in (["apt-get", "install", "-y", "-qq", package],
+                 ["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", package]):
         subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300, check=False)
-        if shutil.which("rg"):
+        if shutil.which(binary):
             break
-    return shutil.which("rg")
+    return shutil.which(binary)
+
+
+def callgrind_instructions(valgrind: str, argv: list[str], env: dict, cwd: str, stdin: bytes | None) -> int | None:
+    """Instructions the process executed (callgrind's `Collected`), or None if it failed."""
+    try:
+        proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+                              input=stdin or b"", env=env, cwd=cwd, capture_output=True, timeout=300, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in proc.stderr.decode("utf-8", "replace").splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1])
+    return None
+
+
+def _version_line(binary: str | None) -> str:
+    if not binary:
+        return "not installed (apt-get install valgrind failed or not root): no instruction counts"
+    return subprocess.run([binary, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+
+
+def _some_learning_id(home: Path) -> str:
+    """The id of a live learning of the home, for `learn show`."""
+    db = sqlite3.connect(str(home / "global" / "index.db"))
+    try:
+        row = db.execute("SELECT id FROM learnings WHERE scope = 'project' ORDER BY id LIMIT 1 OFFSET 7").fetchone()
+    finally:
+        db.close()
+    return row[0] if row else "learn-unknown"
 
 
 def boost_priority() -> str:
@@ -463,10 +592,11 @@ def boost_priority() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Benchmark learn at 1k / 10k / 100k learnings.")
-    ap.add_argument("--smoke", action="store_true", help="tiny home, 3 runs; report in the work folder")
-    ap.add_argument("--runs", type=int, default=0, help="timed runs per operation (default 7; smoke 3)")
-    ap.add_argument("--sizes", default="", help="e.g. 1000:10,10000:100 (learnings:projects)")
+    ap = argparse.ArgumentParser(description="Benchmark learn on two profiles of home, 1k to 300k learnings.")
+    ap.add_argument("--smoke", action="store_true", help="tiny homes, 3 runs; report in the work folder")
+    ap.add_argument("--runs", type=int, default=0, help="timed runs per operation (default 5; smoke 3)")
+    ap.add_argument("--profiles", default="realistic,synthetic", help="which profiles, in order")
+    ap.add_argument("--sizes", default="", help="e.g. 1000:10,10000:100 (learnings:projects), for every profile")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workdir", default="", help="where homes are generated (default: a temp folder)")
     ap.add_argument("--out", default="", help="report path (default BENCHMARKS.md; smoke: in the work folder)")
@@ -476,25 +606,34 @@ def main(argv: list[str] | None = None) -> int:
                     help="as root: run at the highest scheduling priority (for a busy, shared machine)")
     args = ap.parse_args(argv)
     priority = boost_priority() if args.boost else "normal"
-    if args.sizes:
-        sizes = [tuple(int(x) for x in part.split(":")) for part in args.sizes.split(",")]
-    else:
-        sizes = SMOKE_SIZES if args.smoke else FULL_SIZES
+    profiles = [p for p in args.profiles.split(",") if p]
+    plan = {p: [tuple(int(x) for x in part.split(":")) for part in args.sizes.split(",")] if args.sizes
+            else (SMOKE_SIZES if args.smoke else FULL_SIZES)[p] for p in profiles}
     started = time.time()
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    ensure_ripgrep(allow_install=not args.smoke)
+    ensure_tool("rg", "ripgrep", allow_install=not args.smoke)
+    ensure_tool("valgrind", "valgrind", allow_install=not args.smoke)
     bench = Bench(args)
     try:
-        for learnings, projects in sizes:
-            bench.bench_size(learnings, projects)
+        for profile in profiles:
+            for learnings, projects in plan[profile]:
+                bench.bench_size(profile, learnings, projects)
+                # What is measured so far, should a later size not finish (python bench/report.py FILE).
+                (bench.workdir / "partial.json").write_text(json.dumps(
+                    {"profile": profile, "results": [{"profile": r.profile, "name": r.name, "size": r.size,
+                                                      **r.stats()} for r in bench.results],
+                     "homes": bench.homes, "instructions": bench.instructions}, default=str) + "\n")
         out = Path(args.out) if args.out else (bench.workdir / "BENCHMARKS.md" if args.smoke else ROOT / "BENCHMARKS.md")
         svg = Path(args.svg) if args.svg else (bench.workdir / "latency.svg" if args.smoke else ROOT / "bench" / "latency.svg")
         data = {
             "machine": dict(report.machine_info(bench.python, bench.rg), load_before=load_before,
-                            priority=priority),
-            "runs": bench.runs, "smoke": args.smoke, "seed": args.seed, "sizes": [s for s, _ in sizes],
-            "homes": bench.homes, "inproc": bench.inproc, "topic": TOPIC,
-            "results": [{"name": r.name, "size": r.size, **r.stats()} for r in bench.results],
+                            priority=priority,
+                            valgrind=_version_line(bench.valgrind) if not args.smoke else "not run in --smoke"),
+            "runs": bench.runs, "smoke": args.smoke, "seed": args.seed,
+            "sizes": sorted({s for sizes in plan.values() for s, _ in sizes}),
+            "profiles": {p: [s for s, _ in plan[p]] for p in profiles},
+            "homes": bench.homes, "inproc": bench.inproc, "topic": TOPIC, "instructions": bench.instructions,
+            "results": [{"profile": r.profile, "name": r.name, "size": r.size, **r.stats()} for r in bench.results],
             "started": started, "seconds": time.time() - started,
         }
         raw = out.parent / (out.stem + ".json") if args.smoke or args.out else ROOT / "bench" / "results.json"

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import sys
 
-
 GLOBAL_VALUE_OPTIONS = ("--home", "--project")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     globals_, rest = split_global_options(args)
+    if rest == ["--version"]:  # typer and rich cost ~100 ms to import: not for one line
+        from learn_cli import __version__
+
+        print(f"learn {__version__}")
+        return 0
     if "--help" not in rest and "-h" not in rest:
         if rest[:1] == ["capture"]:
             from learn_cli.capture.hook import main as capture_main

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.generate import generate
-from bench.run import fix_index_inodes
+from bench.run import callgrind_instructions, fix_index_inodes
 
 NOW = 1_795_000_000.0  # a fixed clock: the same seed must give the same bytes
 ID_RE = re.compile(r"^learn-\d{8}T\d{6}Z-[0-9a-f]{6}$")
@@ -110,23 +110,31 @@ def test_a_copied_home_keeps_a_fresh_index(tmp_path):
 
 def test_smoke_run_writes_a_well_formed_report(tmp_path):
     out, svg = tmp_path / "BENCH.md", tmp_path / "plot.svg"
-    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--smoke", "--runs", "2",
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--smoke", "--runs", "1",
                            "--workdir", str(tmp_path / "work"), "--out", str(out), "--svg", str(svg)],
-                          capture_output=True, text=True, timeout=120, check=False)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     text = out.read_text()
-    for heading in ("## Machine", "## Targets", "## Latency against store size", "### In process", "## The homes",
-                    "## Method"):
+    for heading in ("## Machine", "## Targets (CPU time)", "## CPU time against store size", "### Synthetic profile",
+                    "### Realistic profile", "### In process", "## The homes", "## Method"):
         assert heading in text, heading
     assert "python -c pass" in text and "200" in text
     data = json.loads((tmp_path / "BENCH.json").read_text())
     assert data["sizes"] == [200] and data["smoke"] is True
+    assert data["profiles"] == {"synthetic": [200], "realistic": [200]}
     measured = [r for r in data["results"] if "median_ms" in r]
     assert measured, "nothing was measured"
     for r in measured:
         once = "first run" in r["name"]  # happens once: one run, no warm-up
-        assert r["runs"] == (1 if once else 2) and 0 < r["min_ms"] <= r["median_ms"] <= r["max_ms"]
-        assert r["rss_mb"] > 0
+        assert r["runs"] == 1 and 0 < r["min_ms"] <= r["median_ms"] <= r["max_ms"]
+        assert r["rss_mb"] > 0 and r["cpu_ms"] > 0
+        if not once:
+            assert r["cpu_ratio"] == r["cpu_ms"] / r["bare_cpu_ms"]
+    names = {(r["profile"], r["name"]) for r in measured}
+    for profile in ("synthetic", "realistic"):
+        for kind in ("failure", "success (pair)", "success (plain)", "prompt", "SessionStart", "SessionEnd"):
+            assert (profile, f"capture {kind}") in names, (profile, kind)
+    assert ("realistic", "import (into a full home)") in names and ("synthetic", "import") in names
     failed = [r for r in data["results"] if "error" in r and "not available" not in r["error"]
               and "not installed" not in r["error"]]
     assert not failed, failed
@@ -147,3 +155,36 @@ def test_a_maintained_home_has_had_yesterdays_promote_and_prune(tmp_path):
     finally:
         db.close()
     assert empty == 0  # what the daily run reads is in the index already
+
+
+def test_the_realistic_profile_is_imported_with_its_mix(tmp_path):
+    """The realistic file holds repeats, a team file, popular errors, archived entries, and its
+    import merges the repeats: the home holds fewer learnings than the file entries."""
+    from bench.realistic import finish_home, generate_export
+
+    gen, summary = generate_export(tmp_path / "r", 1500, 10, seed=3, now=NOW)
+    doc = json.loads(Path(summary.export).read_text())
+    entries = sum(len(p["learnings"]) for p in doc["projects"].values()) + len(doc["global"]) + len(doc["archived"])
+    assert entries == summary.entries == 1500
+    assert summary.repeats > 50 and summary.shared_errors > 50 and summary.team_copies >= 60
+    assert 0.1 < len(doc["archived"]) / entries < 0.2
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SELF_LEARNING", "PYTHON"))}
+    env.update(SELF_LEARNING_HOME=str(gen.home), HOME=str(tmp_path))
+    learn = str(Path(sys.executable).with_name("learn"))
+    proc = subprocess.run([learn, "import", summary.export], env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    finish_home(gen, summary)
+    assert 0 < summary.learnings < entries
+    assert summary.shared_keys > 0 and summary.sessions > 0
+
+
+def test_instruction_counts_come_from_callgrind():
+    import shutil
+
+    valgrind = shutil.which("valgrind")
+    if not valgrind:
+        import pytest
+
+        pytest.skip("valgrind is not installed (make bench installs it)")
+    count = callgrind_instructions(valgrind, [sys.executable, "-S", "-c", "pass"], dict(os.environ), str(ROOT), None)
+    assert count and count > 1_000_000

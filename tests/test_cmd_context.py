@@ -155,3 +155,50 @@ def test_footer_on_a_terminal(learn):
     assert code == 0
     assert "always run ruff before committing" in out
     assert "── " in out and " / 2,000 tokens · 1 learning loaded ──" in out
+
+
+def test_a_second_digest_reads_the_cache_until_a_file_it_came_from_changes(tmp_path):
+    """SessionStart reads one small file instead of querying the index (issue 14), and any
+    write to the project's learnings or the global files makes it again."""
+    from learn_cli.store.project import Project
+
+    home, root = tmp_path / "home", tmp_path / "proj"
+    root.mkdir()
+    project = Project("abcdefabcdef", "proj", str(root), None)
+    store = Store(home, warn_stderr=False)
+    store.layout.ensure_project(project.id)
+    store.put_many(store.layout.learnings(project.id), [make_record(context="run make db-up first", fix="make db-up",
+                                                                      key="txt:a")])
+    first = session_digest(store, project)
+    store.close()
+
+    again = Store(home, warn_stderr=False)
+    cached = session_digest(again, project)
+    assert again._index is None  # answered without opening the index
+    assert (cached.text, cached.items, cached.tokens) == (first.text, first.items, first.tokens)
+    assert cached.before_tokens == first.before_tokens
+
+    again.put_many(again.layout.global_errors, [make_record(context="use uv run pytest", fix="uv run pytest",
+                                                            status="global", key="txt:g")])
+    fresh = session_digest(again, project)
+    assert len(fresh.items) == 2 and "uv run pytest" in fresh.text
+    (root / "package.json").write_text("{}")  # the stack changed: so did the stamp
+    session_digest(again, project)
+    cache = again.layout.project_dir(project.id) / digest_mod.CACHE_FILE
+    assert "node" in json.loads(cache.read_text())["stamp"][3]
+    again.close()
+
+
+def test_a_damaged_digest_cache_is_made_again(tmp_path):
+    from learn_cli.store.project import Project
+
+    project = Project("abcdefabcdef", "proj", str(tmp_path), None)
+    store = Store(tmp_path / "home", warn_stderr=False)
+    store.layout.ensure_project(project.id)
+    store.put_many(store.layout.learnings(project.id), [make_record(context="a rule", fix="f", key="txt:a")])
+    first = session_digest(store, project)
+    cache = store.layout.project_dir(project.id) / digest_mod.CACHE_FILE
+    cache.write_text('{"stamp": ')
+    assert session_digest(store, project).text == first.text
+    assert json.loads(cache.read_text())["text"] == first.text
+    store.close()
