@@ -174,10 +174,13 @@ def _warn(home, kind: str, message: str) -> None:
     """One line on stderr; in learn.log at most once an hour per kind (a full disk or a broken
     home must not fill the log with one line per tool call)."""
     from learn_cli.store import log
-    from learn_cli.store.paths import resolve_home
+    from learn_cli.store.paths import HomeError, resolve_home
 
     try:
-        base = resolve_home(home)
+        try:
+            base = resolve_home(home)
+        except HomeError as exc:  # no home to log to: the reason, on stderr
+            return log.warn(f"{exc}; nothing was recorded", None, stderr=True)
         stamp = base / "analytics" / f".warned-{''.join(c for c in kind if c.isalnum())[:40]}"
         log_path = base / "learn.log"
         try:

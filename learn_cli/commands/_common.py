@@ -108,6 +108,7 @@ def guarded(call, other_exit=lambda exc: None) -> int:
     """Run a command; turn every user-facing error into one line and an exit code. Without
     typer: the fast path of `learn recall` runs here too. `other_exit(exc)` gives the code of
     exceptions only the caller knows (None: a bug of ours)."""
+    from learn_cli.store.paths import HomeError
     from learn_cli.store.repo import StoreError
 
     try:
@@ -116,7 +117,7 @@ def guarded(call, other_exit=lambda exc: None) -> int:
     except UserError as exc:
         _error_line(str(exc))
         return exc.code
-    except StoreError as exc:
+    except (StoreError, HomeError) as exc:
         _error_line(str(exc))
         return EXIT_USER
     except KeyboardInterrupt:
