@@ -398,7 +398,9 @@ def _open(event, home: str | None):
     from learn_cli.store.repo import Store
 
     store = Store(home, warn_stderr=False)
-    project = identify(_project_dir(event))
+    from learn_cli.capture.redact import redact_project
+
+    project = redact_project(identify(_project_dir(event)))  # as stored: no secret in a name or root
     store.register_project(project)
     return store, project
 

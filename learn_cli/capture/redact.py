@@ -1035,3 +1035,15 @@ def _redact_value(key, value, depth: int):
             and not _looks_pathy(key, value) and (kind != "key" or _token_like(value)):
         return _mark("secret-assignment")
     return redact_obj(value, depth + 1)
+
+
+def redact_project(project):
+    """A store.project.Project whose name, root and remote are fit for disk: a folder named
+    after a token, or a remote with one in it, must not reach project.json, the index or any
+    learning's `project` field. Text without a secret comes back unchanged."""
+    name, root, remote = (redact(v) if isinstance(v, str) else v
+                          for v in (project.name, project.root, project.remote))
+    if (name, root, remote) == (project.name, project.root, project.remote):
+        return project
+    return project._replace(name=name, root=root, remote=remote)
+

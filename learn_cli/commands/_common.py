@@ -65,10 +65,21 @@ def current_project(st: State, register: bool = True):
         path = st.project_path or os.getcwd()
         if st.project_path and not os.path.isdir(os.path.expanduser(path)):
             fail(f"--project {path}: no such folder")
-        st._project = identify(path)
+        st._project = _fit_to_store(identify(path))
     if register:
-        open_store(st).register_project(st._project)
+        from learn_cli.capture.redact import redact_project
+
+        open_store(st).register_project(redact_project(st._project))
     return st._project
+
+
+def _fit_to_store(project):
+    """Name and remote redacted (they are written into learnings); the root stays real, for
+    the files a command reads or writes there (`learn flush`), and is redacted when stored."""
+    from learn_cli.capture.redact import redact_project
+
+    safe = redact_project(project)
+    return safe._replace(root=project.root)
 
 
 def is_terminal() -> bool:

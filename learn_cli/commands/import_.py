@@ -15,6 +15,8 @@ def command(
     file: str = typer.Argument(..., metavar="FILE", help="An export made by `learn export`.", show_default=False),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would happen; write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see docs/cmd-import.md)."),
+    trust: bool = typer.Option(False, "--trust", help="Vouch for the file: keep its statuses (else entries "
+                               "wait, pending, for a local sighting or `learn resolve ID --keep`)."),
 ) -> None:
     import orjson
 
@@ -23,7 +25,7 @@ def command(
 
     store = open_store(state(ctx))
     try:
-        report = import_file(store, Path(file).expanduser(), dry_run=dry_run, loads=orjson.loads)
+        report = import_file(store, Path(file).expanduser(), dry_run=dry_run, loads=orjson.loads, trust=trust)
     except ExchangeError as exc:
         fail(str(exc))
     if as_json:
