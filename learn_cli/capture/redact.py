@@ -190,7 +190,7 @@ def _prefix_table() -> dict[str, list]:
 # few lower-case ones found with str.find. One scan of the text each, all in C.
 _SEPARATED = r"[_.~-][A-Za-z0-9+/]{8}"
 _UPPER_PREFIXES = r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9]|Iza|TATT3|TBB|KCp|QVN)|E(?:ZAK|ZTK|AA[ACM])|LTAI|GR1348941|SK[0-9a-fA-F]{8}|AC[0-9a-f]{8}"
-_LOWER_PREFIXES = ("eyJ", "dapi", "4b1d", "oy2", "cmVmdGtu")
+_LOWER_PREFIXES = ("eyJ", "dapi", "4b1d", "oy2", "cmVmdGtu", "xox", "xapp-")
 _WORD_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~-"
 
 
@@ -253,7 +253,8 @@ def _token_end(text: str, start: int, entry) -> int:
         return 0
     if len(body) >= length:
         return m.end() if check is None or _CHECKS[check](body) else 0
-    if cut_ok and len(body) >= CUT_MIN and _classes(body) >= 2 and check != "jwt":
+    if cut_ok and len(body) >= CUT_MIN and check != "jwt" and (
+            _CHECKS[check](body) if check else _classes(body) >= 2):
         return m.end()
     return 0
 
@@ -435,6 +436,10 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 
 
+_PLACEHOLDER_STARTS = ("your_", "your-", "<your", "insert_", "insert-", "replace_", "replace-", "changeme",
+                       "change_me", "change-me")
+
+
 def _is_placeholder(value: str) -> bool:
     """A value that is a reference or a blank, not a secret: `$VAR`, `<your-token>`, `***`."""
     v = value.strip().strip("\"'")
@@ -445,6 +450,9 @@ def _is_placeholder(value: str) -> bool:
     if v[0] + v[-1] in ("<>", "[]", "{}"):  # <your-token>, [YOUR-PASSWORD], {password}
         return True
     if v in ("...", "-") or (len(v) >= 3 and set(v) <= {"x", "X", "*", "."}):
+        return True
+    low = v.lower()
+    if "xxxxxxxx" in low or low.startswith(_PLACEHOLDER_STARTS):  # sk-xxxx…, YOUR_API_KEY
         return True
     return v.lower() in _PLACEHOLDER_WORDS
 
