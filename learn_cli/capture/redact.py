@@ -3,14 +3,18 @@
 It runs on every tool call, so it is built for the common case of text with no secret in it:
 
 - Importing costs only `re` (every pattern is compiled lazily, once, on first need).
-- Each rule is guarded by cheap substring tests ("ghp_", "eyJ", "://", "-pass", ...): a rule
-  whose trigger is absent costs a few `in` checks and its pattern is never even compiled.
+- Provider tokens (about 170 prefixes) are found by three scans of the text, whatever their
+  number: a separator followed by token characters, upper-case prefixes, and `str.find` for a
+  few lower-case ones; the word at each hit is looked up in a table of prefixes.
+- Other rules are guarded by cheap substring tests ("://", "-pass", "authorization", ...): a
+  rule whose trigger is absent costs a few `in` checks and its pattern is never even compiled.
 - Patterns start with a literal where they can (a leading look-behind or character class makes
   `re` try every position), and names in assignments are found with str.find from a keyword.
 
 Rules run from the most specific to the most generic: private key blocks, provider tokens with a
-known prefix, JWTs, then context rules (URL passwords, auth headers, `--password x`,
-`SECRET_TOKEN=...` assignments) and last a high-entropy sweep. Context rules never touch a value
+known prefix (whole, or cut short by an agent's output), JWTs, then context rules (credentials
+in URLs, auth headers, `--password x`, `redis-cli -a x`, `SECRET_TOKEN=...` assignments, labels
+in mid-line, "the password is x") and last a high-entropy sweep. Context rules never touch a value
 that is (or holds) `[REDACTED:...]`, and `redact` repeats passes until one changes nothing, so
 `redact(redact(x)) == redact(x)`.
 
@@ -736,8 +740,8 @@ def _assignment_value(m: re.Match[str], at_line_start: bool) -> tuple[int, int] 
             return None
         if value.startswith(("(", "[", "{", "|", ">", "!", "&", "*")):
             return None
-    elif not _secret_like(stripped, kind):
-        return None  # prose such as "invalid token: expected 3 parts"
+    elif kind == "key" or not _secret_like(stripped, kind):
+        return None  # prose such as "invalid token: expected 3 parts", "restored from key: …"
     start = m.start("bare")
     return start, start + len(stripped)
 
@@ -749,6 +753,9 @@ def _token_like(value: str) -> bool:
         return False
     if _compiled(_CODE_VALUE).fullmatch(value) and ("." in value or "(" in value):
         return False
+    words = sum(1 for part in _compiled(r"[-_.:]").split(value) if len(part) >= 3 and part.isalpha())
+    if words >= 2:
+        return False  # a slug (`node-cache-Linux-x64-npm`), not a random chunk
     has_digit = any(c.isdigit() for c in value)
     has_letter = any(c.isalpha() for c in value)
     mixed_case = value.lower() != value and value.upper() != value

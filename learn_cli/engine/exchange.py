@@ -22,7 +22,8 @@ project ids from the file are folder names only when they are 12 lower-case hex 
 a safe id is derived from the project's remote/root/name; names like `../../etc` are display
 names, never paths. `deleted` and `updated` are dropped from entries (a `deleted` line would
 act as a tombstone in the log). Nothing is written unless the whole file reads: new files are
-staged in a folder of the home and renamed into place at the end.
+staged in a folder of the home and renamed into place at the end. Unless the user trusts the
+file (`trust`), entries arrive pending and change no existing learning (`distrust`).
 
 Merging, per target file (a project's learnings or archive, a global file), in this order:
 - **duplicate** (skipped): the entry's id is already in the store, or was merged before (it is

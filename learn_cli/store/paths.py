@@ -33,7 +33,7 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
     """`--home` beats `$SELF_LEARNING_HOME`, which beats `~/.openclaw/self-learning`.
 
     A relative home is refused: the hook runs in whatever folder the agent is in, so a relative
-    path would put a store (with every secret-free but private learning) inside each repository."""
+    path would put a store of private learnings inside each repository it runs in."""
     for value, name in ((explicit, "--home"), (os.environ.get("SELF_LEARNING_HOME"), "SELF_LEARNING_HOME")):
         if value:
             path = Path(value).expanduser()

@@ -174,7 +174,8 @@ def test_no_format_leaks_from_any_field(tmp_path, monkeypatch):
     found = leaks(blobs, planted)
     kinds = {kind for kind, *_ in formats}
     print(f"\nleaks: {len(formats)} formats of {len(kinds)} kinds in prompts, commands, errors, folder names, "
-          f"git remotes and import fields; {len(blobs)} files searched; {len(found)} leaks")
+          f"git remotes and import fields; {len(blobs)} files searched; {len(found)} leaks (file, value) of "
+          f"{len({v for _f, v in found})} values")
     assert found == [], found[:20]
     assert len(claude) > 2000 and claude.count("[REDACTED:") >= 20
 
