@@ -34,8 +34,7 @@ class SessionBuffer:
         self.session_id = session_id
         stem = session_file_stem(session_id)
         self.path = Path(sessions_dir) / f"{stem}.jsonl"
-        # `.todo.json`: no session's marker can be the DEFERRED file beside it
-        self.todo_path = todo_dir(sessions_dir) / f"{stem}.todo.json"
+        self.todo_path = todo_dir(sessions_dir) / f"{stem}.json"
         self.max_events = max(5, int(max_events))
         self._lines = 0
         self._whole = True
@@ -91,6 +90,7 @@ class SessionBuffer:
         if pid in todo["pids"]:
             return
         todo["pids"].append(pid)
+        todo["sid"] = self.session_id  # the file name is not always the id (see todo_session_id)
         make_dir(self.todo_path.parent)
         jsonl.atomic_write(self.todo_path, json.dumps(todo).encode(), durable=False)
 
@@ -105,7 +105,16 @@ def read_todo(path: Path) -> dict:
     except (OSError, ValueError):
         doc = {}
     pids = doc.get("pids") if isinstance(doc, dict) else None
-    return {"pids": [p for p in pids if isinstance(p, str)][:10_000] if isinstance(pids, list) else []}
+    todo = {"pids": [p for p in pids if isinstance(p, str)][:10_000] if isinstance(pids, list) else []}
+    if isinstance(doc, dict) and isinstance(doc.get("sid"), str):
+        todo["sid"] = doc["sid"]
+    return todo
+
+
+def todo_session_id(path: Path) -> str:
+    """The session id of a marker: written in it (an id such as `a/b` has a file name of its
+    own, not itself), else the file name (markers written before ids were)."""
+    return read_todo(path).get("sid") or Path(path).stem
 
 
 def deferred_path(sessions_dir: Path) -> Path:

@@ -123,6 +123,7 @@ class Layout:
 
 
 _PLAIN_SID = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+_RESERVED_STEMS = frozenset(("deferred",))  # sessions/pending/deferred.json is not a session's
 
 
 def session_file_stem(sid: str) -> str:
@@ -133,7 +134,7 @@ def session_file_stem(sid: str) -> str:
     holds `_`, an encoded one always does, so two ids never share a file (`a/b`, `a_b` and
     `a\\0b` are three sessions)."""
     sid = str(sid)
-    if 0 < len(sid) <= 100 and _PLAIN_SID.issuperset(sid):
+    if 0 < len(sid) <= 100 and _PLAIN_SID.issuperset(sid) and sid not in _RESERVED_STEMS:
         return sid
     import hashlib
 
