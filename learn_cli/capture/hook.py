@@ -191,7 +191,9 @@ def _warn(home, kind: str, message: str) -> None:
             log_path = None
         else:
             try:
-                fd = os.open(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                from learn_cli.store.paths import open_private
+
+                fd = open_private(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
                 os.close(fd)
                 os.utime(stamp)
             except OSError:
