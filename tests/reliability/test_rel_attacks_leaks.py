@@ -177,7 +177,7 @@ def test_no_format_leaks_from_any_field(tmp_path, monkeypatch):
           f"git remotes and import fields; {len(blobs)} files searched; {len(found)} leaks (file, value) of "
           f"{len({v for _f, v in found})} values")
     assert found == [], found[:20]
-    assert len(claude) > 2000 and claude.count("[REDACTED:") >= 20
+    assert claude.count("[REDACTED:") >= 10  # the flushed rules hold planted lines, redacted
 
 
 def test_lookalikes_are_left_alone(tmp_path, monkeypatch):
