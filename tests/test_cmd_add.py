@@ -93,7 +93,7 @@ def test_a_global_learning_with_the_same_key_is_bumped(learn):
 
 def test_secrets_are_redacted_before_storage(learn):
     learn("add", "export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD breaks the build",
-          "--fix", "use ghp_abcdefghijklmnopqrstuvwxyz0123456789 from the keychain", "--tag", "sk-ant-api03-" + "x" * 40,
+          "--fix", "use ghp_abcdefghijklmnopqrstuvwxyz0123456789 from the keychain", "--tag", "sk-ant-api03-" + "a1B2c3D4e5" * 4,
           check=0)
     raw = (learn.home / "projects" / identify(learn.cwd).id / "learnings.jsonl").read_text()
     assert "sk-proj-abc" not in raw and "ghp_abc" not in raw and "sk-ant-api03" not in raw

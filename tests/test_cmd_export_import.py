@@ -125,7 +125,7 @@ def test_round_trip_into_an_empty_home(learn, seeded, tmp_path):
     path = tmp_path / "team.json"
     path.write_text(json.dumps(first))
     fresh = dict(learn.env, SELF_LEARNING_HOME=str(tmp_path / "fresh"))
-    proc = learn("import", path, env=fresh, check=0)
+    proc = learn("import", path, "--trust", env=fresh, check=0)  # one's own store, moved: trusted
     assert "  Source: 6 entries (Self-Learning Agent v1.0.0 format)\n" in proc.stdout
     assert "    New learnings added: 6\n" in proc.stdout
     assert "  Import complete: 6 entries processed, 6 new.\n" in proc.stdout
@@ -154,7 +154,7 @@ def test_merge_semantics(learn, seeded, tmp_path):
            "projects": {here: {"name": "web-api", "root": "/somewhere/web-api", "learnings": entries}}}
     path = tmp_path / "team-learnings.json"
     path.write_text(json.dumps(doc))
-    proc = learn("import", path, check=0)
+    proc = learn("import", path, "--trust", check=0)  # merge semantics of a trusted file
     out = proc.stdout
     assert out.startswith("Importing from team-learnings.json...\n\n  Source: 7 entries")
     assert "    New learnings added: 1\n    Merged with existing: 1 (frequency updated)\n" in out
@@ -172,7 +172,7 @@ def test_merge_semantics(learn, seeded, tmp_path):
     assert yarn["status"] == "conflicted" and yarn["conflict_with"] == [seeded["b"]["id"]]
     assert yarn["source"] == "import:team-learnings.json"
     store.close()
-    again = json.loads(learn("import", path, "--json", check=0).stdout)
+    again = json.loads(learn("import", path, "--json", "--trust", check=0).stdout)
     assert again["merged"] == 0 and again["new"] == 0  # the merged entry is remembered (merged_from)
 
 
@@ -188,7 +188,7 @@ def test_near_duplicate_is_merged(learn, seeded, tmp_path):
     doc = {"format": "self-learning-agent", "version": "1.2",
            "projects": {here: {"name": "x", "learnings": [same_words, close]}}}
     (tmp_path / "n.json").write_text(json.dumps(doc))
-    report = json.loads(learn("import", tmp_path / "n.json", "--json", check=0).stdout)
+    report = json.loads(learn("import", tmp_path / "n.json", "--json", "--trust", check=0).stdout)
     assert (report["duplicates"], report["merged"], report["new"]) == (1, 1, 0)
     store = Store(learn.home, warn_stderr=False)
     merged = store.records(store.layout.learnings(here))[existing["id"]]

@@ -211,10 +211,13 @@ def _warn(home, kind: str, message: str, failure: bool = True) -> None:
     home must not fill the log with one line per tool call). Counts are kept by counters
     (`capture_errors` when `failure`; the spool's own), never by these lines."""
     from learn_cli.store import log
-    from learn_cli.store.paths import resolve_home
+    from learn_cli.store.paths import HomeError, resolve_home
 
     try:
-        base = resolve_home(home)
+        try:
+            base = resolve_home(home)
+        except HomeError as exc:  # no home to log to: the reason, on stderr
+            return log.warn(f"{exc}; nothing was recorded", None, stderr=True)
         stamp = base / "analytics" / f".warned-{''.join(c for c in kind if c.isalnum())[:40]}"
         log_path = base / "learn.log"
         try:
@@ -225,7 +228,9 @@ def _warn(home, kind: str, message: str, failure: bool = True) -> None:
             log_path = None
         else:
             try:
-                fd = os.open(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                from learn_cli.store.paths import open_private
+
+                fd = open_private(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
                 os.close(fd)
                 os.utime(stamp)
             except OSError:
@@ -557,7 +562,9 @@ def _open(event, home: str | None):
     from learn_cli.store.repo import Store
 
     store = Store(home, warn_stderr=False)
-    project = identify(_project_dir(event))
+    from learn_cli.capture.redact import redact_project
+
+    project = redact_project(identify(_project_dir(event)))  # as stored: no secret in a name or root
     try:
         store.register_project(project)
     except OSError:

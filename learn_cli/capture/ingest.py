@@ -296,7 +296,9 @@ class Ingest:
     def _project(self, cwd: str):
         project = self._projects.get(cwd)
         if project is None:
-            project = _identify(cwd)
+            from learn_cli.capture.redact import redact_project
+
+            project = redact_project(_identify(cwd))
             self.store.register_project(project)
             self._projects[cwd] = project
         return project

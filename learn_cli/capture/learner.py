@@ -28,7 +28,7 @@ import sys
 import time
 
 from learn_cli.capture import events as ev
-from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todos, read_todo
+from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todos, read_todo, todo_session_id
 from learn_cli.store.locks import file_lock
 from learn_cli.store.record import make_record, new_id, now_iso
 
@@ -808,7 +808,7 @@ def finalize(store, session_id: str | None, deadline: float, limit: int | None =
     for todo in todos:
         if time.monotonic() > deadline:
             break
-        recover_session(store, todo.stem, counters)
+        recover_session(store, todo_session_id(todo), counters)
         done, deferred = [], []
         for pid in read_todo(todo)["pids"]:
             if time.monotonic() > deadline:
@@ -831,7 +831,7 @@ def finish_pending(store, promoted_everything: bool = False) -> int:
     todos = pending_todos(sessions_dir, limit=1_000_000)
     counters: dict = {}
     for todo in todos:
-        recover_session(store, todo.stem, counters)
+        recover_session(store, todo_session_id(todo), counters)
     if counters:
         from learn_cli.store import analytics
 
@@ -859,7 +859,7 @@ def _defer(store, pids: list[str]) -> None:
 def _forget(store, todo, handled: list[str]) -> None:
     """Remove handled projects from a session's marker, under that session's lock (one of its
     captures may be adding a project at this moment)."""
-    with SessionBuffer(store.layout.sessions_dir, todo.stem).lock():
+    with SessionBuffer(store.layout.sessions_dir, todo_session_id(todo)).lock():
         _write_marker(todo, [p for p in read_todo(todo)["pids"] if p not in handled])
 
 
@@ -868,7 +868,7 @@ def _write_marker(path, pids: list[str]) -> None:
 
     try:
         if pids:
-            atomic_write(path, json.dumps({"pids": pids}).encode(), durable=False)
+            atomic_write(path, json.dumps(dict(read_todo(path), pids=pids)).encode(), durable=False)  # keeps its sid
         else:
             os.unlink(path)
     except FileNotFoundError:

@@ -3,14 +3,18 @@
 It runs on every tool call, so it is built for the common case of text with no secret in it:
 
 - Importing costs only `re` (every pattern is compiled lazily, once, on first need).
-- Each rule is guarded by cheap substring tests ("ghp_", "eyJ", "://", "-pass", ...): a rule
-  whose trigger is absent costs a few `in` checks and its pattern is never even compiled.
+- Provider tokens (about 170 prefixes) are found by three scans of the text, whatever their
+  number: a separator followed by token characters, upper-case prefixes, and `str.find` for a
+  few lower-case ones; the word at each hit is looked up in a table of prefixes.
+- Other rules are guarded by cheap substring tests ("://", "-pass", "authorization", ...): a
+  rule whose trigger is absent costs a few `in` checks and its pattern is never even compiled.
 - Patterns start with a literal where they can (a leading look-behind or character class makes
   `re` try every position), and names in assignments are found with str.find from a keyword.
 
 Rules run from the most specific to the most generic: private key blocks, provider tokens with a
-known prefix, JWTs, then context rules (URL passwords, auth headers, `--password x`,
-`SECRET_TOKEN=...` assignments) and last a high-entropy sweep. Context rules never touch a value
+known prefix (whole, or cut short by an agent's output), JWTs, then context rules (credentials
+in URLs, auth headers, `--password x`, `redis-cli -a x`, `SECRET_TOKEN=...` assignments, labels
+in mid-line, "the password is x") and last a high-entropy sweep. Context rules never touch a value
 that is (or holds) `[REDACTED:...]`, and `redact` repeats passes until one changes nothing, so
 `redact(redact(x)) == redact(x)`.
 
@@ -48,79 +52,253 @@ def _mark(kind: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Provider tokens: (kind, substrings that must occur, pattern, validator of the matched token).
-# Patterns start with their literal prefix so `re` can search for it quickly; the check that no
-# letter or digit comes just before the token is a look-behind placed *after* that prefix, which
-# keeps the fast search (a leading look-behind makes the engine try every position).
+# Provider tokens with a known prefix. Reference: the provider rules of gitleaks' default rule
+# set (config/gitleaks.toml), plus the AI, CI and hosting providers agents meet most, whose
+# tokens also carry a prefix. Each rule: (kind, prefixes, body characters, length of a whole
+# body, whether a cut-short token counts, extra check of a whole token or None).
+#
+# A token is a prefix followed by body characters. Whole tokens (at least the body length)
+# are secrets; so are tokens cut short by an agent's output or a cap (`ghp_` and 26 of its 36
+# characters) when the rule allows it: at least CUT_MIN body characters mixing two classes of
+# letters and digits. Short prefixes that also begin ordinary words (`key-`, `SK`, `API-`)
+# need the whole length.
+
+CUT_MIN = 12
+
+_B62 = "A-Za-z0-9"
+_URL = "A-Za-z0-9_\\-"
+_HEX = "a-fA-F0-9"
+_B64 = "A-Za-z0-9+/="
+
+_PREFIXED = (
+    ("aws-access-key", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"), "A-Z0-9", 16, True, None),
+    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _B62, 36, True, None),
+    ("github-token", ("github_pat_",), _B62 + "_", 82, True, None),
+    ("gitlab-token", ("glpat-", "glptt-", "glcbt-", "gldt-", "glrt-", "glft-", "glimt-", "glagent-",
+                      "gloas-", "glsoat-", "glffct-", "GR1348941"), _URL + ".", 20, True, None),
+    ("slack-token", ("xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxe-", "xoxs-", "xoxo-", "xoxe.xox", "xapp-"),
+     _URL, 10, True, "digit"),
+    ("anthropic-key", ("sk-ant-",), _URL, 20, True, None),
+    ("openrouter-key", ("sk-or-v1-",), _B62, 64, True, None),
+    ("openai-key", ("sk-proj-", "sk-svcacct-", "sk-admin-"), _URL, 40, True, None),
+    ("openai-key", ("sk-",), _URL, 20, False, "digit+upper-or-32"),
+    ("google-api-key", ("AIza",), _URL, 35, True, None),
+    ("google-oauth-token", ("ya29.",), _URL, 20, True, None),
+    ("google-oauth-secret", ("GOCSPX-",), _URL, 28, True, None),
+    ("stripe-key", ("sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_", "whsec_"),
+     _B62, 16, True, None),
+    ("npm-token", ("npm_",), _B62, 36, True, None),
+    ("pypi-token", ("pypi-AgE",), _URL, 50, True, None),
+    ("huggingface-token", ("hf_",), _B62, 30, False, "mixed"),
+    ("huggingface-token", ("api_org_",), _B62, 34, True, "mixed"),
+    ("sendgrid-key", ("SG.",), _URL + ".", 66, True, None),
+    ("twilio-key", ("SK", "AC"), _HEX, 32, False, "digit"),
+    ("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), _HEX, 64, True, None),
+    ("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"), _HEX, 32, True, None),
+    ("doppler-token", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."), _B62, 40, True, None),
+    ("mailgun-key", ("key-", "pubkey-"), _B62, 32, False, "digit"),
+    ("vault-token", ("hvs.", "hvb.", "hvr."), _URL, 24, True, None),
+    ("age-secret-key", ("AGE-SECRET-KEY-1",), "0-9A-Z", 58, True, None),
+    ("1password-token", ("ops_eyJ",), _B64, 250, True, None),
+    ("adobe-client-secret", ("p8e-",), _B62, 32, True, None),
+    ("alibaba-access-key", ("LTAI",), _B62, 20, True, None),
+    ("atlassian-token", ("ATATT3",), _URL + "=", 186, True, None),
+    ("bitbucket-token", ("ATBB",), _B62, 32, True, None),
+    ("artifactory-token", ("AKCp",), _B62, 69, True, None),
+    ("artifactory-token", ("cmVmdGtuOjAxOj",), _B62, 50, True, None),
+    ("clickhouse-key", ("4b1d",), _B62, 38, False, None),
+    ("clojars-token", ("CLOJARS_",), _B62, 60, True, None),
+    ("cloudflare-ca-key", ("v1.0-",), _HEX + "-", 171, True, None),
+    ("databricks-token", ("dapi",), _HEX, 32, False, None),
+    ("dynatrace-token", ("dt0c01.",), _B62 + ".", 89, True, None),
+    ("easypost-token", ("EZAK", "EZTK"), _B62, 54, True, None),
+    ("facebook-token", ("EAAM", "EAAC"), _B62, 100, True, None),
+    ("square-token", ("EAAA", "sq0atp-", "sq0csp-"), _URL, 22, True, None),
+    ("flutterwave-key", ("FLWSECK_TEST-", "FLWSECK-", "FLWPUBK_TEST-"), _HEX + "X-", 12, True, None),
+    ("flyio-token", ("fo1_", "fm1a_", "fm1r_", "fm2_"), _B64 + "_-", 43, True, None),
+    ("frameio-token", ("fio-u-",), _URL + "=", 64, True, None),
+    ("grafana-token", ("glc_", "glsa_", "eyJrIjoi"), _B64 + "_", 32, True, None),
+    ("harness-token", ("pat.", "sat."), _URL + ".", 68, False, None),
+    ("heroku-token", ("HRKU-",), _URL, 60, True, None),
+    ("infracost-token", ("ico-",), _B62, 32, False, None),
+    ("intra42-secret", ("s-s4t2ud-", "s-s4t2af-"), _HEX, 64, True, None),
+    ("linear-key", ("lin_api_",), _B62, 40, True, None),
+    ("new-relic-key", ("NRAK-", "NRJS-", "NRII-"), _URL, 19, True, None),
+    ("octopus-key", ("API-",), "A-Z0-9", 26, False, "digit"),
+    ("openshift-token", ("sha256~",), _URL, 43, True, None),
+    ("planetscale-token", ("pscale_tkn_", "pscale_pw_", "pscale_oauth_"), _URL + ".=", 32, True, None),
+    ("postman-key", ("PMAK-",), _HEX + "-", 59, True, None),
+    ("prefect-token", ("pnu_",), _B62, 36, True, None),
+    ("pulumi-token", ("pul-",), _HEX, 40, False, None),
+    ("readme-token", ("rdme_",), _B62, 70, True, None),
+    ("rubygems-token", ("rubygems_",), _HEX, 48, True, None),
+    ("scalingo-token", ("tk-us-",), _URL, 48, True, None),
+    ("sendinblue-key", ("xkeysib-",), _B62 + "-", 81, True, None),
+    ("sentry-token", ("sntrys_", "sntryu_"), _B64 + "_", 64, True, None),
+    ("settlemint-token", ("sm_pat_", "sm_aat_", "sm_sat_"), _B62, 16, True, None),
+    ("shippo-token", ("shippo_live_", "shippo_test_"), _HEX, 40, True, None),
+    ("typeform-token", ("tfp_",), _URL + ".=", 59, True, None),
+    ("sourcegraph-token", ("sgp_",), _HEX + "_", 40, True, None),
+    ("yandex-key", ("AQVN",), _URL, 35, True, None),
+    ("duffel-token", ("duffel_test_", "duffel_live_"), _URL + "=", 43, True, None),
+    ("dropbox-token", ("sl.u.",), _URL + ".", 100, True, None),
+    ("mapbox-token", ("sk.eyJ",), _URL + ".", 80, True, None),
+    ("plaid-token", ("access-production-", "access-sandbox-", "access-development-"), _HEX + "-", 36, True, None),
+    ("contentful-token", ("CFPAT-",), _URL, 43, True, None),
+    ("xai-key", ("xai-",), _B62, 80, True, None),
+    ("groq-key", ("gsk_",), _B62, 52, True, None),
+    ("replicate-token", ("r8_",), _B62, 37, False, "digit"),
+    ("perplexity-key", ("pplx-",), _B62, 48, True, None),
+    ("tavily-key", ("tvly-",), _URL, 32, True, None),
+    ("nvidia-key", ("nvapi-",), _URL, 64, True, None),
+    ("pinecone-key", ("pcsk_",), _URL, 60, True, None),
+    ("langsmith-key", ("lsv2_pt_", "lsv2_sk_"), _HEX + "_", 43, True, None),
+    ("supabase-key", ("sbp_", "sb_secret_"), _URL, 31, True, None),
+    ("notion-token", ("ntn_",), _B62, 46, True, None),
+    ("figma-token", ("figd_",), _URL, 40, True, None),
+    ("docker-token", ("dckr_pat_", "dckr_oat_"), _URL, 27, True, None),
+    ("circleci-token", ("CCIPAT_",), _URL, 40, True, None),
+    ("buildkite-token", ("bkua_",), _HEX, 40, True, None),
+    ("deno-token", ("ddp_", "ddw_"), _B62, 36, True, None),
+    ("tailscale-key", ("tskey-auth-", "tskey-api-", "tskey-client-", "tskey-scim-", "tskey-webhook-"),
+     _URL, 20, True, None),
+    ("render-key", ("rnd_",), _B62, 32, True, None),
+    ("netlify-token", ("nfp_",), _B62, 36, True, None),
+    ("neon-key", ("napi_",), _B62, 60, True, None),
+    ("nuget-key", ("oy2",), "a-z0-9", 43, False, "digit"),
+    ("jwt", ("eyJ",), _URL + ".", 30, True, "jwt"),
+)
 
 
-def _not_after(chars: str, prefix_len: int) -> str:
-    """Look-behind, placed after a `prefix_len`-character prefix: not preceded by `chars`."""
-    return r"(?<![%s].{%d})" % (chars, prefix_len)
+def _head(prefix: str) -> str:
+    return prefix[:4]
 
 
-_AN = "A-Za-z0-9"
-_TK = "A-Za-z0-9_-"
+@cache
+def _prefix_table() -> dict[str, list]:
+    """First (up to) 4 characters of a prefix -> [(prefix, rule, compiled pattern), ...],
+    longest prefix first."""
+    table: dict[str, list] = {}
+    for rule in _PREFIXED:
+        kind, prefixes, chars, _length, _cut, _check = rule
+        for prefix in prefixes:
+            pattern = re.compile(re.escape(prefix) + "([%s]{1,1024}+)" % chars)
+            table.setdefault(_head(prefix), []).append((prefix, rule, pattern))
+    for entries in table.values():
+        entries.sort(key=lambda e: -len(e[0]))
+    return table
 
 
-def _has_digit_and_upper(token: str) -> bool:
-    return any(c.isdigit() for c in token) and token.lower() != token
+# Where a prefixed token may start: after a separator followed by body characters (most
+# prefixes end with `_`, `-`, `.` or `~`), at an upper-case prefix without separator, or at a
+# few lower-case ones found with str.find. One scan of the text each, all in C.
+_SEPARATED = r"[_.~-][A-Za-z0-9+/]{8}"
+_UPPER_PREFIXES = r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9]|Iza|TATT3|TBB|KCp|QVN)|E(?:ZAK|ZTK|AA[ACM])|LTAI|GR1348941|SK[0-9a-fA-F]{8}|AC[0-9a-f]{8}"
+_LOWER_PREFIXES = ("eyJ", "dapi", "4b1d", "oy2", "cmVmdGtu", "xox", "xapp-")
+_WORD_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~-"
 
 
-def _has_digit(token: str) -> bool:
-    return any(c.isdigit() for c in token)
+def _token_starts(text: str, table: dict) -> list[int]:
+    starts = set()
+    word_start = -1
+    for m in _compiled(_SEPARATED).finditer(text):
+        hit = m.start()
+        if hit < word_start:
+            continue
+        floor = max(0, hit - 40)
+        chunk = text[floor:hit]
+        at = floor + len(chunk.rstrip(_WORD_STR))
+        if at == word_start:
+            continue  # another separator of the same word
+        word_start = at
+        if _known_head(text, at, table):
+            starts.add(at)
+        else:  # a prefix after a separator of the word (`MY_TOKEN_ghp_…`, `secret-sk-ant-…`)
+            starts.update(i.end() for i in _compiled(r"[_.~-]").finditer(text, at, hit)
+                          if _known_head(text, i.end(), table))
+    for m in _compiled(_UPPER_PREFIXES).finditer(text):
+        starts.add(m.start())
+    for literal in _LOWER_PREFIXES:
+        at = text.find(literal)
+        while at >= 0:
+            starts.add(at)
+            at = text.find(literal, at + 1)
+    return sorted(starts)
 
 
-_PROVIDERS = (
-    ("aws-access-key", ("AKIA", "ASIA", "ABIA", "ACCA"),
-     r"(?:AKIA|ASIA|ABIA|ACCA)" + _not_after(_AN, 4) + r"[A-Z0-9]{16}(?![A-Za-z0-9])", None),
-    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-     r"gh[pousr]_" + _not_after(_AN, 4) + r"[A-Za-z0-9]{36,251}(?![A-Za-z0-9])", None),
-    ("github-token", ("github_pat_",),
-     r"github_pat_" + _not_after(_AN, 11) + r"[A-Za-z0-9_]{22,246}(?![A-Za-z0-9_])", None),
-    ("gitlab-token", ("glpat-", "glptt-", "glcbt-", "gldt-", "glrt-", "glft-"),
-     r"(?:gl(?:pat|ptt|cbt)-" + _not_after(_AN, 6) + r"|gl(?:dt|rt|ft)-" + _not_after(_AN, 5)
-     + r")[A-Za-z0-9_-]{20,}", None),
-    ("slack-token", ("xox", "xapp-"),
-     r"(?:xox[abposre]|xapp)" + _not_after(_AN, 4) + r"-[A-Za-z0-9-]{10,}", _has_digit),
-    ("anthropic-key", ("sk-ant-",),
-     r"sk-ant-" + _not_after(_TK, 7) + r"[A-Za-z0-9_-]{20,}", None),
-    ("openai-key", ("sk-",),
-     r"sk-" + _not_after(_TK, 3) + r"(?!ant-)[A-Za-z0-9_-]{20,}", _has_digit_and_upper),
-    ("google-api-key", ("AIza",),
-     r"AIza" + _not_after(_AN, 4) + r"[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])", None),
-    ("google-oauth-token", ("ya29.",),
-     r"ya29\." + _not_after(_AN, 5) + r"[0-9A-Za-z_-]{20,}", None),
-    ("stripe-key", ("_live_", "_test_", "whsec_"),
-     r"(?:(?:sk|rk)_(?:live|test)_" + _not_after(_AN, 8) + r"[0-9A-Za-z]{16,}|whsec_"
-     + _not_after(_AN, 6) + r"[A-Za-z0-9]{24,})", None),
-    ("npm-token", ("npm_",),
-     r"npm_" + _not_after(_AN, 4) + r"[A-Za-z0-9]{36}(?![A-Za-z0-9])", None),
-    ("pypi-token", ("pypi-AgE",),
-     r"pypi-AgE" + _not_after(_AN, 8) + r"[A-Za-z0-9_-]{50,}", None),
-    ("huggingface-token", ("hf_",),
-     r"hf_" + _not_after(_AN, 3) + r"[A-Za-z0-9]{30,}(?![A-Za-z0-9])", _has_digit_and_upper),
-    ("sendgrid-key", ("SG.",),
-     r"SG\." + _not_after(_AN, 3) + r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}", None),
-    ("twilio-key", ("SK", "AC"),
-     r"(?:SK|AC)" + _not_after(_AN, 2) + r"[0-9a-fA-F]{32}(?![A-Za-z0-9])", _has_digit),
-    ("telegram-token", (":AA",),
-     r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])", None),
-    ("digitalocean-token", ("_v1_",),
-     r"do[por]_v1_" + _not_after(_AN, 7) + r"[a-f0-9]{64}", None),
-    ("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"),
-     r"shp(?:at|ca|pa|ss)_" + _not_after(_AN, 6) + r"[a-fA-F0-9]{32}", None),
-    ("doppler-token", ("dp.",),
-     r"dp\." + _not_after(_AN, 3) + r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}", None),
-    ("mailgun-key", ("key-",),
-     r"key-" + _not_after(_TK, 4) + r"[0-9a-zA-Z]{32}(?![A-Za-z0-9])", _has_digit),
-    ("vault-token", ("hvs.", "hvb."),
-     r"hv[sb]\." + _not_after(_AN, 4) + r"[A-Za-z0-9_-]{24,}", None),
-    ("age-secret-key", ("AGE-SECRET-KEY-",),
-     r"AGE-SECRET-KEY-1[0-9A-Z]{58}", None),
-    ("jwt", ("eyJ",),
-     r"eyJ" + _not_after(_TK, 3) + r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
-     None),
+def _known_head(text: str, at: int, table: dict) -> bool:
+    return text[at:at + 4] in table or text[at:at + 3] in table or text[at:at + 2] in table
+
+
+def _redact_prefixed(text: str) -> str:
+    table = _prefix_table()
+    spans, pos = [], 0
+    for start in _token_starts(text, table):
+        if start < pos or (start and text[start - 1].isalnum()):
+            continue
+        for entry in (*table.get(text[start:start + 4], ()), *table.get(text[start:start + 3], ()),
+                      *table.get(text[start:start + 2], ())):
+            end = _token_end(text, start, entry)
+            if end:
+                spans.append((start, end, entry[1][0]))
+                pos = end
+                break
+    return _splice(text, spans)
+
+
+def _token_end(text: str, start: int, entry) -> int:
+    """End of the token of this rule at `start`, or 0 when there is none."""
+    prefix, (_kind, _p, _chars, length, cut_ok, check), pattern = entry
+    m = pattern.match(text, start)
+    if m is None:
+        return 0
+    body = m.group(1)
+    if _is_placeholder_body(body):
+        return 0
+    if len(body) >= length:
+        return m.end() if check is None or _CHECKS[check](body) else 0
+    if cut_ok and len(body) >= CUT_MIN and check != "jwt" and (
+            _CHECKS[check](body) if check else _classes(body) >= 2):
+        return m.end()
+    return 0
+
+
+def _classes(body: str) -> int:
+    return (any(c.islower() for c in body) + any(c.isupper() for c in body)
+            + any(c.isdigit() for c in body))
+
+
+def _is_placeholder_body(body: str) -> bool:
+    """`ghp_xxxxxxxx…`, `AKIA…EXAMPLE`, `sk-your-key-here`: documentation, not a credential."""
+    core = body.strip("_-.=")
+    return (len(set(core.lower())) <= 3 or core.endswith(("EXAMPLE", "example"))
+            or "xxxxxx" in core.lower() or "your" in core.lower() and "here" in core.lower())
+
+
+def _jwt_shaped(body: str) -> bool:
+    """`eyJ<header>.eyJ<payload>.<signature>`: the header and payload decode to JSON."""
+    parts = body.split(".")
+    return len(parts) >= 2 and parts[1].startswith("eyJ") and len(parts[0]) >= 8 and len(parts[1]) >= 11
+
+
+_CHECKS = {
+    "digit": lambda b: any(c.isdigit() for c in b),
+    "mixed": lambda b: b.lower() != b and b.upper() != b,
+    "digit+upper-or-32": lambda b: any(c.isdigit() for c in b) and (b.lower() != b or len(b) >= 32),
+    "jwt": _jwt_shaped,
+}
+
+
+# Tokens whose start is not a fixed prefix: (kind, substrings that must occur, pattern).
+_SHAPED = (
+    ("telegram-token", (":AA",), r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{20,40}(?![A-Za-z0-9_-])"),
+    ("azure-ad-client-secret", ("Q~",),
+     r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
+    ("terraform-token", (".atlasv1.",), r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{20,70}"),
+    ("maxmind-key", ("_mmk",), r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk"),
+    ("braintree-token", ("$production$", "$sandbox$"),
+     r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
+    ("facebook-token", ("|", "%7C"), r"(?<![0-9])[0-9]{15,16}(?:\||%7C)[0-9A-Za-z_-]{27,40}(?![A-Za-z0-9_-])"),
 )
 
 # Secrets that sit after a fixed label; the label stays, the value goes.
@@ -137,6 +315,11 @@ _LABELLED = (
      r"([A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*)"),
     ("discord-webhook", ("/api/webhooks/",),
      r"(https?://(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/)([A-Za-z0-9_-]{20,})"),
+    ("teams-webhook", ("webhook.office.com",),
+     r"(https://[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2/)([^\s\"'<>]{20,})"),
+    ("sidekiq-secret", ("CONTRIBSYS__COM",),
+     r"(BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM[\"']?[ \t]*[=:][ \t]*[\"']?)([a-f0-9]{8}:[a-f0-9]{8})"),
+    ("gitlab-session", ("_gitlab_session=",), r"(_gitlab_session=)([0-9a-z]{20,})"),
 )
 
 
@@ -146,26 +329,16 @@ def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def _redact_providers(text: str) -> str:
-    for kind, triggers, pattern, is_valid in _PROVIDERS:
-        for trigger in triggers:
-            if trigger in text:
-                text = _compiled(pattern).sub(_token_replacer(kind, is_valid), text)
-                break
+    text = _redact_prefixed(text)
+    for kind, triggers, pattern in _SHAPED:
+        if any(t in text for t in triggers):
+            text = _compiled(pattern).sub(_mark(kind), text)
     if "." in text:
         text = _redact_discord(text)
     for kind, triggers, pattern in _LABELLED:
         if any(t in text for t in triggers):
             text = _replace_values(text, _compiled(pattern), kind)
     return text
-
-
-def _token_replacer(kind, is_valid):
-    def replace(m: re.Match[str]) -> str:
-        # A token turned down is wholly without digits (or capitals), so no valid token starts
-        # inside it and re.sub may skip past it.
-        return m.group() if is_valid and not is_valid(m.group()) else _mark(kind)
-
-    return replace
 
 
 # A Discord bot token is <base64 of the bot's numeric id>.<6 chars>.<27-40 chars>. The search
@@ -267,6 +440,10 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 
 
+_PLACEHOLDER_STARTS = ("your_", "your-", "<your", "insert_", "insert-", "replace_", "replace-", "changeme",
+                       "change_me", "change-me")
+
+
 def _is_placeholder(value: str) -> bool:
     """A value that is a reference or a blank, not a secret: `$VAR`, `<your-token>`, `***`."""
     v = value.strip().strip("\"'")
@@ -277,6 +454,9 @@ def _is_placeholder(value: str) -> bool:
     if v[0] + v[-1] in ("<>", "[]", "{}"):  # <your-token>, [YOUR-PASSWORD], {password}
         return True
     if v in ("...", "-") or (len(v) >= 3 and set(v) <= {"x", "X", "*", "."}):
+        return True
+    low = v.lower()
+    if "xxxxxxxx" in low or low.startswith(_PLACEHOLDER_STARTS):  # sk-xxxx…, YOUR_API_KEY
         return True
     return v.lower() in _PLACEHOLDER_WORDS
 
@@ -298,8 +478,23 @@ def _may_hold_url_password(text: str) -> bool:
     return False
 
 
+# A URL cut short before its `@host` (`https://user:pass` at the end of an agent's output), and
+# a token given as the user (`https://<token>@github.com`).
+_URL_CUT_PASSWORD = r"(://[^\s:/?#@\[\]\"'<>]*:)([^\s/?#@\"'<>]{3,512})(?=$|[\s\"'<>]|\\n)"
+_URL_TOKEN_USER = r"(://)([A-Za-z0-9_.~%-]{20,256})(?=@[A-Za-z0-9\[])"
+
+
 def _redact_url_passwords(text: str) -> str:
-    return _replace_values(text, _compiled(_URL_PASSWORD), "url-password")
+    if _may_hold_url_password(text):
+        text = _replace_values(text, _compiled(_URL_PASSWORD), "url-password")
+    text = _replace_values(text, _compiled(_URL_CUT_PASSWORD), "url-password", accept=_not_a_port)
+    if "@" in text:
+        text = _replace_values(text, _compiled(_URL_TOKEN_USER), "url-password", accept=_token_like)
+    return text
+
+
+def _not_a_port(value: str) -> bool:
+    return not value.isdigit()
 
 
 _AUTH_LABEL = r"(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
@@ -335,7 +530,7 @@ def _redact_headers(text: str, low: str) -> str:
 
 
 def _replace_values(text: str, pattern: re.Pattern[str], kind: str,
-                    keep_quotes: bool = False) -> str:
+                    keep_quotes: bool = False, accept=None) -> str:
     """Replace group 2 (the value) of each match of `pattern`; group 1 is its label.
 
     Unlike re.sub, a match turned down (its value is `$VAR`, `<placeholder>`, already redacted)
@@ -345,7 +540,7 @@ def _replace_values(text: str, pattern: re.Pattern[str], kind: str,
     out, pos, at = [], 0, 0
     while (m := pattern.search(text, at)) is not None:
         value_start, value = m.start(2), m.group(2)
-        if _is_placeholder(value):
+        if _is_placeholder(value) or (accept is not None and not accept(value)):
             at = max(value_start, m.start() + 1)
             continue
         out.append(text[pos:value_start])
@@ -372,9 +567,34 @@ _MYSQL_PASSWORD = (
     r"(\"[^\"\n]{1,1024}\"|'[^'\n]{1,1024}'|[^\s\"']{1,1024})"
 )
 _SPACED_P_PASSWORD = (
-    r"((?<![\w-])(?:sshpass|(?:docker|podman|buildah|nerdctl|skopeo|oras|helm(?:[ \t]+registry)?)"
+    r"((?<![\w-])(?:sshpass|(?:docker|podman|buildah|nerdctl|skopeo|oras|az|oc|cf|argocd|helm(?:[ \t]+registry)?)"
     r"[ \t]+login)(?![\w-])[^\n|;&]{0,400}?[ \t]-p[ \t]+)" + _QUOTED_OR_WORD
 )
+# Programs whose password flag is a single letter: (programs, flag).
+_PROGRAM_FLAGS = (
+    (("redis-cli", "keydb-cli", "valkey-cli"), r"(?:-a|--pass)"),
+    (("sqlcmd", "bcp", "osql"), r"-P"),
+    (("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"), r"-p"),
+    (("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare"), r"-w"),
+    (("zip", "7z"), r"-P"),
+    (("keytool",), r"-(?:src|dest)?(?:store|key)pass"),
+    (("openssl",), r"-pass(?:in|out)?[ \t]+pass:"),
+    (("smbclient", "rpcclient", "smbmap"), r"-U[ \t]+[^\s%]+%"),
+)
+
+
+@cache
+def _program_flag_pattern() -> str:
+    alternatives = []
+    for programs, flag in _PROGRAM_FLAGS:
+        names = "|".join(re.escape(p) for p in programs)
+        glue = "" if flag.endswith((":", "%")) else "[ \\t]+"
+        alternatives.append(f"(?:{names})(?![\\w-])[^\\n|;&]{{0,400}}?[ \\t]{flag}{glue}")
+    return r"((?<![\w-])(?:" + "|".join(alternatives) + "))" + _QUOTED_OR_WORD
+
+
+_PROGRAM_TRIGGERS = tuple(p for programs, _flag in _PROGRAM_FLAGS for p in programs)
+
 _CURL_USER = (
     r"((?<![\w-])curl(?![\w-])[^\n|;&]{0,400}?[ \t](?:-u|--user)[ \t]+[\"']?[^\s:\"']*:)"
     r"([^\s\"']{1,1024})"
@@ -391,6 +611,8 @@ def _redact_flags(text: str, low: str) -> str:
             text = _replace_values(text, _compiled(_MYSQL_PASSWORD), "password-flag", True)
         if "sshpass" in low or " login" in low:
             text = _replace_values(text, _compiled(_SPACED_P_PASSWORD), "password-flag", True)
+    if any(p in low for p in _PROGRAM_TRIGGERS):
+        text = _replace_values(text, _compiled(_program_flag_pattern()), "password-flag", True)
     if "curl" in low and ("-u" in text or "--user" in text):
         text = _replace_values(text, _compiled(_CURL_USER), "password-flag")
     if "machine" in low and "password" in low:
@@ -428,7 +650,7 @@ def _quoted_mark(value: str, kind: str) -> str:
 # Assignments: NAME=value, NAME: value, "name": "value", name = 'value', name => "value".
 # Found from the keyword outwards: str.find for each keyword, expand to the whole name, then one
 # anchored match; a pattern that searched for names itself would run at every position.
-_NAME_KEYWORDS = ("secret", "token", "pass", "pwd", "auth", "cred", "key")
+_NAME_KEYWORDS = ("secret", "token", "pass", "pwd", "auth", "cred", "key", "signature")
 _NAME_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _ASSIGNMENT_AT = (
     r"(?P<name>[A-Za-z0-9_.-]{1,240})(?P<q>[\"']?)(?P<sep>[ \t]*(?:=>|:=|:|=)[ \t]*)"
@@ -445,7 +667,9 @@ _NAME_META_SUFFIXES = frozenset(
     "md sh log lock".split()
 )
 _KEY_QUALIFIERS = frozenset(
-    ("API", "ACCESS", "PRIVATE", "SECRET", "ENCRYPTION", "SIGNING", "MASTER"))
+    ("API", "ACCESS", "PRIVATE", "SECRET", "ENCRYPTION", "SIGNING", "MASTER", "APP", "ADMIN", "CLIENT",
+     "LICENSE", "SERVICE", "ACCOUNT", "STORAGE", "SHARED", "DEPLOY", "INGEST", "INSERT", "WRITE",
+     "SERVER", "SESSION", "WEBHOOK", "USER", "AUTH", "CONSUMER", "SUBSCRIPTION", "PERSONAL"))
 _PATHY_NAMES = frozenset(("PWD", "OLDPWD", "CREDENTIALS", "CREDENTIAL", "CREDS"))
 _VALUE_SUFFIXES = frozenset(
     "VALUE BASE STRING STR DATA PLAIN RAW B64 BASE64 ENC ENCODED PROD PRODUCTION DEV DEVELOPMENT "
@@ -475,6 +699,8 @@ def _secret_name_kind(name: str) -> str | None:
     qualifier = last[:-3] or (parts[-2] if len(parts) > 1 else "")
     if last.endswith("KEY") and qualifier in _KEY_QUALIFIERS:
         return "secret"
+    if last in ("KEY", "SIGNATURE", "SIG"):
+        return "key"  # `ADAFRUIT_KEY`, `?key=`, `X-Amz-Signature=`: a secret when the value looks like one
     return None
 
 
@@ -499,6 +725,8 @@ def _assignment_value(m: re.Match[str], at_line_start: bool) -> tuple[int, int] 
         return None
     if stripped.isdigit() and len(stripped) <= 10 and kind != "password":
         return None  # max_tokens: 4096, token_count=12
+    if kind == "key" and not _token_like(stripped):
+        return None  # sort_key=name, key: value
     json_value = bool(m.group("q")) and ":" in sep
     own_line = at_line_start and (not tail.strip(" \t,") or tail.lstrip().startswith("#"))
     if sep in ("=", ":="):
@@ -512,10 +740,39 @@ def _assignment_value(m: re.Match[str], at_line_start: bool) -> tuple[int, int] 
             return None
         if value.startswith(("(", "[", "{", "|", ">", "!", "&", "*")):
             return None
-    else:
-        return None  # prose such as "invalid token: expected 3 parts"
+    elif kind == "key" or not _secret_like(stripped, kind):
+        return None  # prose such as "invalid token: expected 3 parts", "restored from key: …"
     start = m.start("bare")
     return start, start + len(stripped)
+
+
+def _token_like(value: str) -> bool:
+    """Long, one word, and mixing letters with digits (or both cases): a credential's shape,
+    not a name (`user-profile`), a path or a dotted identifier."""
+    if len(value) < 16 or "://" in value or value.startswith(("/", "~", ".")):
+        return False
+    if _compiled(_CODE_VALUE).fullmatch(value) and ("." in value or "(" in value):
+        return False
+    words = sum(1 for part in _compiled(r"[-_.:]").split(value) if len(part) >= 3 and part.isalpha())
+    if words >= 2:
+        return False  # a slug (`node-cache-Linux-x64-npm`), not a random chunk
+    has_digit = any(c.isdigit() for c in value)
+    has_letter = any(c.isalpha() for c in value)
+    mixed_case = value.lower() != value and value.upper() != value
+    return (has_digit and has_letter) or (mixed_case and len(value) >= 20)
+
+
+def _secret_like(value: str, kind: str) -> bool:
+    """A value after a label in the middle of a line (`client_secret: x`, `invalid api_key: x`):
+    secret when it has a password's or a token's shape, not when it is a word of prose."""
+    if _compiled(_CODE_VALUE).fullmatch(value) and ("." in value or "(" in value or "[" in value):
+        return False
+    if "://" in value or value.startswith(("/", "~", "./")):
+        return False
+    if kind == "password":
+        has_other = any(not c.isalpha() for c in value)
+        return len(value) >= 6 and has_other
+    return len(value) >= 8 and _classes(value) >= 2 and any(c.isdigit() for c in value) or _token_like(value)
 
 
 def _looks_pathy(name: str, value: str) -> bool:
@@ -569,6 +826,20 @@ def _ascii_lower(text: str) -> str:
 
 
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+# Prose: "the password is hunter2", "my api key was sk-…".
+_PROSE_SECRET = (
+    r"(?i)(\b(?:pass(?:word|phrase|wd)?|secret|token|api[ _-]?key)[ \t]+(?:is|was)[ \t]*[:=]?[ \t]*[\"'`]?)"
+    r"([^\s\"'`,;]{3,255}[^\s\"'`,;.!?:])"
+)
+
+
+def _redact_prose(text: str, low: str) -> str:
+    if (" is " in low or " was " in low) and any(w in low for w in ("pass", "secret", "token", "key")):
+        text = _replace_values(text, _compiled(_PROSE_SECRET), "secret-assignment",
+                               accept=lambda value: _secret_like(value, "password"))
+    return text
 
 
 def _redact_assignments(text: str) -> str:
@@ -691,10 +962,11 @@ def _redact_all(text: str, depth: int = 0) -> str:
         text = _redact_private_keys(text)
     text = _redact_providers(text)
     low = text.lower()
-    if "://" in text and "@" in text and _may_hold_url_password(text):
+    if "://" in text:
         text = _redact_url_passwords(text)
     text = _redact_headers(text, low)
     text = _redact_flags(text, low)
+    text = _redact_prose(text, low)
     text = _redact_assignments(text)
     if len(text) >= _MIN_ENTROPY_RUN:
         text = _redact_high_entropy(text, depth)
@@ -773,8 +1045,20 @@ def redact_obj(obj, _depth: int = 0):
 
 
 def _redact_value(key, value, depth: int):
-    if isinstance(key, str) and isinstance(value, str) and value and len(key) <= 120 \
-            and _secret_name_kind(key) and not _is_placeholder(value) \
-            and not _looks_pathy(key, value):
+    kind = _secret_name_kind(key) if isinstance(key, str) and len(key) <= 120 else None
+    if kind and isinstance(value, str) and value and not _is_placeholder(value) \
+            and not _looks_pathy(key, value) and (kind != "key" or _token_like(value)):
         return _mark("secret-assignment")
     return redact_obj(value, depth + 1)
+
+
+def redact_project(project):
+    """A store.project.Project whose name, root and remote are fit for disk: a folder named
+    after a token, or a remote with one in it, must not reach project.json, the index or any
+    learning's `project` field. Text without a secret comes back unchanged."""
+    name, root, remote = (redact(v) if isinstance(v, str) else v
+                          for v in (project.name, project.root, project.remote))
+    if (name, root, remote) == (project.name, project.root, project.remote):
+        return project
+    return project._replace(name=name, root=root, remote=remote)
+

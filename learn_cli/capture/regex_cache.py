@@ -66,7 +66,9 @@ def save() -> None:
         return
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        from learn_cli.store.paths import open_private
+
+        fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)  # never through a planted symlink
         with os.fdopen(fd, "wb") as fh:
             marshal.dump({"tag": _TAG, "entries": _state["entries"]}, fh)
         os.replace(tmp, path)

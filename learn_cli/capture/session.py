@@ -22,7 +22,7 @@ from pathlib import Path
 
 from learn_cli.store import jsonl
 from learn_cli.store.locks import file_lock
-from learn_cli.store.paths import safe_name
+from learn_cli.store.paths import make_dir, open_private, session_file_stem
 
 TAIL_BYTES = 256 * 1024  # the newest events always fit; older ones are trimmed away
 MAX_EVENT_BYTES = 16 * 1024  # one event line, after its own field caps
@@ -32,8 +32,9 @@ DEFERRED = "deferred.json"
 class SessionBuffer:
     def __init__(self, sessions_dir: Path, session_id: str, max_events: int = 50):
         self.session_id = session_id
-        self.path = Path(sessions_dir) / f"{safe_name(session_id)}.jsonl"
-        self.todo_path = todo_dir(sessions_dir) / f"{safe_name(session_id)}.json"
+        stem = session_file_stem(session_id)
+        self.path = Path(sessions_dir) / f"{stem}.jsonl"
+        self.todo_path = todo_dir(sessions_dir) / f"{stem}.json"
         self.max_events = max(5, int(max_events))
         self._lines = 0
         self._whole = True
@@ -45,7 +46,7 @@ class SessionBuffer:
     def events(self) -> list[dict]:
         """Newest events last, each the latest version of its line (caller holds the lock)."""
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = open_private(self.path, os.O_RDONLY)
         except FileNotFoundError:
             self._lines, self._whole = 0, True
             return []
@@ -68,7 +69,7 @@ class SessionBuffer:
         entries = [e for e in entries if len(jsonl.dumps(e)) <= MAX_EVENT_BYTES]
         if not entries:
             return
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_dir(self.path.parent)
         jsonl.append(self.path, entries)
         self._lines += len(entries)
         if self._lines > 2 * self.max_events or not self._whole:
@@ -89,7 +90,8 @@ class SessionBuffer:
         if pid in todo["pids"]:
             return
         todo["pids"].append(pid)
-        self.todo_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        todo["sid"] = self.session_id  # the file name is not always the id (see todo_session_id)
+        make_dir(self.todo_path.parent)
         jsonl.atomic_write(self.todo_path, json.dumps(todo).encode(), durable=False)
 
 
@@ -103,7 +105,16 @@ def read_todo(path: Path) -> dict:
     except (OSError, ValueError):
         doc = {}
     pids = doc.get("pids") if isinstance(doc, dict) else None
-    return {"pids": [p for p in pids if isinstance(p, str)][:10_000] if isinstance(pids, list) else []}
+    todo = {"pids": [p for p in pids if isinstance(p, str)][:10_000] if isinstance(pids, list) else []}
+    if isinstance(doc, dict) and isinstance(doc.get("sid"), str):
+        todo["sid"] = doc["sid"]
+    return todo
+
+
+def todo_session_id(path: Path) -> str:
+    """The session id of a marker: written in it (an id such as `a/b` has a file name of its
+    own, not itself), else the file name (markers written before ids were)."""
+    return read_todo(path).get("sid") or Path(path).stem
 
 
 def deferred_path(sessions_dir: Path) -> Path:

@@ -68,9 +68,11 @@ def current_project(st: State, register: bool = True):
         path = st.project_path or os.getcwd()
         if st.project_path and not os.path.isdir(os.path.expanduser(path)):
             fail(f"--project {path}: no such folder")
-        st._project = identify(path)
+        st._project = _fit_to_store(identify(path))
     if register:
-        open_store(st).register_project(st._project)
+        from learn_cli.capture.redact import redact_project
+
+        open_store(st).register_project(redact_project(st._project))
     return st._project
 
 
@@ -97,6 +99,15 @@ def read_project(st: State):
         fail(f"{project.root} is not a project: no git repository and nothing learned there "
              "(run this inside a project, or pass --project DIR)")
     return project
+
+
+def _fit_to_store(project):
+    """Name and remote redacted (they are written into learnings); the root stays real, for
+    the files a command reads or writes there (`learn flush`), and is redacted when stored."""
+    from learn_cli.capture.redact import redact_project
+
+    safe = redact_project(project)
+    return safe._replace(root=project.root)
 
 
 def is_terminal() -> bool:
@@ -149,6 +160,7 @@ def guarded(call, other_exit=lambda exc: None) -> int:
     """Run a command; turn every user-facing error into one line and an exit code. Without
     typer: the fast path of `learn recall` runs here too. `other_exit(exc)` gives the code of
     exceptions only the caller knows (None: a bug of ours)."""
+    from learn_cli.store.paths import HomeError
     from learn_cli.store.repo import StoreError
 
     try:
@@ -157,7 +169,7 @@ def guarded(call, other_exit=lambda exc: None) -> int:
     except UserError as exc:
         _error_line(str(exc))
         return exc.code
-    except StoreError as exc:
+    except (StoreError, HomeError) as exc:
         _error_line(str(exc))
         return EXIT_USER
     except KeyboardInterrupt:

@@ -16,6 +16,8 @@ def command(
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would happen; write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable report (see `learn help import`)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing unless there is an error."),
+    trust: bool = typer.Option(False, "--trust", help="Vouch for the file: keep its statuses (else entries "
+                               "wait, pending, for a local sighting or `learn resolve ID --keep`)."),
 ) -> None:
     import orjson
 
@@ -28,6 +30,8 @@ def command(
     try:
         with working(f"Importing {source.name}", not (quiet or as_json), lambda: _size(source)):
             report = import_file(store, source, dry_run=dry_run, loads=orjson.loads)
+    trust: bool = typer.Option(False, "--trust", help="Vouch for the file: keep its statuses (else entries "
+                               "wait, pending, for a local sighting or `learn resolve ID --keep`)."),
     except ExchangeError as exc:
         fail(str(exc))
     if as_json and not quiet:

@@ -22,7 +22,8 @@ project ids from the file are folder names only when they are 12 lower-case hex 
 a safe id is derived from the project's remote/root/name; names like `../../etc` are display
 names, never paths. `deleted` and `updated` are dropped from entries (a `deleted` line would
 act as a tombstone in the log). Nothing is written unless the whole file reads: new files are
-staged in a folder of the home and renamed into place at the end.
+staged in a folder of the home and renamed into place at the end. Unless the user trusts the
+file (`trust`), entries arrive pending and change no existing learning (`distrust`).
 
 Merging, per target file (a project's learnings or archive, a global file), in this order:
 - **duplicate** (skipped): the entry's id is already in the store, or was merged before (it is
@@ -50,6 +51,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 from typing import BinaryIO
@@ -517,14 +519,16 @@ class ImportReport:
                 "projects_created": self.projects_created, "dry_run": self.dry_run}
 
 
-def import_file(store, path: Path, dry_run: bool = False, loads: Callable | None = None) -> ImportReport:
-    """Read, validate and merge an export file into the store, entry by entry."""
+def import_file(store, path: Path, dry_run: bool = False, loads: Callable | None = None,
+                trust: bool = False) -> ImportReport:
+    """Read, validate and merge an export file into the store, entry by entry. Entries arrive
+    untrusted (`distrust`) unless `trust`: the user vouches for the file."""
     loads = loads or _fast_loads()
     path = Path(path)
     with _open_export(path) as fh:
         helpers = _Helpers(store, os.fstat(fh.fileno()).st_size)  # forks first: no thread runs yet
         try:
-            importer = _Importer(store, _display_name(path.name) or "import", dry_run, loads, helpers)
+            importer = _Importer(store, _display_name(path.name) or "import", dry_run, loads, helpers, trust)
             try:
                 _read_export(_JsonStream(fh, path.name), importer)
                 importer.settle()
@@ -541,8 +545,11 @@ class _Importer:
     """Takes the sections of an export as they are read: checks each entry, places it in its
     target file, and has the merger merge a target once no more entries can come for it."""
 
-    def __init__(self, store, source: str, dry_run: bool, loads: Callable, helpers: _Helpers):
+    def __init__(self, store, source: str, dry_run: bool, loads: Callable, helpers: _Helpers,
+                 trust: bool = False):
         self.store = store
+        self.trust = trust
+        self.now = _now()
         self.helpers = helpers
         self.queue: list = []  # entries (obj, where, place) and merges (callables) not done yet
         self.texts: list[str] = []  # the text of each entry in self.queue
@@ -556,6 +563,7 @@ class _Importer:
         self.lay = _Paths(store.layout)
         store.refresh(loads=loads)
         self.merger = _Merger(store, self.report, loads, None if dry_run else _Staging(store, helpers))
+        self.merger.trusted = trust
 
     def begin(self, version: str) -> None:
         self.report.version = self.report.version or version
@@ -650,7 +658,8 @@ class _Importer:
             n += 1
             if rec is not None:
                 _finish(rec, self.origin)
-                place(rec)
+                place(rec)  # the target follows the file's status; then the status is ours
+                distrust(rec, self.now, self.trust)
 
     def _add(self, rec: dict, target: Path, scope: str, pid: str) -> None:
         self.receiving.add(pid)
@@ -737,6 +746,59 @@ def _accept(obj, where: str, report: ImportReport, dirty: bool) -> dict | None:
     if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
         rec.pop("tags")
     return rec
+
+
+MAX_TRUSTED_FREQUENCY = 1000
+_TIMES = ("created", "last_used", "low_since")
+
+
+def distrust(rec: dict, now: datetime, trusted: bool = False) -> None:
+    """What an import may not claim. Times are never in the future and counters are bounded;
+    unless the user trusts the file (`learn import --trust`), a live entry arrives `pending`
+    with one sighting, no credits and no evidence from elsewhere: it reaches no agent context
+    (session digest, hook answers) and no `learn flush` until a local sighting confirms it
+    (engine.knowledge / capture.learner activate it) or the user accepts it (`learn resolve
+    ID --keep`)."""
+    from learn_cli.store.record import now_iso, parse_iso
+
+    for name in _TIMES:
+        when = parse_iso(rec.get(name))
+        if when is not None and when > now:
+            rec[name] = now_iso(now.timestamp())
+    for name, cap in (("frequency", MAX_TRUSTED_FREQUENCY), ("helped", MAX_TRUSTED_FREQUENCY),
+                      ("not_helped", MAX_TRUSTED_FREQUENCY)):
+        if isinstance(rec.get(name), int) and rec[name] > cap:
+            rec[name] = cap
+    if trusted:
+        return
+    if rec.get("status") in ("active", "global", "conflicted"):
+        rec["status"] = "pending"
+    rec["frequency"] = 1
+    for name in ("helped", "not_helped", "evidence", "pre_conflict_status", "conflict_with", "helped_by"):
+        rec.pop(name, None)
+
+
+def is_untrusted_import(rec: dict) -> bool:
+    """An imported learning still waiting for a local sighting or the user's word."""
+    return rec.get("status") == "pending" and str(rec.get("source") or "").startswith("import:")
+
+
+def accept_import(store, rid: str, keep: bool) -> dict | None:
+    """`learn resolve ID --keep` on an untrusted import: it becomes live (global in a global
+    file, active in a project); `--drop`: it is deleted. None when `rid` is not one."""
+    found = store.get(rid)
+    if found is None or not is_untrusted_import(found[1]):
+        return None
+    path, rec = found
+    if not keep:
+        store.remove(path, rec["id"])
+        return rec
+    status = "global" if path.parent == store.layout.global_dir else "active"
+    return store.update(path, rec["id"], lambda cur: dict(cur, status=status))
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 def _entry_text(obj) -> str:
@@ -947,7 +1009,9 @@ class _Merger:
     def _merge(self, target: Path, into: dict, rec: dict) -> None:
         from learn_cli.engine.merge import merge
 
-        merged = merge(into, rec)
+        # An untrusted entry never changes a learning's text or counters: it is only noted
+        # (merged_from), so importing it again is a duplicate.
+        merged = merge(into, rec) if self.trusted else dict(into)
         merged["merged_from"] = (list(into.get("merged_from") or []) + [rec["id"]])[-MAX_MERGED_FROM:]
         if into.get("id") in self.unwritten:
             into.clear()

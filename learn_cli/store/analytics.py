@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .jsonl import atomic_write
 from .locks import fcntl, file_lock, lock_path
+from .paths import NOFOLLOW
 
 KEEP_DAYS = 60
 PENDING_DIR = "pending"
@@ -82,7 +83,7 @@ def _fold_if_free(path: Path, entry: dict | None) -> bool:
         with file_lock(path):
             _fold_locked(path, entry)
         return True
-    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -17,7 +17,7 @@ from collections import namedtuple
 from collections.abc import Callable, Iterable
 
 from .locks import file_lock
-from .paths import FILE_MODE
+from .paths import FILE_MODE, open_private
 
 MAX_LINE = 1 << 20  # a record line over 1 MiB is not ours: skip and report it
 
@@ -176,8 +176,7 @@ def set_aside(path: Path, data: bytes) -> None:
     """Keep bytes that a rewrite is about to drop in `<file>.corrupt` (appended, synced)."""
     if not data:
         return
-    fd = os.open(Path(path).with_name(Path(path).name + ".corrupt"), os.O_WRONLY | os.O_CREAT | os.O_APPEND,
-                 FILE_MODE)
+    fd = open_private(Path(path).with_name(Path(path).name + ".corrupt"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
         _write_all(fd, data if data.endswith(b"\n") else data + b"\n")
         os.fsync(fd)
@@ -193,7 +192,7 @@ def append(path: Path, records: Iterable[dict]) -> None:
     payload = utf8("".join(dumps(r) + "\n" for r in records))
     if not payload:
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, FILE_MODE)
+    fd = open_private(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -276,7 +275,7 @@ def _temp_beside(path: Path) -> tuple[int, str]:
     while True:
         tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
         try:
-            return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE), tmp
+            return open_private(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL), tmp
         except FileExistsError:
             continue
 

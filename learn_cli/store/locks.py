@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from . import deadline
+from .paths import NOFOLLOW
 
 try:
     import fcntl
@@ -52,12 +53,12 @@ def file_lock(path: Path, timeout: float = 10.0):
 
 def _open_lock(path: Path) -> int | None:
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT, LOCK_MODE)
+        return os.open(path, os.O_RDWR | os.O_CREAT | NOFOLLOW, LOCK_MODE)  # never via a planted symlink
     except OSError as exc:
         if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
             raise
     try:
-        return os.open(path, os.O_RDONLY)  # flock works on a read-only descriptor too
+        return os.open(path, os.O_RDONLY | NOFOLLOW)  # flock works on a read-only descriptor too
     except OSError:
         return None
 

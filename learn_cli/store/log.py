@@ -6,6 +6,8 @@ import os
 import sys
 import time
 
+from .paths import open_private
+
 MAX_LOG_BYTES = 1 << 20
 TAIL_BYTES = 8192  # the recent lines looked at for a repeated message
 REPEAT_AFTER_S = 3600
@@ -33,7 +35,7 @@ def append_log(log_path, line: str) -> None:
     except OSError:
         pass
     try:
-        fd = os.open(log_path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = open_private(log_path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
         try:
             size = os.fstat(fd).st_size
             tail = os.pread(fd, min(size, TAIL_BYTES), max(0, size - TAIL_BYTES)) if size else b""

@@ -25,13 +25,21 @@ DEFAULT_CONFIG = {
 }
 
 
+class HomeError(ValueError):
+    """The home given is unusable (a relative path); the message is one line for the user."""
+
+
 def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
-    """`--home` beats `$SELF_LEARNING_HOME`, which beats `~/.openclaw/self-learning`."""
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    env = os.environ.get("SELF_LEARNING_HOME")
-    if env:
-        return Path(env).expanduser().absolute()
+    """`--home` beats `$SELF_LEARNING_HOME`, which beats `~/.openclaw/self-learning`.
+
+    A relative home is refused: the hook runs in whatever folder the agent is in, so a relative
+    path would put a store of private learnings inside each repository it runs in."""
+    for value, name in ((explicit, "--home"), (os.environ.get("SELF_LEARNING_HOME"), "SELF_LEARNING_HOME")):
+        if value:
+            path = Path(value).expanduser()
+            if not path.is_absolute():
+                raise HomeError(f"{name} must be an absolute path, got {str(value)[:200]!r}")
+            return path
     return Path.home() / ".openclaw" / "self-learning"
 
 
@@ -70,7 +78,7 @@ class Layout:
         return self.projects_dir / pid / "project.json"
 
     def session(self, sid: str) -> Path:
-        return self.sessions_dir / f"{safe_name(sid)}.jsonl"
+        return self.sessions_dir / f"{session_file_stem(sid)}.jsonl"
 
     def global_files(self) -> list[Path]:
         return [self.global_errors, self.global_patterns, self.global_preferences]
@@ -114,26 +122,66 @@ class Layout:
         touch(self.archive(pid))
 
 
-def safe_name(text: str) -> str:
-    """A file-name-safe form of an id that came from outside (session ids, project ids)."""
-    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(text))[:128]
-    return cleaned.lstrip(".") or "unknown"
+_PLAIN_SID = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+_RESERVED_STEMS = frozenset(("deferred",))  # sessions/pending/deferred.json is not a session's
+
+
+def session_file_stem(sid: str) -> str:
+    """The file name (without extension) of a session id, one name per id.
+
+    Ids made only of letters, digits and `-` (UUIDs: every real agent's) are used as they are;
+    any other id becomes a cleaned prefix, `_` and 16 hex of its sha256. A plain name never
+    holds `_`, an encoded one always does, so two ids never share a file (`a/b`, `a_b` and
+    `a\\0b` are three sessions)."""
+    sid = str(sid)
+    if 0 < len(sid) <= 100 and _PLAIN_SID.issuperset(sid) and sid not in _RESERVED_STEMS:
+        return sid
+    import hashlib
+
+    prefix = "".join(c if c in _PLAIN_SID else "-" for c in sid[:40]).strip("-") or "session"
+    return f"{prefix}_{hashlib.sha256(sid.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
+# O_NOFOLLOW on every file the store opens for writing: a symlink planted in the home (to
+# ~/.bashrc, say) must make the write fail, not append our lines to the file it points at.
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_private(path, flags: int, mode: int = FILE_MODE) -> int:
+    """os.open for a file of the home: never through a symlink, created 0600."""
+    return os.open(path, flags | NOFOLLOW, mode)
 
 
 def make_dir(path: Path) -> None:
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    """Create `path` and any missing parent 0700, whatever the umask (`~/.openclaw` too)."""
+    path = Path(path)
+    if path.is_dir():
+        return
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.is_dir():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+            continue
+        os.chmod(folder, DIR_MODE)  # mkdir's mode passes through the umask; 0700 is meant
 
 
 def touch(path: Path) -> None:
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+        fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         os.close(fd)
 
 
 def write_new(path: Path, text: str) -> None:
     """Create a file that does not exist yet; lose no race with another creator."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     except FileExistsError:
         return
     with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -27,7 +27,21 @@ def identify(path: str | os.PathLike | None = None) -> Project:
     remote = origin_url(git_dir) if git_dir else None
     material = normalize_remote(remote) if remote else str(root)
     pid = sha256_hex(material.encode("utf-8", "replace"))[:12]
-    return Project(id=pid, name=root.name or str(root), root=str(root), remote=remote)
+    return Project(id=pid, name=root.name or str(root), root=str(root), remote=without_userinfo(remote))
+
+
+def without_userinfo(url: str | None) -> str | None:
+    """The remote without `user:token@` (`https://x-access-token:<token>@github.com/o/r`):
+    credentials in a remote are never needed to name a project, so they are never kept."""
+    if not url or "@" not in url:
+        return url
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url  # scp-like `git@host:path`: a user name, no secret
+    authority, slash, path = rest.partition("/")
+    if "@" in authority:
+        authority = authority.rsplit("@", 1)[1]
+    return f"{scheme}://{authority}{slash}{path}"
 
 
 def in_repository(project: Project) -> bool:

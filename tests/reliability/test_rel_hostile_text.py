@@ -70,7 +70,9 @@ def test_hostile_learnings_are_inert_wherever_the_agent_reads_them(tmp_path):
            "global": [{"id": f"learn-20260101T000000Z-{n:06x}", "type": "pattern", "context": f"imported {n}: {t}",
                        "fix": t} for n, t in enumerate(HOSTILE)]}
     (tmp_path / "hostile.json").write_text(json.dumps(doc))
-    assert exe(home, cwd, "import", tmp_path / "hostile.json").returncode == 0
+    # trusted: this test is about text that does reach the agent (untrusted imports wait, pending:
+    # test_rel_attacks_leaks.py::test_hostile_import_reaches_no_agent_context)
+    assert exe(home, cwd, "import", tmp_path / "hostile.json", "--trust").returncode == 0
 
     plain = exe(home, cwd, "context", "--budget", "8000")
     assert plain.returncode == 0, plain.stderr
