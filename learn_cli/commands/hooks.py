@@ -336,6 +336,11 @@ def with_entries(doc: dict, wanted: list[tuple[str, str | None, dict]], path: Pa
             group = {"matcher": matcher, "hooks": [handler]} if matcher is not None else {"hooks": [handler]}
             groups.append(group)
         added.append(event)
+    for event in [e for e in hooks if e not in wanted_by_event and isinstance(hooks[e], list)]:
+        if _drop_ours(hooks[event]):  # ours no longer wanted there (the guard turned off)
+            added.append(event)
+            if not hooks[event]:
+                del hooks[event]
     return out, added
 
 
