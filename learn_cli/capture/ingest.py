@@ -264,7 +264,7 @@ class Ingest:
         name, tool_input = use
         self.counts["tool_calls"] += 1
         payload = {"tool_name": name, "tool_input": tool_input, "tool_use_id": block.get("tool_use_id")}
-        text = _content_text(block.get("content"))
+        text = ingest_logs.content_text(block.get("content"))
         if block.get("is_error") is True:
             error = failure_text(name, text)
             if error is None:
@@ -449,15 +449,6 @@ def failure_text(tool: str, text: str) -> str | None:
 def _unwrap_tool_error(text: str) -> str:
     match = re.fullmatch(r"\s*<tool_use_error>(.*?)</tool_use_error>\s*", text, re.DOTALL)
     return match.group(1) if match else text
-
-
-def _content_text(content) -> str:
-    """A tool_result's content: a string or a list of `{"type": "text", "text": …}` blocks."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b["text"] for b in content[:500] if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""
 
 
 def _response(tool_use_result, text: str):

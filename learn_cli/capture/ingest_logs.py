@@ -64,7 +64,7 @@ def codex_payloads(obj: dict, meta: dict) -> list[dict]:
     if item_type in ("CommandExecution", "exec_command_end"):
         return [_codex_shell(item)]
     if item_type in ("UserMessage", "user_message"):
-        text = item.get("message") if isinstance(item.get("message"), str) else _texts(item.get("content"))
+        text = item.get("message") if isinstance(item.get("message"), str) else content_text(item.get("content"))
         if text.strip() and not text.lstrip().startswith("<"):
             return [{"hook_event_name": "UserPromptSubmit", "prompt": text[:MAX_TEXT],
                      "turn_id": str(payload.get("turn_id") or item.get("id") or "")[:200]}]
@@ -89,7 +89,7 @@ def gemini_payloads(obj: dict, meta: dict, seen: dict) -> list[dict]:
         return []
     kind = obj.get("type")
     if kind == "user":
-        text = _texts(obj.get("content"))
+        text = content_text(obj.get("content"))
         if text.strip() and not text.lstrip().startswith("<"):
             return [{"hook_event_name": "BeforeAgent", "prompt": text[:MAX_TEXT]}]
         return []
@@ -120,9 +120,11 @@ def _function_response(result) -> dict | None:
     return None
 
 
-def _texts(content) -> str:
+def content_text(content) -> str:
+    """A message's content: a string or a list of `{"text": …}` parts (Claude Code's tool
+    results, Gemini's and Codex's messages)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(p["text"] for p in content[:200] if isinstance(p, dict) and isinstance(p.get("text"), str))
+        return "\n".join(b["text"] for b in content[:500] if isinstance(b, dict) and isinstance(b.get("text"), str))
     return ""

@@ -328,6 +328,5 @@ if __name__ == "__main__":
         time.sleep(0.5)
         if args.log and len(fake.requests) > seen:
             with open(args.log, "a", encoding="utf-8") as fh:
-                for r in fake.requests[seen:]:
-                    fh.write(json.dumps(r) + "\n")
+                fh.writelines(json.dumps(r) + "\n" for r in fake.requests[seen:])
             seen = len(fake.requests)

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -55,7 +56,7 @@ def installed_bin(name: str) -> str:
     staging.mkdir(parents=True)
     (staging / "package.json").write_text('{"private": true}\n')
     proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"],
-                          cwd=staging, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+                          cwd=staging, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False)
     if proc.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
         text = proc.stdout + proc.stderr
@@ -75,7 +76,7 @@ class Agent:
 
     name = ""
     settings: tuple[str, ...] = ()
-    default_settings: dict = {}
+    default_settings: ClassVar[dict] = {}
 
     def __init__(self, learn, fake, tool_path: str):
         self.learn, self.fake, self.path = learn, fake, tool_path
@@ -105,7 +106,7 @@ class Agent:
         """One headless session playing `script`; fails the test when the agent errs."""
         self.fake.reset(script)
         proc = subprocess.run(self.command(prompt), cwd=str(cwd), env=self.env(), capture_output=True, text=True,
-                              timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL)
+                              timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False)
         self.last = proc
         assert proc.returncode == 0, f"{self.name} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
         assert self.fake.agent_requests(), f"{self.name} never asked the model:\n{proc.stderr[-3000:]}"
@@ -119,7 +120,7 @@ class Agent:
 class ClaudeCode(Agent):
     name = "claude-code"
     settings = (".claude", "settings.json")
-    default_settings = {"permissions": {"allow": ["Bash(ls:*)"]},
+    default_settings: ClassVar[dict] = {"permissions": {"allow": ["Bash(ls:*)"]},
                         "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}
 
     def env(self) -> dict:
@@ -139,7 +140,7 @@ class ClaudeCode(Agent):
 class Codex(Agent):
     name = "codex"
     settings = (".codex", "hooks.json")
-    default_settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+    default_settings: ClassVar[dict] = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}
 
     def write_user_settings(self) -> bytes:
         config = self.home / ".codex" / "config.toml"
@@ -164,7 +165,7 @@ class Codex(Agent):
 class Gemini(Agent):
     name = "gemini"
     settings = (".gemini", "settings.json")
-    default_settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}, "ui": {"theme": "Default"}}
+    default_settings: ClassVar[dict] = {"security": {"auth": {"selectedType": "gemini-api-key"}}, "ui": {"theme": "Default"}}
 
     def env(self) -> dict:
         return dict(super().env(), GEMINI_API_KEY="fake", GOOGLE_GEMINI_BASE_URL=self.fake.url)
