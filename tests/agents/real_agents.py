@@ -146,7 +146,7 @@ class Codex(Agent):
         config = self.home / ".codex" / "config.toml"
         config.parent.mkdir(parents=True, exist_ok=True)
         # allow_login_shell = false: `bash -lc` would reset PATH from /etc/profile (python3 without pytest)
-        config.write_text(f'model = "gpt-5.1-codex"\nmodel_provider = "fake"\nallow_login_shell = false\n\n[model_providers.fake]\nname = "fake"\n'
+        config.write_text(f'model = "gpt-5.1-codex"\nmodel_provider = "fake"\nallow_login_shell = false\ncheck_for_update_on_startup = false\n\n[model_providers.fake]\nname = "fake"\n'
                           f'base_url = "{self.fake.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n')
         return super().write_user_settings()
 
@@ -165,7 +165,10 @@ class Codex(Agent):
 class Gemini(Agent):
     name = "gemini"
     settings = (".gemini", "settings.json")
-    default_settings: ClassVar[dict] = {"security": {"auth": {"selectedType": "gemini-api-key"}}, "ui": {"theme": "Default"}}
+    # No update check and no usage statistics: nothing but the fake model to reach (CI has no network).
+    default_settings: ClassVar[dict] = {"security": {"auth": {"selectedType": "gemini-api-key"}},
+                                        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+                                        "privacy": {"usageStatisticsEnabled": False}, "ui": {"theme": "Default"}}
 
     def env(self) -> dict:
         return dict(super().env(), GEMINI_API_KEY="fake", GOOGLE_GEMINI_BASE_URL=self.fake.url)
