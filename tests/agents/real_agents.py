@@ -30,7 +30,7 @@ PINNED = {
     "codex": ("@openai/codex", "0.171.0", "codex"),
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
 }
-RUN_TIMEOUT = 180  # seconds for one headless session (they take 1-6 s here)
+RUN_TIMEOUT = 600  # seconds for one headless session (1-6 s on an idle machine; 40 s seen on a crowded one)
 INSTALL_TIMEOUT = 900
 NETWORK_ERRORS = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH",
                   "EHOSTUNREACH", "network", "socket hang up", "getaddrinfo", "proxy", "certificate")
@@ -103,14 +103,30 @@ class Agent:
         raise NotImplementedError
 
     def run(self, prompt: str, cwd: Path, script: list) -> subprocess.CompletedProcess:
-        """One headless session playing `script`; fails the test when the agent errs."""
-        self.fake.reset(script)
-        proc = subprocess.run(self.command(prompt), cwd=str(cwd), env=self.env(), capture_output=True, text=True,
-                              timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False)
-        self.last = proc
-        assert proc.returncode == 0, f"{self.name} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
-        assert self.fake.agent_requests(), f"{self.name} never asked the model:\n{proc.stderr[-3000:]}"
+        """One headless session playing `script`; fails the test when the agent errs.
+
+        A hook that `learn` itself cut short at its deadline (a machine too busy to start a
+        process in time: `capture_errors` in the store's stats) is not a behaviour to judge;
+        the session is played once more, then judged whatever happens."""
+        for attempt in (1, 2):
+            cut_before = self.capture_errors()
+            self.fake.reset(script)
+            proc = subprocess.run(self.command(prompt), cwd=str(cwd), env=self.env(), capture_output=True, text=True,
+                                  timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False)
+            self.last = proc
+            assert proc.returncode == 0, f"{self.name} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+            assert self.fake.agent_requests(), f"{self.name} never asked the model:\n{proc.stderr[-3000:]}"
+            if self.capture_errors() == cut_before:
+                break
+            print(f"{self.name}: a hook of session {prompt!r} hit its deadline (attempt {attempt})")
         return proc
+
+    def capture_errors(self) -> int:
+        try:
+            stats = json.loads((Path(self.learn.home) / "analytics" / "stats.json").read_text())
+        except (OSError, ValueError):
+            return 0
+        return int(stats.get("totals", {}).get("capture_errors", 0))
 
     def transcripts(self) -> Path:
         """Where the agent keeps its session logs (for `learn ingest`)."""

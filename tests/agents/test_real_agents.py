@@ -17,7 +17,9 @@ assertions are about what the model was actually shown. One journey per agent, i
 6. `learn ingest` of the agent's own session logs, into an empty store, learns the same fix.
 
 The assertions name the fixed command, never the wording around it (which may change).
-The agents run one at a time (one xdist group), each session in a few seconds.
+The agents run one after another inside one test (one xdist worker: `xdist_group` does not
+group tests with the pytest and xdist versions used here), each a subtest of its own, each
+session in a few seconds on an idle machine.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import Learn
 from fake_model import FakeModel, tool_results
 from real_agents import AGENT_CLASSES, count, git_project, tool_path
 
 from learn_cli.store import jsonl
 from learn_cli.store.project import identify
 
-pytestmark = [pytest.mark.xdist_group("real-agents"), pytest.mark.real_agents]
+pytestmark = [pytest.mark.real_agents]
 
 BAD, FIX = "pytest -q", "python3 -m pytest -q"
 CORRECTION = "Never commit the .env file."
@@ -73,9 +76,17 @@ def session_script(read_dir: Path) -> list:
     return [("shell", BAD), ("shell", FIX), ("read", str(read_dir / "calcs.py")), ("read", str(read_dir / "calc.py"))]
 
 
-@pytest.mark.parametrize("agent_name", ["claude-code", "codex", "gemini"])
-def test_real_agent_journey(learn, fake, tmp_path, agent_name):
-    agent = AGENT_CLASSES[agent_name](learn, fake, tool_path(tmp_path))
+def test_real_agents(fake, tmp_path, subtests):
+    path = tool_path(tmp_path)
+    for name in AGENT_CLASSES:
+        with subtests.test(agent=name):
+            base = tmp_path / name
+            (base / "work" / "web-api").mkdir(parents=True)
+            journey(Learn(base / "home", base / "work" / "web-api", base), fake, base, name, path)
+
+
+def journey(learn, fake, tmp_path: Path, agent_name: str, path: str) -> None:
+    agent = AGENT_CLASSES[agent_name](learn, fake, path)
     app = git_project(tmp_path / "work" / "app")
     other = git_project(tmp_path / "work" / "other")
     before = agent.write_user_settings()
