@@ -238,7 +238,7 @@ def test_gemini_hooks_learn_and_give_the_fix_back(learn):
     handler = doc["hooks"]["AfterTool"][0]["hooks"][0]
     assert handler["timeout"] == 10_000 and handler["type"] == "command"  # milliseconds
     commands = three_level_commands(path)
-    assert set(commands) == {"SessionStart", "AfterTool", "SessionEnd"}
+    assert set(commands) == {"SessionStart", "BeforeAgent", "AfterTool", "SessionEnd"}
     for _ in range(2):
         s = GeminiSession(learn, learn.cwd, commands)
         s.start()

@@ -208,13 +208,28 @@ def test_fix_in_between_comes_back_for_another_script_elsewhere(learn):
     assert hint is not None and "run `pip install requests` first" in hint
 
 
-def test_heads_up_before_a_known_failing_command(learn):
+def test_guard_stops_a_known_bad_command_once_per_session(learn):
     cwd = learn.project("shop-api")
-    _two_sessions(learn, cwd, "npm test", 'npm error Missing script: "test"', "npm run test")
+    error = 'npm error Missing script: "test"'
+    _two_sessions(learn, cwd, "npm test", error, "npm run test")
     s = Session(learn, cwd)
-    s.bash("npm test", fails='npm error Missing script: "test"')
-    assert s.pre_context is not None and "`npm run test`" in s.pre_context
-    assert totals(learn)["warnings"] == 1
+    assert s.bash("npm test", fails=error) is not None  # the known fix, then it helps
+    s.bash("npm run test", stdout="ok")
+    assert s.pre_context is None  # no guard registered: PreToolUse says nothing
+
+    def pre(session, command: str):
+        payload = session._tool("PreToolUse", "Bash", {"command": command, "description": "Run a command"})
+        proc = learn("capture", "--guard", input=payload, cwd=cwd, check=0)
+        return json.loads(proc.stdout) if proc.stdout.strip() else None
+
+    guarded = Session(learn, cwd)
+    out = pre(guarded, "npm test")["hookSpecificOutput"]
+    assert out["hookEventName"] == "PreToolUse" and out["permissionDecision"] == "deny"
+    assert "`npm run test`" in out["permissionDecisionReason"]
+    assert pre(guarded, "npm test") is None  # once per session: the second try runs
+    assert pre(guarded, "npm run test") is None and pre(Session(learn, cwd), "ls") is None
+    assert pre(Session(learn, cwd), "npm test") is not None  # a new session is stopped again
+    assert totals(learn)["guarded"] == 2
 
 
 def test_user_correction_is_kept_with_its_negation(learn):

@@ -1,5 +1,5 @@
 """Automatic capture in-process: pairing, evidence, known fixes, helped / did not help,
-corrections, heads-up, session buffer and end-of-session work (SPEC §2.1, §2.4, §3).
+corrections, the guard, session buffer and end-of-session work (SPEC §2.1, §2.4, §3).
 
 Payloads are shaped as in reference/agent-hooks.md §1.6; `hook.handle` runs one payload the
 way `learn capture` does, without a subprocess.
@@ -68,8 +68,9 @@ class Agent:
             payload["prompt_id"] = prompt_id
         return self.send(payload)
 
-    def pre(self, command: str):
-        return self.send(self._tool("PreToolUse", "Bash", {"command": command, "description": "run"}))
+    def pre(self, command: str, guard: bool = False):
+        payload = self._tool("PreToolUse", "Bash", {"command": command, "description": "run"})
+        return hook.handle(json.dumps(payload), home=str(self.home), guard=guard)
 
     def end(self):
         return self.send(dict(self._base("SessionEnd"), reason="other"))
@@ -332,18 +333,21 @@ def test_same_key_with_another_fix_is_a_separate_learning(home, proj):
 
 
 # ---------------------------------------------------------------------------------------------
-# Pre-tool heads-up, prompts
+# The pre-tool guard, prompts
 
 
-def test_heads_up_for_a_known_failing_command(home, proj):
+def test_guard_needs_a_fix_that_helped(home, proj):
     a = proj("api")
     _teach(home, a, failed="npm test", fix="npm run test", output='npm ERR! Missing script: "test"')
-    out = Agent(home, a).pre("npm test")
-    text = out["hookSpecificOutput"]["additionalContext"]
-    assert out["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
-    assert "`npm test` failed before" in text and "`npm run test`" in text and "\n" not in text
-    assert Agent(home, a).pre("npm run build") is None
-    assert Agent(home, a).pre("ls") is None
+    assert Agent(home, a).pre("npm test") is None  # no guard asked for
+    assert Agent(home, a).pre("npm test", guard=True) is None  # the fix never helped yet
+    s = Agent(home, a)
+    assert s.fail("npm test", 'npm ERR! Missing script: "test"') is not None
+    s.ok("npm run test")
+    out = Agent(home, a).pre("npm test", guard=True)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny" and "`npm run test`" in out["permissionDecisionReason"]
+    assert Agent(home, a).pre("npm run build", guard=True) is None
+    assert Agent(home, a).pre("ls", guard=True) is None
 
 
 def test_corrections_become_pending_preferences_with_negation(home, proj):

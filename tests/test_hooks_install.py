@@ -24,7 +24,7 @@ USER_SETTINGS = {
     },
     "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"},
 }
-EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"}
+EVENTS = {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"}
 
 
 def user_settings(learn) -> Path:
@@ -98,7 +98,7 @@ def test_stale_entries_of_an_older_install_are_replaced(learn):
     commands = [h["command"] for g in doc["hooks"]["PostToolUse"] for h in g["hooks"]]
     assert "/old/venv/bin/learn capture" not in commands and "./my-own-hook.sh" in commands
     assert commands.count(f"{learn.exe} capture") == 1
-    status = learn.json("hooks", "status", "--scope", "user")
+    status = learn.json("hooks", "status", "--scope", "user", "--agent", "claude-code")
     [row] = status["scopes"]
     assert row["current"] and row["runnable"] and row["missing"] == []
     learn("hooks", "uninstall", check=0)
@@ -132,7 +132,7 @@ def test_project_and_local_scopes(learn, scope, name):
     path = cwd / ".claude" / name
     assert set(ours(json.loads(path.read_text()))) == EVENTS
     assert not user_settings(learn).exists()
-    status = learn.json("hooks", "status", cwd=cwd)
+    status = learn.json("hooks", "status", "--agent", "claude-code", cwd=cwd)
     by_scope = {row["scope"]: row for row in status["scopes"]}
     assert by_scope[scope]["events"] and not by_scope["user"]["events"]
     learn("hooks", "uninstall", "--scope", scope, cwd=cwd, check=0)
@@ -262,9 +262,33 @@ def test_project_scope_names_no_path_of_this_machine(learn):
     commands = {h["command"] for entries in ours(json.loads(text)).values() for _m, h in entries}
     assert commands == {"learn capture", "learn context --hook"}
     on_path = dict(learn.env, PATH=f"{os.path.dirname(learn.exe)}:/usr/bin:/bin")
-    [row] = learn.json("hooks", "status", "--scope", "project", cwd=repo, env=on_path)["scopes"]
+    [row] = learn.json("hooks", "status", "--agent", "claude-code", "--scope", "project", cwd=repo,
+                       env=on_path)["scopes"]
     assert row["current"] and row["runnable"]
-    [row] = learn.json("hooks", "status", "--scope", "project", cwd=repo, env={"PATH": "/usr/bin:/bin"})["scopes"]
+    [row] = learn.json("hooks", "status", "--agent", "claude-code", "--scope", "project", cwd=repo,
+                       env={"PATH": "/usr/bin:/bin"})["scopes"]
     assert not row["runnable"]
     local = learn.json("hooks", "install", "--scope", "local", cwd=repo)
     assert local["command"] == learn.exe  # this machine's file: the absolute path
+
+
+def test_guard_is_registered_only_when_asked_and_status_shows_every_agent(learn):
+    path = user_settings(learn)
+    learn("hooks", "install", "--guard", check=0)
+    doc = json.loads(path.read_text())
+    assert set(ours(doc)) == EVENTS | {"PreToolUse"}
+    [group] = doc["hooks"]["PreToolUse"]
+    assert group["matcher"] == "Bash" and group["hooks"][0]["command"] == f"{learn.exe} capture --guard"
+    status = learn.json("hooks", "status")
+    by_agent = {a["agent"]: a for a in status["agents"]}
+    assert set(by_agent) == {"claude-code", "codex", "gemini", "cursor", "openclaw"}
+    user = next(r for r in by_agent["claude-code"]["scopes"] if r["scope"] == "user")
+    assert user["guard"] and user["current"] and user["runs"] and user["missing"] == []
+    assert "guard on" in learn("hooks", "status", check=0).stdout
+    learn("hooks", "install", check=0)  # again without --guard: the guard is off
+    assert set(ours(json.loads(path.read_text()))) == EVENTS
+    learn("hooks", "install", "--agent", "codex", check=0)
+    codex = learn.json("hooks", "status", "--agent", "codex", "--scope", "user")["scopes"][0]
+    assert codex["runnable"] and not codex["runs"] and "trusted" in codex["trust"]  # Codex asks for trust first
+    proc = learn("hooks", "install", "--agent", "cursor", "--guard")
+    assert proc.returncode == 2 and "no guard" in proc.stderr

@@ -47,11 +47,13 @@ AGENTS = {"claude-code": "claude", "claude": "claude", "claude_code": "claude",
           "codex": "codex", "codex-cli": "codex", "gemini": "gemini", "gemini-cli": "gemini",
           "cursor": "cursor", "openclaw": "openclaw"}
 
-USAGE = """usage: learn capture [--agent NAME]
+USAGE = """usage: learn capture [--agent NAME] [--guard]
 
 Hook entry point: reads one agent hook payload (JSON) on stdin and learns from it.
 Register it with `learn hooks install`; it always exits 0 and prints nothing on stdout
 but valid hook JSON. Agents: claude-code (default), codex, gemini, cursor, openclaw.
+--guard: on a pre-tool event, deny a known-bad shell command once per session
+(`learn hooks install --guard` registers it).
 """
 
 CONTEXT_USAGE = """usage: learn context --hook [--budget N] [--agent NAME]
@@ -111,7 +113,8 @@ def _process_started() -> float:
     return now - age if 0 <= age < 5 else now
 
 
-def handle(payload: bytes | str | dict, agent: str = "claude-code", home: str | None = None) -> dict | None:
+def handle(payload: bytes | str | dict, agent: str = "claude-code", home: str | None = None,
+           guard: bool = False) -> dict | None:
     """Process one payload in this process (tests, `learn ingest`): the hook JSON or None.
 
     Unlike main(), errors propagate: callers decide what to do with them.
@@ -121,7 +124,7 @@ def handle(payload: bytes | str | dict, agent: str = "claude-code", home: str | 
     event = _to_event(agent, payload)
     if event is None:
         return None
-    return _dispatch(event, home, time.monotonic())
+    return _dispatch(event, home, time.monotonic(), guard=guard)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,8 +286,8 @@ def _options(argv: list[str], allowed: tuple[str, ...]) -> dict:
                 value = argv[i + 1]
                 i += 1
             opts[name.lstrip("-")] = value
-        elif arg == "--hook":
-            pass
+        elif arg in ("--hook", "--guard"):
+            opts[arg.lstrip("-")] = True
         else:
             raise _Usage(f"unknown option {arg[:40]!r}")
         i += 1
@@ -397,10 +400,11 @@ def _capture(argv: list[str], started: float):
     _set_deadline(max(0.01, soft - time.monotonic()))
     if event.kind in SPOOLED and not event.is_interrupt:
         return _learn_or_defer(event, opts.get("home"), started, limit)
-    return _dispatch(event, opts.get("home"), started, limit, defer=True)
+    return _dispatch(event, opts.get("home"), started, limit, defer=True, guard="guard" in opts)
 
 
-def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DEADLINE, defer: bool = False):
+def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DEADLINE, defer: bool = False,
+              guard: bool = False):
     """Learn from one event (in process, errors propagate). With `defer` (the hook process,
     which sends tool events and prompts to _learn_or_defer), Stop and SessionEnd also learn
     what earlier hooks spooled."""
@@ -408,6 +412,8 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
 
     if event.kind == ev.OTHER or (event.kind == ev.FAILURE and event.is_interrupt):
         return None  # events we do not learn from; a user interrupt is not a failure
+    if event.kind == ev.PRE_TOOL and not guard:
+        return None  # a pre-tool hook left by an older install: only the guard answers these
     if event.kind == ev.SESSION_START:
         return _session_start(event, home, None)
     store, project = _open(event, home)
@@ -551,7 +557,9 @@ def _learn(store, project, event):
         elif event.kind == ev.PROMPT:
             learner.on_prompt(cap, event)
         elif event.kind == ev.PRE_TOOL:
-            return _hook_json(event, "PreToolUse", learner.heads_up(cap, event))
+            from learn_cli.capture import guard
+
+            return guard.check(cap, event)
         return None
     finally:
         _bump(store, cap.counters)

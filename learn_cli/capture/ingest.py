@@ -1,4 +1,6 @@
-"""`learn ingest`: past Claude Code transcripts replayed through live capture's pipeline.
+"""`learn ingest`: past Claude Code transcripts replayed through live capture's pipeline
+(and Codex CLI and Gemini CLI session logs, read by capture.ingest_logs: each line becomes the
+payload that agent's hook would have sent, turned into an Event by that agent's adapter).
 
 Each transcript (`~/.claude/projects/<project>/<session>.jsonl`, subagent ones under
 `<session>/subagents/`) is read line by line (reference/agent-hooks.md §2): a `tool_use` block
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from learn_cli.capture import events as ev
+from learn_cli.capture import ingest_logs
 
 STATE_FILE = "ingest.json"
 STATE_VERSION = 1
@@ -65,6 +68,16 @@ def default_root(environ=os.environ) -> Path:
         return Path(config).expanduser() / "projects"
     home = environ.get("HOME") or os.path.expanduser("~")
     return Path(home) / ".claude" / "projects"
+
+
+def default_roots(environ=os.environ) -> list[Path]:
+    """Every agent's session logs that exist: Claude Code's transcripts, Codex's rollouts
+    (`$CODEX_HOME/sessions` or `~/.codex/sessions`), Gemini CLI's chats (`~/.gemini/tmp`).
+    Claude Code's folder is always listed (the summary names it even when it is missing)."""
+    home = Path(environ.get("HOME") or os.path.expanduser("~"))
+    codex = Path(environ["CODEX_HOME"]).expanduser() if environ.get("CODEX_HOME") else home / ".codex"
+    others = [codex / "sessions", home / ".gemini" / "tmp"]
+    return [default_root(environ)] + [p for p in others if p.is_dir()]
 
 
 def find_transcripts(paths: Iterable[Path]) -> list[Path]:
@@ -159,10 +172,15 @@ class Ingest:
             self.counts["files"] += 1
             pending = dict(known.get("pending") or {}) if same else {}
             self.progress(start)
-            subagent = "subagents" in Path(key).parts
-            offset = self._read(fh, start, _FileContext(pending, subagent))
+            fctx = _FileContext(pending, "subagents" in Path(key).parts, _first_line(fh),
+                                dict(known.get("meta") or {}) if same else {})
+            if fctx.fmt == ingest_logs.GEMINI and not fctx.meta.get("cwd"):
+                fctx.meta["cwd"] = ingest_logs.gemini_project_root(Path(key))
+            offset = self._read(fh, start, fctx)
             self.state["files"][key] = {"head": head, "offset": offset,
                                         "pending": dict(list(pending.items())[-MAX_PENDING:])}
+            if fctx.meta:
+                self.state["files"][key]["meta"] = fctx.meta
         if time.monotonic() - self._saved_at > SAVE_EVERY_S:
             self.save()
 
@@ -205,6 +223,8 @@ class Ingest:
         if obj is None:
             self.counts["malformed"] += 1
             return
+        if fctx.fmt != ingest_logs.CLAUDE:
+            return self._other_agent(obj, fctx)
         kind = obj.get("type")
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else None
@@ -243,7 +263,7 @@ class Ingest:
         name, tool_input = use
         self.counts["tool_calls"] += 1
         payload = {"tool_name": name, "tool_input": tool_input, "tool_use_id": block.get("tool_use_id")}
-        text = _content_text(block.get("content"))
+        text = ingest_logs.content_text(block.get("content"))
         if block.get("is_error") is True:
             error = failure_text(name, text)
             if error is None:
@@ -254,14 +274,28 @@ class Ingest:
             payload.update(hook_event_name="PostToolUse", tool_response=_response(obj.get("toolUseResult"), text))
         self._feed(payload, obj, fctx)
 
-    # -- into the learner --------------------------------------------------------------------
-    def _feed(self, payload: dict, obj: dict, fctx: "_FileContext") -> None:
-        from learn_cli.capture import learner
-        from learn_cli.capture.adapters import claude
+    def _other_agent(self, obj: dict, fctx: "_FileContext") -> None:
+        """A line of a Codex or Gemini CLI log, fed as the payloads its hooks would have sent."""
+        if fctx.fmt == ingest_logs.CODEX:
+            payloads = ingest_logs.codex_payloads(obj, fctx.meta)
+        else:
+            payloads = ingest_logs.gemini_payloads(obj, fctx.meta, fctx.pending)
+        where = {"sessionId": fctx.meta.get("session"), "cwd": fctx.meta.get("cwd"), "timestamp": obj.get("timestamp")}
+        for payload in payloads:
+            if payload.get("tool_name"):
+                self.counts["tool_calls"] += 1
+            self._feed(payload, where, fctx, fctx.fmt)
 
+    # -- into the learner --------------------------------------------------------------------
+    def _feed(self, payload: dict, obj: dict, fctx: "_FileContext", agent: str = ingest_logs.CLAUDE) -> None:
+        import importlib
+
+        from learn_cli.capture import learner
+
+        adapter = importlib.import_module(f"learn_cli.capture.adapters.{'claude' if agent == ingest_logs.CLAUDE else agent}")
         session = _text(obj.get("sessionId") or obj.get("session_id"), 200) or "unknown"
         payload.update(session_id=session, cwd=_text(obj.get("cwd"), MAX_INPUT))
-        event = claude.to_event(payload)
+        event = adapter.to_event(payload)
         if event is None or event.kind == ev.OTHER or not event.cwd:
             return
         project = self._project(event.cwd)
@@ -334,11 +368,17 @@ def _sidechain(obj: dict, fctx: "_FileContext") -> bool:
 
 
 class _FileContext:
-    __slots__ = ("pending", "subagent")
+    """One log file being read: its tool calls waiting for a result (Claude Code) or already
+    read (Gemini), whether it is a subagent's, which agent wrote it, and what its first lines
+    said that later ones need (Codex's session id and folder), kept in the state to resume."""
 
-    def __init__(self, pending: dict, subagent: bool):
+    __slots__ = ("pending", "subagent", "fmt", "meta")
+
+    def __init__(self, pending: dict, subagent: bool, first_line: bytes = b"", meta: dict | None = None):
         self.pending = pending
         self.subagent = subagent
+        self.fmt = ingest_logs.log_format(first_line)
+        self.meta = meta if meta is not None else {}
 
 
 class _IngestStore:
@@ -402,15 +442,6 @@ def _unwrap_tool_error(text: str) -> str:
     return match.group(1) if match else text
 
 
-def _content_text(content) -> str:
-    """A tool_result's content: a string or a list of `{"type": "text", "text": …}` blocks."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b["text"] for b in content[:500] if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""
-
-
 def _response(tool_use_result, text: str):
     """What PostToolUse would have carried as tool_response (only the fields the adapter reads)."""
     if isinstance(tool_use_result, dict):
@@ -444,6 +475,11 @@ def _iso(value) -> str | None:
         return None
     stamp = moment.timestamp()
     return now_iso(min(stamp, time.time()))
+
+
+def _first_line(fh) -> bytes:
+    fh.seek(0)
+    return fh.readline(64 * 1024)
 
 
 def _head_hash(fh) -> str:

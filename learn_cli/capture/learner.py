@@ -12,7 +12,6 @@
   other commands changed something, the fix is those commands ("fix in between"). A followed
   suggestion "helped" (frequency, last_used and impact rise).
 - prompt: user corrections become `pending` preference learnings in the user's own words.
-- pre-tool (Bash): a heads-up when the command is a known failure with an active fix.
 - session end / stop: end-of-session work (promotion check, compaction) within a deadline;
   what does not fit stays marked (`sessions/pending/`) and is done by a later hook, or, when
   too big for any hook, by `learn promote` / `learn prune` (finish_pending).
@@ -739,52 +738,6 @@ def _digest(text: str) -> str:
     from learn_cli.store.digest import sha1_hex
 
     return sha1_hex(text.encode("utf-8", "replace"))[:16]
-
-
-# ---------------------------------------------------------------------------------------------
-# PreToolUse: heads-up for a known failing command
-
-
-def heads_up(cap: Capture, event: ev.Event) -> str | None:
-    """A one-line warning when this exact command failed here before and has an active fix."""
-    import re
-    import sqlite3
-
-    from learn_cli.capture.redact import redact
-
-    if not event.is_shell or not event.command.strip():
-        return None
-    command = _normalize(redact(event.command)[:MAX_COMMAND], cap.project.root)
-    words = re.findall(r"[^\W_]+", command)[:12]
-    if not words:
-        return None
-    store = cap.store
-    _fresh(store, cap.learnings_path, store.layout.global_errors)
-    phrase = '"' + " ".join(words) + '"'
-    try:
-        rows = store.index.db.execute(
-            "SELECT l.data FROM fts JOIN learnings l ON l.rowid = fts.rowid WHERE fts MATCH ? "
-            "AND l.status IN ('active', 'global') AND l.type = 'error' AND (l.scope = 'global' "
-            "OR (l.scope = 'project' AND l.pid = ?)) LIMIT 20", (phrase, cap.project.id)).fetchall()
-    except sqlite3.Error:
-        return None
-    for (data,) in rows:
-        rec = json.loads(data)
-        # Only a command that is wrong in itself: a "fix in between" (install first) was
-        # about the environment then, which has likely changed since.
-        if rec.get("fix_kind", "retry") != "retry" or not rec.get("fix_command"):
-            continue
-        if _normalize(rec.get("command") or "", None) != command:
-            continue
-        from learn_cli.engine.context import sanitize
-
-        fix = sanitize(rec["fix_command"], 140).replace("`", "'")
-        seen = max(1, _int(rec.get("frequency")))
-        category = sanitize(rec.get("category") or "error", 20)
-        cap.count("warnings")
-        return (f"learn: heads-up: `{sanitize(command, 100).replace('`', chr(39))}` failed before "
-                f"({category}, seen {seen}×); known fix: `{fix}`.")
-    return None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -49,13 +49,19 @@ class ClaudeCode:
     ENTRIES = (
         ("SessionStart", None, "context --hook", 15),  # no matcher: startup, resume, clear, compact
         ("UserPromptSubmit", None, "capture", 10),
-        ("PreToolUse", "Bash", "capture", 5),
         ("PostToolUse", "*", "capture", 10),
         ("PostToolUseFailure", "*", "capture", 10),
         ("Stop", None, "capture", 10),
         # No timeout: a SessionEnd timeout would raise Claude Code's shared 1.5 s exit budget.
         ("SessionEnd", None, "capture", None),
     )
+    # `--guard` only: a hook call before every shell command is worth it only to stop one.
+    GUARD = (("PreToolUse", "Bash", "capture --guard", 5),)
+    # Whether a registered hook runs by itself (see `hooks status`); None: it does.
+    trust = None
+
+    def entries(self, guard: bool = False) -> tuple:
+        return self.ENTRIES + (self.GUARD if guard else ())
 
     def settings_path(self, scope: str, project_root: Path | None) -> Path:
         if scope == "user":
@@ -63,9 +69,9 @@ class ClaudeCode:
         name = "settings.json" if scope == "project" else "settings.local.json"
         return Path(project_root) / ".claude" / name
 
-    def handlers(self, learn: str) -> list[tuple[str, str | None, dict]]:
+    def handlers(self, learn: str, guard: bool = False) -> list[tuple[str, str | None, dict]]:
         out = []
-        for event, matcher, sub, timeout in self.ENTRIES:
+        for event, matcher, sub, timeout in self.entries(guard):
             handler = {"type": "command", "command": f"{learn} {sub}"}
             if timeout:
                 handler["timeout"] = timeout
@@ -95,7 +101,10 @@ class Codex(DotFolderConfig, ClaudeCode):
         ("PostToolUse", None, "capture --agent codex", 10),  # failed Bash calls included
         ("Stop", None, "capture --agent codex", 10),
     )
-    note = "Codex runs new or changed hooks only once you trust them: open Codex and review them in /hooks."
+    GUARD = (("PreToolUse", "Bash", "capture --agent codex --guard", 5),)
+    note = ("Codex runs new or changed hooks only once you trust them: open Codex and review them in /hooks "
+            "(`codex exec` runs untrusted hooks only with --dangerously-bypass-hook-trust, and says nothing).")
+    trust = "Codex runs them only once trusted in /hooks (learn cannot see whether you did)"
 
     config = (".codex", "hooks.json")
 
@@ -108,16 +117,18 @@ class Gemini(DotFolderConfig, ClaudeCode):
     scopes = ("user", "project")
     ENTRIES = (
         ("SessionStart", None, "context --hook --agent gemini", 15),
+        ("BeforeAgent", None, "capture --agent gemini", 10),  # the prompt: corrections
         ("AfterTool", None, "capture --agent gemini", 10),  # failed calls included
         ("SessionEnd", None, "capture --agent gemini", 5),
     )
+    GUARD = (("BeforeTool", "run_shell_command", "capture --agent gemini --guard", 5),)
 
     config = (".gemini", "settings.json")
 
-    def handlers(self, learn: str) -> list[tuple[str, str | None, dict]]:
+    def handlers(self, learn: str, guard: bool = False) -> list[tuple[str, str | None, dict]]:
         return [(event, matcher, {"type": "command", "name": "learn", "command": f"{learn} {sub}",
                                   "timeout": timeout * 1000})
-                for event, matcher, sub, timeout in self.ENTRIES]
+                for event, matcher, sub, timeout in self.entries(guard)]
 
 
 class Cursor(DotFolderConfig, ClaudeCode):
@@ -133,6 +144,7 @@ class Cursor(DotFolderConfig, ClaudeCode):
         ("afterShellExecution", None, "capture --agent cursor", 10),  # Cursor without postToolUse
         ("sessionEnd", None, "capture --agent cursor", 5),
     )
+    GUARD = ()  # no guard: not verified on a real Cursor
 
     config = (".cursor", "hooks.json")
 
@@ -169,9 +181,9 @@ class Cursor(DotFolderConfig, ClaudeCode):
         ours = [(event, h["command"]) for event, entries in hooks.items() for h in entries if is_ours(h)]
         return {e for e, _c in ours}, [c for _e, c in ours]
 
-    def handlers(self, learn: str) -> list[tuple[str, str | None, dict]]:
+    def handlers(self, learn: str, guard: bool = False) -> list[tuple[str, str | None, dict]]:
         return [(event, None, {"command": f"{learn} {sub}", "timeout": timeout})
-                for event, _matcher, sub, timeout in self.ENTRIES]
+                for event, _matcher, sub, timeout in self.entries(guard)]
 
 
 class OpenClaw:
@@ -182,6 +194,8 @@ class OpenClaw:
     kind = "skill"
     scopes = ("user", "project")
     ENTRIES = (("skill", None, "", None),)
+    GUARD = ()
+    trust = None
     note = "OpenClaw loads skills when a session starts: start a new one to use it."
 
     def settings_path(self, scope: str, project_root: Path | None) -> Path:
@@ -358,6 +372,11 @@ def with_entries(doc: dict, wanted: list[tuple[str, str | None, dict]], path: Pa
             group = {"matcher": matcher, "hooks": [handler]} if matcher is not None else {"hooks": [handler]}
             groups.append(group)
         added.append(event)
+    for event in [e for e in hooks if e not in wanted_by_event and isinstance(hooks[e], list)]:
+        if _drop_ours(hooks[event]):  # ours no longer wanted there (the guard turned off)
+            added.append(event)
+            if not hooks[event]:
+                del hooks[event]
     return out, added
 
 
@@ -449,12 +468,18 @@ _SCOPE_OPT = typer.Option("user", "--scope", help="user (~/.claude/settings.json
 _AGENT_OPT = typer.Option("claude-code", "--agent", help="The agent whose hooks to manage: claude-code, codex, "
                           "gemini, cursor or openclaw.")
 _JSON_OPT = typer.Option(False, "--json", help="Machine-readable result (see `learn help hooks`).")
+_GUARD_OPT = typer.Option(False, "--guard", help="Also stop a known-bad shell command once per session, with its "
+                          "fix as the reason (a hook call before every shell command). Install without it "
+                          "to turn the guard off.")
 
 
 @app.command("install")
-def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT) -> None:
+def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGENT_OPT, guard: bool = _GUARD_OPT,
+            as_json: bool = _JSON_OPT) -> None:
     """Register `learn` in the agent's settings (merged beside everything already there)."""
     agent = _agent(agent_name)
+    if guard and not agent.GUARD:
+        fail(f"{agent.title} has no guard: `learn` cannot stop a command before it runs there", EXIT_USAGE)
     scope = _scope(scope, agent)
     path = _settings_path(ctx, agent, scope)
     if getattr(agent, "kind", "") == "skill":
@@ -462,14 +487,14 @@ def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGEN
     settings = _open(path)
     learn = command_for(scope)
     try:
-        doc, added = getattr(agent, "merge", with_entries)(settings.doc, agent.handlers(learn), path)
+        doc, added = getattr(agent, "merge", with_entries)(settings.doc, agent.handlers(learn, guard), path)
     except SettingsError as exc:
         fail(str(exc))
     text = settings.render(doc)
     changed = text != settings.text
     backup = _save(settings, text) if changed else None
     result = {"action": "install", "agent": agent.name, "scope": scope, "path": str(path), "changed": changed,
-              "events": added, "backup": str(backup) if backup else None, "command": learn}
+              "events": added, "backup": str(backup) if backup else None, "command": learn, "guard": guard}
     if changed and getattr(agent, "note", None):
         result["note"] = agent.note
     _report(result, agent, as_json)
@@ -504,21 +529,26 @@ def uninstall(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AG
 
 
 @app.command("status")
-def status(ctx: typer.Context, scope: str = typer.Option(None, "--scope", help="Only this scope (default: all three).",
+def status(ctx: typer.Context, scope: str = typer.Option(None, "--scope", help="Only this scope (default: all).",
                                                         show_default=False),
-           agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT) -> None:
-    """Show where `learn` is registered and whether the registered command still exists."""
-    agent = _agent(agent_name)
-    scopes = [_scope(scope, agent)] if scope else list(getattr(agent, "scopes", SCOPES))
-    rows = []
-    for name in scopes:
-        path = _settings_path(ctx, agent, name)
-        rows.append(_status_row(agent, name, path, command_for(name)))
-    doc = {"agent": agent.name, "command": learn_command(), "scopes": rows}
+           agent_name: str = typer.Option(None, "--agent", help="Only this agent (default: every agent).",
+                                          show_default=False),
+           as_json: bool = _JSON_OPT) -> None:
+    """Show, per agent, where `learn` is registered and whether it would run."""
+    agents = [_agent(agent_name)] if agent_name else list(AGENTS.values())
+    current = learn_command()
+    docs = []
+    for agent in agents:
+        if scope and not agent_name and scope not in getattr(agent, "scopes", SCOPES):
+            continue  # `--scope local` over every agent: the agents that have one
+        scopes = [_scope(scope, agent)] if scope else list(getattr(agent, "scopes", SCOPES))
+        rows = [_status_row(agent, name, _settings_path(ctx, agent, name), command_for(name)) for name in scopes]
+        docs.append({"agent": agent.name, "command": current, "scopes": rows})
     if as_json:
-        json_out(doc)
+        json_out(docs[0] if agent_name else {"command": current, "agents": docs})
         return
-    _print_status(doc, agent)
+    for doc in docs:
+        _print_status(doc, AGENTS[doc["agent"]], brief=not agent_name)
 
 
 def registration_status(project_root: str | os.PathLike | None = None, agent_name: str = "claude-code") -> list[dict]:
@@ -531,7 +561,8 @@ def registration_status(project_root: str | os.PathLike | None = None, agent_nam
 
 def _status_row(agent, scope: str, path: Path, current: str) -> dict:
     row = {"scope": scope, "path": str(path), "exists": path.exists(), "valid": True, "events": [],
-           "missing": [], "commands": [], "current": False, "runnable": False}
+           "missing": [], "commands": [], "current": False, "runnable": False, "guard": False,
+           "runs": False, "trust": None}
     if not row["exists"]:
         row["missing"] = sorted({e for e, _m, _s, _t in agent.ENTRIES})
         return row
@@ -558,8 +589,13 @@ def _status_row(agent, scope: str, path: Path, current: str) -> dict:
     row["events"] = sorted(found)
     row["missing"] = sorted(wanted - found) if found else sorted(wanted)
     row["commands"] = sorted(set(commands))
-    row["current"] = bool(found) and all(c.startswith(current + " ") for c in commands)
+    row["guard"] = any(c.endswith(" --guard") for c in commands)
+    # Current: exactly what `install` (with or without --guard) writes now, at this path.
+    expected = {f"{current} {sub}" for _e, _m, sub, _t in agent.entries(row["guard"])}
+    row["current"] = bool(found) and set(commands) == expected
     row["runnable"] = bool(commands) and all(_runnable(c) for c in set(commands))
+    row["trust"] = agent.trust if found else None
+    row["runs"] = row["runnable"] and not row["missing"] and agent.trust is None
     return row
 
 
@@ -640,6 +676,7 @@ def _skill_status(row: dict, path: Path, current: str) -> dict:
     row["commands"] = [found.group(1)] if found else []
     row["current"] = text == skill_text(current)
     row["runnable"] = bool(found) and _runnable(found.group(1))
+    row["runs"] = row["runnable"]
     return row
 
 
@@ -683,28 +720,42 @@ def _report(result: dict, agent, as_json: bool) -> None:
         print(f"note: {result['note']}")
 
 
-def _print_status(doc: dict, agent) -> None:
+def _print_status(doc: dict, agent, brief: bool = False) -> None:
     from learn_cli.render.console import fancy
 
     tty = fancy()
+    if brief and not any(row["events"] or not row["valid"] for row in doc["scopes"]):
+        print(f"⚪ {agent.title}: not installed" if tty else f"{agent.name}: not installed")
+        return
     if tty:
         print(f"🪝 {agent.title} hooks — this learn: {doc['command']}")
     else:
         print(f"agent: {agent.name}")
         print(f"command: {doc['command']}")
     for row in doc["scopes"]:
-        if not row["valid"]:
-            state_text = f"invalid settings file ({row.get('error', '')})"
-        elif row["events"] and not row["missing"]:
-            state_text = "installed" + ("" if row["current"] else " (another learn path: run install again)")
-        elif row["events"]:
-            state_text = f"partly installed (missing: {', '.join(row['missing'])})"
-        else:
-            state_text = "not installed"
-        if row["events"] and not row["runnable"]:
-            state_text += "; the registered command does not exist"
+        if brief and not row["events"] and row["valid"]:
+            continue
+        state_text = _state_text(row)
         if tty:
-            mark = "✅" if row["events"] and not row["missing"] and row["runnable"] else "⚪" if not row["events"] else "⚠️ "
+            mark = "✅" if row["runs"] else "⚪" if not row["events"] else "⚠️ "
             print(f"  {mark} {row['scope']:<8} {state_text}  ({row['path']})")
         else:
             print(f"{row['scope']}: {state_text}: {row['path']}")
+
+
+def _state_text(row: dict) -> str:
+    if not row["valid"]:
+        return f"invalid settings file ({row.get('error', '')})"
+    if row["events"] and not row["missing"]:
+        text = "installed" + (", guard on" if row["guard"] else "")
+        if not row["current"]:
+            text += " (not what this learn installs: run install again)"
+    elif row["events"]:
+        text = f"partly installed (missing: {', '.join(row['missing'])})"
+    else:
+        return "not installed"
+    if not row["runnable"]:
+        text += "; the registered command does not exist"
+    elif row["trust"]:
+        text += f"; {row['trust']}"
+    return text

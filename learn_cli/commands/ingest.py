@@ -1,7 +1,7 @@
-"""`learn ingest [PATH…]`: learn from past Claude Code transcripts (SPEC §3).
+"""`learn ingest [PATH…]`: learn from past sessions of Claude Code, Codex CLI and Gemini CLI (SPEC §3).
 
 Default PATH: `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects` (every `*.jsonl` below it,
-subagent transcripts included). Idempotent: a second run adds nothing; a transcript that grew
+subagent transcripts included), plus `~/.codex/sessions` and `~/.gemini/tmp` when they exist. Idempotent: a second run adds nothing; a transcript that grew
 is read from where the last run stopped. The work is learn_cli.capture.ingest.
 """
 
@@ -18,15 +18,16 @@ from learn_cli.commands._common import fail, json_out, open_store, state
 def command(
     ctx: typer.Context,
     paths: list[str] = typer.Argument(None, metavar="[PATH]...", show_default=False,
-                                      help="Transcript files or folders (default: ~/.claude/projects)."),
+                                      help="Session log files or folders (default: ~/.claude/projects, ~/.codex/sessions, "
+                                           "~/.gemini/tmp)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable summary (see `learn help ingest`)."),
 ) -> None:
-    """Learn from past Claude Code transcripts: failures, their fixes, user corrections."""
+    """Learn from past sessions (Claude Code, Codex CLI, Gemini CLI): failures, their fixes, user corrections."""
     import orjson
 
-    from learn_cli.capture.ingest import Ingest, IngestBusy, default_root, find_transcripts
+    from learn_cli.capture.ingest import Ingest, IngestBusy, default_roots, find_transcripts
 
-    roots = [Path(p).expanduser() for p in paths] if paths else [default_root()]
+    roots = [Path(p).expanduser() for p in paths] if paths else default_roots()
     for root in roots if paths else []:
         if not root.exists():
             fail(f"{root}: no such file or folder")

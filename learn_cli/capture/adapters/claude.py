@@ -53,25 +53,43 @@ def _path_of(tool_input: dict) -> str:
 
 
 def _response_text(response) -> str:
-    """The combined output of a successful tool (Bash: stdout; stderr is often empty)."""
+    """The combined output of a successful tool. Shapes seen in Claude Code 2.1.197
+    (tests/data/real-payloads): Bash `{stdout, stderr, …}` (stderr merged into stdout), Read
+    `{type: "text", file: {content, …}}`, Write `{type: "create", content, …}`, Edit
+    `{filePath, oldString, newString, …}` (no output of its own)."""
     if isinstance(response, str):
         return _utf8(response[:MAX_OUTPUT])
     if isinstance(response, dict):
         if isinstance(response.get("filenames"), list):  # Glob, Grep: the paths found, one a line
             return _utf8("\n".join(str(p) for p in response["filenames"][:200])[:MAX_OUTPUT])
-        parts = [response.get(k) for k in ("stdout", "stderr", "output", "content")]
+        file = response.get("file")
+        holders = (response, file) if isinstance(file, dict) else (response,)
+        parts = [h.get(k) for h in holders for k in ("stdout", "stderr", "output", "content")]
         return _utf8("\n".join(p for p in parts if isinstance(p, str) and p)[:MAX_OUTPUT])
     return ""
 
 
 def _error_text(value) -> str:
     if isinstance(value, str):
-        return _utf8(value[:MAX_ERROR])
+        return _utf8(_without_cwd_note(value[:MAX_ERROR]))
     if isinstance(value, dict):  # defensive: some versions may nest the message
         for name in ("error", "message", "stderr", "output"):
             if isinstance(value.get(name), str):
-                return _utf8(value[name][:MAX_ERROR])
+                return _utf8(_without_cwd_note(value[name][:MAX_ERROR]))
     return ""
+
+
+_CWD_NOTE = " Note: your current working directory is "
+
+
+def _without_cwd_note(error: str) -> str:
+    """A failed Read says `File does not exist. Note: your current working directory is /x.`:
+    the note is Claude Code's hint to the model, not the error, and must not become advice."""
+    at = error.find(_CWD_NOTE)
+    if at < 0:
+        return error
+    end = error.find("\n", at)
+    return error[:at] + (error[end:] if end >= 0 else "")
 
 
 def start_event(payload, kinds: dict, agent: str, tool_of=lambda name: name, **fields) -> tuple[ev.Event, str] | None:

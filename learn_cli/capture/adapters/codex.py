@@ -176,13 +176,15 @@ def to_event(payload) -> ev.Event | None:
     elif kind in (ev.SUCCESS, ev.PRE_TOOL):
         event.tool_use_id = base._text(payload.get("tool_use_id"), base.MAX_ID) or _derived_id(payload)
         if kind == ev.SUCCESS:
-            _outcome(event, payload.get("tool_response"))
+            _outcome(event, payload.get("tool_response"), payload.get("transcript_path"))
     return event
 
 
-def _outcome(event: ev.Event, response) -> None:
+def _outcome(event: ev.Event, response, transcript=None) -> None:
     """Decide success or failure of a finished tool call from what Codex gave the hook."""
     text, code, flagged = response_parts(response)
+    if event.is_shell and code is None:
+        code = transcript_exit_code(transcript, event.tool_use_id)
     if event.is_shell:
         failed, said = (code != 0, code) if code is not None else detect_failure(event.command, text)
     else:
@@ -193,9 +195,55 @@ def _outcome(event: ev.Event, response) -> None:
     if failed:
         event.kind = ev.FAILURE
         event.error = base._utf8(_strip_header(text)[-base.MAX_ERROR:])
+        if not event.error.strip() and said is not None:
+            event.error = f"Exit code {said}"  # a silent failure (`false`), worded as Claude Code does
         event.exit_code = said
     else:
         event.output = base._utf8(text[: base.MAX_OUTPUT])
+
+
+TRANSCRIPT_TAIL = 256 * 1024  # bytes of the rollout read back for a call's exit code
+
+
+def transcript_exit_code(path, call_id: str) -> int | None:
+    """The exit code Codex wrote for this call in its rollout file, or None.
+
+    Codex 0.171 gives a hook a shell call's output and never its exit code, but by the time
+    `PostToolUse` runs it has written the call's `item_completed` (`CommandExecution`, with
+    `exit_code`) to the rollout named by `transcript_path`: the last lines of that file. Only a
+    `rollout-*.jsonl` file is read, and only its tail, so this costs one small read."""
+    import os
+
+    if not isinstance(path, str) or not call_id or not os.path.basename(path).startswith("rollout-") \
+            or not path.endswith(".jsonl"):
+        return None
+    needle = json.dumps(call_id).encode()
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, 2)
+            fh.seek(max(0, size - TRANSCRIPT_TAIL))
+            tail = fh.read(TRANSCRIPT_TAIL)
+    except OSError:
+        return None
+    for line in reversed(tail.split(b"\n")):
+        if needle in line and b"exit_code" in line:
+            code = _exit_code_of(line, call_id)
+            if code is not None:
+                return code
+    return None
+
+
+def _exit_code_of(line: bytes, call_id: str) -> int | None:
+    """`exit_code` of an `item_completed` CommandExecution (0.171) or `exec_command_end` line."""
+    try:
+        payload = json.loads(line).get("payload") or {}
+    except (ValueError, AttributeError, UnicodeDecodeError):
+        return None
+    item = payload.get("item") if isinstance(payload.get("item"), dict) else payload
+    if call_id not in (item.get("id"), item.get("call_id")):
+        return None
+    code = item.get("exit_code")
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
 def response_parts(response) -> tuple[str, int | None, bool]:

@@ -1,10 +1,12 @@
 """Gemini CLI hook payloads -> Event (reference/agent-hooks.md §3.2).
 
 `AfterTool` fires for every tool call, failed or not. A call failed when Gemini says so: the
-`tool_response.error` field, or, for `run_shell_command`, a non-zero `Exit Code:` in the
-structured result it gives the model (its `Command:/Stdout:/Stderr:/Exit Code:` fields).
-Whether a non-zero exit also sets `error` is UNVERIFIED in the reference, so both are read.
-The output text itself never turns a success into a failure.
+`tool_response.error` field (a failed `read_file`), or, for `run_shell_command`, a non-zero
+`Exit Code:` in the result it gives the model. Gemini CLI 0.61 wraps that result in
+`<untrusted_context>…</untrusted_context>` with `Output:` / `Exit Code:` / `Process Group PGID:`
+lines, and sets no `error` for a failed command (tests/data/real-payloads/gemini-cli-0.61.0);
+older versions gave `Command:/Stdout:/Stderr:/Exit Code:` unwrapped. Both are read. The output
+text itself never turns a success into a failure.
 
 Tool names are mapped to Claude Code's (`run_shell_command` -> `Bash`, `read_file` -> `Read`…)
 so the same failure seen through either agent gets the same error key. Stdlib only (hot path).
@@ -43,6 +45,7 @@ _OUTPUT_FIELDS = ("Stdout", "Stderr", "Output", "Error")
 _FIELDS = ("Command", "Directory", "Stdout", "Stderr", "Output", "Error", "Exit Code", "Signal",
            "Background PIDs", "Process Group PGID")
 _EMPTY = ("(empty)", "(none)", "")
+_WRAPPER = ("<untrusted_context>", "</untrusted_context>")
 
 
 @functools.cache
@@ -53,7 +56,8 @@ def _field_re() -> re.Pattern[str]:
 
 def shell_fields(text: str) -> dict[str, str]:
     """`Command: …\\nStdout: …\\nExit Code: 1` -> {"Command": …, "Stdout": …, "Exit Code": "1"}.
-    Empty when the text is not in that form."""
+    Empty when the text is not in that form. An `<untrusted_context>` wrapper is taken off."""
+    text = _unwrapped(text)
     matches = list(_field_re().finditer(text))
     if not matches or matches[0].start() != 0:
         return {}
@@ -62,6 +66,14 @@ def shell_fields(text: str) -> dict[str, str]:
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
         fields.setdefault(match.group(1), text[match.end():end].strip("\n"))
     return fields
+
+
+def _unwrapped(text: str) -> str:
+    """The text inside Gemini's `<untrusted_context>` wrapper (the whole text without one)."""
+    stripped = text.strip()
+    if stripped.startswith(_WRAPPER[0]) and stripped.endswith(_WRAPPER[1]):
+        return stripped[len(_WRAPPER[0]):-len(_WRAPPER[1])].strip("\n")
+    return text
 
 
 def _exit_code(fields: dict[str, str]) -> int | None:
@@ -132,6 +144,8 @@ def _outcome(event: ev.Event, response) -> None:
     if error or (code is not None and code != 0):
         event.kind = ev.FAILURE
         text = output if not error or error in output else (error + "\n" + output).strip()
+        if not text.strip() and code is not None:
+            text = f"Exit code {code}"  # a command that failed silently (`false`), as Claude Code says it
         event.error = base._utf8(text[-base.MAX_ERROR:])
         event.exit_code = code
     else:
