@@ -88,10 +88,26 @@ def placeholder(param, ctx) -> str:
     named = next((METAVARS[o] for o in param.opts if o in METAVARS), None)
     if named:
         return named
-    shown = param.display_type(ctx) or ""
+    shown = _display_type(param, ctx)
     if "|" in shown:
         return "[" + shown.strip("<>") + "]"
     return TYPE_METAVARS.get(shown, param.name.rstrip("_").upper())
+
+
+def _display_type(param, ctx) -> str:
+    """`<int>`, `<a|b>`: how typer shows a parameter's type (typer 0.29 has display_type; the
+    0.28 that learn pins, without pydantic, has not: the same spelling from the type)."""
+    if hasattr(param, "display_type"):
+        return param.display_type(ctx) or ""
+    kind = getattr(param, "type", None)
+    choices = getattr(kind, "choices", None)
+    if choices:
+        return "<" + "|".join(str(c) for c in choices) + ">"
+    return _CLICK_TYPE_NAMES.get(getattr(kind, "name", "") or "", "")
+
+
+_CLICK_TYPE_NAMES = {"integer": "<int>", "integer range": "<int range>", "float": "<float>",
+                     "float range": "<float range>"}
 
 
 def _argument_usage(param) -> str:

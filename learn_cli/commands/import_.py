@@ -29,9 +29,7 @@ def command(
     source = Path(file).expanduser()
     try:
         with working(f"Importing {source.name}", not (quiet or as_json), lambda: _size(source)):
-            report = import_file(store, source, dry_run=dry_run, loads=orjson.loads)
-    trust: bool = typer.Option(False, "--trust", help="Vouch for the file: keep its statuses (else entries "
-                               "wait, pending, for a local sighting or `learn resolve ID --keep`)."),
+            report = import_file(store, source, dry_run=dry_run, loads=orjson.loads, trust=trust)
     except ExchangeError as exc:
         fail(str(exc))
     if as_json and not quiet:
