@@ -34,11 +34,6 @@ FINALIZE_SHARE = 0.8  # of the deadline, for end-of-session work that can be res
 # time to put an unfinished event in the spool and to unwind, on a machine so loaded that the
 # process gets a tenth of a core.
 SPOOL_RESERVE = 0.5
-# Past the deadline, the last moment a line may still reach the spool (the hard stop). Its
-# waits are bounded on their own (the spool's lock, SHARE_WAIT_S); what is left is CPU, and on
-# a machine with 40 runnable processes per 2 cores the redaction of one event took over a
-# second of wall time: losing the event is worse than a few seconds more, in that rare case.
-HARD_GRACE = 4.0
 REPLAY_SHARE = 0.25  # of the deadline a hook may spend learning events earlier hooks spooled
 REPLAY_MAX_S = 1.0
 WARN_EVERY_S = 3600
@@ -490,26 +485,26 @@ def _replay(store, session_id: str, until: float, others: bool = False) -> bool:
 
 
 def _defer(home: str | None, event, project, why: str) -> None:
-    """Put the event in the spool within SPOOL_RESERVE (the hard stop), counted first: a
-    deferral whose line is then not written is counted as dropped as well, so the counters
-    always add up (deferred = learned later + dropped + waiting)."""
+    """Put the event in the spool, counted first: a deferral whose line is then not written is
+    counted as dropped as well, so the counters add up (deferred = learned later + dropped +
+    waiting). No alarm while spooling: its only wait is bounded (the spool's lock,
+    SHARE_WAIT_S) and the rest is CPU; a hard stop there lost 224 of 1,024 events when 256
+    hooks ran at once on a machine already at load 40 (a starved process took seconds)."""
     counted = False
     for attempt in (1, 2):
-        armed = time.monotonic()
         try:
-            _set_deadline(SPOOL_RESERVE + HARD_GRACE)
+            _set_deadline(0)
             if not counted:
                 _bump_home(home, {"deferred": 1})
                 counted = True
             _spool(home, event, project, why)
             break
         except _Deadline as exc:
-            if attempt == 1 and time.monotonic() - armed < 0.05:
-                continue  # the soft stop, due just as spooling began: once more, with the hard one
-            return _lost(home, event, why, exc)  # the disk did not take one line in SPOOL_RESERVE
+            if attempt == 1:
+                continue  # the soft stop, already due as spooling began: once more
+            return _lost(home, event, why, exc)
         except BaseException as exc:  # noqa: BLE001 - not even the spool: count the loss, say it once
             return _lost(home, event, why, exc)
-    _set_deadline(0)  # done: nothing left that could wait (the answer is empty)
     _warn(home, "deferred", f"a {event.kind} event was put in the spool ({why}); a later hook or "
           "`learn promote` learns it", failure=False)
 

@@ -44,7 +44,7 @@ def command(
         finish_pending(store, promoted_everything=True)
     if as_json:
         doc = report.as_json()
-        if spooled is not None:
+        if spooled is not None and (spooled.replayed or spooled.dropped or spooled.left):
             doc["spool"] = {"replayed": spooled.replayed, "dropped": spooled.dropped, "waiting": spooled.left}
         json_out(doc)
         return

@@ -136,13 +136,17 @@ def locked(tmp: Path, calls: int) -> dict:
     cwd = kit.project_dir(base, "app")
     assert call(home, kit.prompt(cwd, "warm", "hello"))[1] == 0
     late: list[float] = []
-    payloads = [p for n in range(calls // 2) for p in (
-        kit.failure(cwd, f"l{n % 3}", f"lf{n}", "zorp build", f"Error: zorp lost the glarb{kit.letters(n)}"),
-        kit.success(cwd, f"l{n % 3}", f"ls{n}", "zorp build --glarb"))]
-    with IndexLocked(home):
-        for payload in payloads[: calls // 2]:
+    pairs = [(kit.failure(cwd, f"l{n}", f"lf{n}", "zorp build", f"Error: zorp lost the glarb{kit.letters(n)}q"),
+              kit.success(cwd, f"l{n}", f"ls{n}", "zorp build --glarb")) for n in range(calls // 2)]
+
+    def run(pair):
+        for payload in pair:
             late.append(call(home, payload)[0])
-        threads = [threading.Thread(target=lambda p=p: late.append(call(home, p)[0])) for p in payloads[calls // 2:]]
+
+    with IndexLocked(home):
+        for pair in pairs[: len(pairs) // 2]:  # one session after the other
+            run(pair)
+        threads = [threading.Thread(target=run, args=(pair,)) for pair in pairs[len(pairs) // 2:]]  # at once
         for t in threads:
             t.start()
         for t in threads:
@@ -153,7 +157,7 @@ def locked(tmp: Path, calls: int) -> dict:
             "min_seconds_past_deadline": round(min(late), 2),
             "spool": {k: c.get(k, 0) for k in ("deferred", "replayed", "dropped")},
             "pairs_learned_after_promote": sum(1 for n in range(calls // 2)
-                                               if len(learned(home, f"glarb{kit.letters(n)}")) == 1),
+                                               if len(learned(home, f"glarb{kit.letters(n)}q")) == 1),
             "final_promote_ok": final.returncode == 0}
 
 

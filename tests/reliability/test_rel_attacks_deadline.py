@@ -37,7 +37,7 @@ SHORT = 2.0  # the deadline of every event in HOOK
 # 0.5 s (RELIABILITY.md, measured by deadline_attack.py); tests leave room for a CI machine
 # running two test workers, where the old code overshot by 28 s.
 TOLERANCE = 1.5
-HARD = SHORT + 4.0 + 1.0  # under heavy load: the hook's hard stop (HARD_GRACE), then exiting
+HARD = SHORT + 5.0  # many hooks at once on 2 cores: spooling is CPU a starved process waits for
 HOOK = ("import sys\n"
         "from learn_cli.capture import hook\n"
         f"hook.DEFAULT_DEADLINE = {SHORT}\n"
@@ -211,7 +211,7 @@ def test_hooks_beside_housekeeping_and_a_busy_index_lose_no_event(tmp_path):
     assert len(worst) == SESSIONS
     assert [r for r in runs if r[1] != 0 or "Traceback" in r[2]] == []
     assert {r[0] for r in runs} >= {"prune", "lock"}, runs
-    assert max(worst.values())[0] <= HARD, worst  # many at once on 2 cores: the hard stop bounds them
+    assert max(worst.values())[0] <= HARD, worst
 
     promote = kit.learn_exe(home, cwd, "promote", "--json")  # learns whatever is still spooled
     assert promote.returncode == 0, promote.stderr
