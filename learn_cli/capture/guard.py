@@ -26,7 +26,7 @@ import re
 import sqlite3
 
 from learn_cli.capture import events as ev
-from learn_cli.capture import learner
+from learn_cli.capture import learner, offers
 from learn_cli.store import jsonl
 from learn_cli.store.locks import file_lock
 
@@ -77,7 +77,7 @@ def known_bad(cap, command: str) -> dict | None:
 
 
 def reason(cap, rec: dict) -> str:
-    return (learner.describe_fix(cap, rec) + "\nlearn: the command was stopped before it ran; "
+    return (offers.describe_fix(cap, rec) + "\nlearn: the command was stopped before it ran; "
             "run the fix instead (running the same command again in this session is not stopped).")
 
 

@@ -465,11 +465,11 @@ def _replay(store, session_id: str, until: float, others: bool = False) -> bool:
         return False
     from learn_cli.capture import spool
     from learn_cli.store import deadline
-    from learn_cli.store.paths import safe_name
+    from learn_cli.store.paths import session_file_stem
 
     queue = spool.Spool(store.home)
     waiting = queue.sessions()
-    mine = safe_name(session_id or "unknown")
+    mine = session_file_stem(session_id or "unknown")
     if not (mine in waiting or (others and waiting)):
         return False
     soft = deadline.current()

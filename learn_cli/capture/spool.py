@@ -64,7 +64,7 @@ class Spool(files.SpoolFiles):
     def replay(self, store, until: float | None = None, first: str | None = None, only: str | None = None,
                wait: bool = False, out: Replayed | None = None) -> Replayed:
         """Learn the spooled events of every session (`first`'s first; with `only`, of that
-        session alone: names as files.safe_name gives them) until `until` (time.monotonic()).
+        session alone: names as store.paths.session_file_stem gives them) until `until` (time.monotonic()).
 
         A transient failure (files.is_transient, or the hook's own deadline) stops the replay
         and propagates: the event stays for next time. A session another replayer is working

@@ -22,7 +22,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .paths import safe_name
+from .paths import session_file_stem
 
 SPOOL_DIR = "spool"
 LIVE, BATCH, DONE, LOCK = ".jsonl", ".batch", ".done", ".lock"
@@ -79,7 +79,7 @@ class SpoolFiles:
         line = json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
         data = b"\n" + line + b"\n"  # a line cut short by a full disk never glues onto the next
         self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = self.dir / f"{safe_name(session_id)}{LIVE}"
+        path = self.dir / f"{session_file_stem(session_id)}{LIVE}"
         give_up = time.monotonic() + SHARE_WAIT_S
         while True:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
