@@ -76,9 +76,10 @@ def stack_signals(root) -> frozenset[str]:
 
 
 def session_digest(store, project, budget: int | None = None, *, loads: Callable = json.loads,
-                   now=None) -> ContextResult:
+                   now=None, keep: bool = True) -> ContextResult:
     """The budgeted digest for `project` (a store.project.Project): the cached one when its
-    stamp still matches (never when `now` is given: a chosen clock is a test's or a replay's)."""
+    stamp still matches (never when `now` is given: a chosen clock is a test's or a replay's).
+    `keep=False` writes no cache (a dry run writes nothing)."""
     if budget is None:
         budget = _int_setting(store.setting("budget", project.id), 2000)
     signals = stack_signals(project.root)
@@ -90,7 +91,7 @@ def session_digest(store, project, budget: int | None = None, *, loads: Callable
     if cached is not None:
         return cached
     result = _compute(store, project, budget, signals, loads, None)
-    if _stamp(store, project, budget, signals) == stamp:  # nothing was written meanwhile
+    if keep and _stamp(store, project, budget, signals) == stamp:  # nothing was written meanwhile
         _write_cache(cache, stamp, result)
     return result
 

@@ -285,7 +285,7 @@ def _context(store, project, report: PruneReport, loads: Callable) -> None:
     if project is None:
         return
     report.budget = int(_positive(store.setting("budget", project.id), 2000))
-    result = session_digest(store, project, report.budget, loads=loads)
+    result = session_digest(store, project, report.budget, loads=loads, keep=not report.dry_run)
     report.tokens_before, report.tokens_after = result.before_tokens, result.tokens
 
 
