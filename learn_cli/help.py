@@ -72,6 +72,7 @@ def fix_placeholders(param, ctx) -> None:
     if param.param_type_name == "argument":
         param.metavar = placeholder(param, ctx)
         param._usage_display_name = lambda p=param: _argument_usage(p)
+        param.get_usage_pieces = lambda ctx, p=param: [_argument_usage(p)]  # typer 0.28's usage line
         param._rich_display_name = lambda p=param: p.metavar
         param.display_type_rich = lambda ctx: None  # the placeholder says it: no `<list[str]>`
     elif param.metavar is None:

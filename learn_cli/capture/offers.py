@@ -40,7 +40,9 @@ class Fix:
         self.records.append((rel, rec))
         evidence = [e for e in rec.get("evidence") or [] if isinstance(e, dict)]
         self.sightings.update((e.get("session"), e.get("event")) for e in evidence)
-        if not evidence:  # added by hand or imported: its frequency is all there is
+        if not evidence and rec.get("status") in ("active", "global"):
+            # added by hand, promoted, or an import the user trusted: its frequency is all there
+            # is (a pending import is untrusted and counts for nothing until seen here)
             self.sightings.update(("frequency", rec.get("id"), n) for n in range(min(_int(rec.get("frequency")), 10)))
         self.projects.update(p for p in rec.get("projects") or [] if isinstance(p, str))
         self.helped += _int(rec.get("helped"))
