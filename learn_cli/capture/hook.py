@@ -530,13 +530,15 @@ def _lost(home: str | None, event, why: str, exc: BaseException) -> None:
 def _answer_only(store, project, event):
     """A home we may not write to: nothing can be learned, but a failure still gets its known fix."""
     from learn_cli.capture import events as ev
-    from learn_cli.capture import learner
+    from learn_cli.capture import learner, offers
 
     cap = learner.Capture(store, project, event.session_id)
     if event.kind != ev.FAILURE:
         return None
-    hit = learner.known_fix(cap, learner.tool_entry(cap, event), set())
-    return _hook_json(event, "PostToolUseFailure", learner.describe_fix(cap, hit[1]) if hit else None)
+    entry = learner.tool_entry(cap, event)
+    hit = offers.known_fix(cap, entry, set())
+    text = offers.describe_fix(cap, hit[1], hit[2], entry.get("cmd") or "") if hit else None
+    return _hook_json(event, "PostToolUseFailure", text)
 
 
 def _learn(store, project, event):
