@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 
 from learn_cli.capture import events as ev
-from learn_cli.capture.learner import LINE_WIDTH, Capture, _fix_of_record, _fresh, _int, _normalize, _number, _steps
+from learn_cli.capture.learner import (LINE_WIDTH, Capture, _fix_of_record, _fresh, _int, _normalize, _number,
+                                      _owner_pid, _steps)
 
 
 class Fix:
@@ -57,8 +58,10 @@ class Fix:
     def representative(self, pid: str) -> tuple[str, dict]:
         """The record to name in a suggestion: this project's, else the global copy, else the newest."""
         def rank(item):
-            rec = item[1]
-            return (pid in (rec.get("projects") or []), rec.get("status") == "global", str(rec.get("last_used") or ""))
+            rel, rec = item
+            own = _owner_pid(rel) == pid  # this project's own copy is credited when it helps
+            return (own, rec.get("status") == "global", pid in (rec.get("projects") or []),
+                    str(rec.get("last_used") or ""))
         return max(self.records, key=rank)
 
     @property
