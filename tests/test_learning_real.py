@@ -231,3 +231,13 @@ def test_a_failed_read_then_a_glob_that_finds_the_file_is_a_path_lesson(home, pr
     assert rec["status"] == "active"
     text = context_of(Agent(home, a).read_fail(str(a / "config.py")))
     assert "use `src/settings/config.py` instead" in text
+
+
+def test_cd_to_the_root_from_the_root_is_no_lesson(home, proj):
+    a = proj("api")
+    (a / ".git").mkdir()
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail("make", "make: *** No rule to make target 'all'.  Stop.", 2)
+        s.ok(f"cd {a} && make")
+    assert learnings(home, a) == []

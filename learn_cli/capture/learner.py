@@ -403,7 +403,7 @@ def find_pair(window: list[dict], ok: dict) -> tuple[dict, list[dict]] | None:
 
 def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[list[str], str] | None:
     """(fix steps, kind) when `ok` resolves `failed`; ([], "") resolves it without a lesson;
-    None when `ok` is not a retry of it at all. kind: retry | between | edit | path."""
+    None when `ok` is not a retry of it at all. kind: retry | between | edit | path | cwd."""
     from learn_cli.capture import pairing
 
     if ok.get("tool") in ev.SHELL_TOOLS:
@@ -415,7 +415,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         folder = _moved_to(cap, failed, ok_cmd)
         if folder is not None:
             return [f"cd {folder}"], "cwd"
-        if _normalize(failed_cmd, None) != _normalize(ok_cmd, None):
+        root = cap.project.root  # `cd ROOT && X` after `X` failed at the root is X again
+        if _normalize(failed_cmd, root) != _normalize(ok_cmd, root):
             from learn_cli.capture.lesson import is_lesson
 
             if not is_lesson(failed_cmd, ok_cmd, failed.get("err") or ""):
@@ -425,7 +426,6 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
             return steps, "between"
         edits = [b["path"] for b in changed if b.get("tool") in EDIT_TOOLS and b.get("path")]
         if edits and failed.get("cat") in EDIT_FIX_CATEGORIES:
-            root = cap.project.root
             return [f"edit {_relative(p, root)}" for p in dict.fromkeys(edits)], "edit"
         return [], ""  # the same command worked again by itself (flaky, or a code fix)
     if ok.get("tool") in ev.PATH_TOOLS:
