@@ -349,7 +349,7 @@ def on_success(cap: Capture, event: ev.Event) -> None:
             consumed = dict(pair[0], done=True)
             if fix[0] and fix[1]:
                 consumed = _owing(cap, consumed, {"op": "pair", "steps": fix[0], "kind": fix[1]})
-            settled = settled_command(pair[0], entry) if not fix[1] else None  # a lesson says it already
+            settled = settled_command(pair[0], entry, cap.project.root) if not fix[1] else None  # a lesson says it
             if settled is not None:
                 consumed = _owing(cap, consumed, dict(consumed.get("todo") or {}, settled=settled))
             updates.append(consumed)
@@ -510,7 +510,7 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
 WORKING_GOALS = {"build": "builds", "test": "runs its tests", "run": "runs"}
 
 
-def settled_command(failed: dict, ok: dict) -> list[str] | None:
+def settled_command(failed: dict, ok: dict, root: str | None = None) -> list[str] | None:
     """[goal, command] when a build, test or run command, run another way, worked right after
     one of the same goal failed and no lesson was drawn from the pair: the way the agent
     settled on is a fact about the project (a broken test is fixed by code, but `cargo test
@@ -524,7 +524,7 @@ def settled_command(failed: dict, ok: dict) -> list[str] | None:
     if ok_goal not in WORKING_GOALS or goal(unwrap(failed.get("cmd") or "")) != ok_goal:
         return None
     command = _without_targets(ok.get("cmd") or "")
-    if not command or _normalize(command, None) == _normalize(_without_targets(failed.get("cmd") or ""), None):
+    if not command or _normalize(command, root) == _normalize(_without_targets(failed.get("cmd") or ""), root):
         return None  # the same way of running it: the fix was elsewhere (the code), nothing to say
     return [ok_goal, command]
 
