@@ -8,7 +8,11 @@ handler in process (tests/test_capture_e2e.py covers the installed executable)."
 
 from __future__ import annotations
 
+import functools
+
 import pytest
+
+import test_capture_learner
 
 from learn_cli.capture.lesson import is_lesson, moved_to, same_job
 from learn_cli.engine.context import summarize
@@ -19,11 +23,7 @@ from test_capture_learner import NOT_FOUND, Agent, context_of, learnings
 from test_capture_learner import home, proj  # noqa: E402,F401  (fixtures)
 
 
-def _teach(home, cwd, failed="pytest tests", fix="python -m pytest tests", output=NOT_FOUND, sessions=1):
-    for _ in range(sessions):
-        s = Agent(home, cwd)
-        s.fail(failed, output, 127)
-        s.ok(fix)
+_teach = functools.partial(test_capture_learner._teach, sessions=1)  # one session unless told
 
 
 def test_a_fix_seen_once_in_each_of_two_projects_is_offered_in_a_third(home, proj):
