@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from learn_cli.engine.shell import SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize, unwrap_tokens
 
-__all__ = ["is_lesson", "same_job", "moved_to"]
+__all__ = ["is_lesson", "same_job", "moved_to", "option_change", "apply_option_change"]
 
 _FILTERS = frozenset({"head", "tail", "grep", "less", "more", "wc", "sort", "uniq", "tee", "cat", "jq", "awk", "sed"})
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
