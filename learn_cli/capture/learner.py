@@ -365,19 +365,19 @@ SEARCH_TOOLS = frozenset({"Glob", "Grep"})
 def _found_by_search(cap: Capture, window: list[dict], event: ev.Event):
     """(pair, fix) when this search found the file that a failed Read or Edit could not open:
     the lesson is "use path X" (issue 10, cause 3); else (None, None)."""
+    failed = next(((i, e) for i, e in reversed(list(enumerate(window)))
+                   if e.get("kind") == ev.FAILURE and not e.get("done") and e.get("tool") in ev.PATH_TOOLS), None)
+    if failed is None:
+        return None, None  # the common case: nothing to find, no command parsed
+    if not (event.tool in SEARCH_TOOLS or (event.is_shell and _searches(event.command))):
+        return None, None
     from learn_cli.capture.pairing import found_by_search
 
-    searching = event.tool in SEARCH_TOOLS or (event.is_shell and _searches(event.command))
-    if not searching:
+    index, prev = failed
+    found = found_by_search(prev.get("path") or "", event.input or event.command, event.output)
+    if not found:
         return None, None
-    for index in range(len(window) - 1, -1, -1):
-        prev = window[index]
-        if prev.get("kind") == ev.FAILURE and not prev.get("done") and prev.get("tool") in ev.PATH_TOOLS:
-            found = found_by_search(prev.get("path") or "", event.input or event.command, event.output)
-            if found:
-                return (prev, window[index + 1:]), ([redact_path(found)], "path")
-            return None, None
-    return None, None
+    return (prev, window[index + 1:]), ([redact_path(found)], "path")
 
 
 def _searches(command: str) -> bool:
