@@ -241,3 +241,24 @@ def test_cd_to_the_root_from_the_root_is_no_lesson(home, proj):
         s.fail("make", "make: *** No rule to make target 'all'.  Stop.", 2)
         s.ok(f"cd {a} && make")
     assert learnings(home, a) == []
+
+
+def test_a_cd_into_the_folder_the_shell_is_already_in_is_dropped_from_any_command(home, proj):
+    """Agents' shells keep their folder: `cd web && X` fails once they are in `web`. The
+    lesson is "drop the cd", for any X; the error names the cd, so once is enough."""
+    a = proj("api")
+    sub = a / "web"
+    sub.mkdir()
+    error = "(eval):cd:1: no such file or directory: web"
+    s = Agent(home, sub)
+    assert s.fail("cd web && npm test 2>&1 | tail -30", error, 1) is None
+    s.ok("npm test 2>&1 | tail -30")
+    text = context_of(Agent(home, sub).fail("cd web && grep -n TODO src/app.ts", error, 1))
+    assert text.splitlines()[0].endswith("`grep -n TODO src/app.ts` instead of `cd web && grep -n TODO src/app.ts`.")
+    # Another folder that is not there: the lesson was about `web`, it says nothing.
+    assert Agent(home, sub).fail("cd api && npm test", error.replace("web", "api"), 1) is None
+    # A cd that did not fail is no such lesson: the command itself was the problem.
+    s = Agent(home, a)
+    s.fail("cd web && npm run lint", "npm error Missing script: \"lint\"", 1)
+    s.ok("npm run lint")
+    assert Agent(home, a).fail("cd web && npm run build", "npm error Missing script: \"build\"", 1) is None

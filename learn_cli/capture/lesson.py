@@ -27,7 +27,8 @@ from collections.abc import Sequence
 
 from learn_cli.engine.shell import SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize, unwrap_tokens
 
-__all__ = ["is_lesson", "same_job", "moved_to", "option_change", "apply_option_change"]
+__all__ = ["is_lesson", "same_job", "moved_to", "option_change", "apply_option_change", "dropped_cd",
+           "apply_dropped_cd", "cd_failed"]
 
 _FILTERS = frozenset({"head", "tail", "grep", "less", "more", "wc", "sort", "uniq", "tee", "cat", "jq", "awk", "sed"})
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
@@ -161,23 +162,46 @@ def same_job(a: str, b: str) -> bool:
 def moved_to(failed: str, ok: str) -> str | None:
     """The folder of `ok = cd D && <failed>`: the same command worked from D ("run it from
     there"), or None. `failed` must not already start in D."""
-    parts = split_segments_ops(ok or "")
-    if len(parts) < 2 or parts[0][1] not in ("&&", ";"):
+    folder, rest = _leading_cd(ok)
+    if folder is None or " ".join(rest.split()) != " ".join(_leading_cd(failed)[1].split()):
         return None
-    first = tokenize(parts[0][0])
-    if len(first) != 2 or first[0] != "cd":
-        return None
-    rest = (ok or "").split(parts[0][1], 1)[1].strip()
-    if " ".join(rest.split()) != " ".join(_without_leading_cd(failed).split()):
-        return None
-    return first[1]
+    return folder
 
 
-def _without_leading_cd(command: str) -> str:
+def _leading_cd(command: str) -> tuple[str | None, str]:
+    """(D, X) for `cd D && X` (or `cd D; X`), else (None, command)."""
     parts = split_segments_ops(command or "")
-    if len(parts) >= 2 and parts[0][1] in ("&&", ";") and tokenize(parts[0][0])[:1] == ["cd"]:
-        return command.split(parts[0][1], 1)[1].strip()
-    return command or ""
+    if len(parts) >= 2 and parts[0][1] in ("&&", ";"):
+        first = tokenize(parts[0][0])
+        if len(first) == 2 and first[0] == "cd":
+            return first[1], command.split(parts[0][1], 1)[1].strip()
+    return None, command or ""
+
+
+def dropped_cd(failed: str, fix: str) -> str | None:
+    """The folder D when `fix` is `failed = cd D && X` without its `cd D` (X unchanged), else
+    None. Agents' shells keep their folder between calls: `cd sub && X` fails once they are
+    already in `sub`, and X alone is the fix for any X (it is the `cd` that is wrong)."""
+    from learn_cli.engine.shell import normalize_command
+
+    folder, rest = _leading_cd(failed)
+    if folder is None or normalize_command(rest) != normalize_command(fix or ""):
+        return None  # compared without plumbing: `X 2>&1 | tail` is X
+    return folder
+
+
+def apply_dropped_cd(command: str, folder: str) -> str | None:
+    """`command` without its leading `cd folder`, or None when it does not start with that."""
+    found, rest = _leading_cd(command)
+    return rest or None if found == folder else None
+
+
+def cd_failed(error: str, folder: str) -> bool:
+    """Does the error say that `cd folder` itself failed (the folder is not there)?"""
+    name = folder.rstrip("/").rsplit("/", 1)[-1]
+    return any("cd" in line and name in line and ("no such file" in line.lower() or "can't cd" in line.lower()
+                                                   or "not a directory" in line.lower())
+               for line in (error or "").splitlines())
 
 
 def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:

@@ -4,7 +4,8 @@ and the global file, the best proven one chosen, and said in words (issue 10).
 - `Fix`: one fix of a key over all the records that state it (sightings, projects, helped, and
   whether it failed after being offered since it last worked).
 - `fixes_for_key`, `known_fix`: the lookup, and the offer rule (trusted, or `min_evidence`
-  sightings anywhere; one for "run it from that folder"; a rewrite only for the same job).
+  sightings anywhere; one for "run it from that folder" or "drop the `cd` that failed"; a
+  rewrite only for the same job, or for any command that starts with the dropped `cd`).
 - `describe_fix`: the answer's lines, worded by `engine.wording`.
 
 Stdlib only (hot path).
@@ -24,11 +25,12 @@ class Fix:
     project's, other projects', the global copy): a key may hold several fixes (issue 10),
     and the evidence of one fix adds up across sessions and projects."""
 
-    __slots__ = ("steps", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted",
+    __slots__ = ("steps", "steps_kind", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted",
                  "rewrite")
 
-    def __init__(self, steps: frozenset):
+    def __init__(self, steps: frozenset, steps_kind: str = ""):
         self.steps = steps
+        self.steps_kind = steps_kind  # "no cd" when the lesson is a dropped `cd D`
         self.records: list[tuple[str, dict]] = []  # (file, record)
         self.sightings: set = set()
         self.projects: set = set()
@@ -66,11 +68,17 @@ class Fix:
 
     @property
     def unambiguous(self) -> bool:
-        """The very command that failed worked unchanged from another folder: nothing in the
-        lesson is a guess, so one sighting is enough to offer it."""
+        """Nothing in the lesson is a guess, so one sighting is enough to offer it: the very
+        command that failed worked unchanged from another folder, or without the `cd` that
+        the error says failed."""
+        from learn_cli.capture.lesson import cd_failed, dropped_cd
         from learn_cli.engine.wording import fix_kind
 
-        return fix_kind(self.records[0][1]) == "cwd"
+        rec = self.records[0][1]
+        if fix_kind(rec) == "cwd":
+            return True
+        folder = dropped_cd(rec.get("command") or "", _fix_of_record(rec))
+        return bool(folder) and cd_failed(rec.get("error") or "", folder)
 
     def applies_to(self, command: str, cwd: str) -> bool:
         """A rewrite of a command fits only the same job; "run it from D" only outside D."""
@@ -84,6 +92,9 @@ class Fix:
         if kind in ("retry", "path", "edit") and rec.get("tool") in ev.SHELL_TOOLS:
             if not command:
                 return False
+            if self.steps_kind == "no cd":  # the lesson is the `cd`: only a command that has it
+                self.rewrite = self._applied(command)
+                return bool(self.rewrite)
             if any(same_job(r.get("command") or "", command) for _rel, r in self.records):
                 return True
             self.rewrite = self._applied(command) if kind == "retry" else ""
@@ -91,13 +102,17 @@ class Fix:
         return True
 
     def _applied(self, command: str) -> str:
-        """The fix's option change (`add --no-rebase`) applied to another target of the same
-        command (`git pull origin dev`), or ""."""
-        from learn_cli.capture.lesson import apply_option_change, option_change
+        """The fix's change applied to another command, or "": an option change (`add
+        --no-rebase`) to another target of the same command (`git pull origin dev`), a
+        dropped `cd D` to any command that starts with it."""
+        from learn_cli.capture.lesson import apply_dropped_cd, apply_option_change, dropped_cd, option_change
 
         for _rel, rec in self.records:
-            change = option_change(rec.get("command") or "", _fix_of_record(rec))
+            failed, fix = rec.get("command") or "", _fix_of_record(rec)
+            change = option_change(failed, fix)
             rewritten = apply_option_change(command, *change) if change else None
+            folder = None if change else dropped_cd(failed, fix)
+            rewritten = rewritten or (apply_dropped_cd(command, folder) if folder else None)
             if rewritten:
                 return rewritten
         return ""
@@ -116,20 +131,23 @@ def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
     for rel, _scope, _pid, rec in rows:
         steps = frozenset(_normalize(step, None) for step in _steps(_fix_of_record(rec)))
         if rec.get("type", "error") == "error" and steps:
-            fixes.setdefault(_same_fix_as(rec, steps), Fix(steps)).add(rel, rec)
+            same = _same_fix_as(rec, steps)
+            fixes.setdefault(same, Fix(steps, same[0] if isinstance(same, tuple) else "")).add(rel, rec)
     return list(fixes.values())
 
 
 def _same_fix_as(rec: dict, steps: frozenset):
-    """What makes two records one fix: the same commands, or the same option change of the
+    """What makes two records one fix: the same commands, the same option change of the
     same command on other targets (`--no-rebase` added to `git pull origin main`, then to
-    `… dev`): their sightings add up."""
-    from learn_cli.capture.lesson import option_change
+    `… dev`), or the same `cd D` dropped from any command: their sightings add up."""
+    from learn_cli.capture.lesson import dropped_cd, option_change
     from learn_cli.engine.shell import unwrap
 
-    change = option_change(rec.get("command") or "", _fix_of_record(rec)) if rec.get("fix_kind") == "retry" else None
+    retry = rec.get("fix_kind") == "retry"
+    change = option_change(rec.get("command") or "", _fix_of_record(rec)) if retry else None
     if change is None:
-        return steps
+        folder = dropped_cd(rec.get("command") or "", _fix_of_record(rec)) if retry else None
+        return ("no cd", folder) if folder else steps
     head = unwrap(rec.get("command") or "")[:2]
     return ("options", tuple(head), tuple(change[0]), tuple(change[1]))
 
@@ -139,7 +157,7 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
 
     A fix is offered once it is trusted (active or global somewhere) or its sightings, counted
     across sessions and projects, reach `min_evidence` (one is enough for "run it from that
-    folder", which guesses nothing); never when it failed after being
+    folder" and "drop the `cd` that failed", which guess nothing); never when it failed after being
     offered and has not worked since, nor when it is the very command that just failed.
     Returns (file, representative record, [fixes offered]) or None.
     """
