@@ -262,3 +262,23 @@ def test_a_cd_into_the_folder_the_shell_is_already_in_is_dropped_from_any_comman
     s.fail("cd web && npm run lint", "npm error Missing script: \"lint\"", 1)
     s.ok("npm run lint")
     assert Agent(home, a).fail("cd web && npm run build", "npm error Missing script: \"build\"", 1) is None
+
+
+def test_another_program_for_the_same_arguments_travels_to_other_commands(home, proj):
+    """`python a.py` → `python3 a.py`, then `python b.py` → `python3 b.py`: one fix (the
+    program), whatever the script; offered for the next script in the project's words."""
+    a = proj("api")
+    missing = "zsh:1: command not found: python"
+    for script in ("a.py", "tools/b.py"):
+        s = Agent(home, a)
+        s.fail(f"python {script} --check", missing, 127)
+        s.ok(f"python3 {script} --check")
+    lines = context_of(Agent(home, a).fail("python -c 'import app' 2>&1 | head", missing, 127)).splitlines()
+    assert lines[0].startswith("learn: known fix (seen 2× in this project)")
+    assert lines[0].endswith("`python3 -c 'import app'` instead of `python -c 'import app' 2>&1 | head`.")
+    assert lines[1] == "learn: the change: `python` → `python3`."
+    # Arguments that changed too are not a change of program: `node a.js` -> `node b.js` is other work.
+    s = Agent(home, a)
+    s.fail("node a.js", "Error: Cannot find module 'x'", 1)
+    s.ok("node b.js")
+    assert Agent(home, a).fail("node c.js", "Error: Cannot find module 'x'", 1) is None

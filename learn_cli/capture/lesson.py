@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from learn_cli.engine.shell import SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize, unwrap_tokens
 
 __all__ = ["is_lesson", "same_job", "moved_to", "option_change", "apply_option_change", "dropped_cd",
-           "apply_dropped_cd", "cd_failed"]
+           "apply_dropped_cd", "cd_failed", "program_change", "apply_program_change"]
 
 _FILTERS = frozenset({"head", "tail", "grep", "less", "more", "wc", "sort", "uniq", "tee", "cat", "jq", "awk", "sed"})
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
@@ -236,6 +236,65 @@ def apply_option_change(command: str, added: list[str], dropped: list[str]) -> s
             text, done = " ".join(_shell_word(w) for w in [w for w in words if w not in dropped] + added), True
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
     return "".join(out).strip()
+
+
+_MAX_PROGRAM_WORDS = 3  # `python` → `uv run python`, `pytest` → `python -m pytest`
+
+
+def program_change(failed: str, fix: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(old, new) program words when `fix` is `failed` run by another program with the very same
+    arguments (`python x.py` → `python3 x.py`, `pytest -q` → `python -m pytest -q`,
+    `docker-compose up` → `docker compose up`). Such a lesson holds for any use of the old
+    program that fails the same way. None otherwise."""
+    old, new = _raw_steps(failed), _raw_steps(fix)
+    if len(old) != 1 or len(new) != 1:
+        return None
+    a, b = old[0], new[0]
+    for cut_a in range(1, min(_MAX_PROGRAM_WORDS, len(a)) + 1):
+        rest = a[cut_a:]
+        cut_b = len(b) - len(rest)
+        if 1 <= cut_b <= _MAX_PROGRAM_WORDS and tuple(b[cut_b:]) == tuple(rest) and a[:cut_a] != b[:cut_b]:
+            if not _program_words(a[:cut_a]) or not _program_words(b[:cut_b]) or b[0] in ("cd", "echo"):
+                return None
+            return tuple(a[:cut_a]), tuple(b[:cut_b])
+    return None
+
+
+def _program_words(words: Sequence[str]) -> bool:
+    """Words that name a program, not its arguments: one word, `python -m pytest`, `uv run X`,
+    `docker compose`, `npx X`."""
+    if len(words) == 1:
+        return not words[0].startswith("-") and "=" not in words[0]
+    if words[1] == "-m":
+        return len(words) == 3
+    return words[1] in ("run", "exec", "compose", "x", "dlx") or words[0] in ("npx", "bunx", "pipx")
+
+
+def _raw_steps(command: str) -> list[list[str]]:
+    """The command's working segments as written (no unwrapping: `uv run` is part of the change)."""
+    from learn_cli.engine.shell import normalize_command
+
+    steps = []
+    for text, _op in split_segments_ops(normalize_command(command or "")):
+        words = tokenize(text)
+        if words and canonical_program(words[0]) not in SETUP_PROGRAMS:
+            steps.append(words)
+    return steps
+
+
+def apply_program_change(command: str, old: Sequence[str], new: Sequence[str]) -> str | None:
+    """`command` with its program words `old` replaced by `new`, or None when its one working
+    step does not start with `old`."""
+    steps = _raw_steps(command)
+    if len(steps) != 1 or tuple(steps[0][:len(old)]) != tuple(old):
+        return None
+    head, out, done = " ".join(old), [], False
+    for text, op in split_segments_ops(" ".join(command.split())):
+        text = text.strip()
+        if not done and (text == head or text.startswith(head + " ")):
+            text, done = " ".join(new) + text[len(head):], True  # the rest exactly as written
+        out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
+    return "".join(out).strip() if done else None
 
 
 def _shell_word(word: str) -> str:

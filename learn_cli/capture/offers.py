@@ -25,12 +25,12 @@ class Fix:
     project's, other projects', the global copy): a key may hold several fixes (issue 10),
     and the evidence of one fix adds up across sessions and projects."""
 
-    __slots__ = ("steps", "steps_kind", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted",
+    __slots__ = ("steps", "change", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted",
                  "rewrite")
 
-    def __init__(self, steps: frozenset, steps_kind: str = ""):
+    def __init__(self, steps: frozenset, change: tuple | None = None):
         self.steps = steps
-        self.steps_kind = steps_kind  # "no cd" when the lesson is a dropped `cd D`
+        self.change = change  # a change that travels to other commands (see change_of), or None
         self.records: list[tuple[str, dict]] = []  # (file, record)
         self.sightings: set = set()
         self.projects: set = set()
@@ -66,19 +66,19 @@ class Fix:
                     str(rec.get("last_used") or ""))
         return max(self.records, key=rank)
 
-    @property
-    def unambiguous(self) -> bool:
+    def unambiguous(self, pid: str) -> bool:
         """Nothing in the lesson is a guess, so one sighting is enough to offer it: the very
-        command that failed worked unchanged from another folder, or without the `cd` that
-        the error says failed."""
-        from learn_cli.capture.lesson import cd_failed, dropped_cd
+        command that failed worked unchanged from another folder; or, in the project where it
+        was seen (another project's folders differ), without the `cd` that the error says
+        failed."""
+        from learn_cli.capture.lesson import cd_failed
         from learn_cli.engine.wording import fix_kind
 
         rec = self.records[0][1]
         if fix_kind(rec) == "cwd":
             return True
-        folder = dropped_cd(rec.get("command") or "", _fix_of_record(rec))
-        return bool(folder) and cd_failed(rec.get("error") or "", folder)
+        change = self.change or ("",)
+        return change[0] == "no cd" and pid in self.projects and cd_failed(rec.get("error") or "", change[1])
 
     def applies_to(self, command: str, cwd: str) -> bool:
         """A rewrite of a command fits only the same job; "run it from D" only outside D."""
@@ -92,30 +92,14 @@ class Fix:
         if kind in ("retry", "path", "edit") and rec.get("tool") in ev.SHELL_TOOLS:
             if not command:
                 return False
-            if self.steps_kind == "no cd":  # the lesson is the `cd`: only a command that has it
-                self.rewrite = self._applied(command)
+            if self.change and self.change[0] == "no cd":  # the lesson is the `cd`: a command that has it
+                self.rewrite = apply_change(self.change, command) or ""
                 return bool(self.rewrite)
             if any(same_job(r.get("command") or "", command) for _rel, r in self.records):
                 return True
-            self.rewrite = self._applied(command) if kind == "retry" else ""
+            self.rewrite = (apply_change(self.change, command) or "") if kind == "retry" and self.change else ""
             return bool(self.rewrite)
         return True
-
-    def _applied(self, command: str) -> str:
-        """The fix's change applied to another command, or "": an option change (`add
-        --no-rebase`) to another target of the same command (`git pull origin dev`), a
-        dropped `cd D` to any command that starts with it."""
-        from learn_cli.capture.lesson import apply_dropped_cd, apply_option_change, dropped_cd, option_change
-
-        for _rel, rec in self.records:
-            failed, fix = rec.get("command") or "", _fix_of_record(rec)
-            change = option_change(failed, fix)
-            rewritten = apply_option_change(command, *change) if change else None
-            folder = None if change else dropped_cd(failed, fix)
-            rewritten = rewritten or (apply_dropped_cd(command, folder) if folder else None)
-            if rewritten:
-                return rewritten
-        return ""
 
     def rank(self, command: str) -> tuple:
         exact = any(command and _normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
@@ -131,25 +115,44 @@ def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
     for rel, _scope, _pid, rec in rows:
         steps = frozenset(_normalize(step, None) for step in _steps(_fix_of_record(rec)))
         if rec.get("type", "error") == "error" and steps:
-            same = _same_fix_as(rec, steps)
-            fixes.setdefault(same, Fix(steps, same[0] if isinstance(same, tuple) else "")).add(rel, rec)
+            change = change_of(rec)
+            fixes.setdefault(change or steps, Fix(steps, change)).add(rel, rec)
     return list(fixes.values())
 
 
-def _same_fix_as(rec: dict, steps: frozenset):
-    """What makes two records one fix: the same commands, the same option change of the
-    same command on other targets (`--no-rebase` added to `git pull origin main`, then to
-    `… dev`), or the same `cd D` dropped from any command: their sightings add up."""
-    from learn_cli.capture.lesson import dropped_cd, option_change
+def change_of(rec: dict) -> tuple | None:
+    """The change a retry lesson makes, when it travels to other commands that fail the same
+    way; records with one such change are one fix (their sightings add up):
+    - ("options", head, added, dropped): options added or dropped (`--no-rebase` added to `git
+      pull origin main`, then to `… dev`);
+    - ("no cd", D): a `cd D` that failed dropped, whatever the command after it;
+    - ("program", old, new): the same arguments run by another program (`python` → `python3`,
+      `pytest` → `python -m pytest`)."""
+    from learn_cli.capture.lesson import dropped_cd, option_change, program_change
     from learn_cli.engine.shell import unwrap
 
-    retry = rec.get("fix_kind") == "retry"
-    change = option_change(rec.get("command") or "", _fix_of_record(rec)) if retry else None
-    if change is None:
-        folder = dropped_cd(rec.get("command") or "", _fix_of_record(rec)) if retry else None
-        return ("no cd", folder) if folder else steps
-    head = unwrap(rec.get("command") or "")[:2]
-    return ("options", tuple(head), tuple(change[0]), tuple(change[1]))
+    if rec.get("fix_kind") != "retry":
+        return None
+    failed, fix = rec.get("command") or "", _fix_of_record(rec)
+    options = option_change(failed, fix)
+    if options is not None:
+        return ("options", tuple(unwrap(failed)[:2]), tuple(options[0]), tuple(options[1]))
+    folder = dropped_cd(failed, fix)
+    if folder:
+        return ("no cd", folder)
+    program = program_change(failed, fix)
+    return ("program", *program) if program else None
+
+
+def apply_change(change: tuple, command: str) -> str | None:
+    """A change of change_of applied to `command`, or None when it does not fit."""
+    from learn_cli.capture.lesson import apply_dropped_cd, apply_option_change, apply_program_change
+
+    if change[0] == "options":
+        return apply_option_change(command, list(change[2]), list(change[3]))
+    if change[0] == "no cd":
+        return apply_dropped_cd(command, change[1])
+    return apply_program_change(command, change[1], change[2])
 
 
 def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | None:
@@ -172,7 +175,7 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
             continue  # it was offered here and the failure came back: not again until it works
         if command and fix.steps == {command} or not fix.applies_to(command, entry.get("cwd") or "."):
             continue
-        if fix.trusted or len(fix.sightings) >= (1 if fix.unambiguous else need):
+        if fix.trusted or len(fix.sightings) >= (1 if fix.unambiguous(cap.project.id) else need):
             offered.append(fix)
     if not offered:
         return None
