@@ -14,7 +14,7 @@ import pytest
 
 import test_capture_learner
 
-from learn_cli.capture.lesson import is_lesson, moved_to, same_job
+from learn_cli.capture.lesson import is_lesson, moved_to, same_work
 from learn_cli.engine.context import summarize
 from learn_cli.engine.keys import error_key
 from test_capture_learner import NOT_FOUND, Agent, context_of, learnings
@@ -106,9 +106,9 @@ def test_a_lesson_changes_how_not_what(failed, ok, error, lesson):
     assert is_lesson(failed, ok, error) is lesson
 
 
-def test_same_job_and_moved_to():
-    assert same_job("cd x && cargo test a -- --nocapture", "cargo test a")
-    assert not same_job("cargo test a", "cargo test b")
+def test_same_work_and_moved_to():
+    assert same_work("cd x && cargo test a -- --nocapture", "cargo test a")
+    assert not same_work("cargo test a", "cargo test b")
     assert moved_to("git add docs/a.md", "cd . && git add docs/a.md") == "."
     assert moved_to("cd web && git add a", "cd . && git add a") == "."
     assert moved_to("git add docs/a.md", "cd . && git add docs/b.md") is None

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from learn_cli.engine.shell import SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize, unwrap_tokens
+from learn_cli.engine.shell import (OUTPUT_SHAPERS, SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize,
+                                    unwrap_tokens)
 
-__all__ = ["is_lesson", "same_job", "moved_to", "option_change", "apply_option_change", "dropped_cd",
+__all__ = ["is_lesson", "same_work", "moved_to", "option_change", "apply_option_change", "dropped_cd",
            "apply_dropped_cd", "cd_failed", "program_change", "apply_program_change"]
 
-_FILTERS = frozenset({"head", "tail", "grep", "less", "more", "wc", "sort", "uniq", "tee", "cat", "jq", "awk", "sed"})
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
 
 
@@ -75,7 +75,7 @@ def _working(command: str) -> list[list[str]]:
         if not tokens:
             continue
         name = canonical_program(tokens[0])
-        if name in SETUP_PROGRAMS or (piped and name in _FILTERS) or name == "echo":
+        if name in SETUP_PROGRAMS or (piped and name in OUTPUT_SHAPERS) or name == "echo":
             continue
         segments.append([name, *tokens[1:]])
     return segments
@@ -145,7 +145,7 @@ def _typo(a: str, b: str) -> bool:
     return distance <= 2 and distance * 2 <= longest  # `biuld` → `build` is 2 edits of 5
 
 
-def same_job(a: str, b: str) -> bool:
+def same_work(a: str, b: str) -> bool:
     """Do two commands do the same job on the same targets? A learned rewrite of one command
     (`X` → `Y`) applies to another failure only when that failure runs X's job (issue 10:
     a generic error such as "test failed" from another test must not get this test's fix)."""

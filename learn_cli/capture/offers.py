@@ -82,7 +82,7 @@ class Fix:
 
     def applies_to(self, command: str, cwd: str) -> bool:
         """A rewrite of a command fits only the same job; "run it from D" only outside D."""
-        from learn_cli.capture.lesson import same_job
+        from learn_cli.capture.lesson import same_work
         from learn_cli.engine.wording import fix_kind, shown_fix
 
         rec = self.records[0][1]
@@ -95,7 +95,7 @@ class Fix:
             if self.change and self.change[0] == "no cd":  # the lesson is the `cd`: a command that has it
                 self.rewrite = apply_change(self.change, command) or ""
                 return bool(self.rewrite)
-            if any(same_job(r.get("command") or "", command) for _rel, r in self.records):
+            if any(same_work(r.get("command") or "", command) for _rel, r in self.records):
                 return True
             self.rewrite = (apply_change(self.change, command) or "") if kind == "retry" and self.change else ""
             return bool(self.rewrite)

@@ -375,10 +375,10 @@ def is_retry(failed: str, ok: str) -> bool:
         return False
     if is_read_only(ok) and not is_read_only(failed):
         return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
-    return _same_job(failed_parts, ok_parts)
+    return _retry_rules(failed_parts, ok_parts)
 
 
-def _same_job(failed_parts, ok_parts) -> bool:
+def _retry_rules(failed_parts, ok_parts) -> bool:
     """Rules 3 and 4 of is_retry (its guards already applied)."""
     for index, segment in enumerate(failed_parts):
         matching = [tokens for tokens in ok_parts if _same_program(segment, tokens)]
@@ -453,7 +453,7 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts) -> bool:
     f_removed, o_removed = strip_plumbing(failed).removed, strip_plumbing(ok).removed
     aid = any(kind in o_removed and kind not in f_removed for kind in ("hides_status", "grep"))
     if aid or _diagnostic_env(ok) and not _diagnostic_env(failed):
-        return is_same_command(failed, ok) or _same_job(failed_parts, ok_parts)
+        return is_same_command(failed, ok) or _retry_rules(failed_parts, ok_parts)
     main = failed_parts[0]
     for tokens in ok_parts:
         if canonical_program(tokens[0]) == canonical_program(main[0]) and (

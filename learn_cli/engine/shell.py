@@ -25,6 +25,7 @@ __all__ = [
     "strip_plumbing",
     "Plumbing",
     "SETUP_PROGRAMS",
+    "OUTPUT_SHAPERS",
     "TRUNCATION",
 ]
 
@@ -497,8 +498,10 @@ def program(command: str) -> str:
 Plumbing = namedtuple("Plumbing", ["segments", "removed"])
 
 
-_FILTERS = frozenset({"head", "tail", "less", "more", "cat"})
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg"})
+# Programs that, piped into, only shape another step's output: never the work of a command.
+OUTPUT_SHAPERS = frozenset({"head", "tail", "less", "more", "cat", "wc", "sort", "uniq", "tee", "jq", "awk",
+                            "sed", "cut", "tr", "column"}) | _GREPS
 _CHATTER = frozenset({"echo", "printf", "true", ":"})
 _PIPES = ("|", "|&")
 _JOINS = {"&&": " && ", "||": " || ", "|": " | ", "|&": " |& ", ";": "; ", "&": " & ", "": ""}
