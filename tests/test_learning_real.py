@@ -282,3 +282,18 @@ def test_another_program_for_the_same_arguments_travels_to_other_commands(home, 
     s.fail("node a.js", "Error: Cannot find module 'x'", 1)
     s.ok("node b.js")
     assert Agent(home, a).fail("node c.js", "Error: Cannot find module 'x'", 1) is None
+
+
+def test_a_setup_step_the_program_needs_travels_to_its_other_commands(home, proj):
+    """The venv that must be active (issue 10, cause 7): `source .venv/bin/activate` run first
+    fixed `python a.py` and `python b.py`; `python -m app` failing the same way gets it too."""
+    a = proj("api")
+    missing = "Traceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'requests'"
+    for script in ("a.py", "b.py"):
+        s = Agent(home, a)
+        s.fail(f"python {script}", missing, 1)
+        s.ok(f"source .venv/bin/activate && python {script}")
+    text = context_of(Agent(home, a).fail("cd api && python -m app", missing, 1))
+    assert "`cd api && source .venv/bin/activate && python -m app` instead of `cd api && python -m app`" in text
+    # Another program failing the same way is not this lesson.
+    assert Agent(home, a).fail("node app.js", missing, 1) is None

@@ -29,7 +29,8 @@ from learn_cli.engine.shell import (OUTPUT_SHAPERS, SETUP_PROGRAMS, canonical_pr
                                     unwrap_tokens)
 
 __all__ = ["is_lesson", "same_work", "moved_to", "option_change", "apply_option_change", "dropped_cd",
-           "apply_dropped_cd", "cd_failed", "program_change", "apply_program_change"]
+           "apply_dropped_cd", "cd_failed", "program_change", "apply_program_change",
+           "added_setup", "apply_added_setup"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
 
@@ -295,6 +296,35 @@ def apply_program_change(command: str, old: Sequence[str], new: Sequence[str]) -
             text, done = " ".join(new) + text[len(head):], True  # the rest exactly as written
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
     return "".join(out).strip() if done else None
+
+
+def added_setup(failed: str, fix: str) -> tuple[str, str] | None:
+    """(setup, program) when `fix` is `setup && failed` with a setup step that is not a `cd`
+    (`source .venv/bin/activate && python x.py`, `export NODE_OPTIONS=… && npm test`): the
+    environment the program needs, which holds for any use of that program failing the same
+    way. `cd D &&` is another lesson (moved_to). None otherwise."""
+    from learn_cli.engine.shell import normalize_command
+
+    parts = split_segments_ops(normalize_command(fix or ""))
+    if len(parts) < 2 or parts[0][1] not in ("&&", ";"):
+        return None
+    setup = tokenize(parts[0][0])
+    if not setup or setup[0] not in SETUP_PROGRAMS or setup[0] in ("cd", "pushd", "popd"):
+        return None
+    rest = normalize_command(fix).split(parts[0][1], 1)[1].strip()
+    work = _raw_steps(failed)
+    if not work or normalize_command(rest) != normalize_command(_leading_cd(failed)[1]):
+        return None
+    return " ".join(setup), work[0][0]
+
+
+def apply_added_setup(command: str, setup: str, program: str) -> str | None:
+    """`setup && command` when the command's one working step runs `program` without that setup."""
+    steps = _raw_steps(command)
+    if len(steps) != 1 or steps[0][0] != program or setup in command:
+        return None
+    folder, rest = _leading_cd(command)
+    return f"cd {folder} && {setup} && {rest}" if folder is not None else f"{setup} && {command.strip()}"
 
 
 def _shell_word(word: str) -> str:

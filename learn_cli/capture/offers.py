@@ -127,8 +127,10 @@ def change_of(rec: dict) -> tuple | None:
       pull origin main`, then to `… dev`);
     - ("no cd", D): a `cd D` that failed dropped, whatever the command after it;
     - ("program", old, new): the same arguments run by another program (`python` → `python3`,
-      `pytest` → `python -m pytest`)."""
-    from learn_cli.capture.lesson import dropped_cd, option_change, program_change
+      `pytest` → `python -m pytest`);
+    - ("setup", step, program): a setup step run first (`source .venv/bin/activate`) for any
+      use of the program."""
+    from learn_cli.capture.lesson import added_setup, dropped_cd, option_change, program_change
     from learn_cli.engine.shell import unwrap
 
     if rec.get("fix_kind") != "retry":
@@ -141,17 +143,22 @@ def change_of(rec: dict) -> tuple | None:
     if folder:
         return ("no cd", folder)
     program = program_change(failed, fix)
-    return ("program", *program) if program else None
+    if program:
+        return ("program", *program)
+    setup = added_setup(failed, fix)
+    return ("setup", *setup) if setup else None
 
 
 def apply_change(change: tuple, command: str) -> str | None:
     """A change of change_of applied to `command`, or None when it does not fit."""
-    from learn_cli.capture.lesson import apply_dropped_cd, apply_option_change, apply_program_change
+    from learn_cli.capture.lesson import apply_added_setup, apply_dropped_cd, apply_option_change, apply_program_change
 
     if change[0] == "options":
         return apply_option_change(command, list(change[2]), list(change[3]))
     if change[0] == "no cd":
         return apply_dropped_cd(command, change[1])
+    if change[0] == "setup":
+        return apply_added_setup(command, change[1], change[2])
     return apply_program_change(command, change[1], change[2])
 
 
