@@ -26,6 +26,14 @@ from test_capture_learner import home, proj  # noqa: E402,F401  (fixtures)
 _teach = functools.partial(test_capture_learner._teach, sessions=1)  # one session unless told
 
 
+def _each_session(home, cwd, pairs, error: str, code: int) -> None:
+    """One session per (failed, fix): the failure, then the fix that worked."""
+    for failed, fix in pairs:
+        s = Agent(home, cwd)
+        s.fail(failed, error, code)
+        s.ok(fix)
+
+
 def test_a_fix_seen_once_in_each_of_two_projects_is_offered_in_a_third(home, proj):
     a, b, c = proj("api"), proj("cli"), proj("web")
     _teach(home, a)
@@ -195,10 +203,10 @@ def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
     from learn_cli.store.repo import Store
 
     a = proj("zopfli")
-    for test in ("lz77::tests", "deflate::tests"):  # the agent moves on, another way, each session
-        s = Agent(home, a)
-        s.fail(f"cargo test {test}", "error[E0433]: failed to resolve: use of undeclared crate", 101)
-        s.ok(f"cargo test --features c-fallback {test}::test_one -- --nocapture")
+    # the agent moves on, another way, each session
+    _each_session(home, a, [(f"cargo test {t}", f"cargo test --features c-fallback {t}::test_one -- --nocapture")
+                            for t in ("lz77::tests", "deflate::tests")],
+                  "error[E0433]: failed to resolve: use of undeclared crate", 101)
     assert [r for r in learnings(home, a) if r["type"] == "error"] == []  # moving on is no lesson
     [rec] = [r for r in learnings(home, a) if r["type"] == "workflow"]
     assert rec["status"] == "active" and "tests with `cargo test --features c-fallback" in rec["context"]
@@ -209,10 +217,8 @@ def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
 def test_an_option_change_applies_to_another_target_and_says_the_change(home, proj):
     a = proj("api")
     rejected = "hint: You have divergent branches and need to specify how to reconcile them.\nfatal: Need to specify how to reconcile divergent branches."
-    for branch in ("main", "dev"):
-        s = Agent(home, a)
-        s.fail(f"git pull origin {branch}", rejected, 128)
-        s.ok(f"git pull origin {branch} --no-rebase")
+    _each_session(home, a, [(f"git pull origin {b}", f"git pull origin {b} --no-rebase") for b in ("main", "dev")],
+                  rejected, 128)
     lines = context_of(Agent(home, a).fail("git pull origin release", rejected, 128)).splitlines()
     assert lines[0].endswith("`git pull origin release --no-rebase` instead of `git pull origin release`.")
     assert lines[1] == "learn: the change: add `--no-rebase`."
@@ -269,10 +275,8 @@ def test_another_program_for_the_same_arguments_travels_to_other_commands(home, 
     program), whatever the script; offered for the next script in the project's words."""
     a = proj("api")
     missing = "zsh:1: command not found: python"
-    for script in ("a.py", "tools/b.py"):
-        s = Agent(home, a)
-        s.fail(f"python {script} --check", missing, 127)
-        s.ok(f"python3 {script} --check")
+    _each_session(home, a, [(f"python {x} --check", f"python3 {x} --check") for x in ("a.py", "tools/b.py")],
+                  missing, 127)
     lines = context_of(Agent(home, a).fail("python -c 'import app' 2>&1 | head", missing, 127)).splitlines()
     assert lines[0].startswith("learn: known fix (seen 2× in this project)")
     assert lines[0].endswith("`python3 -c 'import app'` instead of `python -c 'import app' 2>&1 | head`.")
@@ -289,10 +293,8 @@ def test_a_setup_step_the_program_needs_travels_to_its_other_commands(home, proj
     fixed `python a.py` and `python b.py`; `python -m app` failing the same way gets it too."""
     a = proj("api")
     missing = "Traceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'requests'"
-    for script in ("a.py", "b.py"):
-        s = Agent(home, a)
-        s.fail(f"python {script}", missing, 1)
-        s.ok(f"source .venv/bin/activate && python {script}")
+    _each_session(home, a, [(f"python {x}", f"source .venv/bin/activate && python {x}") for x in ("a.py", "b.py")],
+                  missing, 1)
     text = context_of(Agent(home, a).fail("cd api && python -m app", missing, 1))
     assert "`cd api && source .venv/bin/activate && python -m app` instead of `cd api && python -m app`" in text
     # Another program failing the same way is not this lesson.
