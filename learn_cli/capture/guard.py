@@ -47,7 +47,7 @@ def check(cap, event: ev.Event) -> dict | None:
 def known_bad(cap, command: str) -> dict | None:
     """The active learning (this project's or global) that says this very command fails, with
     a fix to run instead that has helped before."""
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     normalized = learner._normalize(redact(command)[:learner.MAX_COMMAND], cap.project.root)
     words = re.findall(r"[^\W_]+", normalized)[:12]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from learn_cli.engine.shell import SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize, unwrap_tokens
+from learn_cli.text.shell import SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize, unwrap_tokens
 
 __all__ = ["is_lesson", "same_job", "moved_to", "option_change", "apply_option_change"]
 

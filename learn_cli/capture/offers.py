@@ -125,7 +125,7 @@ def _same_fix_as(rec: dict, steps: frozenset):
     same command on other targets (`--no-rebase` added to `git pull origin main`, then to
     `… dev`): their sightings add up."""
     from learn_cli.capture.lesson import option_change
-    from learn_cli.engine.shell import unwrap
+    from learn_cli.text.shell import unwrap
 
     change = option_change(rec.get("command") or "", _fix_of_record(rec)) if rec.get("fix_kind") == "retry" else None
     if change is None:
@@ -170,8 +170,9 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     close second fix when there is one. Worded by kind (engine.wording), like every other
     place that shows a learning."""
     from learn_cli.engine import wording
-    from learn_cli.engine.context import meaningful_line, sanitize
     from learn_cli.engine.fixwords import essential_change
+    from learn_cli.text.failure import meaningful_line
+    from learn_cli.text.sanitize import sanitize
 
     fix = sanitize(_fix_of_record(rec), 140).replace("`", "'")
     failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
@@ -225,7 +226,7 @@ def _where(cap: Capture, rec: dict) -> str:
 def _project_names(store, pids: list[str]) -> list[str]:
     if not pids:
         return []
-    from learn_cli.engine.context import sanitize
+    from learn_cli.text.sanitize import sanitize
 
     found = store.index.names_of(pids)
     return [sanitize(found.get(p) or p, 40) for p in pids]
