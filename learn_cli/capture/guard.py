@@ -56,14 +56,10 @@ def known_bad(cap, command: str) -> dict | None:
     store = cap.store
     learner._fresh(store, cap.learnings_path, store.layout.global_errors)
     try:
-        rows = store.index.db.execute(
-            "SELECT l.data FROM fts JOIN learnings l ON l.rowid = fts.rowid WHERE fts MATCH ? "
-            "AND l.status IN ('active', 'global') AND l.type = 'error' AND (l.scope = 'global' "
-            "OR (l.scope = 'project' AND l.pid = ?)) LIMIT 20", ('"' + " ".join(words) + '"', cap.project.id)
-        ).fetchall()
+        rows = store.index.live_errors_matching('"' + " ".join(words) + '"', cap.project.id)
     except sqlite3.Error:
         return None
-    for (data,) in rows:
+    for data in rows:
         rec = json.loads(data)
         # Only a command that is wrong in itself: a "fix in between" (install first) was
         # about the environment then, which has likely changed since.
