@@ -236,7 +236,7 @@ TYPE_WEIGHTS = [("error", 70), ("pattern", 12), ("preference", 8), ("workflow", 
 # --------------------------------------------------------------------------------------------
 def _key_functions():
     try:
-        from learn_cli.engine.keys import error_key, text_key
+        from learn_cli.text.keys import error_key, text_key
     except ImportError:
         def error_key(text, command=None, tool=None):
             return "err:" + hashlib.sha256(f"{text}".encode()).hexdigest()[:16]

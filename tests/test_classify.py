@@ -1,4 +1,4 @@
-"""Failure categorisation, exit codes and meaningful lines (learn_cli.capture.classify)."""
+"""Failure categorisation, exit codes and meaningful lines (learn_cli.text.failure)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learn_cli.capture.classify import (
+from learn_cli.text.failure import (
     CATEGORIES,
     categorize,
     is_boilerplate,
@@ -322,7 +322,7 @@ def test_boilerplate_lines():
 
 def test_import_is_stdlib_only_and_cheap():
     code = (
-        "import sys, time; t = time.process_time(); import learn_cli.capture.classify; "
+        "import sys, time; t = time.process_time(); import learn_cli.text.failure; "
         "d = time.process_time() - t; "
         "heavy = [m for m in ('orjson', 'typer', 'rich', 'rapidfuzz', 'filelock') if m in sys.modules]; "
         "print(d, heavy)"

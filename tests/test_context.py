@@ -14,16 +14,13 @@ from hypothesis import strategies as st
 
 from learn_cli.engine.context import (
     HEADER,
-    INSTRUCTION_PLACEHOLDER,
     build_context,
-    estimate_tokens,
-    meaningful_line,
     rank_globals,
     relevance,
-    sanitize,
-    shorten_paths,
     summarize,
 )
+from learn_cli.text.failure import meaningful_line
+from learn_cli.text.sanitize import INSTRUCTION_PLACEHOLDER, estimate_tokens, sanitize, shorten_paths
 
 NOW = datetime(2026, 11, 29, 17, 55, tzinfo=UTC)
 STAMP = "2026-11-29T17:55:00Z"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from learn_cli.engine.fixwords import essential_change
-from learn_cli.engine.shell import tokenize
+from learn_cli.text.shell import tokenize
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "agent-retries.jsonl"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from learn_cli.engine.goals import goal, other_tests, same_job, targets
-from learn_cli.engine.shell import unwrap
+from learn_cli.text.shell import unwrap
 
 
 def _t(command: str) -> list[str]:

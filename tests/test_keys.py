@@ -1,4 +1,4 @@
-"""Dedup keys and signatures (learn_cli.engine.keys)."""
+"""Dedup keys and signatures (learn_cli.text.keys)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learn_cli.capture.classify import meaningful_lines
-from learn_cli.engine import keys
-from learn_cli.engine.keys import (
+from learn_cli.text import keys
+from learn_cli.text.failure import meaningful_lines
+from learn_cli.text.keys import (
     error_key,
     error_signature,
     is_generic_signature,
@@ -337,7 +337,7 @@ def test_normalize_path():
 
 def test_import_is_stdlib_only_and_cheap():
     code = (
-        "import sys, time; t = time.process_time(); import learn_cli.engine.keys; "
+        "import sys, time; t = time.process_time(); import learn_cli.text.keys; "
         "d = time.process_time() - t; "
         "heavy = [m for m in ('orjson', 'typer', 'rich', 'rapidfuzz', 'filelock', 'hashlib') if m in sys.modules]; "
         "print(d, heavy)"

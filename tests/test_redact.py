@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from learn_cli.capture.redact import MAX_SCAN_CHARS, contains_secret, redact, redact_obj
+from learn_cli.text.redact import MAX_SCAN_CHARS, contains_secret, redact, redact_obj
 
 TESTS = Path(__file__).resolve().parent
 SHARED = TESTS.parents[1] / "shared"
@@ -308,7 +308,7 @@ def test_time_grows_linearly_on_hostile_input(name):
 
 
 def test_import_is_cheap_and_stdlib_only():
-    code = ("import sys, learn_cli.capture.redact as r; "
+    code = ("import sys, learn_cli.text.redact as r; "
             "print(r._compiled.cache_info().currsize, "
             "sorted(m for m in ('orjson','typer','rich','rapidfuzz','filelock','base64','hashlib') "
             "if m in sys.modules))")

@@ -11,8 +11,9 @@ import stat
 
 import pytest
 
-from learn_cli.capture import classify, regex_cache
-from learn_cli.engine import keys
+from learn_cli.capture import regex_cache
+from learn_cli.text import failure as classify
+from learn_cli.text import keys
 
 SAMPLES = ["Exit code 127\nbash: pytest: command not found", "ModuleNotFoundError: No module named 'jose'",
            "npm ERR! code ELIFECYCLE", "Error: EACCES: permission denied, open '/etc/x'", "",
@@ -110,7 +111,7 @@ def test_the_file_holds_no_pattern_text(cache_file):
 
 
 def test_tampered_code_falls_back_to_re(cache_file):
-    from learn_cli.store.digest import sha1_hex
+    from learn_cli.text.hashes import sha1_hex
 
     pattern, flags = r"b(a+)r", 0
     digest = sha1_hex(f"{flags}:{pattern}".encode())

@@ -1,4 +1,4 @@
-"""learn_cli.engine.shell: segments, tokens, wrappers, program names, normalisation."""
+"""learn_cli.text.shell: segments, tokens, wrappers, program names, normalisation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learn_cli.engine.shell import (
+from learn_cli.text.shell import (
     canonical_program,
     normalize_command,
     strip_plumbing,
@@ -256,7 +256,7 @@ def test_strip_plumbing_names_what_it_removed():
 
 def test_import_is_stdlib_only_and_cheap():
     code = (
-        "import sys, time; t = time.process_time(); import learn_cli.engine.shell; "
+        "import sys, time; t = time.process_time(); import learn_cli.text.shell; "
         "print(time.process_time() - t); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'orjson', 'typer', 'rich', 'rapidfuzz', 'filelock', 'click'}))"

@@ -47,7 +47,7 @@ def check(cap, event: ev.Event) -> dict | None:
 def known_bad(cap, command: str) -> dict | None:
     """The active learning (this project's or global) that says this very command fails, with
     a fix to run instead that has helped before."""
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     normalized = learner._normalize(redact(command)[:learner.MAX_COMMAND], cap.project.root)
     words = re.findall(r"[^\W_]+", normalized)[:12]
@@ -56,14 +56,10 @@ def known_bad(cap, command: str) -> dict | None:
     store = cap.store
     learner._fresh(store, cap.learnings_path, store.layout.global_errors)
     try:
-        rows = store.index.db.execute(
-            "SELECT l.data FROM fts JOIN learnings l ON l.rowid = fts.rowid WHERE fts MATCH ? "
-            "AND l.status IN ('active', 'global') AND l.type = 'error' AND (l.scope = 'global' "
-            "OR (l.scope = 'project' AND l.pid = ?)) LIMIT 20", ('"' + " ".join(words) + '"', cap.project.id)
-        ).fetchall()
+        rows = store.index.live_errors_matching('"' + " ".join(words) + '"', cap.project.id)
     except sqlite3.Error:
         return None
-    for (data,) in rows:
+    for data in rows:
         rec = json.loads(data)
         # Only a command that is wrong in itself: a "fix in between" (install first) was
         # about the environment then, which has likely changed since.

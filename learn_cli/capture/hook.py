@@ -257,7 +257,7 @@ def _count_error(base) -> None:
 def _redacted(message: str) -> str:
     """An exception message may quote the payload: no secret reaches the log through it."""
     try:
-        from learn_cli.capture.redact import redact
+        from learn_cli.text.redact import redact
 
         return redact(message[:2000])
     except Exception:  # noqa: BLE001 - a warning is still better than none
@@ -567,7 +567,7 @@ def _open(event, home: str | None):
     from learn_cli.store.repo import Store
 
     store = Store(home, warn_stderr=False)
-    from learn_cli.capture.redact import redact_project
+    from learn_cli.text.redact import redact_project
 
     project = redact_project(identify(_project_dir(event)))  # as stored: no secret in a name or root
     try:

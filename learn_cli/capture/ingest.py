@@ -330,7 +330,7 @@ class Ingest:
     def _project(self, cwd: str):
         project = self._projects.get(cwd)
         if project is None:
-            from learn_cli.capture.redact import redact_project
+            from learn_cli.text.redact import redact_project
 
             project = redact_project(_identify(cwd))
             self.store.register_project(project)
@@ -424,7 +424,7 @@ class _IngestStore:
 
 def failure_text(tool: str, text: str) -> str | None:
     """The error of a failed call when it is a learning (reference §2.2), else None."""
-    from learn_cli.capture.classify import parse_exit_code, strip_ansi
+    from learn_cli.text.failure import parse_exit_code, strip_ansi
 
     clean = strip_ansi(text)
     if tool in ev.SHELL_TOOLS:

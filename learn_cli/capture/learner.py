@@ -88,7 +88,7 @@ class Capture:
 
 
 def tool_entry(cap: Capture, event: ev.Event) -> dict:
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     entry = {"id": event.tool_use_id or f"ev-{new_id()}", "at": cap.now, "kind": event.kind,
              "tool": event.tool, "pid": cap.project.id}
@@ -111,8 +111,8 @@ def tool_entry(cap: Capture, event: ev.Event) -> dict:
 
 
 def _describe_failure(entry: dict, error: str, exit_code) -> None:
-    from learn_cli.capture.classify import categorize, meaningful_lines
-    from learn_cli.engine.keys import error_key
+    from learn_cli.text.failure import categorize, meaningful_lines
+    from learn_cli.text.keys import error_key
 
     subject = entry.get("cmd") or entry.get("path") or ""
     entry["err"] = meaningful_lines(error, max_chars=MAX_ERROR) or " ".join(error.split())[:MAX_ERROR]
@@ -381,13 +381,13 @@ def _found_by_search(cap: Capture, window: list[dict], event: ev.Event):
 
 
 def _searches(command: str) -> bool:
-    from learn_cli.engine.shell import program
+    from learn_cli.text.shell import program
 
     return program(command) in ("find", "ls", "fd", "rg", "grep")
 
 
 def redact_path(path: str) -> str:
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     return redact(path)[:MAX_COMMAND]
 
@@ -481,7 +481,7 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
 
     def new_record() -> dict:
         from learn_cli.engine import wording
-        from learn_cli.engine.keys import shorten_paths
+        from learn_cli.text.keys import shorten_paths
 
         return make_record(
             type="error", category=category, context=wording.rule_text(failed_cmd, category, fix_cmd, kind),
@@ -516,7 +516,7 @@ def settled_command(failed: dict, ok: dict, root: str | None = None) -> list[str
     settled on is a fact about the project (a broken test is fixed by code, but `cargo test
     --features x` is how tests run here). None for other successes."""
     from learn_cli.engine.goals import goal
-    from learn_cli.engine.shell import unwrap
+    from learn_cli.text.shell import unwrap
 
     if ok.get("tool") not in ev.SHELL_TOOLS or failed.get("tool") not in ev.SHELL_TOOLS:
         return None
@@ -535,7 +535,7 @@ def _without_targets(command: str) -> str:
     kept, test names and diagnostic flags dropped)."""
     from learn_cli.capture.pairing import is_diagnostic_flag
     from learn_cli.engine.goals import goal, targets
-    from learn_cli.engine.shell import SETUP_PROGRAMS, split_segments_ops, tokenize, unwrap_tokens
+    from learn_cli.text.shell import SETUP_PROGRAMS, split_segments_ops, tokenize, unwrap_tokens
 
     kept: list[str] = []
     for text, _op in split_segments_ops(command):
@@ -557,7 +557,7 @@ def _without_targets(command: str) -> str:
 def learn_working_command(cap: Capture, goal: str, command: str, event_id: str) -> None:
     """One more sighting of "this project <goal>s with `command`" (a workflow learning, active
     once seen in `min_evidence` sessions; then in the session-start digest)."""
-    from learn_cli.engine.keys import text_key
+    from learn_cli.text.keys import text_key
 
     command = _normalize(command, cap.project.root)
     if not command or goal not in WORKING_GOALS:
@@ -697,7 +697,7 @@ def _steps(fix: str) -> list[str]:
 
 def on_prompt(cap: Capture, event: ev.Event) -> None:
     from learn_cli.capture.corrections import find_corrections
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     cap.count("prompts")
     prompt = redact(event.prompt)
@@ -718,7 +718,7 @@ def on_prompt(cap: Capture, event: ev.Event) -> None:
 
 
 def _learn_correction(cap: Capture, item: list, event_id: str) -> None:
-    from learn_cli.engine.keys import text_key
+    from learn_cli.text.keys import text_key
 
     text, polarity, category = (str(x)[:300] for x in item[:3])
     key = text_key(text)
@@ -735,7 +735,7 @@ def _learn_correction(cap: Capture, item: list, event_id: str) -> None:
 
 
 def _digest(text: str) -> str:
-    from learn_cli.store.digest import sha1_hex
+    from learn_cli.text.hashes import sha1_hex
 
     return sha1_hex(text.encode("utf-8", "replace"))[:16]
 
@@ -856,13 +856,13 @@ def finalize_project(store, pid: str, deadline: float, limit: int | None = None)
 
 
 def _normalize(command: str, root: str | None) -> str:
-    from learn_cli.engine.shell import normalize_command
+    from learn_cli.text.shell import normalize_command
 
     return normalize_command(command or "", root)
 
 
 def _relative(path: str, root: str | None) -> str:
-    from learn_cli.engine.keys import normalize_path
+    from learn_cli.text.keys import normalize_path
 
     return normalize_path(path, root) if path else ""
 

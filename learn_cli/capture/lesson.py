@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from learn_cli.engine.shell import (OUTPUT_SHAPERS, SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize,
+from learn_cli.text.shell import (OUTPUT_SHAPERS, SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize,
                                     unwrap_tokens)
 
 __all__ = ["is_lesson", "same_work", "moved_to", "option_change", "apply_option_change", "dropped_cd",
@@ -183,7 +183,7 @@ def dropped_cd(failed: str, fix: str) -> str | None:
     """The folder D when `fix` is `failed = cd D && X` without its `cd D` (X unchanged), else
     None. Agents' shells keep their folder between calls: `cd sub && X` fails once they are
     already in `sub`, and X alone is the fix for any X (it is the `cd` that is wrong)."""
-    from learn_cli.engine.shell import normalize_command
+    from learn_cli.text.shell import normalize_command
 
     folder, rest = _leading_cd(failed)
     if folder is None or normalize_command(rest) != normalize_command(fix or ""):
@@ -273,7 +273,7 @@ def _program_words(words: Sequence[str]) -> bool:
 
 def _raw_steps(command: str) -> list[list[str]]:
     """The command's working segments as written (no unwrapping: `uv run` is part of the change)."""
-    from learn_cli.engine.shell import normalize_command
+    from learn_cli.text.shell import normalize_command
 
     steps = []
     for text, _op in split_segments_ops(normalize_command(command or "")):
@@ -303,7 +303,7 @@ def added_setup(failed: str, fix: str) -> tuple[str, str] | None:
     (`source .venv/bin/activate && python x.py`, `export NODE_OPTIONS=… && npm test`): the
     environment the program needs, which holds for any use of that program failing the same
     way. `cd D &&` is another lesson (moved_to). None otherwise."""
-    from learn_cli.engine.shell import normalize_command
+    from learn_cli.text.shell import normalize_command
 
     parts = split_segments_ops(normalize_command(fix or ""))
     if len(parts) < 2 or parts[0][1] not in ("&&", ";"):

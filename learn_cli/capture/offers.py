@@ -131,7 +131,7 @@ def change_of(rec: dict) -> tuple | None:
     - ("setup", step, program): a setup step run first (`source .venv/bin/activate`) for any
       use of the program."""
     from learn_cli.capture.lesson import added_setup, dropped_cd, option_change, program_change
-    from learn_cli.engine.shell import unwrap
+    from learn_cli.text.shell import unwrap
 
     if rec.get("fix_kind") != "retry":
         return None
@@ -198,8 +198,9 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     close second fix when there is one. Worded by kind (engine.wording), like every other
     place that shows a learning."""
     from learn_cli.engine import wording
-    from learn_cli.engine.context import meaningful_line, sanitize
     from learn_cli.engine.fixwords import essential_change
+    from learn_cli.text.failure import meaningful_line
+    from learn_cli.text.sanitize import sanitize
 
     fix = sanitize(_fix_of_record(rec), 140).replace("`", "'")
     failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
@@ -253,7 +254,7 @@ def _where(cap: Capture, rec: dict) -> str:
 def _project_names(store, pids: list[str]) -> list[str]:
     if not pids:
         return []
-    from learn_cli.engine.context import sanitize
+    from learn_cli.text.sanitize import sanitize
 
     found = store.index.names_of(pids)
     return [sanitize(found.get(p) or p, 40) for p in pids]

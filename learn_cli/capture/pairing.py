@@ -26,9 +26,9 @@ import re
 from collections.abc import Sequence
 
 from learn_cli.engine.distance import RETRY_RATIO, edit_ratio, levenshtein, within_ratio
-from learn_cli.engine.effects import is_mutating, is_read_only
 from learn_cli.engine.goals import other_tests, same_job, targets
-from learn_cli.engine.shell import (
+from learn_cli.text.effects import is_mutating, is_read_only
+from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,

@@ -108,7 +108,7 @@ def _compile(pattern, flags):
 
 
 def _build(key: tuple[str, int]):
-    from learn_cli.store.digest import sha1_hex
+    from learn_cli.text.hashes import sha1_hex
 
     digest = sha1_hex(f"{key[1]}:{key[0]}".encode("utf-8", "surrogatepass"))
     entry = _state["entries"].get(digest)

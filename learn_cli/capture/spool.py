@@ -151,7 +151,7 @@ def _count(store, name: str) -> None:
 # -- events --------------------------------------------------------------------------------
 
 def _event_fields(event) -> dict:
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     fields = {name: getattr(event, name) or "" for name in PLAIN_FIELDS}
     for name in TEXT_FIELDS:

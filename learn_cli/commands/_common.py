@@ -70,7 +70,7 @@ def current_project(st: State, register: bool = True):
             fail(f"--project {path}: no such folder")
         st._project = _fit_to_store(identify(path))
     if register:
-        from learn_cli.capture.redact import redact_project
+        from learn_cli.text.redact import redact_project
 
         open_store(st).register_project(redact_project(st._project))
     return st._project
@@ -104,7 +104,7 @@ def read_project(st: State):
 def _fit_to_store(project):
     """Name and remote redacted (they are written into learnings); the root stays real, for
     the files a command reads or writes there (`learn flush`), and is redacted when stored."""
-    from learn_cli.capture.redact import redact_project
+    from learn_cli.text.redact import redact_project
 
     safe = redact_project(project)
     return safe._replace(root=project.root)

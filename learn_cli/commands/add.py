@@ -58,7 +58,7 @@ def looks_like_error(text: str) -> bool:
 def suggest(text: str) -> tuple[str, str]:
     """(type, category) for a learning given only its text."""
     if looks_like_error(text):
-        from learn_cli.capture.classify import categorize
+        from learn_cli.text.failure import categorize
 
         return "error", categorize(text)
     low = (text or "").lower()
@@ -85,8 +85,8 @@ def build_record(text: str, *, fix: str | None = None, type_: str | None = None,
                  impact: float = DEFAULT_IMPACT, context: str | None = None, error: str | None = None,
                  tags: list[str] | None = None) -> dict:
     """A new manual learning from user input: validated, placed, redacted and capped."""
-    from learn_cli.capture.redact import redact
     from learn_cli.store.record import FIELD_CAPS, TYPES, make_record
+    from learn_cli.text.redact import redact
 
     text = (text or "").strip()
     if not text:

@@ -48,15 +48,6 @@ STACK_FILES = {
 }
 STACK_SUFFIXES = {".csproj": "dotnet", ".sln": "dotnet", ".gemspec": "ruby"}
 
-# min(frequency, 10)/10 × impact × recency, in SQL (approximate: for choosing candidates).
-_SQL_SCORE = """(
-  min(max(coalesce(CAST(json_extract(data, '$.frequency') AS REAL), 1), 1), 10) / 10.0
-  * min(max(coalesce(CAST(json_extract(data, '$.impact') AS REAL), 0.5), 0), 1)
-  * coalesce(max(0, 1 - 0.1 * CAST((julianday('now') - julianday(
-        coalesce(json_extract(data, '$.last_used'), json_extract(data, '$.created')))) / 7 AS INTEGER)), 1)
-)"""
-
-
 def stack_signals(root) -> frozenset[str]:
     """The stacks a project uses, from marker files in its root ("python", "node", …)."""
     found: set[str] = set()
@@ -150,25 +141,19 @@ def _write_cache(path: str, stamp: list, result: ContextResult) -> None:
 def _compute(store, project, budget: int, signals: frozenset[str], loads: Callable, now) -> ContextResult:
     lay = store.layout
     store.refresh([*lay.global_files(), lay.learnings(project.id)], loads)
-    db = store.index.db
-    globals_ = _global_candidates(db, signals, loads)
-    locals_ = [loads(d) for (d,) in db.execute(
-        f"SELECT data FROM learnings WHERE pid = ? AND status = 'active' AND scope = 'project' "
-        f"ORDER BY {_SQL_SCORE} DESC LIMIT ?", (project.id, PROJECT_POOL))]
+    globals_ = _global_candidates(store.index, signals, loads)
+    locals_ = [loads(d) for d in store.index.best_of_project(project.id, PROJECT_POOL)]
     return build_context(globals_, locals_, project.name, signals, budget, MAX_CHARS, root=project.root, now=now)
 
 
-def _global_candidates(db, signals: frozenset[str], loads: Callable) -> list[dict]:
-    rows = db.execute(
-        f"SELECT rowid, body FROM learnings WHERE pid = '' AND status IN ('global', 'active') AND scope = 'global' "
-        f"ORDER BY {_SQL_SCORE} DESC LIMIT ?", (GLOBAL_POOL,)).fetchall()
+def _global_candidates(index, signals: frozenset[str], loads: Callable) -> list[dict]:
+    rows = index.best_global_bodies(GLOBAL_POOL)
     if not rows:
         return []
     # Keep the pool's order (score) within each relevance level: a stable sort on relevance.
     ranked = sorted(rows, key=lambda row: -_stack_hits(row[1], signals))[:GLOBAL_KEEP]
     wanted = [rowid for rowid, _ in ranked]
-    marks = ",".join("?" * len(wanted))
-    data = dict(db.execute(f"SELECT rowid, data FROM learnings WHERE rowid IN ({marks})", wanted))
+    data = index.data_of_rows(wanted)
     return [loads(data[r]) for r in wanted if r in data]
 
 

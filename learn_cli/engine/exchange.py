@@ -730,8 +730,8 @@ class _Paths:
 def _accept(obj, where: str, report: ImportReport, dirty: bool) -> dict | None:
     """coerce_record with redaction, then drop what an import must not carry in; None when
     skipped. `dirty`: redaction changes the entry's text (`_entry_text`)."""
-    from learn_cli.capture.redact import redact
     from learn_cli.store.record import coerce_record
+    from learn_cli.text.redact import redact
 
     # Redact before capping (a cap could cut a private key's marker and leave its body).
     rec, reason = coerce_record(obj, clean=redact if dirty else None)
@@ -1380,7 +1380,7 @@ def _load_rows(index, files: list[tuple[Path, bytes, Path, bool]]) -> str | None
 
 def dirty_texts(texts: list[str]) -> list[int]:
     """The positions of the texts that redaction changes."""
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     return [n for n, text in enumerate(texts) if text and redact(text) != text]
 
@@ -1391,7 +1391,7 @@ def dirty_texts(texts: list[str]) -> list[int]:
 def redact_record(rec: dict) -> dict:
     """Redact the record's free text in place: one pass over all of it joined (the common
     case, nothing secret, costs one call); field by field only when something was found."""
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     fields = [f for f in TEXT_FIELDS if isinstance(rec.get(f), str) and rec[f]]
     tags = rec.get("tags") if isinstance(rec.get("tags"), list) else []
@@ -1412,7 +1412,7 @@ def _same_text(a: dict, b: dict) -> bool:
 
 
 def _redact(text):
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     return redact(text) if isinstance(text, str) else text
 

@@ -20,7 +20,7 @@ Other kinds ("edit", "") get "". Stdlib only; nothing compiled at import.
 
 from __future__ import annotations
 
-from learn_cli.engine.shell import normalize_command, split_segments_ops, tokenize
+from learn_cli.text.shell import normalize_command, split_segments_ops, tokenize
 
 __all__ = ["essential_change"]
 
@@ -157,7 +157,7 @@ def _diff(a: list, b: list) -> list[tuple[str, list, list, int]]:
 
 
 def _only_reads(step: tuple[str, ...]) -> bool:
-    from learn_cli.engine.effects import is_read_only
+    from learn_cli.text.effects import is_read_only
 
     return is_read_only(_words(step))
 

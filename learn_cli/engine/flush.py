@@ -46,8 +46,9 @@ def select_rules(project_recs: list[dict], global_recs: list[dict], root: str | 
                  now=None) -> tuple[list[tuple[str, str]], int, int, int]:
     """(category, line) pairs within the budget; returns (rules, dropped_conflicts, truncated, tokens)."""
     from learn_cli.engine.conflicts import find_conflicts
-    from learn_cli.engine.context import estimate_tokens, summarize
+    from learn_cli.engine.context import summarize
     from learn_cli.engine.scoring import score
+    from learn_cli.text.sanitize import estimate_tokens
 
     live = [r for r in project_recs if r.get("status") == "active"]
     live += [r for r in global_recs if r.get("status") == "global"]

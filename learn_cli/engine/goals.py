@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from learn_cli.engine.shell import canonical_program
+from learn_cli.text.shell import canonical_program
 
 __all__ = ["goal", "ecosystem", "targets", "same_job", "other_tests"]
 

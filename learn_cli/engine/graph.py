@@ -27,7 +27,6 @@ TYPE_LABEL = {"error": "errors", "pattern": "patterns", "preference": "preferenc
 WIDE_KEY = 50
 CONNECTIONS_SHOWN = 10
 HUBS_SHOWN = 5
-_LIVE_SQL = "scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')"
 
 
 @dataclass
@@ -59,10 +58,10 @@ class Graph:
 def build_graph(store, loads: Callable = json.loads, connections: int = CONNECTIONS_SHOWN,
                 hubs: int = HUBS_SHOWN) -> Graph:
     store.refresh(loads=loads)
-    db = store.index.db
+    index = store.index
     graph = Graph(labels={pid: info["label"] for pid, info in store.projects().items()})
-    graph.tree, graph.totals = _tree_and_totals(db)
-    projects_of = _keys(db, loads)
+    graph.tree, graph.totals = _tree_and_totals(index)
+    projects_of = _keys(index, loads)
     pairs = Counter()
     for key, pids in projects_of.items():
         if len(pids) > WIDE_KEY:
@@ -76,17 +75,15 @@ def build_graph(store, loads: Callable = json.loads, connections: int = CONNECTI
     named = [(*sorted((a, b), key=lambda p: (graph.label(p), p)), n) for (a, b), n in pairs.items() if n >= floor]
     named.sort(key=lambda c: (-c[2], graph.label(c[0]), graph.label(c[1])))
     graph.connections = named[:connections]
-    graph.hubs = _hubs(db, projects_of, hubs, loads)
+    graph.hubs = _hubs(index, projects_of, hubs, loads)
     return graph
 
 
-def _tree_and_totals(db) -> tuple[list, dict]:
+def _tree_and_totals(index) -> tuple[list, dict]:
     """The category tree of live learnings and the totals, from one aggregate scan."""
     by_type: dict[str, dict[str, int]] = {}
     totals = {"active": 0, "archived": 0, "global": 0}
-    rows = db.execute("SELECT scope, type, category, status, count(*) FROM learnings "
-                      "GROUP BY scope, type, category, status")
-    for scope, rtype, category, status, n in rows:
+    for scope, rtype, category, status, n in index.kind_counts():
         if scope in ("archive", "global-archive") or status == "archived":
             totals["archived"] += n
             continue
@@ -102,13 +99,11 @@ def _tree_and_totals(db) -> tuple[list, dict]:
     return tree, totals
 
 
-def _keys(db, loads: Callable) -> dict[str, set]:
+def _keys(index, loads: Callable) -> dict[str, set]:
     """key -> the projects it is seen in, in one scan. SQLite extracts `projects` (one JSON
     parse per row); the usual list, just the file's own project, is recognised as text."""
     projects_of: dict[str, set] = {}
-    rows = db.execute(f"SELECT coalesce(nullif(key, ''), 'id:' || id), pid, json_extract(data, '$.projects') "
-                      f"FROM learnings WHERE {_LIVE_SQL}")
-    for key, pid, projects in rows:
+    for key, pid, projects in index.projects_by_key():
         seen = projects_of.get(key)
         if seen is None:
             seen = projects_of[key] = set()
@@ -121,25 +116,17 @@ def _keys(db, loads: Callable) -> dict[str, set]:
     return projects_of
 
 
-def _uses(db, keys: list[str]) -> dict[str, int]:
+def _uses(index, keys: list[str]) -> dict[str, int]:
     """Uses of each learning: its global copy's frequency, or its project copies' sum if larger."""
-    freq = "max(1, coalesce(CAST(json_extract(data, '$.frequency') AS INTEGER), 1))"
     out: dict[str, int] = {}
     by_column = {"key": [k for k in keys if not k.startswith("id:")], "id": [k[3:] for k in keys if k.startswith("id:")]}
     for column, values in by_column.items():
-        for start in range(0, len(values), 500):
-            chunk = values[start:start + 500]
-            rows = db.execute(f"""
-                SELECT {column}, sum(CASE WHEN scope = 'project' THEN {freq} ELSE 0 END),
-                       max(CASE WHEN scope = 'global' THEN {freq} ELSE 0 END)
-                  FROM learnings WHERE {column} IN ({','.join('?' * len(chunk))}) AND {_LIVE_SQL}
-                 GROUP BY {column}""", chunk)
-            prefix = "id:" if column == "id" else ""
-            out.update((prefix + k, max(local or 0, global_ or 0)) for k, local, global_ in rows)
+        prefix = "id:" if column == "id" else ""
+        out.update((prefix + k, max(local or 0, global_ or 0)) for k, local, global_ in index.uses(column, values))
     return out
 
 
-def _hubs(db, projects_of: dict, limit: int, loads: Callable) -> list:
+def _hubs(index, projects_of: dict, limit: int, loads: Callable) -> list:
     """The learnings seen in the most projects, then with the most uses."""
     from learn_cli.engine.promotion import title
 
@@ -149,16 +136,14 @@ def _hubs(db, projects_of: dict, limit: int, loads: Callable) -> list:
     # uses only break ties: read them for the keys that can still make the list
     cutoff = heapq.nlargest(limit, (len(projects_of[k]) for k in shared))[-1]
     contenders = [k for k in shared if len(projects_of[k]) >= cutoff]
-    uses = _uses(db, contenders)
+    uses = _uses(index, contenders)
     ranked = sorted(contenders, key=lambda k: (-len(projects_of[k]), -uses.get(k, 1), k))[:limit]
     hubs = []
     for key in ranked:
         if key.startswith("id:"):
-            row = db.execute("SELECT id, data FROM learnings WHERE id = ? LIMIT 1", (key[3:],)).fetchone()
+            row = index.first_with_id(key[3:])
         else:
-            row = db.execute(f"SELECT id, data FROM learnings WHERE key = ? AND {_LIVE_SQL} "
-                             "ORDER BY scope = 'global' DESC, json_extract(data, '$.frequency') DESC LIMIT 1",
-                             (key,)).fetchone()
+            row = index.best_live_with_key(key)
         if row is None:
             continue
         rec = loads(row[1])

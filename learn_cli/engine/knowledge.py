@@ -24,7 +24,7 @@ class Outcome(NamedTuple):
 
 def key_for(rec: dict) -> str:
     """The dedup key of a record that has none yet."""
-    from learn_cli.engine.keys import error_key, text_key
+    from learn_cli.text.keys import error_key, text_key
 
     if rec.get("type", "error") == "error" and (rec.get("error") or "").strip():
         return error_key(rec["error"], rec.get("command"), rec.get("tool"))

@@ -657,7 +657,7 @@ def learning_identity(rec: dict) -> tuple:
 def advice_of(rec: dict) -> str:
     """A short digest of an error learning's fix (normalised); "" for other types."""
     from learn_cli.engine.merge import fix_text, normalize_text
-    from learn_cli.store.digest import sha1_hex
+    from learn_cli.text.hashes import sha1_hex
 
     if rec.get("type", "error") != "error":
         return ""
@@ -682,7 +682,7 @@ def summary(rec: dict, width: int = SUMMARY_WIDTH) -> str:
 def title(rec: dict, width: int = 60) -> str:
     """A short name for a learning in lists (stats, graph hubs): the context of a rule, the
     problem and its fix for an error."""
-    from learn_cli.engine.context import sanitize
+    from learn_cli.text.sanitize import sanitize
 
     context = rec.get("context")
     is_error = rec.get("type", "error") == "error" and isinstance(rec.get("error"), str) and rec["error"].strip()

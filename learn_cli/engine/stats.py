@@ -24,26 +24,13 @@ HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_
                    "deferred", "replayed", "dropped")
 WINDOW_DAYS = 7
 TOP = 3
-_LIVE = "scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')"
-# score() over f.j = [frequency, impact, last_used, created], rounded up to an upper bound: a
-# field of the wrong type counts as its best value, a date SQLite cannot read as recency 1.
-_BOUND = """(
-  min(max(CASE WHEN json_type(j, '$[0]') IN ('integer', 'real') THEN json_extract(j, '$[0]') ELSE 10 END, 1), 10)
-  / 10.0 * CASE WHEN json_type(j, '$[1]') IN ('integer', 'real')
-                THEN min(max(json_extract(j, '$[1]'), 0), 1) ELSE 1 END
-  * coalesce(max(0, 1 - 0.1 * CAST((julianday(?) - julianday(coalesce(json_extract(j, '$[2]'),
-                                                                       json_extract(j, '$[3]')))) / 7 AS INTEGER)), 1)
-  + 0.000001)"""
-
-
 def gather(store, project=None, now=None, loads: Callable = json.loads) -> dict:
     """The stats document (the `--json` output, documented in docs/cmd-stats.md)."""
     from learn_cli.store import analytics
 
     store.refresh(loads=loads)
-    db = store.index.db
-    doc = _counts(db)
-    doc["top"], doc["helpful"] = _scores_and_helped(db, scoring.parse_time(now) or _utc_now(), loads)
+    doc = _counts(store.index)
+    doc["top"], doc["helpful"] = _scores_and_helped(store.index, scoring.parse_time(now) or _utc_now(), loads)
     window = analytics.window(analytics.read(store.layout.stats), WINDOW_DAYS)
     health = {name: int(window.get(name, 0)) for name in HEALTH_COUNTERS}
     suggestions = health["suggestions"]
@@ -63,15 +50,13 @@ def _spooled(store) -> int:
     return sum(SpoolFiles(store.home).waiting().values())
 
 
-def _counts(db) -> dict:
+def _counts(index) -> dict:
     """Totals by type, category and status in one aggregate scan of the index."""
     types = {t: 0 for t in TYPE_ORDER}
     statuses: dict[str, int] = {}
     categories: dict[tuple, int] = {}
     live = global_ = archived = 0
-    rows = db.execute("SELECT scope, type, category, status, count(*) FROM learnings "
-                      "GROUP BY scope, type, category, status")
-    for scope, rtype, category, status, n in rows:
+    for scope, rtype, category, status, n in index.kind_counts():
         if scope in ("archive", "global-archive") or status == "archived":
             archived += n
             continue
@@ -82,9 +67,7 @@ def _counts(db) -> dict:
         categories[(rtype, category or "?")] = categories.get((rtype, category or "?"), 0) + n
         if scope == "global":
             global_ += n
-    promoted = db.execute("SELECT count(*) FROM learnings WHERE pid = '' AND scope = 'global' AND "
-                          "(status IS NULL OR status != 'archived') AND instr(data, '\"promoted_from\"') > 0"
-                          ).fetchone()[0]
+    promoted = index.promoted_count()
     ordered = sorted(categories.items(), key=lambda kv: (-kv[1], kv[0]))
     return {"total": live, "global": global_, "archived": archived, "promoted": promoted,
             "types": {t: n for t, n in types.items() if n or t in TYPE_ORDER},
@@ -92,7 +75,7 @@ def _counts(db) -> dict:
             "categories": [{"type": t, "category": c, "count": n} for (t, c), n in ordered]}
 
 
-def _scores_and_helped(db, now, loads: Callable) -> tuple[list, dict]:
+def _scores_and_helped(index, now, loads: Callable) -> tuple[list, dict]:
     """The TOP learnings by score (one per key) and the helped counts.
 
     SQLite parses each record once (a MATERIALIZED view of the four fields a score needs) and
@@ -102,12 +85,7 @@ def _scores_and_helped(db, now, loads: Callable) -> tuple[list, dict]:
     """
     from learn_cli.engine.promotion import title
 
-    rows = db.execute(f"""
-        WITH f AS MATERIALIZED (
-            SELECT rowid AS r, coalesce(nullif(key, ''), id) AS k,
-                   json_extract(data, '$.frequency', '$.impact', '$.last_used', '$.created') AS j
-              FROM learnings WHERE {_LIVE} AND (status IS NULL OR status IN ('active', 'global')))
-        SELECT r, k, j, {_BOUND} AS bound FROM f ORDER BY bound DESC""", (scoring.format_time(now),))
+    rows = index.score_bounds(scoring.format_time(now))
     best: dict[str, float] = {}  # key -> its best score so far
     leaders: list[tuple[float, int, str]] = []  # the TOP best (score, row, key), best first
     for rowid, key, fields, bound in rows:
@@ -123,21 +101,20 @@ def _scores_and_helped(db, now, loads: Callable) -> tuple[list, dict]:
                          key=lambda item: (-item[0], item[1]))[:TOP]
     top = []
     for value, rowid, _key in leaders:
-        scope, data = db.execute("SELECT scope, data FROM learnings WHERE rowid = ?", (rowid,)).fetchone()
+        scope, data = index.row(rowid)
         rec = loads(data)
         top.append({"id": rec["id"], "text": title(rec, 60), "score": round(value, 2), "scope": scope,
                     "frequency": scoring.frequency_of(rec), "projects": scoring.project_count(rec)})
     helped_rows = []
     helped = not_helped = 0
-    for rowid, fields in db.execute(f"SELECT rowid, json_extract(data, '$.helped', '$.not_helped') FROM learnings "
-                                    f"WHERE {_LIVE} AND instr(data, 'helped\"') > 0"):
+    for rowid, fields in index.helped_fields():
         h, nh = (_count(v) for v in loads(fields))
         if h or nh:
             helped, not_helped = helped + h, not_helped + nh
             helped_rows.append((-h, nh, rowid))
     items = []
     for minus_h, nh, rowid in sorted(helped_rows)[:TOP]:
-        rec = loads(db.execute("SELECT data FROM learnings WHERE rowid = ?", (rowid,)).fetchone()[0])
+        rec = loads(index.row(rowid)[1])
         items.append({"id": rec["id"], "text": title(rec, 60), "helped": -minus_h, "not_helped": nh})
     return top, {"learnings": len(helped_rows), "helped": helped, "not_helped": not_helped, "top": items}
 

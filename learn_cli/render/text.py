@@ -39,7 +39,7 @@ def _control_re() -> re.Pattern:
 
 def safe(value, one_line: bool = False, limit: int | None = None) -> str:
     """Text fit to print: redacted, without control characters, optionally one line and cut."""
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     text = "" if value is None else str(value)
     text = _control_re().sub("", redact(text).replace("\t", "    "))

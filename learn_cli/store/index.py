@@ -20,6 +20,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterable
 
 from . import deadline, jsonl
+from . import score as _score
 from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 
@@ -45,6 +46,40 @@ PROGRESS_STEPS = 20_000  # SQLite instructions between two looks at a hook's dea
 BUSY_TIMEOUT_S = 30.0  # how long a command waits for another writer; a hook waits its time left
 BODY_LIMIT = 6000  # characters of a record's searchable text in the full-text index
 SEARCH_FIELDS = ("context", "error", "fix", "command", "fix_command", "category", "type", "project")
+
+
+# Live learnings: in a project or the global file, not archived.
+LIVE_SQL = "scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')"
+
+
+def score_sql(frequency: str, impact: str, used: str, now: str = "'now'") -> str:
+    """`store.score`'s formula as an SQL expression over the given SQL values (frequency and
+    impact as numbers, `used` the last use as ISO text), generated from its constants:
+    min(max(f, 1), cap)/cap × min(max(i, 0), 1) × max(0, 1 − whole weeks/weeks), 1 when the
+    date cannot be read."""
+    cap, weeks = _score.FREQUENCY_CAP, _score.RECENCY_WEEKS
+    return (f"(min(max({frequency}, 1), {cap}) / {float(cap)} * min(max({impact}, 0), 1)"
+            f" * coalesce(max(0, 1 - {1 / weeks} * CAST((julianday({now}) - julianday({used})) / 7 AS INTEGER)), 1))")
+
+
+def _field(name: str) -> str:
+    return f"json_extract(data, '$.{name}')"
+
+
+# Approximate (for choosing candidates): missing or odd fields take the formula's defaults.
+_APPROX_SCORE = score_sql(f"coalesce(CAST({_field('frequency')} AS REAL), {_score.DEFAULT_FREQUENCY})",
+                          f"coalesce(CAST({_field('impact')} AS REAL), {_score.DEFAULT_IMPACT})",
+                          f"coalesce({_field('last_used')}, {_field('created')})")
+
+
+def _typed(path: str, best) -> str:
+    return f"CASE WHEN json_type(j, '{path}') IN ('integer', 'real') THEN json_extract(j, '{path}') ELSE {best} END"
+
+
+# An upper bound of score() over j = [frequency, impact, last_used, created]: a field of the
+# wrong type counts as its best value, a date SQLite cannot read as recency 1.
+_SCORE_BOUND = score_sql(_typed("$[0]", _score.FREQUENCY_CAP), _typed("$[1]", 1),
+                         "coalesce(json_extract(j, '$[2]'), json_extract(j, '$[3]'))", "?") + " + 0.000001"
 
 
 def search_body(rec: dict) -> str:
@@ -333,6 +368,97 @@ class Index:
 
     def count(self, where: str = "1=1", args: tuple = ()) -> int:
         return self.db.execute(f"SELECT count(*) FROM learnings WHERE {where}", args).fetchone()[0]
+
+    # -- named queries ---------------------------------------------------------------------
+    def kind_counts(self) -> list[tuple[str, str, str, str, int]]:
+        """(scope, type, category, status, count) of every learning, in one aggregate scan."""
+        return self.db.execute("SELECT scope, type, category, status, count(*) FROM learnings "
+                               "GROUP BY scope, type, category, status").fetchall()
+
+    def promoted_count(self) -> int:
+        """Live global learnings that a promotion made (they name `promoted_from`)."""
+        return self.db.execute("SELECT count(*) FROM learnings WHERE pid = '' AND scope = 'global' AND "
+                               "(status IS NULL OR status != 'archived') AND instr(data, '\"promoted_from\"') > 0"
+                               ).fetchone()[0]
+
+    def score_bounds(self, now_iso: str) -> Iterable[tuple[int, str, str, float]]:
+        """(rowid, key or id, JSON [frequency, impact, last_used, created], an upper bound of
+        its score) of every live active or global learning, highest bound first."""
+        return self.db.execute(f"""
+            WITH f AS MATERIALIZED (
+                SELECT rowid AS r, coalesce(nullif(key, ''), id) AS k,
+                       json_extract(data, '$.frequency', '$.impact', '$.last_used', '$.created') AS j
+                  FROM learnings WHERE {LIVE_SQL} AND (status IS NULL OR status IN ('active', 'global')))
+            SELECT r, k, j, {_SCORE_BOUND} AS bound FROM f ORDER BY bound DESC""", (now_iso,))
+
+    def helped_fields(self) -> Iterable[tuple[int, str]]:
+        """(rowid, JSON [helped, not_helped]) of the live learnings that name either."""
+        return self.db.execute(f"SELECT rowid, json_extract(data, '$.helped', '$.not_helped') FROM learnings "
+                               f"WHERE {LIVE_SQL} AND instr(data, 'helped\"') > 0")
+
+    def row(self, rowid: int) -> tuple[str, str] | None:
+        """(scope, data) of one row."""
+        return self.db.execute("SELECT scope, data FROM learnings WHERE rowid = ?", (rowid,)).fetchone()
+
+    def data_of_rows(self, rowids: list[int]) -> dict[int, str]:
+        """rowid -> data of these rows (those that still exist)."""
+        out: dict[int, str] = {}
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start:start + 500]
+            out.update(self.db.execute(
+                f"SELECT rowid, data FROM learnings WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
+        return out
+
+    def best_of_project(self, pid: str, limit: int) -> list[str]:
+        """Data of a project's active learnings, best (approximate) score first."""
+        return [d for (d,) in self.db.execute(
+            f"SELECT data FROM learnings WHERE pid = ? AND status = 'active' AND scope = 'project' "
+            f"ORDER BY {_APPROX_SCORE} DESC LIMIT ?", (pid, limit))]
+
+    def best_global_bodies(self, limit: int) -> list[tuple[int, str]]:
+        """(rowid, searchable text) of the global file's live learnings, best (approximate)
+        score first."""
+        return self.db.execute(
+            f"SELECT rowid, body FROM learnings WHERE pid = '' AND status IN ('global', 'active') "
+            f"AND scope = 'global' ORDER BY {_APPROX_SCORE} DESC LIMIT ?", (limit,)).fetchall()
+
+    def live_errors_matching(self, phrase: str, pid: str, limit: int = 20) -> list[str]:
+        """Data of the active or global error learnings (global, or this project's) whose text
+        holds the full-text phrase."""
+        return [d for (d,) in self.db.execute(
+            "SELECT l.data FROM fts JOIN learnings l ON l.rowid = fts.rowid WHERE fts MATCH ? "
+            "AND l.status IN ('active', 'global') AND l.type = 'error' AND (l.scope = 'global' "
+            "OR (l.scope = 'project' AND l.pid = ?)) LIMIT ?", (phrase, pid, limit))]
+
+    def projects_by_key(self) -> Iterable[tuple[str, str, str | None]]:
+        """(key, or `id:` + id for a learning without one; pid; `projects` as JSON text) of
+        every live learning."""
+        return self.db.execute(f"SELECT coalesce(nullif(key, ''), 'id:' || id), pid, json_extract(data, '$.projects') "
+                               f"FROM learnings WHERE {LIVE_SQL}")
+
+    def uses(self, column: str, values: list[str]) -> Iterable[tuple[str, int, int]]:
+        """(value, sum of the project copies' frequencies, the global copy's) of the live
+        learnings whose `column` (key or id) is one of values."""
+        if column not in ("key", "id"):
+            raise ValueError(column)
+        freq = "max(1, coalesce(CAST(json_extract(data, '$.frequency') AS INTEGER), 1))"
+        for start in range(0, len(values), 500):
+            chunk = values[start:start + 500]
+            yield from self.db.execute(f"""
+                SELECT {column}, sum(CASE WHEN scope = 'project' THEN {freq} ELSE 0 END),
+                       max(CASE WHEN scope = 'global' THEN {freq} ELSE 0 END)
+                  FROM learnings WHERE {column} IN ({','.join('?' * len(chunk))}) AND {LIVE_SQL}
+                 GROUP BY {column}""", chunk)
+
+    def first_with_id(self, rid: str) -> tuple[str, str] | None:
+        """(id, data) of one row with this id."""
+        return self.db.execute("SELECT id, data FROM learnings WHERE id = ? LIMIT 1", (rid,)).fetchone()
+
+    def best_live_with_key(self, key: str) -> tuple[str, str] | None:
+        """(id, data) of the live learning with this key: the global copy, else the most frequent."""
+        return self.db.execute(f"SELECT id, data FROM learnings WHERE key = ? AND {LIVE_SQL} "
+                               "ORDER BY scope = 'global' DESC, json_extract(data, '$.frequency') DESC LIMIT 1",
+                               (key,)).fetchone()
 
     # -- helpers ---------------------------------------------------------------------------
     def rel(self, path: str | os.PathLike) -> str:

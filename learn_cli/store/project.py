@@ -6,7 +6,7 @@ import os
 from collections import namedtuple
 from pathlib import Path
 
-from .digest import sha256_hex
+from learn_cli.text.hashes import sha256_hex
 
 
 # Not a dataclass nor a typing.NamedTuple: importing either costs milliseconds per hook call.

@@ -181,7 +181,7 @@ def test_no_format_leaks_from_any_field(tmp_path, monkeypatch):
 
 
 def test_lookalikes_are_left_alone(tmp_path, monkeypatch):
-    from learn_cli.capture.redact import redact
+    from learn_cli.text.redact import redact
 
     lookalikes = CORPUS.LOOKALIKES
     assert len(lookalikes) >= 100

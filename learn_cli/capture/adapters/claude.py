@@ -144,6 +144,6 @@ def to_event(payload) -> ev.Event | None:
 
 
 def _exit_code(error: str) -> int | None:
-    from learn_cli.capture.classify import parse_exit_code
+    from learn_cli.text.failure import parse_exit_code
 
     return parse_exit_code(error)

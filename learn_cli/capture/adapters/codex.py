@@ -116,7 +116,7 @@ def _diagnostic_re(names: tuple[str, ...]) -> re.Pattern[str]:
 def detect_failure(command: str, output: str) -> tuple[bool, int | None]:
     """(is a failure, exit code when the output names one) for a shell call given only its
     output. Conservative: an output is a failure only when it clearly reports one."""
-    from learn_cli.capture.classify import strip_ansi
+    from learn_cli.text.failure import strip_ansi
 
     text = strip_ansi(output or "")
     stated = _stated_exit_re().match(text)  # Codex's own header states the outcome
@@ -139,7 +139,7 @@ def detect_failure(command: str, output: str) -> tuple[bool, int | None]:
 
 def pipeline_programs(command: str) -> list[tuple[str, str]]:
     """(program, first argument) of every segment, wrappers removed, in order."""
-    from learn_cli.engine.shell import canonical_program, split_segments, tokenize, unwrap_tokens
+    from learn_cli.text.shell import canonical_program, split_segments, tokenize, unwrap_tokens
 
     out = []
     for segment in split_segments(command or "")[:20]:
@@ -337,7 +337,7 @@ def canonical_tool(name: str) -> str:
 
 def _derived_id(payload: dict) -> str:
     """A stable id when Codex gives none, so a payload delivered twice is still one event."""
-    from learn_cli.store.digest import sha1_hex
+    from learn_cli.text.hashes import sha1_hex
 
     parts = [payload.get(k) for k in ("session_id", "turn_id", "tool_name")]
     material = json.dumps([parts, payload.get("tool_input"), payload.get("tool_response")],

@@ -139,7 +139,7 @@ def _cwd(payload: dict) -> str:
 
 
 def _exit_code_of(error: str) -> int | None:
-    from learn_cli.capture.classify import parse_exit_code
+    from learn_cli.text.failure import parse_exit_code
 
     return parse_exit_code(error)
 
@@ -147,7 +147,7 @@ def _exit_code_of(error: str) -> int | None:
 def _derived_id(payload: dict) -> str:
     """A stable id when Cursor gives none (afterShellExecution), so a payload delivered twice
     is still one event."""
-    from learn_cli.store.digest import sha1_hex
+    from learn_cli.text.hashes import sha1_hex
 
     material = json.dumps([payload.get(k) for k in ("conversation_id", "generation_id", "hook_event_name",
                                                     "tool_name", "command", "output")] + [payload.get("tool_input")],

@@ -155,7 +155,7 @@ def _outcome(event: ev.Event, response) -> None:
 def _derived_id(payload: dict) -> str:
     """Gemini gives no tool-call id: one from the call itself, so a payload delivered twice
     is still one event (the timestamp keeps two runs of the same command apart)."""
-    from learn_cli.store.digest import sha1_hex
+    from learn_cli.text.hashes import sha1_hex
 
     material = json.dumps([payload.get("session_id"), payload.get("timestamp"), payload.get("tool_name"),
                            payload.get("tool_input")], sort_keys=True, default=str)[:200_000]

@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from learn_cli.engine.shell import (
+from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     canonical_program,
     clean_command,

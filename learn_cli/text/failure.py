@@ -59,7 +59,7 @@ from functools import cache, lru_cache
 
 __all__ = [
     "CATEGORIES", "NOT_PROGRAM_WORDS", "parse_exit_code", "strip_ansi", "meaningful_lines",
-    "is_boilerplate", "categorize",
+    "meaningful_line", "is_boilerplate", "categorize",
 ]
 
 CATEGORIES = ("syntax", "runtime", "config", "network", "permission", "dependency", "logic")
@@ -366,6 +366,27 @@ def _meaningful_lines(error_text: str, max_lines: int, max_chars: int) -> str:
     return "\n".join(out)
 
 
+def meaningful_line(text) -> str:
+    """The one line of a failure text that says what went wrong.
+
+    The same rules as `meaningful_lines` pick the lines that carry the error (no `Exit code
+    N`, no traceback frames, no noise; stating lines before hinting ones before the rest); of
+    those, the last that names its error after a colon (a traceback and a summary end with
+    the error itself), else the first.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return ""
+    lines = _content_lines(text)
+    if not lines:
+        return text.strip().splitlines()[0].strip()
+    strong, weak, rest = _tiers(lines)
+    chosen = strong or weak or rest
+    for line in reversed(chosen):
+        if ":" in line and not is_boilerplate(line):
+            return line
+    return chosen[0]
+
+
 # ---------------------------------------------------------------------------
 # Categories
 
@@ -653,7 +674,7 @@ def _command_hint(command: str, code: int | None = None) -> str | None:
     code is the exit code when known: pytest's 4 (usage error) is config, 5 (no tests
     collected) runtime; only its 1 means that tests failed.
     """
-    from learn_cli.engine.shell import program, unwrap
+    from learn_cli.text.shell import program, unwrap
 
     command = " ".join(command.split())  # exports wrap long commands onto several lines
     prog = program(command)

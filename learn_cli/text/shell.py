@@ -606,7 +606,7 @@ def _filter_kind(stage: str, producer: str) -> str:
     if name in ("less", "more") or name == "cat" and not args:
         return "filter"
     if name in _GREPS:
-        from learn_cli.engine.effects import only_reads
+        from learn_cli.text.effects import only_reads
 
         return "" if only_reads(producer) else "grep"
     return ""

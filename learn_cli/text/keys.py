@@ -1,0 +1,622 @@
+"""Dedup keys: what stays the same when the same problem happens again (SPEC §2.2).
+
+Stdlib only and cheap to import (hot path); regexes are compiled on first use.
+
+error_signature(text) is the normalised, human-readable essence of a failure, built from its
+meaningful lines (learn_cli.text.failure.meaningful_lines, i.e. from what a learning's
+`error` field stores, so a key can be recomputed from a stored record):
+
+- well-known failures get a canonical form whatever the shell or the path:
+  `command not found: pytest`, `modulenotfounderror: no module named 'jose'`,
+  `cannot find module 'express'` (tsc: `error ts2307: cannot find module 'express'`),
+  `no such file or directory: app.py` (`cd: no such …` for cd),
+  `permission denied: /var/run/docker.sock`, `npm: package not found: left-padd`,
+  `cargo: unknown option --relase`, `python train.py: unknown option --lr`;
+- else the last Python-style exception line when it names a subject (`keyerror: 'database_url'`);
+- else up to three normalised error lines joined by ` | `.
+Normalising removes what varies between occurrences: ANSI, diagnostic locations
+(`src/a.ts(3,5):`, `main.c:5:5:`), line/column numbers, absolute paths (a file keeps its
+basename, a directory becomes `<path>`; system paths such as /var/run/docker.sock are kept
+when they are the subject), home folders and the user's name, temp names (`<tmp>`), hex
+addresses and hashes (`<hex>`), timestamps (`<time>`), durations (`<dur>`), PIDs (`<pid>`),
+versions (`<ver>`, kept on lines about version resolution, where they are the point), long
+numbers (`<n>`); quotes become `'`; lower case; whitespace collapsed.
+
+error_key(text, command, tool) = `err:` + 16 hex of sha1 of the key material:
+- shell failures with a *specific* signature (a canonical form above, or any signature with
+  at least two informative words once generic ones such as error/failed/exit/code/killed/
+  segmentation fault are set aside): the signature alone. The key is the error, not the
+  command (SPEC §2.4): `No module named 'jose'` from two projects is one learning.
+- shell failures with a *generic* signature (empty, `exit code 1`, `1 failed, 3 passed`,
+  `npm err! code 1`, `segmentation fault`): the signature plus the program and its
+  subcommand or script (`pytest`, `npm run build`, `python train.py`), so unrelated generic
+  failures do not merge while the same one of the same command does.
+- non-shell tools (Read, Edit, Write, WebFetch, …; pass the path or URL as `command`): the
+  tool's message is boilerplate, so the tool name and the target's last two path components
+  (or the URL's host) are always folded in. Two projects' `src/config.ts` still meet; a
+  basename alone would merge unrelated files (Headroom's mistake).
+
+text_key(text) = `txt:` + 16 hex of free text lower-cased, apostrophes dropped, split on
+anything not a letter or digit, stop words removed, order kept (negations are not stop
+words: "never use npm" and "use npm" stay apart).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cache
+
+__all__ = [
+    "error_signature",
+    "error_key",
+    "text_key",
+    "tokens",
+    "shorten_paths",
+    "normalize_path",
+    "is_generic_signature",
+]
+
+_SIGNATURE_CAP = 300
+_SIGNATURE_LINES = 3
+
+# Words that say only that something failed; a signature made of these is generic.
+_GENERIC_WORDS = frozenset("""
+    error errors err fail failed fails failing failure failures fatal exit exited code codes status
+    with process returned return non zero nonzero npm yarn pnpm elifecycle errno
+    make gmake stop test tests passed pass in of and the an to for see above below log logs details
+    more information info run running script segmentation fault core dumped killed aborted abort
+    terminated signal sigsegv sigkill sigabrt sigterm traceback most recent call last warning
+    warnings timeout timed out build exception assertionerror assert assertion unknown something
+    went wrong occurred unexpected at on is was be by this that it no not true false none null
+    total ok done found did exception uncaught unhandled problem problems such file files directory
+    directories or
+""".split())
+
+_STOP_WORDS = frozenset("""
+    a an the to of in on at for with and or is are be by as this that it its please just also
+    you your i we our my me so then than there here when while if into from
+""".split())
+
+_SHELL_TOOLS = frozenset({
+    "", "bash", "shell", "sh", "zsh", "exec", "execcommand", "runshellcommand", "powershell",
+    "localshell", "terminal", "runterminalcmd", "command", "mswebashcommand",
+})
+
+# Interpreters whose first argument (the script) says what ran.
+_INTERPRETERS = frozenset({
+    "python", "node", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "tsx", "ts-node",
+    "lua", "rscript", "julia",
+})
+# Launchers whose first two words name the task (`npm run build`, `pnpm exec vitest`).
+_RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun", "deno", "make", "just", "task", "poe", "invoke"})
+_RUN_WORDS = frozenset({"run", "exec", "x", "dlx", "workspace"})
+
+# Words that end up before ": No such file or directory" without being the missing path.
+_NOT_PATH_WORDS = frozenset({"failed", "error", "fatal", "open", "stat", "lstat", "access", "mkdir", "read", "connect"})
+
+# System locations whose paths are the subject, not noise (`/var/run/docker.sock`).
+_SYSTEM_ROOTS = (
+    "/usr/", "/var/", "/etc/", "/opt/", "/dev/", "/run/", "/proc/", "/sys/", "/bin/", "/sbin/",
+    "/lib/", "/lib64/", "/Library/", "/System/",
+)
+_TEMP_ROOTS = ("/tmp/", "/private/tmp/", "/var/folders/", "/private/var/folders/", "/var/tmp/", "/dev/shm/")
+
+
+def _sha16(material: str) -> str:
+    from learn_cli.text.hashes import sha1_hex
+
+    return sha1_hex(material.encode("utf-8", "surrogatepass"))[:16]
+
+
+# ---------------------------------------------------------------------------
+# Canonical forms of well-known failures
+
+
+@cache
+def _not_found_command_res() -> tuple[re.Pattern[str], ...]:
+    flags = re.IGNORECASE | re.MULTILINE
+    return (
+        re.compile(r"command not found:\s*(['\"]?)(?P<name>[^\s'\"]+)\1", flags),  # zsh, (eval)
+        re.compile(r"(?:^|[:\s])(?P<name>[^\s:'\"]+):\s*command not found", flags),  # bash
+        re.compile(r"^(?:[^\s:]+:\s*)?(?:line\s+)?(?:\d+:\s*)?(?P<name>[^\s:'\"]+):\s*not found\s*$", flags),  # dash
+        re.compile(r"['\"](?P<name>[^'\"]+)['\"] is not recognized as an internal or external command", flags),
+        re.compile(r"the term ['\"](?P<name>[^'\"]+)['\"] is not recognized as the name of a cmdlet", flags),
+        re.compile(r"^which: no (?P<name>\S+) in \(", flags),
+        re.compile(r"^(?P<name>[\w.+-]+) not found\s*$", flags),  # zsh `which x`
+        re.compile(r"^env: ['\"]?(?P<name>[^'\":\s]+)['\"]?: no such file or directory", flags),
+    )
+
+
+@cache
+def _module_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return (
+        re.compile(r"no module named ['\"]?(?P<name>[\w.]+)['\"]?", re.IGNORECASE),
+        re.compile(r"cannot find module ['\"](?P<name>[^'\"]+)['\"]", re.IGNORECASE),
+    )
+
+
+@cache
+def _missing_file_res() -> tuple[re.Pattern[str], ...]:
+    flags = re.IGNORECASE | re.MULTILINE
+    return (
+        # C/C++ includes: the include name is the point, kept whole
+        re.compile(r"fatal error:\s*(?P<header>[^\s:]+):\s*no such file or directory", flags),
+        # python: can't open file '/x/app.py': [Errno 2] …
+        re.compile(r"can't open file ['\"](?P<name>[^'\"]+)['\"]", flags),
+        # FileNotFoundError: [Errno 2] No such file or directory: 'data.csv'
+        re.compile(r"no such file or directory:\s*['\"](?P<name>[^'\"]+)['\"]", flags),
+        # node: ENOENT: no such file or directory, open '/x/y.json'
+        re.compile(r"no such file or directory,\s*\w+\s+['\"](?P<name>[^'\"]+)['\"]", flags),
+        # zsh: (eval):cd:1: no such file or directory: build
+        re.compile(r"no such file or directory:\s*(?P<name>[^\s'\"]+)\s*$", flags),
+        # cat: x: No such file…, /bin/bash: line 1: cd: build: No such file…, ls: cannot access 'x': …
+        re.compile(r"(?:^|[:\s'\"])(?P<name>[^:'\"\s][^:'\"\n]*?)['\"]?:\s+(?:open:\s+)?no such file or directory", flags),
+    )
+
+
+@cache
+def _permission_res() -> tuple[re.Pattern[str], ...]:
+    flags = re.IGNORECASE | re.MULTILINE
+    return (
+        re.compile(r"permission denied (?P<how>\([\w,-]+\))", flags),  # ssh: (publickey)
+        re.compile(r"permission denied for (?P<object>\w+ [\w.\"]+)", flags),  # postgres
+        re.compile(r"permission denied:\s*['\"](?P<path>[^'\"]+)['\"]", flags),  # python
+        re.compile(r"(?:permission denied|operation not permitted),\s*\w+\s+['\"](?P<path>[^'\"]+)['\"]", flags),  # node
+        re.compile(r"(?:docker daemon socket at\s+|dial unix\s+)(?:unix://)?(?P<path>/[^\s:]+)", flags),
+        re.compile(r"['\"](?P<path>[^'\"]+)['\"]:\s*(?:permission denied|operation not permitted)", flags),
+        re.compile(r"(?:^|[:\s])(?P<path>[^\s:'\"]+):\s*(?:permission denied|operation not permitted)\s*$", flags),
+        re.compile(r"(?:permission denied|operation not permitted):\s*(?P<path>[^\s'\"]+)\s*$", flags),  # zsh
+    )
+
+
+@cache
+def _option_re() -> re.Pattern[str]:
+    return re.compile(
+        r"(?:unrecogni[sz]ed arguments?|unknown option|unrecogni[sz]ed option|unknown (?:shorthand )?flag|"
+        r"no such option|unexpected argument|unknown argument|invalid option|illegal option)"
+        r"[:\s]+(?:--\s+)?[`'\"‘]?(?P<opt>-{0,2}[\w][\w.=/-]*)",
+        re.IGNORECASE,
+    )
+
+
+@cache
+def _npm_missing_package_res() -> tuple[re.Pattern[str], ...]:
+    return (
+        re.compile(r"['\"](?P<name>@?[^'\"@\s]+)@[^'\"\s]*['\"] is not in (?:this|the npm) registry", re.IGNORECASE),
+        re.compile(r"404\s+not found\s*-\s*get\s+https?://registry\.npmjs\.org/(?P<name>\S+?)(?:\s|$)", re.IGNORECASE),
+    )
+
+
+def _not_program_words() -> frozenset[str]:
+    from learn_cli.text.failure import NOT_PROGRAM_WORDS
+
+    return NOT_PROGRAM_WORDS
+
+
+def _subject_path(raw: str) -> str:
+    """The subject of a file error: its basename, or a system path kept whole."""
+    path = raw.strip().strip("'\"`").rstrip("/")
+    if path.startswith(_SYSTEM_ROOTS) and not path.startswith(_TEMP_ROOTS):
+        return path
+    cut = max(path.rfind("/"), path.rfind("\\"))
+    return path[cut + 1 :] if cut >= 0 else path
+
+
+def _canonical(text: str, scope: str) -> str | None:
+    """The canonical signature of a well-known failure in text, else None.
+
+    scope names what rejected an unknown option (`cargo`, `python train.py`); may be ''.
+    """
+    lower = text.lower()
+    if "not found" in lower or "not recognized" in lower or "which: no" in lower or "env: " in lower:
+        for pattern in _not_found_command_res():
+            for match in pattern.finditer(text):
+                name = _subject_path(match.group("name")).lower()
+                if name and name not in _not_program_words():
+                    return "command not found: " + _scrub(name)
+    if "module" in lower:
+        python_module, node_module = _module_res()
+        match = python_module.search(text)
+        if match:
+            return f"modulenotfounderror: no module named '{match.group('name').lower()}'"
+        match = node_module.search(text)
+        if match:
+            # tsc's TS2307 is not node's runtime error: its fix is often a types package
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            prefix = "error ts2307: " if "ts2307" in text[line_start : match.start()].lower() else ""
+            return f"{prefix}cannot find module '{_subject_path(match.group('name')).lower()}'"
+    if "registry" in lower:
+        for pattern in _npm_missing_package_res():
+            match = pattern.search(text)
+            if match:
+                name = match.group("name").replace("%2f", "/").replace("%2F", "/")
+                return f"npm: package not found: {name.lower()}"
+    if "no such file or directory" in lower:
+        found = _missing_file(text)
+        if found:
+            return found
+    if "permission denied" in lower or "operation not permitted" in lower:
+        found = _permission(text)
+        if found:
+            return found
+    match = _option_re().search(text)
+    if match:
+        option = match.group("opt").split("=", 1)[0].lower()
+        what = "unknown option" if option.startswith("-") else "unexpected argument"
+        return f"{scope}: {what} {option}" if scope else f"{what} {option}"
+    return None
+
+
+def _missing_file(text: str) -> str | None:
+    for pattern in _missing_file_res():
+        for match in pattern.finditer(text):
+            groups = match.groupdict()
+            if groups.get("header"):
+                return f"fatal error: {groups['header'].lower()}: no such file or directory"
+            name = _cannot_prefix_re().sub("", groups["name"].strip())
+            if not name or any(ch.isspace() for ch in name) or name.lower() in _NOT_PATH_WORDS:
+                continue  # prose ("cannot open shared object file", "… failed: No such file"), not a path
+            line_start = text.rfind("\n", 0, match.start("name")) + 1
+            cd = _cd_re().search(text[line_start : match.start("name")]) is not None
+            return ("cd: " if cd else "") + "no such file or directory: " + _scrub(_subject_path(name).lower())
+    return None
+
+
+@cache
+def _cannot_prefix_re() -> re.Pattern[str]:
+    return re.compile(r"^(?:cannot access|cannot open|can't open|cannot stat)\s+['\"]?", re.IGNORECASE)
+
+
+@cache
+def _cd_re() -> re.Pattern[str]:
+    return re.compile(r"(?:^|[\s:])cd(?::\d+)?:", re.IGNORECASE)
+
+
+def _permission(text: str) -> str | None:
+    for pattern in _permission_res():
+        match = pattern.search(text)
+        if not match:
+            continue
+        groups = match.groupdict()
+        if groups.get("how"):
+            return "permission denied " + groups["how"].lower()
+        if groups.get("object"):
+            return "permission denied for " + groups["object"].lower().replace('"', "'")
+        kind = "operation not permitted" if "not permitted" in match.group(0).lower() else "permission denied"
+        subject = _scrub(_subject_path(groups["path"]).lower())
+        if subject:
+            return f"{kind}: {subject}"
+    return None
+
+
+def _scrub(subject: str) -> str:
+    """Variable parts of a canonical subject (temp names, hashes, long numbers) replaced."""
+    res = _norm_res()
+    for name, repl in (("uuid", "<hex>"), ("hex", "<hex>"), ("tmpname", "<tmp>"), ("bignum", "<n>")):
+        subject = res[name].sub(repl, subject)
+    return subject
+
+
+# ---------------------------------------------------------------------------
+# Line normalisation
+
+
+@cache
+def _norm_res() -> dict[str, re.Pattern[str]]:
+    return {
+        "quotes": re.compile(r"[‘’‚‛“”„‟`´\"]"),
+        "pytest_e": re.compile(r"^E\s+"),
+        # `src/a.ts(3,5): `, `main.c:5:5: `, `Makefile:12: ` (a name with a letter, not a clock)
+        "location": re.compile(r"^(?:[^\s:()]*[A-Za-z][^\s:()]*?(?:\(\d+,\d+\)|(?::\d+){1,3})):\s*"),
+        "url": re.compile(r"\b([a-z][a-z0-9+.-]*://)(?:[^/\s@'\"]+@)?([^/\s'\"?#]+)([^\s'\"?#]*)(?:[?#][^\s'\"]*)?", re.I),
+        "winpath": re.compile(r"\b[A-Za-z]:\\(?:[^\s'\"\\:*?<>|]+\\)*[^\s'\"\\:*?<>|]*"),
+        "tildepath": re.compile(r"(?<![\w.])~[\w.-]*/[^\s'\":,;()\[\]<>|]*"),
+        "abspath": re.compile(r"(?<![\w.:/~<>-])/(?!/)[^\s'\":,;()\[\]<>|*?]+"),
+        "filepos": re.compile(r"(\.[A-Za-z]\w{0,9})(?::\d+)+\b"),
+        "line_col": re.compile(r"\b(line|column|col|char|position|pos|offset)\s+\d+", re.I),
+        "uuid": re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        "hex": re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I),
+        "iso_time": re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[.,_]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"),
+        "clock": re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"),
+        "duration": re.compile(
+            r"\b\d+m\s?\d+(?:\.\d+)?s\b|\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?)\b",
+            re.I,
+        ),
+        "pid": re.compile(r"\((\w+):\d+\)|\b(pid|process)\s*[=:#]?\s*\d+|\b([a-z][\w.-]*)\[\d+\]", re.I),
+        "version": re.compile(
+            r"(?<![\w.])(?!\d{1,3}(?:\.\d{1,3}){3}\b)v?\d+\.\d+\.\d+(?:[-+.][0-9a-z]+)*\b|(?<![\w.])v\d+\.\d+\b", re.I
+        ),
+        "version_line": re.compile(r"version|satisf|requir|matching|conflict|incompatib|notarget|resolv|peer", re.I),
+        "ipv4": re.compile(r"\b(?!127\.0\.0\.1\b)\d{1,3}(?:\.\d{1,3}){3}\b"),
+        # tempfile names (`tmpa8x2k_q1`; not `tmp_path`), snapshot names (`snapshot-bash-17-2jwngj.sh`)
+        "tmpname": re.compile(r"\btmp(?=[\w-]*\d)[\w-]{4,}|\b[\w-]*-[a-z0-9]{6,}\.(?:sh|tmp)\b", re.I),
+        "bignum": re.compile(r"(?<![\w.<])\d{5,}\b"),
+        "space": re.compile(r"\s+"),
+    }
+
+
+@cache
+def _user_re() -> re.Pattern[str] | None:
+    names = {os.environ.get(var, "") for var in ("USER", "USERNAME", "LOGNAME")}
+    names = {n for n in names if len(n) >= 3 and n.lower() not in {"root", "user", "admin", "runner"}}
+    if not names:
+        return None
+    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b", re.IGNORECASE)
+
+
+def _replace_path(match: re.Match[str]) -> str:
+    path = match.group(0).rstrip(".")
+    tail = match.group(0)[len(path) :]
+    if path.startswith(_TEMP_ROOTS) or path in ("/tmp", "/private/tmp"):
+        return "<tmp>" + tail
+    base = re.split(r"[\\/]", path.rstrip("/\\"))[-1]
+    if "." in base.strip(".") or base.startswith("."):
+        return base + tail
+    return "<path>" + tail
+
+
+def _normalize_line(line: str) -> str:
+    res = _norm_res()
+    s = res["quotes"].sub("'", line.strip())
+    s = res["pytest_e"].sub("", s)
+    s = res["iso_time"].sub("<time>", s)
+    s = res["clock"].sub("<time>", s)
+    s = res["location"].sub("", s)
+    s = res["url"].sub(lambda m: m.group(1).lower() + m.group(2).lower() + m.group(3), s)
+    s = res["winpath"].sub(_replace_path, s)
+    s = res["tildepath"].sub(_replace_path, s)
+    s = res["abspath"].sub(_replace_path, s)
+    s = res["filepos"].sub(r"\1", s)
+    s = res["line_col"].sub(lambda m: m.group(1) + " <n>", s)
+    s = res["uuid"].sub("<hex>", s)
+    s = res["hex"].sub("<hex>", s)
+    s = res["duration"].sub("<dur>", s)
+    s = res["pid"].sub(_replace_pid, s)
+    s = res["ipv4"].sub("<ip>", s)
+    if not res["version_line"].search(s):
+        s = res["version"].sub("<ver>", s)
+    s = res["tmpname"].sub("<tmp>", s)
+    user = _user_re()
+    if user is not None:
+        s = user.sub("<user>", s)
+    s = res["bignum"].sub("<n>", s)
+    s = res["space"].sub(" ", s).strip().lower()
+    return s.rstrip(" .:;,")
+
+
+def _replace_pid(match: re.Match[str]) -> str:
+    if match.group(1):
+        return f"({match.group(1)}:<pid>)"
+    if match.group(2):
+        return f"{match.group(2)} <pid>"
+    return f"{match.group(3)}[<pid>]"
+
+
+@cache
+def _warning_re() -> re.Pattern[str]:
+    # `warning: unused …`, `warning[E0599]:`, `WARN …`, `npm WARN`, `zopfli@0.1.0: warning:`,
+    # build progress (`Compiling x v0.1.0`, `Finished …`), and a diagnostic's continuation lines
+    # (`--> src/a.rs:3:9`, `= note: …`, `| code`): what precedes the error, not the error
+    return re.compile(r"^(?:(?:[\w.@/+-]+:\s*)?(?:npm\s+)?(?:warning|warn)\b|(?:Compiling|Checking|Finished|"
+                      r"Running|Downloading|Downloaded|Updating|Blocking|Fresh|Locking|Building)\s|-->|="
+                      r"\s*(?:note|help)\b|\|)", re.IGNORECASE)
+
+
+@cache
+def _exception_line_re() -> re.Pattern[str]:
+    return re.compile(r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?:\s*\[\w+\])?:\s*\S")
+
+
+# ---------------------------------------------------------------------------
+# Signature and keys
+
+
+def _signature(error_text: str | None, scope: str) -> tuple[str, bool]:
+    """(signature, is it specific?) of a failure text; scope as for _canonical."""
+    from learn_cli.text.failure import is_boilerplate, meaningful_lines
+
+    text = meaningful_lines(error_text or "")
+    if not text:
+        return "", False
+    canonical = _canonical(text, scope)
+    if canonical:
+        return canonical, True
+    lines = [line for line in text.splitlines() if not _warning_re().match(line)]
+    if not lines:  # only warnings were shown (the error itself cut off): they say nothing of it
+        return "", False
+    exceptions = [line for line in lines if _exception_line_re().match(line)]
+    if exceptions:
+        last = _normalize_line(exceptions[-1])
+        if not is_generic_signature(last):
+            return last, True
+    parts: list[str] = []
+    for line in lines:
+        if is_boilerplate(line):
+            continue
+        norm = _normalize_line(line)
+        if norm and norm not in parts:
+            parts.append(norm)
+        if len(parts) == _SIGNATURE_LINES:
+            break
+    if not parts:  # only boilerplate: keep the first line rather than nothing
+        parts = [_normalize_line(lines[0])]
+    signature = " | ".join(parts)[:_SIGNATURE_CAP].rstrip()
+    return signature, not is_generic_signature(signature)
+
+
+def is_generic_signature(signature: str) -> bool:
+    """True when a signature says only that something failed (fewer than two informative words)."""
+    words = re.findall(r"[a-z][a-z0-9]+", re.sub(r"<\w+>", " ", signature.lower()))
+    informative = {w for w in words if w not in _GENERIC_WORDS}
+    return len(informative) < 2
+
+
+def error_signature(error_text: str | None, command: str | None = None, tool: str | None = None) -> str:
+    """The normalised, human-readable essence of a failure (see the module docstring)."""
+    return _signature(error_text, _option_scope(command, tool))[0]
+
+
+def error_key(error_text: str | None, command: str | None = None, tool: str | None = None) -> str:
+    """`err:` + 16 hex: same key ⇔ same learning (rule in the module docstring)."""
+    signature, specific = _signature(error_text, _option_scope(command, tool))
+    shape = _path_shape(signature)
+    if not _is_shell_tool(tool):
+        material = f"{shape}\x1f{_tool_name(tool)}:{_target(command or '')}"
+    elif shape.startswith("cd: "):
+        material = shape  # the `cd` failed, whatever the command after it
+    elif (specific and shape == signature) or not command:
+        material = shape
+    else:
+        material = f"{shape}\x1f{_command_scope(command)}"
+    return "err:" + _sha16(material)
+
+
+def _path_shape(signature: str) -> str:
+    """The signature with the path it is about replaced by `<path>` (issue 10, cause 5).
+
+    `pathspec 'docs/a.md' did not match` and `no such file or directory: b.ts` are one error
+    whatever the path: the key is the error's shape, and the program and subcommand that met
+    it (folded in by error_key) keep `grep` apart from `git add`. A missing C header stays
+    whole: the header is the lesson (install its package).
+    """
+    if not signature or signature.startswith(_SUBJECT_IS_THE_LESSON):
+        return signature
+    res = _shape_res()
+    shaped = res[0].sub(lambda m: m.group(1) + "<path>", signature)
+    return res[1].sub("'<path>'", shaped)
+
+
+# Canonical forms whose subject is the lesson: the module, package, program or header to install.
+_SUBJECT_IS_THE_LESSON = ("fatal error: ", "modulenotfounderror: ", "cannot find module ", "error ts2307: ",
+                          "npm: package not found: ", "command not found: ")
+
+
+@cache
+def _shape_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return (
+        re.compile(r"((?:^|cd: )no such file or directory: )\S+$"),
+        # a quoted path: a slash inside, or a name with an extension (not a version or a module)
+        re.compile(r"'(?=[^']*(?:/|\.[a-z][a-z0-9]{0,5}'))[^'\s]+'"),
+    )
+
+
+def _option_scope(command: str | None, tool: str | None) -> str:
+    """What an unknown option was given to: the program, or interpreter and script."""
+    if not command or not _is_shell_tool(tool):
+        return ""
+    scope = _command_scope(command)
+    return scope if scope.split(" ", 1)[0] in _INTERPRETERS else scope.split(" ", 1)[0]
+
+
+def _tool_name(tool: str | None) -> str:
+    words = (tool or "").split()
+    return "".join(ch for ch in words[0].lower() if ch.isalnum()) if words else ""
+
+
+def _is_shell_tool(tool: str | None) -> bool:
+    return _tool_name(tool) in _SHELL_TOOLS
+
+
+def _command_scope(command: str) -> str:
+    """The program plus what it was asked to do: `npm run build`, `git push`, `python train.py`."""
+    from learn_cli.text.shell import program, unwrap
+
+    command = " ".join(command.split())  # exports wrap long commands over lines
+    prog = program(command)
+    args = unwrap(command)[1:]
+    if prog in _INTERPRETERS:
+        for arg in args:
+            if arg in ("-c", "-e", "--eval", "-"):
+                return f"{prog} {arg}"
+            if not arg.startswith("-"):
+                return f"{prog} {_subject_path(arg).lower()}"
+        return prog
+    words = [a.lower() for a in args if not a.startswith("-")][:2]
+    if not words or not re.fullmatch(r"[a-z][\w:.-]*", words[0]) or "/" in words[0]:
+        return prog
+    if prog in _RUNNERS and words[0] in _RUN_WORDS and len(words) > 1:
+        return f"{prog} {words[0]} {words[1]}"
+    return f"{prog} {words[0]}"
+
+
+def _target(target: str) -> str:
+    """A path tool's target reduced to what is stable across machines: last two parts, or host."""
+    target = target.strip()
+    url = _norm_res()["url"].match(target)
+    if url:
+        return url.group(2).lower()
+    parts = [p for p in re.split(r"[\\/]+", target) if p not in ("", ".")]
+    return "/".join(parts[-2:]).lower()
+
+
+def text_key(text: str | None) -> str:
+    """`txt:` + 16 hex of free text normalised so trivially re-worded duplicates match."""
+    words = re.findall(r"[^\W_]+", (text or "").lower().replace("'", "").replace("’", ""))
+    kept = [w for w in words if w not in _STOP_WORDS]
+    return "txt:" + _sha16(" ".join(kept or words))
+
+
+@cache
+def _token_re() -> re.Pattern[str]:
+    return re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")
+
+
+def tokens(text: str | None) -> list[str]:
+    """Lower-case word tokens (≥ 2 characters) for search and similarity.
+
+    Splits on anything but letters, digits and inner `-`/`_`: `python-jose` and `snake_case`
+    stay whole, `--platform` gives `platform`, `linux/amd64` gives `linux`, `amd64`.
+    """
+    return [t for t in _token_re().findall((text or "").lower()) if len(t) >= 2]
+
+
+# ---------------------------------------------------------------------------
+# Paths in rule text and context lines
+
+
+@cache
+def _any_path_re() -> re.Pattern[str]:
+    return re.compile(r"(?<![\w.:/~-])(?:~|[A-Za-z]:)?[/\\](?:[^\s'\"`:,;()\[\]<>|*?]+)")
+
+
+def normalize_path(path: str, root: str | None = None) -> str:
+    """A path as learnings store it: project-relative under root, else `<abs>/basename`."""
+    if not path:
+        return path
+    if root:
+        base = root.rstrip("/\\")
+        if path == base:
+            return "."
+        if base and path.startswith(base) and path[len(base)] in "/\\":
+            return path[len(base) + 1 :]
+    if path.startswith(("/", "~")) or re.match(r"[A-Za-z]:[\\/]", path):
+        return "<abs>/" + re.split(r"[\\/]", path.rstrip("/\\"))[-1]
+    return path
+
+
+def shorten_paths(text: str | None, root: str | None = None) -> str:
+    """Paths in text made short: under root relative to it, others `…/last/two`.
+
+    Paths of at most two components (`/tmp/x`, `~/notes`) and URLs are left alone.
+    """
+    if not text:
+        return ""
+    base = (root or "").rstrip("/\\")
+    home = os.path.expanduser("~")
+
+    def shorten(match: re.Match[str]) -> str:
+        path = match.group(0).rstrip(".")
+        trailing = match.group(0)[len(path) :]
+        full = home + path[1:] if path.startswith("~") else path
+        if base and (full == base or full.startswith((base + "/", base + "\\"))):
+            return (full[len(base) + 1 :] or ".") + trailing
+        parts = [p for p in re.split(r"[\\/]+", path) if p]
+        if parts and (parts[0] == "~" or parts[0].endswith(":")):
+            parts = parts[1:]  # the home or drive prefix is not a component
+        if len(parts) <= 2:
+            return match.group(0)
+        sep = "\\" if "\\" in path and "/" not in path else "/"
+        return "…" + sep + sep.join(parts[-2:]) + trailing
+
+    return _any_path_re().sub(shorten, text)

@@ -1,0 +1,92 @@
+"""SQL lives in store/ (the index's named queries), and the score formula is defined once.
+
+An `execute(...)` whose statement names SQL (SELECT, INSERT, …) outside learn_cli/store/ is a
+query that knows the index's schema: it belongs in `store.index.Index` under a name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from learn_cli.store import index as index_mod
+from learn_cli.store import score as score_mod
+
+PACKAGE = Path(__file__).resolve().parent.parent / "learn_cli"
+SQL = re.compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|PRAGMA|WITH)\b")
+CALL = re.compile(r"\.execute(?:many|script)?\(")
+
+# Modules that still hold queries, owned by work in progress elsewhere (issue 13): the list may
+# only shrink. A new module with SQL fails the test.
+NOT_YET_MOVED = {
+    "commands/doctor.py",  # PRAGMA quick_check (the agents-registry rework owns doctor)
+    "engine/exchange.py",  # import/export streaming (the speed rework owns it)
+    "engine/promotion.py",  # derived columns, features (the speed rework owns it)
+    "engine/prune.py",  # likewise
+    "engine/search.py",  # windowed full-text ranking under a deadline
+}
+
+
+def sql_calls(root: Path) -> dict[str, int]:
+    """module (relative to the package) -> how many execute() calls with SQL it holds."""
+    found: dict[str, int] = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("store/"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for match in CALL.finditer(text):
+            window = text[match.end(): match.end() + 1200]
+            if SQL.search(window.split("\n\n", 1)[0]):
+                found[rel] = found.get(rel, 0) + 1
+    return found
+
+
+def test_sql_only_in_store():
+    found = sql_calls(PACKAGE)
+    assert set(found) <= NOT_YET_MOVED, sorted(set(found) - NOT_YET_MOVED)
+
+
+def test_the_check_sees_a_planted_query(tmp_path):
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "store").mkdir()
+    (tmp_path / "engine" / "stats.py").write_text(
+        'def f(db):\n    return db.execute(\n        "SELECT count(*) FROM learnings").fetchone()\n')
+    (tmp_path / "store" / "index.py").write_text('def g(db):\n    db.execute("SELECT 1")\n')
+    (tmp_path / "engine" / "other.py").write_text('def h(x):\n    return x.execute(plan)\n')
+    assert sql_calls(tmp_path) == {"engine/stats.py": 1}
+
+
+NOW = datetime(2026, 11, 29, 17, 55, tzinfo=UTC)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.mark.parametrize("frequency, impact, age_days", [
+    (1, 0.5, 0), (3, 0.8, 6), (3, 0.8, 7), (10, 1.0, 20), (25, 0.9, 40), (2, 0.3, 69), (4, 0.6, 70), (7, 0.0, 1),
+])
+def test_the_generated_sql_is_the_python_score(frequency, impact, age_days):
+    used = _stamp(NOW - timedelta(days=age_days, minutes=1))
+    expression = index_mod.score_sql(":f", ":i", ":u", ":now")
+    db = sqlite3.connect(":memory:")
+    (value,) = db.execute(f"SELECT {expression}", {"f": frequency, "i": impact, "u": used, "now": _stamp(NOW)}).fetchone()
+    rec = {"frequency": frequency, "impact": impact, "last_used": used}
+    assert value == pytest.approx(score_mod.score(rec, NOW), abs=1e-6)
+
+
+def test_the_index_orders_by_the_score(tmp_path):
+    """The digest's pool and the stats' bound come from the same formula as score()."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE learnings(data TEXT)")
+    recs = [{"frequency": f, "impact": i, "last_used": _stamp(datetime.now(UTC) - timedelta(days=d))}
+            for f, i, d in ((1, 0.5, 0), (9, 0.9, 1), (4, 0.7, 30), (12, 0.2, 3), (6, 1.0, 80))]
+    db.executemany("INSERT INTO learnings VALUES (?)", [(json.dumps(r),) for r in recs])
+    got = [json.loads(d) for (d,) in db.execute(f"SELECT data FROM learnings ORDER BY {index_mod._APPROX_SCORE} DESC")]
+    assert got == sorted(recs, key=lambda r: -score_mod.score(r))
