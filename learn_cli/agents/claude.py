@@ -147,3 +147,32 @@ def _exit_code(error: str) -> int | None:
     from learn_cli.capture.classify import parse_exit_code
 
     return parse_exit_code(error)
+
+
+# ---------------------------------------------------------------------------------------------
+# Installer: `learn hooks install` (reference/agent-hooks.md §1.1, §1.2, §1.10)
+
+TITLE = "Claude Code"
+SCOPES = ("user", "project", "local")
+SHAPE = "nested"  # learn_cli.agents.hook_tables
+# (event, matcher or None, learn sub-command, timeout in seconds or None)
+ENTRIES = (
+    ("SessionStart", None, "context --hook", 15),  # no matcher: startup, resume, clear, compact
+    ("UserPromptSubmit", None, "capture", 10),
+    ("PostToolUse", "*", "capture", 10),
+    ("PostToolUseFailure", "*", "capture", 10),
+    ("Stop", None, "capture", 10),
+    # No timeout: a SessionEnd timeout would raise Claude Code's shared 1.5 s exit budget.
+    ("SessionEnd", None, "capture", None),
+)
+# `--guard` only: a hook call before every shell command is worth it only to stop one.
+GUARD = (("PreToolUse", "Bash", "capture --guard", 5),)
+TRUST = None  # whether a registered hook runs by itself (see `hooks status`); None: it does
+NOTE = None
+
+
+def settings_path(scope: str, project_root):
+    from learn_cli.agents.install import home_or_project
+
+    name = "settings.local.json" if scope == "local" else "settings.json"
+    return home_or_project(scope, project_root, ".claude", name)
