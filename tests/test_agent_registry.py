@@ -123,3 +123,24 @@ def test_the_capture_path_imports_only_the_agent_it_needs():
             "print(sorted(m for m in sys.modules if m.startswith('learn_cli.agents')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['learn_cli.agents', 'learn_cli.agents.claude', 'learn_cli.agents.codex']"
+
+
+def test_doctor_and_status_count_the_same_handlers(tmp_path, monkeypatch):
+    """`learn doctor` and `hooks status` read one settings file the same way (is_ours)."""
+    import json
+
+    from learn_cli.agents import claude
+    from learn_cli.agents.status import status_row
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    hooks = {"PostToolUseFailure": [{"matcher": "*", "hooks": [cmd("sh -c 'learn capture'")]}],
+             "PostToolUse": [{"hooks": [cmd("echo learn capture"), cmd("npx prettier --write")]}],
+             "SessionStart": [{"hooks": [cmd("/nowhere/learn context --hook")]}]}
+    path.write_text(json.dumps({"hooks": hooks}))
+    status, _summary, details = claude.doctor_check(None)
+    assert status == "problem"  # /nowhere/learn cannot run
+    assert any("PostToolUseFailure, SessionStart" in d for d in details)
+    row = status_row(install.get("claude-code"), "user", path, "learn")
+    assert row["events"] == ["PostToolUseFailure", "SessionStart"]

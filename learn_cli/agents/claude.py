@@ -176,3 +176,54 @@ def settings_path(scope: str, project_root):
 
     name = "settings.local.json" if scope == "local" else "settings.json"
     return home_or_project(scope, project_root, ".claude", name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Doctor: `learn doctor`'s hooks check (read-only)
+
+
+def doctor_check(project, show=str) -> tuple[str, str, list[str]]:
+    """(status, summary, details): whether `learn capture` is registered in Claude Code's
+    settings files (user level, then the project's) and would run. `show` words a path."""
+    import json
+    import os
+
+    from learn_cli.agents.hook_tables import ours_by_event
+
+    registered: dict[str, list[str]] = {}
+    where: list[str] = []
+    details: list[str] = []
+    problems: list[str] = []
+    disabled = False
+    scopes = SCOPES if project is not None else ("user",)
+    for path in [settings_path(scope, project.root if project is not None else None) for scope in scopes]:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as exc:
+            details.append(f"{show(path)}: unreadable ({str(exc)[:60]})")
+            continue
+        if isinstance(doc, dict) and doc.get("disableAllHooks") is True:
+            disabled = True
+            details.append(f"{show(path)}: disableAllHooks is true")
+        events = ours_by_event(doc.get("hooks") if isinstance(doc, dict) else None)
+        if events:
+            where.append(show(path))
+            details.append(f"{show(path)}: {', '.join(sorted(events))}")
+        for event, commands in events.items():
+            registered.setdefault(event, []).extend(commands)
+    for command in sorted({c for cmds in registered.values() for c in cmds}):
+        program = command.split()[0]
+        if os.path.isabs(program) and not os.access(program, os.X_OK):
+            problems.append(f"{program} (registered in a hook) does not exist or cannot run")
+    if problems:
+        return "problem", "a registered `learn` cannot run: run `learn hooks install` again", problems + details
+    if not registered:
+        return "warn", "`learn capture` is not registered with Claude Code: run `learn hooks install`", details
+    if disabled:
+        return "warn", "registered, but Claude Code's disableAllHooks is on", details
+    if "PostToolUseFailure" not in registered:
+        summary = "registered, but not for PostToolUseFailure: failures are not captured (run `learn hooks install`)"
+        return "warn", summary, details
+    return "ok", f"registered in {', '.join(where)}", details

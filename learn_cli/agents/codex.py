@@ -16,8 +16,8 @@ import functools
 import json
 import re
 
-from learn_cli.capture import events as ev
 from learn_cli.agents import claude as base
+from learn_cli.capture import events as ev
 
 AGENT = "codex"
 
@@ -139,7 +139,12 @@ def detect_failure(command: str, output: str) -> tuple[bool, int | None]:
 
 def pipeline_programs(command: str) -> list[tuple[str, str]]:
     """(program, first argument) of every segment, wrappers removed, in order."""
-    from learn_cli.engine.shell import canonical_program, split_segments, tokenize, unwrap_tokens
+    from learn_cli.engine.shell import (
+        canonical_program,
+        split_segments,
+        tokenize,
+        unwrap_tokens,
+    )
 
     out = []
     for segment in split_segments(command or "")[:20]:

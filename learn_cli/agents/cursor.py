@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 
-from learn_cli.capture import events as ev
 from learn_cli.agents import claude as base
+from learn_cli.capture import events as ev
 
 AGENT = "cursor"
 

@@ -18,8 +18,8 @@ import functools
 import json
 import re
 
-from learn_cli.capture import events as ev
 from learn_cli.agents import claude as base
+from learn_cli.capture import events as ev
 
 AGENT = "gemini"
 

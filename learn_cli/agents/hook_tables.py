@@ -18,7 +18,6 @@ from pathlib import Path
 from learn_cli.agents.handlers import handler_command, is_ours
 from learn_cli.agents.settings import hooks_table
 
-
 # -- nested: event -> [{matcher, hooks: [handler]}] -------------------------------------------
 
 
@@ -87,14 +86,20 @@ def _drop_ours(groups: list) -> bool:
 
 def registered_nested(hooks: dict) -> tuple[set, list[str]]:
     """The events holding a handler of ours, and the commands of those handlers."""
-    found, commands = set(), []
-    for event, groups in hooks.items():
-        for group in groups:
-            for handler in (group.get("hooks") or []) if isinstance(group, dict) else []:
+    ours = ours_by_event(hooks)
+    return set(ours), [c for commands in ours.values() for c in commands]
+
+
+def ours_by_event(hooks) -> dict[str, list[str]]:
+    """event -> the commands of our handlers in a nested `hooks` table (any malformed part skipped)."""
+    found: dict[str, list[str]] = {}
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for group in groups if isinstance(groups, list) else []:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for handler in handlers if isinstance(handlers, list) else []:
                 if is_ours(handler):
-                    found.add(event)
-                    commands.append(handler_command(handler))
-    return found, commands
+                    found.setdefault(str(event), []).append(handler_command(handler))
+    return found
 
 
 # -- flat: event -> [handler] (Cursor) ---------------------------------------------------------

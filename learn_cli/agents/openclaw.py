@@ -14,8 +14,8 @@ either way (the reference says so) and is ignored. Stdlib only (hot path).
 
 from __future__ import annotations
 
-from learn_cli.capture import events as ev
 from learn_cli.agents import claude as base
+from learn_cli.capture import events as ev
 
 AGENT = "openclaw"
 SKILL_NAME = "learn"

@@ -27,7 +27,13 @@ from learn_cli.agents.install import SCOPES, command_for, learn_command
 from learn_cli.agents.install import get as get_agent
 from learn_cli.agents.settings import SettingsError, SettingsFile
 from learn_cli.agents.status import status_row
-from learn_cli.commands._common import EXIT_USAGE, current_project, fail, json_out, state
+from learn_cli.commands._common import (
+    EXIT_USAGE,
+    current_project,
+    fail,
+    json_out,
+    state,
+)
 
 app = typer.Typer(help="Install, remove or show the agent hooks.", no_args_is_help=True,
                   context_settings={"help_option_names": ["-h", "--help"]})
