@@ -9,7 +9,16 @@ import stat
 import time
 from pathlib import Path
 
-from learn_cli.doctor import OK, PROBLEM, REPAIRED, WARN, Check, capped, plural, size_text
+from learn_cli.doctor import (
+    OK,
+    PROBLEM,
+    REPAIRED,
+    WARN,
+    Check,
+    capped,
+    plural,
+    size_text,
+)
 
 DISK_PROBLEM = 50 * 1024**2  # below this, captures start failing
 DISK_WARN = 500 * 1024**2
