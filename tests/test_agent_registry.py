@@ -114,6 +114,7 @@ def test_registry_names_aliases_and_modules():
         assert agent.title and agent.scopes and agent.ENTRIES
         assert agent.shape in ("nested", "flat", "skill")
         assert set(agent.scopes) <= set(install.SCOPES)
+        assert hasattr(mod, "deny") == bool(agent.GUARD)  # a guard registered can answer
         for scope in agent.scopes:
             assert agent.settings_path(scope, "/repo").name
 

@@ -2,7 +2,8 @@
 
 An agent is one module of this package (docs/ARCHITECTURE.md, "To add an agent"). It holds:
 - its payload adapter: `AGENT` (the name events carry), `to_event(payload) -> Event | None`,
-  and `hook_output(event, text)` for an answer in another shape than Claude Code's;
+  and `hook_output(event, text)` for an answer in another shape than Claude Code's; `deny(reason)`
+  when it can stop a tool call (the guard: capture.guard);
 - its installer: `TITLE`, `SCOPES`, `settings_path(scope, root)`, `SHAPE` (how its settings
   file holds hooks: `learn_cli.agents.install`), `ENTRIES` / `GUARD` (event, matcher, learn
   sub-command, timeout in seconds), and `NOTE` / `TRUST` when the agent asks more of the user;

@@ -171,6 +171,12 @@ TRUST = None  # whether a registered hook runs by itself (see `hooks status`); N
 NOTE = None
 
 
+def deny(reason: str) -> dict:
+    """The PreToolUse answer that stops the call (`learn capture --guard`, capture.guard)."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
+
+
 def settings_path(scope: str, project_root):
     from learn_cli.agents.install import home_or_project
 

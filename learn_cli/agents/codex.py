@@ -372,6 +372,7 @@ ENTRIES = (
     ("Stop", None, "capture --agent codex", 10),
 )
 GUARD = (("PreToolUse", "Bash", "capture --agent codex --guard", 5),)
+deny = base.deny  # Claude Code's PreToolUse answer
 NOTE = ("Codex runs new or changed hooks only once you trust them: open Codex and review them in /hooks "
         "(`codex exec` runs untrusted hooks only with --dangerously-bypass-hook-trust, and says nothing).")
 TRUST = "Codex runs them only once trusted in /hooks (learn cannot see whether you did)"

@@ -186,6 +186,11 @@ ENTRIES = (
 GUARD = (("BeforeTool", "run_shell_command", "capture --agent gemini --guard", 5),)
 
 
+def deny(reason: str) -> dict:
+    """BeforeTool's answer that stops the call."""
+    return {"decision": "deny", "reason": reason}
+
+
 def settings_path(scope: str, project_root):
     from learn_cli.agents.install import home_or_project
 
