@@ -43,7 +43,7 @@ USAGE = """usage: learn capture [--agent NAME] [--guard]
 
 Hook entry point: reads one agent hook payload (JSON) on stdin and learns from it.
 Register it with `learn hooks install`; it always exits 0 and prints nothing on stdout
-but valid hook JSON. Agents: claude-code (default), codex, gemini, cursor, openclaw.
+but valid hook JSON. Agents: {agents}.
 --guard: on a pre-tool event, deny a known-bad shell command once per session
 (`learn hooks install --guard` registers it).
 """
@@ -70,7 +70,10 @@ class _Usage(Exception):
 def main(argv: list[str]) -> int:
     """`learn capture [--agent NAME] [--home PATH]`."""
     if "--help" in argv or "-h" in argv:
-        sys.stdout.write(USAGE)
+        from learn_cli import agents
+
+        names = [f"{name} (default)" if name == agents.DEFAULT else name for name in agents.NAMES]
+        sys.stdout.write(USAGE.format(agents=", ".join(names)))
         return 0
     started = _process_started()
     cache = _regex_cache(argv)
