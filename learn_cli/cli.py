@@ -10,32 +10,8 @@ import sys
 import typer
 
 from learn_cli import __version__
+from learn_cli.commands import COMMANDS
 from learn_cli.commands._common import EXIT_USAGE, State, fail, run_guarded
-
-# (command name, module under learn_cli.commands, help line)
-COMMANDS = [
-    ("add", "add", "Store a learning without questions."),
-    ("recall", "recall", "Search project, global and other projects' learnings."),
-    ("stats", "stats", "Learning analytics and capture health."),
-    ("promote", "promote", "Re-score, promote to global, list candidates, archive, find conflicts."),
-    ("resolve", "resolve", "Resolve a conflict without a terminal."),
-    ("export", "export", "Write every learning to a portable JSON file."),
-    ("import", "import_", "Merge learnings from an export file."),
-    ("prune", "prune", "Archive stale, merge duplicates, re-score, compress, clean sessions."),
-    ("graph", "graph", "Category tree, cross-project connections, hub nodes."),
-    ("show", "show", "Show one learning."),
-    ("forget", "forget", "Archive one learning (or delete it with --hard)."),
-    ("restore", "restore", "Bring an archived learning back."),
-    ("context", "context", "The session-start digest (what the agent sees)."),
-    ("doctor", "doctor", "Check and repair the store, hooks and capture health."),
-    ("capture", "capture", "Hook entry point: read one agent payload on stdin."),
-    ("hooks", "hooks", "Install, remove or show the agent hooks."),
-    ("ingest", "ingest", "Learn from past Claude Code transcripts."),
-    ("flush", "flush", "Write this project's rules into CLAUDE.md / AGENTS.md / GEMINI.md."),
-    ("auto", "auto", "Automatic capture here: on, off, or the default; without a value, which applies."),
-    ("completion", "completion", "Print the shell completion script (bash, zsh, fish)."),
-    ("help", "help_", "The full page of a command, or the man page."),
-]
 
 app = typer.Typer(
     name="learn",
@@ -77,22 +53,30 @@ def root(
         interactive.run(ctx.obj)
 
 
-def _register() -> None:
-    for name, module, help_line in COMMANDS:
+class RegistryError(Exception):
+    """A row of learn_cli.commands.COMMANDS names no command: a bug of this checkout."""
+
+
+def register(target: typer.Typer, rows=COMMANDS) -> None:
+    """Add every command of `rows` to `target`, in order; a row whose module is missing or
+    defines neither `app` nor `command` raises RegistryError (never a command dropped)."""
+    for name, module, help_line in rows:
         try:
             mod = importlib.import_module(f"learn_cli.commands.{module}")
         except ModuleNotFoundError as exc:
             if exc.name == f"learn_cli.commands.{module}":
-                continue  # command not built yet in this checkout
+                raise RegistryError(f"command {name!r}: no module learn_cli/commands/{module}.py") from None
             raise
-        target = getattr(mod, "app", None)
-        if isinstance(target, typer.Typer):
-            app.add_typer(target, name=name, help=help_line)
+        sub = getattr(mod, "app", None)
+        if isinstance(sub, typer.Typer):
+            target.add_typer(sub, name=name, help=help_line)
+        elif callable(getattr(mod, "command", None)):
+            target.command(name, help=help_line)(mod.command)
         else:
-            app.command(name, help=help_line)(mod.command)
+            raise RegistryError(f"command {name!r}: learn_cli/commands/{module}.py defines neither `app` nor `command`")
 
 
-_register()
+register(app)
 
 
 def run(argv: list[str]) -> int:

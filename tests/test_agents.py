@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from learn_cli.capture.adapters import codex, cursor, gemini, openclaw
+from learn_cli.agents import codex, cursor, gemini, openclaw
 from learn_cli.store import jsonl
 from learn_cli.store.project import identify
 

@@ -8,7 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learn_cli.commands.json_patch import patch
+from learn_cli.agents.json_patch import patch
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8))
 VALUES = st.recursive(SCALARS, lambda inner: st.one_of(

@@ -13,9 +13,12 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "learn_cli"
 
-# Lowest first. Anything of learn_cli not named here (commands, render, cli, help, __main__)
-# is the top floor; the root package `learn_cli` itself (its version) is the ground floor.
+# Lowest first. Anything of learn_cli not named here (commands, render, doctor, cli, help,
+# __main__) is the top floor; the root package `learn_cli` itself (its version) is the ground
+# floor. `agents` (one module per agent: its payload adapter and its installer) shares the
+# capture floor: capture finds an agent's adapter there, an agent speaks in capture's events.
 LAYERS = ("text", "store", "engine", "capture")
+FLOOR_OF = {"agents": LAYERS.index("capture")}
 TOP = len(LAYERS)
 
 
@@ -23,6 +26,8 @@ def layer(module: str) -> int:
     parts = module.split(".")
     if len(parts) == 1:
         return 0
+    if parts[1] in FLOOR_OF:
+        return FLOOR_OF[parts[1]]
     return LAYERS.index(parts[1]) if parts[1] in LAYERS else TOP
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from learn_cli.capture import events as ev
 from learn_cli.capture import hook
-from learn_cli.capture.adapters import claude, codex, gemini
+from learn_cli.agents import claude, codex, gemini
 
 DATA = Path(__file__).parent / "data"
 PAYLOADS = DATA / "real-payloads"

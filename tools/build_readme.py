@@ -1,6 +1,6 @@
 """Assemble README.md: docs/readme-head.md (what it is, the two commands, connecting Claude
 Code, a day with it), then a table of contents of docs/: one row per command of the CLI
-(learn_cli/cli.py's COMMANDS, read without importing typer) and the other pages.
+(learn_cli.commands.COMMANDS, the one list of commands, in its order) and the other pages.
 
 Run: python3 tools/build_readme.py   (make readme); with --check: exit 1 when README.md is not
 what the generator writes.
@@ -8,11 +8,14 @@ what the generator writes.
 
 from __future__ import annotations
 
-import ast
 import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from learn_cli.commands import COMMANDS
+
 GUIDES = [
     ("docs/install.md", "Install (clone, pipx, uv), connect, cron, remove everything"),
     ("docs/capture.md", "How automatic capture works with Claude Code"),
@@ -26,12 +29,8 @@ GUIDES = [
 
 
 def commands() -> list[tuple[str, str]]:
-    """(name, help line) of every command, from the COMMANDS table of learn_cli/cli.py."""
-    tree = ast.parse((ROOT / "learn_cli" / "cli.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMMANDS":
-            return [(name, help_line) for name, _module, help_line in ast.literal_eval(node.value)]
-    raise SystemExit("learn_cli/cli.py has no COMMANDS table")
+    """(name, help line) of every command, in the order of learn_cli.commands.COMMANDS."""
+    return [(name, help_line) for name, _module, help_line in COMMANDS]
 
 
 def contents() -> str:

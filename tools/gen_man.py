@@ -1,4 +1,5 @@
-"""Generate man/learn.1 from the CLI itself, so the man page never drifts from `--help`.
+"""Generate man/learn.1 from the CLI itself, so the man page never drifts from `--help`;
+commands in the order of learn_cli.commands.COMMANDS (the README's).
 
 Run: python tools/gen_man.py > man/learn.1   (make man)
 """
@@ -10,6 +11,7 @@ import sys
 
 from learn_cli import __version__
 from learn_cli.cli import app
+from learn_cli.commands import COMMANDS
 from learn_cli.help import build
 
 INTRO = r"""
@@ -129,7 +131,11 @@ def main() -> None:
     out.append(".SH COMMANDS")
     out.append(".SS learn\nWith no command on a terminal: asks what you learned and stores it. "
                "Without a terminal: prints usage and exits 2.")
-    for name in sorted(root.commands):
+    names = [name for name, _module, _help in COMMANDS]  # the order of `learn --help` and the README
+    if set(names) != set(root.commands):
+        raise SystemExit(f"commands registered but not listed, or listed but not registered: "
+                         f"{sorted(set(names) ^ set(root.commands))}")
+    for name in names:
         walk(f"learn {name}", root.commands[name], out)
     out.append(OUTRO.strip())
     sys.stdout.write("\n".join(out) + "\n")

@@ -12,9 +12,9 @@ PreToolUse hook's context to the model only with the tool's result, in the same 
 failure note, so the model read the same fix twice, after the failure, and every shell call
 waited for the hook. A deny answers before the run and only when there is something to stop.
 
-Answers per agent (verified with Claude Code 2.1.197, Codex 0.171.0, Gemini CLI 0.61.0):
-`hookSpecificOutput.permissionDecision: "deny"` + `permissionDecisionReason` (Claude Code,
-Codex), `{"decision": "deny", "reason"}` (Gemini CLI `BeforeTool`). Other agents: no guard.
+Answers per agent: its module's `deny(reason)` (learn_cli.agents; Claude Code, Codex and
+Gemini CLI have one, verified with Claude Code 2.1.197, Codex 0.171.0, Gemini CLI 0.61.0). An
+agent without `deny`: no guard.
 Stdlib only (hot path).
 """
 
@@ -30,12 +30,10 @@ from learn_cli.capture import learner, offers
 from learn_cli.store import jsonl
 from learn_cli.store.locks import file_lock
 
-AGENTS = ("claude-code", "codex", "gemini")
-
 
 def check(cap, event: ev.Event) -> dict | None:
     """The agent's deny answer for this pre-tool event, or None to let it run."""
-    if event.agent not in AGENTS or not event.is_shell or not event.command.strip():
+    if not event.is_shell or not event.command.strip() or not hasattr(_agent(event.agent), "deny"):
         return None
     rec = known_bad(cap, event.command)
     if rec is None or not _first_time(cap, rec["id"]):
@@ -78,10 +76,14 @@ def reason(cap, rec: dict) -> str:
 
 
 def deny(agent: str, text: str) -> dict:
-    if agent == "gemini":
-        return {"decision": "deny", "reason": text}
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": text}}
+    """The agent's answer that stops the tool call, `text` the reason the model reads."""
+    return _agent(agent).deny(text)
+
+
+def _agent(name: str):
+    from learn_cli import agents
+
+    return agents.module(name)
 
 
 def _first_time(cap, rec_id: str) -> bool:

@@ -38,15 +38,12 @@ REPLAY_SHARE = 0.25  # of the deadline a hook may spend learning events earlier 
 REPLAY_MAX_S = 1.0
 WARN_EVERY_S = 3600
 SPOOLED = ("failure", "success", "prompt")  # the events a hook defers rather than lose
-AGENTS = {"claude-code": "claude", "claude": "claude", "claude_code": "claude",
-          "codex": "codex", "codex-cli": "codex", "gemini": "gemini", "gemini-cli": "gemini",
-          "cursor": "cursor", "openclaw": "openclaw"}
 
 USAGE = """usage: learn capture [--agent NAME] [--guard]
 
 Hook entry point: reads one agent hook payload (JSON) on stdin and learns from it.
 Register it with `learn hooks install`; it always exits 0 and prints nothing on stdout
-but valid hook JSON. Agents: claude-code (default), codex, gemini, cursor, openclaw.
+but valid hook JSON. Agents: {agents}.
 --guard: on a pre-tool event, deny a known-bad shell command once per session
 (`learn hooks install --guard` registers it).
 """
@@ -73,7 +70,10 @@ class _Usage(Exception):
 def main(argv: list[str]) -> int:
     """`learn capture [--agent NAME] [--home PATH]`."""
     if "--help" in argv or "-h" in argv:
-        sys.stdout.write(USAGE)
+        from learn_cli import agents
+
+        names = [f"{name} (default)" if name == agents.DEFAULT else name for name in agents.NAMES]
+        sys.stdout.write(USAGE.format(agents=", ".join(names)))
         return 0
     started = _process_started()
     cache = _regex_cache(argv)
@@ -353,21 +353,17 @@ def _parse(data: bytes | None):
 
 
 def _to_event(agent: str, payload):
-    return _adapter(_agent_name(agent)).to_event(payload)
+    return _adapter(agent).to_event(payload)
 
 
-def _agent_name(agent: str | None) -> str:
-    adapter = AGENTS.get((agent or "claude-code").lower())
-    if adapter is None:
-        raise _Usage(f"unknown agent {agent[:40]!r} (known: claude-code, codex, gemini, cursor, openclaw)")
-    return adapter
+def _adapter(agent: str | None):
+    """The module of an agent named by `--agent` (or by an Event's `agent`): learn_cli.agents."""
+    from learn_cli import agents
 
-
-def _adapter(name: str):
-    """The adapter module of an AGENTS value (or of an Event's `agent`)."""
-    import importlib
-
-    return importlib.import_module(f"learn_cli.capture.adapters.{AGENTS.get(name, name)}")
+    try:
+        return agents.module(agent)
+    except KeyError:
+        raise _Usage(f"unknown agent {agent[:40]!r} (known: {', '.join(agents.NAMES)})") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -661,7 +657,7 @@ def _context(argv: list[str]):
     data = read_stdin()
     event = _to_event(opts.get("agent", "claude-code"), _parse(data)) if data else None
     if event is None:
-        agent = _adapter(_agent_name(opts.get("agent"))).AGENT
+        agent = _adapter(opts.get("agent")).AGENT
         event = ev.Event(ev.SESSION_START, agent, cwd=os.path.abspath(opts["project"]) if "project" in opts else "")
     return _session_start(event, opts.get("home"), budget)
 

@@ -288,11 +288,10 @@ class Ingest:
 
     # -- into the learner --------------------------------------------------------------------
     def _feed(self, payload: dict, obj: dict, fctx: "_FileContext", agent: str = ingest_logs.CLAUDE) -> None:
-        import importlib
-
+        from learn_cli import agents
         from learn_cli.capture import learner
 
-        adapter = importlib.import_module(f"learn_cli.capture.adapters.{'claude' if agent == ingest_logs.CLAUDE else agent}")
+        adapter = agents.module(agent)
         session = _text(obj.get("sessionId") or obj.get("session_id"), 200) or "unknown"
         payload.update(session_id=session, cwd=_text(obj.get("cwd"), MAX_INPUT))
         event = adapter.to_event(payload)

@@ -18,8 +18,8 @@ import functools
 import json
 import re
 
+from learn_cli.agents import claude as base
 from learn_cli.capture import events as ev
-from learn_cli.capture.adapters import claude as base
 
 AGENT = "gemini"
 
@@ -168,3 +168,34 @@ def hook_output(event: ev.Event, text: str) -> dict | None:
         return None
     name = event.hook_event or ("SessionStart" if event.kind == ev.SESSION_START else "AfterTool")
     return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+
+
+# ---------------------------------------------------------------------------------------------
+# Installer: `learn hooks install --agent gemini` (reference §3.2): the nested shape in
+# `settings.json`, handlers named, timeouts in ms
+
+TITLE = "Gemini CLI"
+SCOPES = ("user", "project")
+SHAPE = "nested"
+ENTRIES = (
+    ("SessionStart", None, "context --hook --agent gemini", 15),
+    ("BeforeAgent", None, "capture --agent gemini", 10),  # the prompt: corrections
+    ("AfterTool", None, "capture --agent gemini", 10),  # failed calls included
+    ("SessionEnd", None, "capture --agent gemini", 5),
+)
+GUARD = (("BeforeTool", "run_shell_command", "capture --agent gemini --guard", 5),)
+
+
+def deny(reason: str) -> dict:
+    """BeforeTool's answer that stops the call."""
+    return {"decision": "deny", "reason": reason}
+
+
+def settings_path(scope: str, project_root):
+    from learn_cli.agents.install import home_or_project
+
+    return home_or_project(scope, project_root, ".gemini", "settings.json")
+
+
+def handler(command: str, timeout: int) -> dict:
+    return {"type": "command", "name": "learn", "command": command, "timeout": timeout * 1000}

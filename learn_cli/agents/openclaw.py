@@ -14,8 +14,8 @@ either way (the reference says so) and is ignored. Stdlib only (hot path).
 
 from __future__ import annotations
 
+from learn_cli.agents import claude as base
 from learn_cli.capture import events as ev
-from learn_cli.capture.adapters import claude as base
 
 AGENT = "openclaw"
 SKILL_NAME = "learn"
@@ -148,3 +148,89 @@ def hook_output(event: ev.Event, text: str) -> dict | None:
     if not text or event.kind != ev.SESSION_START:
         return None
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+
+
+# ---------------------------------------------------------------------------------------------
+# Installer: `learn hooks install --agent openclaw` (reference §3.4): hooks are in-process, so
+# `learn` installs the skill above instead
+
+TITLE = "OpenClaw"
+SCOPES = ("user", "project")
+SHAPE = "skill"
+ENTRIES = (("skill", None, "", None),)
+GUARD = ()
+NOTE = "OpenClaw loads skills when a session starts: start a new one to use it."
+
+
+def settings_path(scope: str, project_root):
+    from learn_cli.agents.install import home_or_project
+
+    if scope == "user":
+        return home_or_project(scope, project_root, ".openclaw", "skills", SKILL_NAME, "SKILL.md")
+    return home_or_project(scope, project_root, "skills", SKILL_NAME, "SKILL.md")
+
+
+def install_skill(scope: str, path, learn: str) -> dict:
+    """Write the skill (SettingsError when a file learn did not write is in the way)."""
+    from learn_cli.agents.settings import SettingsError
+    from learn_cli.store.jsonl import atomic_write
+
+    text = skill_text(learn)
+    old = _read_skill(path)
+    if old is not None and not is_our_skill(old):
+        raise SettingsError(f"{path} exists and was not written by learn; nothing was changed")
+    changed = old != text
+    if changed:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, text.encode("utf-8"), mode=0o644)
+        except OSError as exc:
+            raise SettingsError(f"cannot write {path}: {exc.strerror or exc}; nothing was changed") from None
+    result = {"action": "install", "agent": AGENT, "scope": scope, "path": str(path), "changed": changed,
+              "events": ["skill"] if changed else [], "backup": None, "command": learn}
+    if changed:
+        result["note"] = NOTE
+    return result
+
+
+def uninstall_skill(scope: str, path) -> dict:
+    old = _read_skill(path)
+    ours = old is not None and is_our_skill(old)
+    if ours:
+        try:
+            path.unlink()
+            path.parent.rmdir()  # the skill's own folder, when nothing else is in it
+        except OSError:
+            pass
+    return {"action": "uninstall", "agent": AGENT, "scope": scope, "path": str(path), "changed": ours,
+            "events": ["skill"] if ours else [], "backup": None, "command": None}
+
+
+def skill_status(row: dict, path, current: str) -> dict:
+    """`hooks status`'s row for the skill (see learn_cli.agents.status)."""
+    import re
+
+    from learn_cli.agents.status import runnable
+
+    text = _read_skill(path) or ""
+    if not is_our_skill(text):
+        row["missing"] = ["skill"]
+        return row
+    found = re.search(r"`(.+?) context`", text)
+    row["events"] = ["skill"]
+    row["commands"] = [found.group(1)] if found else []
+    row["current"] = text == skill_text(current)
+    row["runnable"] = bool(found) and runnable(found.group(1))
+    row["runs"] = row["runnable"]
+    return row
+
+
+def _read_skill(path) -> str | None:
+    from learn_cli.agents.settings import SettingsError
+
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SettingsError(f"cannot read {path}: {exc.strerror or exc}") from None

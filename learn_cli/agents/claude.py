@@ -147,3 +147,89 @@ def _exit_code(error: str) -> int | None:
     from learn_cli.text.failure import parse_exit_code
 
     return parse_exit_code(error)
+
+
+# ---------------------------------------------------------------------------------------------
+# Installer: `learn hooks install` (reference/agent-hooks.md §1.1, §1.2, §1.10)
+
+TITLE = "Claude Code"
+SCOPES = ("user", "project", "local")
+SHAPE = "nested"  # learn_cli.agents.hook_tables
+# (event, matcher or None, learn sub-command, timeout in seconds or None)
+ENTRIES = (
+    ("SessionStart", None, "context --hook", 15),  # no matcher: startup, resume, clear, compact
+    ("UserPromptSubmit", None, "capture", 10),
+    ("PostToolUse", "*", "capture", 10),
+    ("PostToolUseFailure", "*", "capture", 10),
+    ("Stop", None, "capture", 10),
+    # No timeout: a SessionEnd timeout would raise Claude Code's shared 1.5 s exit budget.
+    ("SessionEnd", None, "capture", None),
+)
+# `--guard` only: a hook call before every shell command is worth it only to stop one.
+GUARD = (("PreToolUse", "Bash", "capture --guard", 5),)
+TRUST = None  # whether a registered hook runs by itself (see `hooks status`); None: it does
+NOTE = None
+
+
+def deny(reason: str) -> dict:
+    """The PreToolUse answer that stops the call (`learn capture --guard`, capture.guard)."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
+
+
+def settings_path(scope: str, project_root):
+    from learn_cli.agents.install import home_or_project
+
+    name = "settings.local.json" if scope == "local" else "settings.json"
+    return home_or_project(scope, project_root, ".claude", name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Doctor: `learn doctor`'s hooks check (read-only)
+
+
+def doctor_check(project, show=str) -> tuple[str, str, list[str]]:
+    """(status, summary, details): whether `learn capture` is registered in Claude Code's
+    settings files (user level, then the project's) and would run. `show` words a path."""
+    import json
+    import os
+
+    from learn_cli.agents.hook_tables import ours_by_event
+
+    registered: dict[str, list[str]] = {}
+    where: list[str] = []
+    details: list[str] = []
+    problems: list[str] = []
+    disabled = False
+    scopes = SCOPES if project is not None else ("user",)
+    for path in [settings_path(scope, project.root if project is not None else None) for scope in scopes]:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as exc:
+            details.append(f"{show(path)}: unreadable ({str(exc)[:60]})")
+            continue
+        if isinstance(doc, dict) and doc.get("disableAllHooks") is True:
+            disabled = True
+            details.append(f"{show(path)}: disableAllHooks is true")
+        events = ours_by_event(doc.get("hooks") if isinstance(doc, dict) else None)
+        if events:
+            where.append(show(path))
+            details.append(f"{show(path)}: {', '.join(sorted(events))}")
+        for event, commands in events.items():
+            registered.setdefault(event, []).extend(commands)
+    for command in sorted({c for cmds in registered.values() for c in cmds}):
+        program = command.split()[0]
+        if os.path.isabs(program) and not os.access(program, os.X_OK):
+            problems.append(f"{program} (registered in a hook) does not exist or cannot run")
+    if problems:
+        return "problem", "a registered `learn` cannot run: run `learn hooks install` again", problems + details
+    if not registered:
+        return "warn", "`learn capture` is not registered with Claude Code: run `learn hooks install`", details
+    if disabled:
+        return "warn", "registered, but Claude Code's disableAllHooks is on", details
+    if "PostToolUseFailure" not in registered:
+        summary = "registered, but not for PostToolUseFailure: failures are not captured (run `learn hooks install`)"
+        return "warn", summary, details
+    return "ok", f"registered in {', '.join(where)}", details

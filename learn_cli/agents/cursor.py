@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 
+from learn_cli.agents import claude as base
 from learn_cli.capture import events as ev
-from learn_cli.capture.adapters import claude as base
 
 AGENT = "cursor"
 
@@ -110,7 +110,7 @@ def _shell_execution(event: ev.Event, payload: dict) -> ev.Event:
     if any(field in payload for field in MODERN_SHELL_FIELDS):
         event.kind = ev.OTHER  # postToolUse reports this command, with its exit code
         return event
-    from learn_cli.capture.adapters.codex import detect_failure
+    from learn_cli.agents.codex import detect_failure
 
     event.tool = "Bash"
     event.command = base._text(payload.get("command"), base.MAX_COMMAND)
@@ -162,3 +162,30 @@ def hook_output(event: ev.Event, text: str) -> dict | None:
     if event.kind == ev.SESSION_START or event.hook_event == "postToolUse":
         return {"additional_context": text}
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Installer: `learn hooks install --agent cursor` (reference §3.3):
+# `{"version": 1, "hooks": {event: [{command, timeout}]}}`, flat
+
+TITLE = "Cursor"
+SCOPES = ("user", "project")
+SHAPE = "flat"
+ENTRIES = (
+    ("sessionStart", None, "context --hook --agent cursor", 15),
+    ("postToolUse", None, "capture --agent cursor", 10),
+    ("postToolUseFailure", None, "capture --agent cursor", 10),
+    ("afterShellExecution", None, "capture --agent cursor", 10),  # Cursor without postToolUse
+    ("sessionEnd", None, "capture --agent cursor", 5),
+)
+GUARD = ()  # no guard: not verified on a real Cursor
+
+
+def settings_path(scope: str, project_root):
+    from learn_cli.agents.install import home_or_project
+
+    return home_or_project(scope, project_root, ".cursor", "hooks.json")
+
+
+def handler(command: str, timeout: int) -> dict:
+    return {"command": command, "timeout": timeout}

@@ -16,8 +16,8 @@ import functools
 import json
 import re
 
+from learn_cli.agents import claude as base
 from learn_cli.capture import events as ev
-from learn_cli.capture.adapters import claude as base
 
 AGENT = "codex"
 
@@ -351,3 +351,29 @@ def hook_output(event: ev.Event, text: str) -> dict | None:
         return None  # PreToolUse context is not documented for Codex
     name = event.hook_event or ("SessionStart" if event.kind == ev.SESSION_START else "PostToolUse")
     return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+
+
+# ---------------------------------------------------------------------------------------------
+# Installer: `learn hooks install --agent codex` (reference §3.1): Claude Code's nested shape
+# in `.codex/hooks.json`
+
+TITLE = "Codex CLI"
+SCOPES = ("user", "project")
+SHAPE = "nested"
+ENTRIES = (
+    ("SessionStart", None, "context --hook --agent codex", 15),
+    ("UserPromptSubmit", None, "capture --agent codex", 10),
+    ("PostToolUse", None, "capture --agent codex", 10),  # failed Bash calls included
+    ("Stop", None, "capture --agent codex", 10),
+)
+GUARD = (("PreToolUse", "Bash", "capture --agent codex --guard", 5),)
+deny = base.deny  # Claude Code's PreToolUse answer
+NOTE = ("Codex runs new or changed hooks only once you trust them: open Codex and review them in /hooks "
+        "(`codex exec` runs untrusted hooks only with --dangerously-bypass-hook-trust, and says nothing).")
+TRUST = "Codex runs them only once trusted in /hooks (learn cannot see whether you did)"
+
+
+def settings_path(scope: str, project_root):
+    from learn_cli.agents.install import home_or_project
+
+    return home_or_project(scope, project_root, ".codex", "hooks.json")

@@ -1,0 +1,50 @@
+"""The agents `learn` works with, and where each one lives: the one registry.
+
+An agent is one module of this package (docs/ARCHITECTURE.md, "To add an agent"). It holds:
+- its payload adapter: `AGENT` (the name events carry), `to_event(payload) -> Event | None`,
+  and `hook_output(event, text)` for an answer in another shape than Claude Code's; `deny(reason)`
+  when it can stop a tool call (the guard: capture.guard);
+- its installer: `TITLE`, `SCOPES`, `settings_path(scope, root)`, `SHAPE` (how its settings
+  file holds hooks: `learn_cli.agents.install`), `ENTRIES` / `GUARD` (event, matcher, learn
+  sub-command, timeout in seconds), and `NOTE` / `TRUST` when the agent asks more of the user;
+- its doctor check, when it has one: `doctor_check(project)`.
+
+The capture hook imports this module and the one agent module it needs: stdlib only, no
+other imports here.
+"""
+
+from __future__ import annotations
+
+DEFAULT = "claude-code"
+
+# name -> (module of this package, other names `--agent` accepts). Adding an agent adds a line.
+REGISTRY = {
+    "claude-code": ("claude", ("claude", "claude_code")),
+    "codex": ("codex", ("codex-cli",)),
+    "gemini": ("gemini", ("gemini-cli",)),
+    "cursor": ("cursor", ()),
+    "openclaw": ("openclaw", ()),
+}
+
+NAMES = tuple(REGISTRY)
+_BY_ALIAS = {alias: name for name, (_module, aliases) in REGISTRY.items() for alias in (name, *aliases)}
+
+
+def canonical(name: str | None) -> str | None:
+    """The registered name of an agent given as `--agent NAME` (any case, aliases), or None."""
+    return _BY_ALIAS.get((name or DEFAULT).lower())
+
+
+def module(name: str):
+    """The module of an agent (registered name or alias; an Event's `agent` is one)."""
+    import importlib
+
+    key = canonical(name)
+    if key is None:
+        raise KeyError(name)
+    return importlib.import_module(f"{__name__}.{REGISTRY[key][0]}")
+
+
+def modules() -> list:
+    """Every agent's module, in registry order."""
+    return [module(name) for name in NAMES]
