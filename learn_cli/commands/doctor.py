@@ -73,7 +73,7 @@ def command(
 def run_checks(st) -> tuple[list[Check], Path]:
     from learn_cli.commands._common import open_store
     from learn_cli.store.paths import Layout, resolve_home
-    from learn_cli.store.repo import StoreError
+    from learn_cli.store.api import StoreError
 
     home = resolve_home(st.home)
     missing = _missing_layout(Layout(home))
@@ -336,7 +336,7 @@ def _damaged_index(path: Path) -> bool:
 def _index(store, damaged: bool = False) -> Check:
     import sqlite3
 
-    from learn_cli.store.repo import _MemoryIndex
+    from learn_cli.store.api import _MemoryIndex
 
     if isinstance(store.index, _MemoryIndex):
         _refresh_quietly(store)
