@@ -678,7 +678,7 @@ class Generator:
     def build_index(self) -> None:
         """Build the derived index once, the way `learn` itself would (Store.refresh)."""
         started = time.perf_counter()
-        from learn_cli.store.repo import Store
+        from learn_cli.store.api import Store
 
         store = Store(self.home, warn_stderr=False)
         try:
@@ -719,7 +719,7 @@ def maintain(home: Path, when: float) -> dict:
     daily commands run on a home maintained the day before."""
     from learn_cli.engine.promotion import run_promotion
     from learn_cli.engine.prune import run_prune
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     store = Store(home, warn_stderr=False)
     try:

@@ -38,7 +38,7 @@ def main() -> int:
     import orjson
 
     from learn_cli.store.project import identify
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     store = Store(args.home, warn_stderr=False)
     project = identify(args.project)

@@ -225,7 +225,7 @@ def finish_home(gen: RealisticGenerator, summary: ExportSummary) -> None:
     and the counts of the imported home (learnings after merging)."""
     gen.layout.ensure()
     summary.sessions = gen._write_sessions(summary.projects_list)
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     store = Store(gen.home, warn_stderr=False)
     try:

@@ -97,7 +97,7 @@ def learn(tmp_path) -> Learn:
 @pytest.fixture
 def store(tmp_path):
     """A Store in a temporary home, for in-process tests."""
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     s = Store(tmp_path / "home", warn_stderr=False)
     yield s

@@ -370,7 +370,7 @@ def test_corrections_become_pending_preferences_with_negation(home, proj):
 
 
 def test_auto_capture_off_records_nothing(home, proj):
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     a = proj("api")
     store = Store(home, warn_stderr=False)
@@ -411,7 +411,7 @@ def test_session_end_finalises_and_leaves_no_marker(home, proj):
 def test_finalise_past_its_deadline_keeps_the_work_for_later(home, proj):
     import time
 
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     a = proj("api")
     _teach(home, a, sessions=1)
@@ -457,7 +457,7 @@ def test_heavy_end_of_session_work_is_deferred_to_commands(home, proj):
     import time
 
     from learn_cli.capture.session import deferred_path
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     a = proj("api")
     _teach(home, a, sessions=1)
@@ -551,7 +551,7 @@ def test_helped_credit_redone_counts_once(home, proj, monkeypatch):
     assert source["helped"] == 1 and source["frequency"] == 3
     sid, event = s.sid, next(e for e in source["credits"])["event"]
     # Running the same owed work again by hand changes nothing.
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     store = Store(home, warn_stderr=False)
     cap = learner.Capture(store, identify(b), sid)

@@ -13,7 +13,7 @@ from learn_cli.engine import digest as digest_mod
 from learn_cli.engine.digest import session_digest, stack_signals
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.repo import Store
+from learn_cli.store.api import Store
 
 
 def seed(learn, records_here=(), records_global=()):
@@ -135,7 +135,7 @@ def test_work_is_bounded_by_the_pools(store, tmp_path, monkeypatch):
 def test_digest_imports_no_heavy_modules(tmp_path):
     code = (
         "import sys\n"
-        "from learn_cli.store.repo import Store\n"
+        "from learn_cli.store.api import Store\n"
         "from learn_cli.store.project import identify\n"
         "from learn_cli.engine.digest import session_digest\n"
         f"store = Store({str(tmp_path / 'h')!r}, warn_stderr=False)\n"

@@ -192,7 +192,7 @@ def test_large_archive_suggests_prune_hard(store, monkeypatch):
 
 
 def test_read_only_home_is_reported_not_crashed(tmp_path, monkeypatch):
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     home = tmp_path / "home"
     Store(home, warn_stderr=False).close()

@@ -6,7 +6,7 @@ import json
 
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.repo import Store
+from learn_cli.store.api import Store
 
 
 def lines_of(path) -> list[dict]:

@@ -21,7 +21,7 @@ from bench.generate import generate
 from learn_cli.engine import promotion
 from learn_cli.engine.promotion import run_promotion
 from learn_cli.engine.prune import run_prune
-from learn_cli.store.repo import Store
+from learn_cli.store.api import Store
 
 NOW = 1_795_000_000.0
 RUN_AT = "2026-11-20T12:00:00Z"  # shortly after the generator's clock

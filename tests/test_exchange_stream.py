@@ -15,7 +15,7 @@ import pytest
 
 from learn_cli.engine import exchange
 from learn_cli.store.record import coerce_record, make_record
-from learn_cli.store.repo import Store
+from learn_cli.store.api import Store
 
 # ---------------------------------------------------------------- helpers
 

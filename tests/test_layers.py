@@ -79,7 +79,7 @@ def test_the_rule_catches_an_upward_import_in_a_synthetic_graph():
     edges = {
         "learn_cli.text.keys": [("learn_cli.text.shell", 3)],
         "learn_cli.store.index": [("learn_cli.text.hashes", 1), ("learn_cli.engine.scoring", 9)],
-        "learn_cli.capture.hook": [("learn_cli.store.repo", 2), ("learn_cli.engine.keys", 4)],
+        "learn_cli.capture.hook": [("learn_cli.store.api", 2), ("learn_cli.engine.keys", 4)],
         "learn_cli.commands.add": [("learn_cli.capture.learner", 5), ("learn_cli.render.learning", 6)],
         "learn_cli.engine.exchange": [("learn_cli.capture.redact", 7)],
     }
@@ -98,12 +98,12 @@ def test_a_planted_function_level_upward_import_fails(tmp_path):
     (root / "text" / "shell.py").write_text("import re\n")
     (root / "text" / "keys.py").write_text(
         "from learn_cli.text.shell import x\n\n\ndef f():\n    from learn_cli.capture import hook\n    return hook\n")
-    (root / "store" / "repo.py").write_text("from . import jsonl\nfrom ..engine import merge\n")
+    (root / "store" / "api.py").write_text("from . import jsonl\nfrom ..engine import merge\n")
     (root / "engine" / "merge.py").write_text("def g():\n    import learn_cli.commands.add\n")
     (root / "commands" / "add.py").write_text("from learn_cli.capture import hook\nfrom learn_cli import text\n")
     found = violations(graph(root))
     assert found == [
         "learn_cli.engine.merge:2 imports learn_cli.commands.add (layer engine must not import layer top)",
-        "learn_cli.store.repo:2 imports learn_cli.engine (layer store must not import layer engine)",
+        "learn_cli.store.api:2 imports learn_cli.engine (layer store must not import layer engine)",
         "learn_cli.text.keys:5 imports learn_cli.capture (layer text must not import layer capture)",
     ]

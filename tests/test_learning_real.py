@@ -185,7 +185,7 @@ def test_a_learning_is_said_the_same_way_everywhere(home, proj):
 def test_prune_and_promote_keep_both_alternatives(home, proj):
     from learn_cli.engine.promotion import run_promotion
     from learn_cli.engine.prune import run_prune
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     a = proj("api")
     _teach(home, a, fix="python -m pytest tests", sessions=2)
@@ -200,7 +200,7 @@ def test_prune_and_promote_keep_both_alternatives(home, proj):
 def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
     from learn_cli.engine.digest import session_digest
     from learn_cli.store.project import identify
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     a = proj("zopfli")
     # the agent moves on, another way, each session

@@ -287,7 +287,7 @@ def test_a_few_thousand_learnings_stay_fast_and_consistent(store, tmp_path):
     from learn_cli.engine.graph import build_graph
     from learn_cli.engine.prune import run_prune
     from learn_cli.engine.stats import gather
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     write_store(store, projects=40, per_project=100)
     started = time.monotonic()

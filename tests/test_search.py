@@ -63,7 +63,7 @@ def test_fts_syntax_in_the_topic_is_inert(store, topic):
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=40))
 def test_any_topic_searches_without_error(tmp_path_factory, topic):
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     store = Store(tmp_path_factory.mktemp("h"), warn_stderr=False)
     try:

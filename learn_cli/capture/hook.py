@@ -560,7 +560,7 @@ def _learn(store, project, event):
 
 def _open(event, home: str | None):
     from learn_cli.store.project import identify
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     store = Store(home, warn_stderr=False)
     from learn_cli.text.redact import redact_project

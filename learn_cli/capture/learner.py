@@ -29,9 +29,9 @@ import time
 from learn_cli.capture import events as ev
 from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todos, read_todo, todo_session_id
 from learn_cli.store.locks import file_lock
-from learn_cli.store.record import make_record, new_id, now_iso
+from learn_cli.store.record import LIVE_STATUSES, make_record, new_id, now_iso
 
-LIVE = ("pending", "active", "global", "conflicted")
+LIVE = LIVE_STATUSES
 MAX_ERROR = 600  # meaningful lines of an error kept in the buffer and on the learning
 MAX_COMMAND = 1000
 MAX_EVIDENCE = 50  # evidence entries kept on one learning (activation needs far fewer)

@@ -49,7 +49,7 @@ def open_store(st: State, create: bool = True):
     """The store, created on first use (announced once on stderr). Commands that only read
     pass `create=False`: no store there is one line and exit 1, never a new empty store."""
     if st._store is None:
-        from learn_cli.store.repo import Store
+        from learn_cli.store.api import Store
 
         if not create:
             require_store(st)
@@ -161,7 +161,7 @@ def guarded(call, other_exit=lambda exc: None) -> int:
     typer: the fast path of `learn recall` runs here too. `other_exit(exc)` gives the code of
     exceptions only the caller knows (None: a bug of ours)."""
     from learn_cli.store.paths import HomeError
-    from learn_cli.store.repo import StoreError
+    from learn_cli.store.api import StoreError
 
     try:
         result = call()

@@ -21,9 +21,10 @@ from functools import cache
 import typer
 
 from learn_cli.commands._common import EXIT_USAGE, current_project, fail, json_out, open_store, state
+from learn_cli.text.failure import CATEGORIES
 
 TYPE_OF_CATEGORY = {
-    **{c: "error" for c in ("syntax", "runtime", "config", "network", "permission", "dependency", "logic")},
+    **{c: "error" for c in CATEGORIES},
     "workflow": "pattern", "coding": "pattern", "deployment": "pattern",
     "tooling": "preference", "style": "preference",
     "ci-cd": "workflow", "testing": "workflow",

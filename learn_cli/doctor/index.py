@@ -24,7 +24,7 @@ def damaged_index(path: Path) -> bool:
 def index(store, damaged: bool = False) -> Check:
     import sqlite3
 
-    from learn_cli.store.repo import _MemoryIndex
+    from learn_cli.store.api import _MemoryIndex
 
     if isinstance(store.index, _MemoryIndex):
         _refresh_quietly(store)

@@ -29,6 +29,7 @@ from learn_cli.engine.scoring import (
     score,
     scorer,
 )
+from learn_cli.store.record import SHOWN_STATUSES
 from learn_cli.text.failure import meaningful_line
 from learn_cli.text.sanitize import cut, estimate_tokens, sanitize, shorten_paths
 
@@ -37,7 +38,7 @@ GLOBAL_HEADING = "Across projects:"
 PROJECT_HEADING = "This project ({name}):"
 GLOBAL_LIMIT = 10
 LINE_WIDTH = 160
-LOADED_STATUSES = ("active", "global")
+LOADED_STATUSES = SHOWN_STATUSES
 
 # Keywords that tie a learning to a stack signal (`pyproject.toml` → "python", …). An unknown
 # signal matches itself. A learning that names only other stacks ranks below generic ones.

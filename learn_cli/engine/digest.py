@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 
 from learn_cli.engine.context import STACK_KEYWORDS, ContextResult, build_context
+from learn_cli.store.paths import positive
 
 GLOBAL_POOL = 500  # global learnings considered (best approximate score first)
 GLOBAL_KEEP = 60  # of those, parsed for build_context (most relevant to the stack first)
@@ -72,7 +73,7 @@ def session_digest(store, project, budget: int | None = None, *, loads: Callable
     stamp still matches (never when `now` is given: a chosen clock is a test's or a replay's).
     `keep=False` writes no cache (a dry run writes nothing)."""
     if budget is None:
-        budget = _int_setting(store.setting("budget", project.id), 2000)
+        budget = int(positive(store.setting("budget", project.id), "budget"))
     signals = stack_signals(project.root)
     if now is not None:
         return _compute(store, project, budget, signals, loads, now)
@@ -164,9 +165,3 @@ def _stack_hits(body: str, signals: frozenset[str]) -> int:
         return 0
     words = set(body.lower().replace("/", " ").replace(",", " ").split())
     return sum(1 for s in signals if words & STACK_KEYWORDS.get(s, frozenset((s,))))
-
-
-def _int_setting(value, default: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        return default
-    return int(value)

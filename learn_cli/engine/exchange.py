@@ -56,7 +56,7 @@ from functools import cache
 from pathlib import Path
 from typing import BinaryIO
 
-from learn_cli.store.record import TYPES
+from learn_cli.store.record import LIVE_STATUSES, TYPES
 
 FORMAT = "self-learning-agent"
 VERSION = "1.0.0"
@@ -67,7 +67,7 @@ REASONS_KEPT = 20
 TEXT_FIELDS = ("context", "error", "fix", "command", "fix_command", "project")
 SECTIONS = ("global", "projects", "archived")
 _SEP = "\n\x00\n"
-_LIVE = ("pending", "active", "global", "conflicted")
+_LIVE = LIVE_STATUSES
 
 
 class ExchangeError(Exception):

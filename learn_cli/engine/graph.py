@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Callable
 
-TYPE_ORDER = ("error", "pattern", "preference", "workflow")
+from learn_cli.store.record import TYPES as TYPE_ORDER
+
 TYPE_LABEL = {"error": "errors", "pattern": "patterns", "preference": "preferences", "workflow": "workflows"}
 WIDE_KEY = 50
 CONNECTIONS_SHOWN = 10

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from learn_cli.store.record import now_iso
+from learn_cli.store.record import LIVE_STATUSES, now_iso
 
-LIVE = ("pending", "active", "global", "conflicted")
+LIVE = LIVE_STATUSES
 
 
 class Outcome(NamedTuple):

@@ -44,9 +44,9 @@ from functools import reduce
 from pathlib import Path
 
 from learn_cli.engine import scoring
-from learn_cli.store.record import new_id
+from learn_cli.store.record import LIVE_STATUSES, new_id
 
-LIVE = ("pending", "active", "global", "conflicted")
+LIVE = LIVE_STATUSES
 WHOLE_STORE = "scope IN ('project', 'global')"  # what a whole-store run reads (with LIVE statuses)
 LIST_LIMIT = 100  # items kept per list in as_json()
 SUMMARY_WIDTH = 72

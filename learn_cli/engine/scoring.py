@@ -12,6 +12,7 @@ frequency counts as 1, impact as 0.5, last_used falls back to created, then to n
 
 from __future__ import annotations
 
+from learn_cli.store.paths import DEFAULT_CONFIG, positive
 from learn_cli.store.score import (  # noqa: F401  (the formula: re-exported for the engine)
     FREQUENCY_CAP,
     _now,
@@ -34,8 +35,8 @@ KEEP = "keep"
 LOW_SCORE = 0.3  # below this a learning starts its way to the archive
 HIGH_SCORE = 0.7  # strictly above this a learning is worth promoting
 PROMOTE_ALWAYS_PROJECTS = 3  # seen in this many projects: promoted whatever the score
-DEFAULT_PROMOTE_MIN_PROJECTS = 2
-DEFAULT_ARCHIVE_DAYS = 30
+DEFAULT_PROMOTE_MIN_PROJECTS = DEFAULT_CONFIG["promote_min_projects"]
+DEFAULT_ARCHIVE_DAYS = DEFAULT_CONFIG["archive_days"]
 
 
 def lifecycle(
@@ -99,15 +100,10 @@ def classify(rec: dict, now=None, cfg: dict | None = None) -> str:
     return lifecycle(
         rec,
         now,
-        promote_min_projects=_positive(cfg.get("promote_min_projects"), DEFAULT_PROMOTE_MIN_PROJECTS),
-        archive_days=_positive(cfg.get("archive_days"), DEFAULT_ARCHIVE_DAYS),
+        promote_min_projects=positive(cfg.get("promote_min_projects"), "promote_min_projects"),
+        archive_days=positive(cfg.get("archive_days"), "archive_days"),
     )
 
 
 touch_low_since = update_low_since  # ARCHITECTURE's name
 
-
-def _positive(value, default):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        return default
-    return value

@@ -17,9 +17,9 @@ import json
 from typing import Callable
 
 from learn_cli.engine import scoring
+from learn_cli.store.record import TYPES as TYPE_ORDER
 
 TYPE_LABEL = {"error": "errors", "pattern": "patterns", "preference": "prefs", "workflow": "workflows"}
-TYPE_ORDER = ("error", "pattern", "preference", "workflow")
 HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_helped",
                    "deferred", "replayed", "dropped")
 WINDOW_DAYS = 7
@@ -121,11 +121,11 @@ def _scores_and_helped(index, now, loads: Callable) -> tuple[list, dict]:
 
 def _context(store, project, loads: Callable) -> dict:
     from learn_cli.engine.digest import session_digest
-    from learn_cli.engine.promotion import _positive
+    from learn_cli.store.paths import positive
 
     if project is None:
         return {"tokens": 0, "budget": 0, "items": 0}
-    budget = int(_positive(store.setting("budget", project.id), 2000))
+    budget = int(positive(store.setting("budget", project.id), "budget"))
     result = session_digest(store, project, budget, loads=loads)
     return {"tokens": result.tokens, "budget": budget, "items": len(result.items),
             "before_tokens": result.before_tokens, "dropped": result.dropped}

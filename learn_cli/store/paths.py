@@ -25,6 +25,14 @@ DEFAULT_CONFIG = {
 }
 
 
+def positive(value, name: str):
+    """A numeric setting as it is used: the value when it is a positive number (not a bool),
+    else the default of `name` (DEFAULT_CONFIG)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return DEFAULT_CONFIG[name]
+    return value
+
+
 class HomeError(ValueError):
     """The home given is unusable (a relative path); the message is one line for the user."""
 

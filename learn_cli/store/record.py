@@ -9,7 +9,9 @@ from datetime import datetime, timezone
 SCHEMA = 1
 TYPES = ("error", "pattern", "preference", "workflow")
 STATUSES = ("pending", "active", "global", "archived", "conflicted")
-ERROR_CATEGORIES = ("syntax", "runtime", "config", "network", "permission", "dependency", "logic")
+LIVE_STATUSES = ("pending", "active", "global", "conflicted")  # not archived: the ones that count
+SHOWN_STATUSES = ("active", "global")  # earned: shown at session start, trusted to guard a command
+# The categories of an error are `text.failure.CATEGORIES` (the classifier decides them).
 DEFAULT_CATEGORY = {"error": "runtime", "pattern": "workflow", "preference": "tooling", "workflow": "testing"}
 
 # Caps on untrusted text (imports, transcripts, payloads).

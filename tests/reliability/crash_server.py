@@ -25,7 +25,7 @@ from learn_cli.engine import prune as prune_engine  # noqa: F401
 from learn_cli.render import exchange as render_exchange  # noqa: F401
 from learn_cli.render import promote as render_promote  # noqa: F401
 from learn_cli.render import prune as render_prune  # noqa: F401
-from learn_cli.store.repo import Store
+from learn_cli.store.api import Store
 
 
 def child(request: dict) -> int:

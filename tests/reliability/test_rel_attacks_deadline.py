@@ -269,7 +269,7 @@ def test_an_event_that_cannot_be_spooled_is_counted_as_dropped(tmp_path):
 
 
 def _store(home: Path):
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     return Store(home, warn_stderr=False)
 

@@ -49,7 +49,7 @@ def _seed_globals(home: Path, base: Path, specs: list[dict]) -> None:
     """Learn each shared pair in three projects (two sessions each), then promote: the five
     learnings become global, the known fix every worker will be offered and follow."""
     from learn_cli.engine.promotion import run_promotion
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     for p in range(SEED_PROJECTS):
         cwd = kit.project_dir(base, f"seed-{p}")
@@ -203,7 +203,7 @@ def _pid(path: Path) -> str:
 
 
 def _index_matches_files(home: Path) -> None:
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     store = Store(home, warn_stderr=False)
     try:

@@ -17,7 +17,7 @@ import reliability_kit as kit
 
 
 def _store(home: Path):
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     return Store(home, warn_stderr=False)
 

@@ -84,7 +84,7 @@ def _projects(base: Path, n: int):
 
 
 def _open(home: Path):
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     return Store(home, warn_stderr=False)
 

@@ -89,7 +89,7 @@ def _seed_learnings(home: Path, project: Path) -> None:
     import random
 
     from learn_cli.store.project import identify
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     store = Store(home, warn_stderr=False)
     try:
@@ -190,7 +190,7 @@ def _import_docs(existing_pid: str):
 def test_import_file_fuzzing(tmp_path):
     from learn_cli.engine.exchange import ExchangeError, import_file
     from learn_cli.store.project import identify
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     template = tmp_path / "template"
     project = identify(kit.project_dir(tmp_path / "work", "importer"))

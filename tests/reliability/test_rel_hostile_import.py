@@ -55,7 +55,7 @@ def refused(proc: subprocess.CompletedProcess, *words: str) -> None:
 def store(tmp_path):
     """A home with 20 learnings in one project; returns (home, cwd, records)."""
     from learn_cli.store.project import identify
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     cwd = kit.project_dir(tmp_path / "work", "app")
     (cwd.parent / "userhome").mkdir()

@@ -44,7 +44,7 @@ def wrong_modes(root: Path) -> list[str]:
 
 @pytest.mark.parametrize("umask", [0o000, 0o022])
 def test_everything_under_the_home_is_private(tmp_path, umask):
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     home = tmp_path / "home"
     cwds = [kit.project_dir(tmp_path / "work", f"app-{n}") for n in range(3)]

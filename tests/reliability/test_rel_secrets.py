@@ -192,7 +192,7 @@ def test_secret_straddling_a_length_cap_is_not_half_kept(tmp_path):
     must not leave half a token that redaction no longer recognises."""
     from learn_cli.engine.exchange import import_file
     from learn_cli.store.record import FIELD_CAPS
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     token = next(value for kind, value, _t in CORPUS.SECRETS if kind == "github-token")
     entries = []
@@ -214,7 +214,7 @@ def test_secret_straddling_a_length_cap_is_not_half_kept(tmp_path):
 
 def test_secret_in_imported_project_metadata_and_file_name(tmp_path):
     from learn_cli.engine.exchange import import_file
-    from learn_cli.store.repo import Store
+    from learn_cli.store.api import Store
 
     picked = [(kind, value, template) for kind, value, template in CORPUS.SECRETS
               if kind in ("github-token", "aws-access-key", "openai-key", "url-password")]
