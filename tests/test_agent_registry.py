@@ -145,3 +145,41 @@ def test_doctor_and_status_count_the_same_handlers(tmp_path, monkeypatch):
     assert any("PostToolUseFailure, SessionStart" in d for d in details)
     row = status_row(install.get("claude-code"), "user", path, "learn")
     assert row["events"] == ["PostToolUseFailure", "SessionStart"]
+
+
+def test_a_new_agent_is_its_module_and_a_registry_line(tmp_path, monkeypatch):
+    """What docs/ARCHITECTURE.md promises: an agent module and its REGISTRY line are all that
+    `learn capture` and `learn hooks install|status|uninstall` need."""
+    import json
+    import types
+
+    from typer.testing import CliRunner
+
+    from learn_cli.capture import events as ev
+    from learn_cli.capture import hook
+    from learn_cli.cli import app
+
+    fake = types.ModuleType("learn_cli.agents.fakeagent")
+    fake.AGENT, fake.TITLE, fake.SCOPES, fake.SHAPE = "fakeagent", "Fake Agent", ("user",), "flat"
+    fake.ENTRIES = (("afterTool", None, "capture --agent fakeagent", 10),)
+    fake.GUARD = ()
+    fake.settings_path = lambda scope, root: install.home_or_project(scope, root, ".fake", "hooks.json")
+    fake.handler = lambda command, timeout: {"command": command, "timeout": timeout}
+    fake.to_event = lambda payload: ev.Event(ev.OTHER, "fakeagent", session_id="s")
+    monkeypatch.setitem(sys.modules, fake.__name__, fake)
+    monkeypatch.setitem(agents.REGISTRY, "fakeagent", ("fakeagent", ()))
+    monkeypatch.setattr(agents, "NAMES", (*agents.NAMES, "fakeagent"))
+    monkeypatch.setitem(agents._BY_ALIAS, "fakeagent", "fakeagent")
+    monkeypatch.setenv("HOME", str(tmp_path))
+
+    assert hook._to_event("fakeagent", {}).agent == "fakeagent"
+    runner = CliRunner()
+    result = runner.invoke(app, ["hooks", "install", "--agent", "fakeagent", "--json"])
+    assert result.exit_code == 0, result.output
+    settings = tmp_path / ".fake" / "hooks.json"
+    [handler] = json.loads(settings.read_text())["hooks"]["afterTool"]
+    assert is_ours(handler) and handler["command"].endswith(" capture --agent fakeagent")
+    status = json.loads(runner.invoke(app, ["hooks", "status", "--agent", "fakeagent", "--json"]).output)
+    assert status["scopes"][0]["events"] == ["afterTool"] and not status["scopes"][0]["missing"]
+    assert runner.invoke(app, ["hooks", "uninstall", "--agent", "fakeagent"]).exit_code == 0
+    assert "hooks" not in json.loads(settings.read_text())  # the flat shape keeps its "version"

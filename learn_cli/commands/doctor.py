@@ -9,7 +9,8 @@ Checks, in order (each ends ok, repaired, warn or problem):
   logs         record logs far bigger than their live records (compacted)
   disk         free space under the home
   archive      disk used by archived learnings (`learn prune --hard` suggested when large)
-  hooks        whether `learn capture` is registered in Claude Code's settings (read-only)
+  hooks        whether `learn capture` is registered in Claude Code's settings (read-only):
+               each agent module's doctor_check (learn_cli.agents)
   capture      events captured in the last 7 days, the last capture, warnings in learn.log
   spool        events hooks had no time to learn: learned now (repaired); a problem when
                any were dropped in the last 7 days (counters, not log lines)
@@ -67,8 +68,9 @@ def run_checks(st) -> tuple[list[Check], Path]:
         checks.append(files.stale_temps(store))
     checks.append(files.archive(store))
     project = _project(st)
-    checks.append(capture.hooks(project))
-    checks.append(capture.capture(store, project, checks[-1]))
+    hooks = capture.hooks(project)
+    checks.extend(hooks)
+    checks.append(capture.capture(store, project, hooks))
     checks.append(capture.spool(store))
     return checks, home
 

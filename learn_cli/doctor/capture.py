@@ -10,19 +10,24 @@ from pathlib import Path
 from learn_cli.doctor import OK, PROBLEM, REPAIRED, WARN, Check, home_path, plural
 
 
-def hooks(project) -> Check:
-    """The hooks check of every agent that has one (Claude Code's today)."""
+def hooks(project) -> list[Check]:
+    """The hooks check of every agent module that has one (`doctor_check`; Claude Code's
+    today), in registry order: `hooks` for the default agent, `hooks: NAME` for another."""
     from learn_cli import agents
 
+    checks = []
     for mod in agents.modules():
         check = getattr(mod, "doctor_check", None)
         if check is not None:
             status, summary, details = check(project, home_path)
-            return Check("hooks", status, summary, details)
-    return Check("hooks", OK, "no agent to check")
+            name = "hooks" if mod.AGENT == agents.DEFAULT else f"hooks: {mod.AGENT}"
+            checks.append(Check(name, status, summary, details))
+    return checks
 
 
-def capture(store, project, hooks_check: Check) -> Check:
+def capture(store, project, hooks: list[Check]) -> Check:
+    """Events captured in the last 7 days, the last capture, warnings in learn.log; a warning
+    when nothing was captured although some agent's hooks are registered."""
     from learn_cli.store import analytics
 
     doc = analytics.read(store.layout.stats)
@@ -41,7 +46,7 @@ def capture(store, project, hooks_check: Check) -> Check:
     if warnings:
         return Check("capture", WARN, summary + f", {plural(warnings, 'warning')} in {home_path(store.layout.log)}",
                      details)
-    if not events and hooks_check.status == OK and auto:
+    if not events and any(check.status == OK for check in hooks) and auto:
         return Check("capture", WARN, summary + " although the hooks are registered", details)
     return Check("capture", OK, summary, details)
 
