@@ -46,7 +46,10 @@ HARD_GRACE = 0.3  # past the deadline: the hard stop (an agent waits this much l
 # The hard stop ends the process (os._exit); set by the `learn` executable's entry point
 # (__main__). In process (tests, ingest) the alarm raises _Deadline into the work instead.
 HARD_EXIT = False
-_pending: dict = {}  # the event the hard stop must spool: {"home", "event", "project", "limit"}
+# What the hard stop finds: "stage" is "start" (the event is not known yet: it waits), "event"
+# (a tool event or prompt not learned yet: spooled first, with "home", "event", "project",
+# "limit", and "ready" once what spooling needs is imported) or "free" (nothing to lose).
+_pending: dict = {"stage": "free"}
 WARN_EVERY_S = 3600
 SPOOLED = ("failure", "success", "prompt")  # the events a hook defers rather than lose
 AGENTS = {"claude-code": "claude", "claude": "claude", "claude_code": "claude",
@@ -87,6 +90,7 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(USAGE)
         return 0
     started = _process_started()
+    _free("start")  # the hard stop waits until the event is known
     cache = _regex_cache(argv)
     out = _guarded(lambda: _capture(argv, started), argv)
     code = _emit(out)
@@ -161,6 +165,7 @@ def _guarded(work, argv: list[str], deadline: float | None = None):
         return None
     finally:
         _disarm(previous)
+        _free()
         _store_deadline(None)
         sys.stdout = real_stdout
 
@@ -183,6 +188,7 @@ def _arm(seconds: float | None):
 
 
 HARD_RETRY_S = 0.05
+HARD_RETRIES = 40
 
 
 def _hard_stop() -> None:
@@ -192,17 +198,25 @@ def _hard_stop() -> None:
     This runs wherever the process happened to be, an import included: it imports nothing.
     While the modules spooling needs are still being imported (`ready` not set yet: a starved
     start), it looks again HARD_RETRY_S later rather than lose the event."""
-    if _pending and not _pending.get("ready"):
+    stage = _pending.get("stage")
+    waiting = stage == "start" or (stage == "event" and not _pending.get("ready"))
+    if waiting and _pending.setdefault("retries", 0) < HARD_RETRIES:  # not forever: stdin may never close
+        _pending["retries"] += 1
         _set_deadline(HARD_RETRY_S)
         return
     try:
         pending = dict(_pending)
-        if pending:
+        if stage == "event":
             _defer(pending["home"], pending["event"], pending["project"],
                    f"its {pending['limit']:g} s time limit (hard stop)")
         sys.stderr.flush()
     finally:
         os._exit(0)
+
+
+def _free(stage: str = "free") -> None:
+    _pending.clear()
+    _pending["stage"] = stage
 
 
 def _ready_to_spool() -> None:
@@ -442,6 +456,7 @@ def _capture(argv: list[str], started: float):
     _set_deadline(max(0.01, started + limit + HARD_GRACE - time.monotonic()))
     if event.kind in SPOOLED and not event.is_interrupt:
         return _learn_or_defer(event, opts.get("home"), started, limit)
+    _free()  # Stop, SessionEnd, pre-tool: nothing a hard stop could lose (their work resumes later)
     if time.monotonic() > soft:
         return None  # started too late (a starved machine): Stop's work resumes later, others are not kept
     return _dispatch(event, opts.get("home"), started, limit, defer=True, guard="guard" in opts)
@@ -500,19 +515,19 @@ def _learn_or_defer(event, home: str | None, started: float, limit: float):
     project = None
     if not event.tool_use_id and event.kind != "prompt":
         event.tool_use_id = f"ev-{os.urandom(6).hex()}"  # one identity, the same in the spool
-    _pending.update(home=home, event=event, project=None, limit=limit)  # for the hard stop
+    _pending.update(stage="event", home=home, event=event, project=None, limit=limit)  # for the hard stop
     try:
         _ready_to_spool()
         deadline.check("opening the store")  # started late (a starved machine): straight to the spool
         store, project = _open(event, home)
-        if _pending:
+        if _pending.get("stage") == "event":
             _pending["project"] = project
         try:
             if not store.setting("auto_capture", project.id):
-                _pending.clear()
+                _free()
                 return None  # `learn --auto` turned capture off for this project: record nothing
             if not store.writable():
-                _pending.clear()
+                _free()
                 return _answer_only(store, project, event)
             behind = _replay(store, event.session_id, started + min(REPLAY_MAX_S, limit * REPLAY_SHARE))
             if not behind:
@@ -520,14 +535,14 @@ def _learn_or_defer(event, home: str | None, started: float, limit: float):
                 try:
                     return _learn(store, project, event)
                 finally:
-                    _pending.clear()  # learned; or failed, and judged below
+                    _free()  # learned; or failed, and judged below
         finally:
             store.close()
     except BaseException as exc:
         from learn_cli.capture import spool
 
         if not (isinstance(exc, _Deadline) or spool.is_transient(exc)):
-            _pending.clear()
+            _free()
             _bump_home(home, {"dropped": 1})
             raise  # not a matter of time: the guard reports it (counted as dropped)
         late = isinstance(exc, (_Deadline, deadline.Reached))
@@ -576,7 +591,7 @@ def _defer(home: str | None, event, project, why: str) -> None:
     from learn_cli.store import deadline
 
     with deadline.held():  # the hard stop (SIGALRM) waits: the event is spooled once, by one of us
-        _pending.clear()
+        _free()
         _defer_now(home, event, project, why)
 
 
