@@ -206,7 +206,10 @@ def _hard_stop() -> None:
         return
     try:
         pending = dict(_pending)
-        if stage == "event":
+        counts = pending.get("counters") or {}
+        if stage == "event" and counts.get("events"):
+            _bump_home(pending["home"], counts)  # in the session buffer already: only its counts were in memory
+        elif stage == "event":
             _defer(pending["home"], pending["event"], pending["project"],
                    f"its {pending['limit']:g} s time limit (hard stop)")
         sys.stderr.flush()
@@ -652,6 +655,8 @@ def _learn(store, project, event):
     from learn_cli.capture import learner
 
     cap = learner.Capture(store, project, event.session_id)
+    if _pending.get("stage") == "event" and event.kind != ev.PROMPT:
+        _pending["counters"] = cap.counters  # `events` counted: the event is in the session buffer
     try:
         if event.kind == ev.FAILURE:
             return _hook_json(event, "PostToolUseFailure", learner.on_failure(cap, event))
@@ -706,6 +711,8 @@ def _bump(store, counters: dict, values: dict | None = None) -> None:
                 analytics.bump_later(store.layout.stats, counters)  # out of time: no fold, one small write
             else:
                 analytics.bump(store.layout.stats, counters, values=values)
+            if _pending.get("counters") is counters:
+                _free()  # learned and counted: nothing left for the hard stop to do
     except OSError as exc:
         store.note(f"capture counters not saved ({exc})")
 
