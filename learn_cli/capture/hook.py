@@ -42,6 +42,7 @@ FINALIZE_SHARE = 0.8  # of the deadline, for end-of-session work that can be res
 SPOOL_RESERVE = 0.5
 REPLAY_SHARE = 0.25  # of the deadline a hook may spend learning events earlier hooks spooled
 REPLAY_MAX_S = 1.0
+START_AGE_MAX_S = 120.0  # the oldest believable start of this process (/proc/self/stat)
 HARD_GRACE = 0.3  # past the deadline: the hard stop (an agent waits this much longer at worst)
 # The hard stop ends the process (os._exit); set by the `learn` executable's entry point
 # (__main__). In process (tests, ingest) the alarm raises _Deadline into the work instead.
@@ -123,7 +124,9 @@ def _process_started() -> float:
         age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError, AttributeError):  # not Linux
         return now
-    return now - age if 0 <= age < 5 else now
+    # A starved machine can take a minute to start an interpreter: that minute counts (the event
+    # then goes straight to the spool). Beyond START_AGE_MAX_S the clock is not believed.
+    return now - age if 0 <= age < START_AGE_MAX_S else now
 
 
 def handle(payload: bytes | str | dict, agent: str = "claude-code", home: str | None = None,
