@@ -19,13 +19,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if "--help" not in rest and "-h" not in rest:
         if rest[:1] == ["capture"]:
-            from learn_cli.capture.hook import main as capture_main
+            from learn_cli.capture import hook
 
-            return capture_main(globals_ + rest[1:])
+            hook.HARD_EXIT = argv is None  # the `learn` process itself: its hard stop ends it
+            return hook.main(globals_ + rest[1:])
         if rest[:1] == ["context"] and "--hook" in rest:
-            from learn_cli.capture.hook import context_main
+            from learn_cli.capture import hook
 
-            return context_main(globals_ + rest[1:])
+            hook.HARD_EXIT = argv is None
+            return hook.context_main(globals_ + rest[1:])
         if rest[:1] == ["recall"]:
             from learn_cli.commands.recall_fast import main as recall_main
 

@@ -80,7 +80,20 @@ def test_append_after_truncated_line_does_not_glue(tmp_path):
     rec = make_record(context="new", fix="f")
     jsonl.append(path, [rec])
     loaded = jsonl.load(path)
-    assert rec["id"] in loaded.records and len(loaded.bad) == 1
+    # the half line a killed writer left is cut off and kept aside, never left inside the file
+    assert rec["id"] in loaded.records and not loaded.bad and loaded.lines == 1
+    assert path.with_name("l.jsonl.corrupt").read_bytes() == b'{"id": "x", "context": "half\n'
+
+
+def test_append_after_a_whole_record_without_its_newline_keeps_it(tmp_path):
+    path = tmp_path / "l.jsonl"
+    first = make_record(context="old", fix="f")
+    path.write_bytes(jsonl.utf8(jsonl.dumps(first)))  # killed just before the newline
+    second = make_record(context="new", fix="g")
+    jsonl.append(path, [second])
+    loaded = jsonl.load(path)
+    assert set(loaded.records) == {first["id"], second["id"]} and not loaded.bad
+    assert not path.with_name("l.jsonl.corrupt").exists()
 
 
 def test_rewrite_is_atomic_and_private(tmp_path):

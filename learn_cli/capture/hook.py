@@ -6,10 +6,16 @@ valid hook JSON object, and stop by themselves within a few seconds:
   line on stderr and in learn.log (each kind at most once an hour in the log);
 - sys.stdout points at stderr while the work runs, so a stray print cannot corrupt the JSON;
 - stdin is read up to MAX_PAYLOAD bytes (a bigger payload is drained and ignored);
-- SIGALRM stops the work SPOOL_RESERVE before the event's deadline (locks and transactions
-  unwind cleanly), and every wait of the store (file locks, SQLite's busy timeout) ends there
-  too (store.deadline); a tool event that could not be learned by then is put in the spool
-  (capture.spool) and learned later: it is deferred, never dropped.
+- the work stops by itself SPOOL_RESERVE before the event's deadline (store.deadline): every
+  wait of the store ends there (file locks are polled, SQLite's busy timeout is the time left
+  and a progress handler stops a statement), and the work looks at the clock between its
+  phases (deadline.check); a tool event that could not be learned by then is put in the spool
+  (capture.spool) and learned later: it is deferred, never dropped;
+- a process that still runs HARD_GRACE past its deadline (starved of CPU, a hung disk) is
+  ended by SIGALRM: its event spooled if it was not learned yet, then os._exit(0), which the
+  store survives as it survives a kill -9. The alarm never raises into the work: an exception
+  thrown at a random point lands in import locks and callbacks, where Python prints it and
+  carries on past the deadline.
 
 Only the stdlib and our hot-path modules are imported here (no typer, rich, orjson).
 """
@@ -36,6 +42,15 @@ FINALIZE_SHARE = 0.8  # of the deadline, for end-of-session work that can be res
 SPOOL_RESERVE = 0.5
 REPLAY_SHARE = 0.25  # of the deadline a hook may spend learning events earlier hooks spooled
 REPLAY_MAX_S = 1.0
+START_AGE_MAX_S = 120.0  # the oldest believable start of this process (/proc/self/stat)
+HARD_GRACE = 0.3  # past the deadline: the hard stop (an agent waits this much longer at worst)
+# The hard stop ends the process (os._exit); set by the `learn` executable's entry point
+# (__main__). In process (tests, ingest) the alarm raises _Deadline into the work instead.
+HARD_EXIT = False
+# What the hard stop finds: "stage" is "start" (the event is not known yet: it waits), "event"
+# (a tool event or prompt not learned yet: spooled first, with "home", "event", "project",
+# "limit", and "ready" once what spooling needs is imported) or "free" (nothing to lose).
+_pending: dict = {"stage": "free"}
 WARN_EVERY_S = 3600
 SPOOLED = ("failure", "success", "prompt")  # the events a hook defers rather than lose
 
@@ -76,6 +91,7 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(USAGE.format(agents=", ".join(names)))
         return 0
     started = _process_started()
+    _free("start")  # the hard stop waits until the event is known
     cache = _regex_cache(argv)
     out = _guarded(lambda: _capture(argv, started), argv)
     code = _emit(out)
@@ -88,8 +104,11 @@ def context_main(argv: list[str]) -> int:
     if "--help" in argv or "-h" in argv:
         sys.stdout.write(CONTEXT_USAGE)
         return 0
+    started = _process_started()
     cache = _regex_cache(argv)
-    out = _guarded(lambda: _context(argv), argv, deadline=DEADLINES["session_start"])
+    soft = started + DEADLINES["session_start"] - SPOOL_RESERVE
+    out = _guarded(lambda: _store_deadline(soft) or _context(argv), argv,
+                   deadline=max(0.01, started + DEADLINES["session_start"] + HARD_GRACE - time.monotonic()))
     code = _emit(out)
     cache.save()
     return code
@@ -105,7 +124,9 @@ def _process_started() -> float:
         age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError, AttributeError):  # not Linux
         return now
-    return now - age if 0 <= age < 5 else now
+    # A starved machine can take a minute to start an interpreter: that minute counts (the event
+    # then goes straight to the spool). Beyond START_AGE_MAX_S the clock is not believed.
+    return now - age if 0 <= age < START_AGE_MAX_S else now
 
 
 def handle(payload: bytes | str | dict, agent: str = "claude-code", home: str | None = None,
@@ -147,6 +168,7 @@ def _guarded(work, argv: list[str], deadline: float | None = None):
         return None
     finally:
         _disarm(previous)
+        _free()
         _store_deadline(None)
         sys.stdout = real_stdout
 
@@ -157,6 +179,8 @@ def _arm(seconds: float | None):
         import signal
 
         def on_alarm(_signum, _frame):
+            if HARD_EXIT:
+                return _hard_stop()
             raise _Deadline()
 
         previous = signal.signal(signal.SIGALRM, on_alarm)
@@ -164,6 +188,49 @@ def _arm(seconds: float | None):
         return previous
     except (ImportError, AttributeError, ValueError, OSError):  # no SIGALRM (Windows), not main thread
         return None
+
+
+HARD_RETRY_S = 0.05
+HARD_RETRIES = 40
+
+
+def _hard_stop() -> None:
+    """The process is past its deadline and HARD_GRACE: spool the event it has not learned
+    yet, then end at once, as a kill -9 would (every write of the store survives that).
+
+    This runs wherever the process happened to be, an import included: it imports nothing.
+    While the modules spooling needs are still being imported (`ready` not set yet: a starved
+    start), it looks again HARD_RETRY_S later rather than lose the event."""
+    stage = _pending.get("stage")
+    waiting = stage == "start" or (stage == "event" and not _pending.get("ready"))
+    if waiting and _pending.setdefault("retries", 0) < HARD_RETRIES:  # not forever: stdin may never close
+        _pending["retries"] += 1
+        _set_deadline(HARD_RETRY_S)
+        return
+    try:
+        pending = dict(_pending)
+        counts = pending.get("counters") or {}
+        if stage == "event" and counts.get("events"):
+            _bump_home(pending["home"], counts)  # in the session buffer already: only its counts were in memory
+        elif stage == "event":
+            _defer(pending["home"], pending["event"], pending["project"],
+                   f"its {pending['limit']:g} s time limit (hard stop)")
+        sys.stderr.flush()
+    finally:
+        os._exit(0)
+
+
+def _free(stage: str = "free") -> None:
+    _pending.clear()
+    _pending["stage"] = stage
+
+
+def _ready_to_spool() -> None:
+    """Import now what the hard stop needs to spool an event (see _hard_stop)."""
+    from learn_cli.capture import redact, spool  # noqa: F401
+    from learn_cli.store import analytics, log, paths, project  # noqa: F401
+
+    _pending["ready"] = True
 
 
 def _set_deadline(seconds: float) -> None:
@@ -388,9 +455,12 @@ def _capture(argv: list[str], started: float):
     limit = DEADLINES.get(event.kind, DEFAULT_DEADLINE)
     soft = started + limit - SPOOL_RESERVE
     _store_deadline(soft)
-    _set_deadline(max(0.01, soft - time.monotonic()))
+    _set_deadline(max(0.01, started + limit + HARD_GRACE - time.monotonic()))
     if event.kind in SPOOLED and not event.is_interrupt:
         return _learn_or_defer(event, opts.get("home"), started, limit)
+    _free()  # Stop, SessionEnd, pre-tool: nothing a hard stop could lose (their work resumes later)
+    if time.monotonic() > soft:
+        return None  # started too late (a starved machine): Stop's work resumes later, others are not kept
     return _dispatch(event, opts.get("home"), started, limit, defer=True, guard="guard" in opts)
 
 
@@ -410,9 +480,7 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
     store, project = _open(event, home)
     try:
         if event.kind in (ev.SESSION_END, ev.STOP):
-            if defer:
-                _replay(store, event.session_id, started + limit * REPLAY_SHARE, others=True)
-            return _session_end(store, event, started + (limit - SPOOL_RESERVE) * FINALIZE_SHARE)
+            return _end_of_session(store, event, started, limit, defer)
         if not store.setting("auto_capture", project.id):
             return None  # `learn --auto` turned capture off for this project: record nothing
         return _learn(store, project, event)
@@ -420,31 +488,67 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
         store.close()
 
 
+def _end_of_session(store, event, started: float, limit: float, defer: bool):
+    """Stop and SessionEnd: learn what earlier hooks spooled (with `defer`), then the session's
+    end-of-session work, each phase only while time is left. Everything here can be resumed by
+    a later hook or command, so running out of time (a wait that ended at the deadline, a
+    statement stopped there) is not a failure."""
+    from learn_cli.capture import spool
+    from learn_cli.store import deadline
+
+    try:
+        if defer:
+            _replay(store, event.session_id, started + limit * REPLAY_SHARE, others=True)
+        deadline.check("end-of-session work")
+        return _session_end(store, event, started + (limit - SPOOL_RESERVE) * FINALIZE_SHARE)
+    except Exception as exc:  # noqa: BLE001 - judged here
+        if not spool.is_transient(exc):
+            raise
+        _warn(str(store.home), "deadline", "a hook stopped at its time limit before it was done "
+              f"({type(exc).__name__}; no tool event was lost: end-of-session work resumes later)", failure=False)
+        return None
+
+
 def _learn_or_defer(event, home: str | None, started: float, limit: float):
     """Learn from a tool event or prompt now, or put it in the spool to be learned later (the
     deadline may already have passed here, on a machine where the interpreter took its time)."""
+    from learn_cli.store import deadline
+
     project = None
+    if not event.tool_use_id and event.kind != "prompt":
+        event.tool_use_id = f"ev-{os.urandom(6).hex()}"  # one identity, the same in the spool
+    _pending.update(stage="event", home=home, event=event, project=None, limit=limit)  # for the hard stop
     try:
-        if not event.tool_use_id and event.kind != "prompt":
-            event.tool_use_id = f"ev-{os.urandom(6).hex()}"  # one identity, the same in the spool
+        _ready_to_spool()
+        deadline.check("opening the store")  # started late (a starved machine): straight to the spool
         store, project = _open(event, home)
+        if _pending.get("stage") == "event":
+            _pending["project"] = project
         try:
             if not store.setting("auto_capture", project.id):
+                _free()
                 return None  # `learn --auto` turned capture off for this project: record nothing
             if not store.writable():
+                _free()
                 return _answer_only(store, project, event)
             behind = _replay(store, event.session_id, started + min(REPLAY_MAX_S, limit * REPLAY_SHARE))
             if not behind:
-                return _learn(store, project, event)
+                deadline.check("learning the event")
+                try:
+                    return _learn(store, project, event)
+                finally:
+                    _free()  # learned; or failed, and judged below
         finally:
             store.close()
     except BaseException as exc:
         from learn_cli.capture import spool
 
         if not (isinstance(exc, _Deadline) or spool.is_transient(exc)):
+            _free()
             _bump_home(home, {"dropped": 1})
             raise  # not a matter of time: the guard reports it (counted as dropped)
-        why = f"its {limit:g} s time limit" if isinstance(exc, _Deadline) else f"{type(exc).__name__}: {exc}"
+        late = isinstance(exc, (_Deadline, deadline.Reached))
+        why = f"its {limit:g} s time limit" if late else f"{type(exc).__name__}: {exc}"
         _defer(home, event, project, why)
         return None
     _defer(home, event, project, "behind earlier events of its session")  # keeps the session's order
@@ -486,6 +590,14 @@ def _defer(home: str | None, event, project, why: str) -> None:
     waiting). No alarm while spooling: its only wait is bounded (the spool's lock,
     SHARE_WAIT_S) and the rest is CPU; a hard stop there lost 224 of 1,024 events when 256
     hooks ran at once on a machine already at load 40 (a starved process took seconds)."""
+    from learn_cli.store import deadline
+
+    with deadline.held():  # the hard stop (SIGALRM) waits: the event is spooled once, by one of us
+        _free()
+        _defer_now(home, event, project, why)
+
+
+def _defer_now(home: str | None, event, project, why: str) -> None:
     counted = False
     for attempt in (1, 2):
         try:
@@ -542,6 +654,8 @@ def _learn(store, project, event):
     from learn_cli.capture import learner
 
     cap = learner.Capture(store, project, event.session_id)
+    if _pending.get("stage") == "event" and event.kind != ev.PROMPT:
+        _pending["counters"] = cap.counters  # `events` counted: the event is in the session buffer
     try:
         if event.kind == ev.FAILURE:
             return _hook_json(event, "PostToolUseFailure", learner.on_failure(cap, event))
@@ -596,6 +710,8 @@ def _bump(store, counters: dict, values: dict | None = None) -> None:
                 analytics.bump_later(store.layout.stats, counters)  # out of time: no fold, one small write
             else:
                 analytics.bump(store.layout.stats, counters, values=values)
+            if _pending.get("counters") is counters:
+                _free()  # learned and counted: nothing left for the hard stop to do
     except OSError as exc:
         store.note(f"capture counters not saved ({exc})")
 

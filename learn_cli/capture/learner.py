@@ -28,6 +28,7 @@ import time
 
 from learn_cli.capture import events as ev
 from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todos, read_todo, todo_session_id
+from learn_cli.store import deadline as store_deadline
 from learn_cli.store.locks import file_lock
 from learn_cli.store.record import LIVE_STATUSES, make_record, new_id, now_iso
 
@@ -146,10 +147,12 @@ def _owing(cap: Capture, entry: dict, todo: dict) -> dict:
 
 
 def _pay(cap: Capture, owed: list[dict]) -> list[dict]:
-    """Do the work these entries owe (caller holds the session lock); returns them settled."""
+    """Do the work these entries owe (caller holds the session lock); returns them settled.
+    Past a hook's deadline the rest stays owed (the entries keep their `todo`): the session's
+    next hook, its Stop or SessionEnd, or a command pays it."""
     settled = []
     for entry in owed:
-        if isinstance(entry.get("todo"), dict):
+        if isinstance(entry.get("todo"), dict) and not store_deadline.passed():
             entry = run_todo(cap, entry)
             cap.buffer.append([entry])
         settled.append(entry)
@@ -762,6 +765,8 @@ def finalize(store, session_id: str | None, deadline: float, limit: int | None =
         if time.monotonic() > deadline:
             break
         recover_session(store, todo_session_id(todo), counters)
+        if time.monotonic() > deadline or store_deadline.passed():
+            break  # work may still be owed: the session's marker stays for the next one
         done, deferred = [], []
         for pid in read_todo(todo)["pids"]:
             if time.monotonic() > deadline:
@@ -839,6 +844,8 @@ def finalize_project(store, pid: str, deadline: float, limit: int | None = None)
         from learn_cli.engine.promotion import promote_project
     except ImportError:
         promote_project = None
+    if time.monotonic() > deadline:
+        return False  # the import took the time left (a starved process): promote does it
     if promote_project is not None:
         promote_project(store, pid)
     if time.monotonic() > deadline:

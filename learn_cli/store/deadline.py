@@ -28,6 +28,18 @@ def passed() -> bool:
     return _at is not None and time.monotonic() > _at
 
 
+class Reached(TimeoutError):
+    """The hook's deadline has passed (check()): a TimeoutError, so whoever judges failures
+    (store.spool.is_transient) sees a matter of time, and the event goes to the spool."""
+
+
+def check(what: str = "") -> None:
+    """Between two phases of work (CPU, not waits): stop here when the deadline has passed, at a
+    point where nothing is half done, instead of letting a starved process run on."""
+    if _at is not None and time.monotonic() > _at:
+        raise Reached(f"past the hook's deadline{' before ' + what if what else ''}")
+
+
 def active() -> bool:
     return _at is not None
 

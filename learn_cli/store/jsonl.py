@@ -10,6 +10,7 @@ with its file and line number; every other record still loads.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -187,8 +188,10 @@ def set_aside(path: Path, data: bytes) -> None:
 def append(path: Path, records: Iterable[dict]) -> None:
     """Append records (or tombstones) to a log. The caller holds the file's lock.
 
-    All or nothing: when the write fails part way (a full disk, a file size limit, the hook's
-    deadline) the file is cut back to where it was, so no half line is left behind."""
+    Whole lines in one write, all or nothing: when the write fails or falls short (a full
+    disk, a file size limit, the hook's deadline) the file is cut back to where it was, so no
+    half line is left behind. A half line that a killed writer left at the end is cut off first
+    (kept in `<file>.corrupt`), so it never ends up inside the file."""
     payload = utf8("".join(dumps(r) + "\n" for r in records))
     if not payload:
         return
@@ -196,9 +199,11 @@ def append(path: Path, records: Iterable[dict]) -> None:
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
-            payload = b"\n" + payload  # a crash cut the last line: never glue onto it
+            size, glue = _torn_tail(fd, size, path)
+            payload = glue + payload
         try:
-            _write_all(fd, payload)
+            if os.write(fd, payload) != len(payload):  # one write: a short one is a failed one
+                raise OSError(errno.ENOSPC, "the line was cut short (disk full?)")
         except OSError as exc:
             _truncate_quietly(fd, size)
             raise _named(exc, path) from None
@@ -207,6 +212,31 @@ def append(path: Path, records: Iterable[dict]) -> None:
             raise
     finally:
         os.close(fd)
+
+
+TAIL_CHUNK = 1 << 16
+
+
+def _torn_tail(fd: int, size: int, path) -> tuple[int, bytes]:
+    """The last line of a log has no newline: a writer was killed while appending it. A whole
+    record there only lacks its newline (returned as the glue to write first); a half one is
+    set aside in `<file>.corrupt` and cut off. Returns (the file's size now, glue)."""
+    start = size
+    while start > 0:  # back to the newline before the last line
+        at = max(0, start - TAIL_CHUNK)
+        chunk = os.pread(fd, start - at, at)
+        cut = chunk.rfind(b"\n")
+        if cut >= 0:
+            start = at + cut + 1
+            break
+        start = at
+    tail = os.pread(fd, size - start, start)
+    rec, problem = _parse_line(tail, json.loads)
+    if rec is not None and not problem:
+        return size, b"\n"
+    set_aside(path, tail)
+    os.ftruncate(fd, start)
+    return start, b""
 
 
 def _named(exc: OSError, path) -> OSError:

@@ -70,25 +70,24 @@ def _acquire(fd: int, timeout: float) -> None:
     except BlockingIOError:
         if timeout <= 0:
             raise TimeoutError("lock busy and no time left") from None
-    if not _wait_in_kernel(fd, timeout):
+    if deadline.active() or not _wait_in_kernel(fd, timeout):
         _poll(fd, timeout)
 
 
 def _wait_in_kernel(fd: int, timeout: float) -> bool:
-    """Block in flock until the lock is free, bounded by a SIGALRM timer; False when this
-    thread cannot use signals (not the main thread), so the caller must poll instead.
+    """Block in flock until the lock is free, bounded by a SIGALRM timer: for commands, which
+    have no deadline of their own. False when this thread cannot use signals (not the main
+    thread) or a timer is already armed, so the caller must poll instead.
 
-    Waiting in the kernel is what keeps 64 concurrent writers fair: the waiter is woken the
-    moment the lock is released, whereas a poller wakes on its own schedule and, on a busy
-    machine, keeps losing the lock to others until its time runs out. When a timer is already
-    armed (the hook's deadline) it is left alone: it interrupts this wait as well.
+    A hook never comes here (store.deadline is set): its wait is the poll below, which ends at
+    its deadline with a TimeoutError the hook answers by spooling, never with a signal that
+    lands wherever the process happens to be.
     """
     import signal
 
     try:
         if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            return True
+            return False  # someone else's timer: ours would replace it
         previous = signal.signal(signal.SIGALRM, _on_lock_timeout)
     except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGALRM
         return False
@@ -113,17 +112,25 @@ def _on_lock_timeout(_signum, _frame):
     raise _LockTimeout()
 
 
+POLL_FIRST_S = 0.0005
+POLL_MAX_S = 0.01  # a waiter looks again at least this often: it is not left behind by a convoy
+
+
 def _poll(fd: int, timeout: float) -> None:
+    """LOCK_NB retried with short sleeps until `timeout` (and the hook's deadline) has passed:
+    never a sleep in the kernel that only a signal could end. The sleeps are jittered so that
+    many waiters do not wake in step."""
     import time
 
-    deadline = time.monotonic() + timeout
-    delay = 0.001
+    give_up = time.monotonic() + timeout
+    delay = POLL_FIRST_S
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
-            if time.monotonic() > deadline:
+            left = min(give_up, deadline.current() or give_up) - time.monotonic()
+            if left <= 0:
                 raise TimeoutError(f"lock busy for {timeout:g}s") from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.02)
+            time.sleep(min(left, delay * (0.5 + int.from_bytes(os.urandom(1), "big") / 255)))
+            delay = min(delay * 2, POLL_MAX_S)

@@ -17,6 +17,7 @@ Prints one JSON document with the figures.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -58,7 +59,10 @@ def session(home: Path, cwd: Path, index: int, shared: dict, out: dict) -> None:
     for payload in calls:
         late, code, err = call(home, payload)
         over.append((late, payload["hook_event_name"], err.strip()[-200:]))
-        bad += code != 0 or "Traceback" in err
+        if code != 0 or "Traceback" in err:
+            bad += 1
+            out.setdefault("bad_calls", []).append({"session": sid, "hook": payload["hook_event_name"],
+                                                    "exit": code, "stderr": err[-2000:]})
     out[index] = {"over": max(over)[0], "worst": max(over), "bad": bad}
 
 
@@ -116,7 +120,8 @@ def concurrent(tmp: Path, sessions: int) -> dict:
         "sessions": sessions, "hook_calls": sessions * 6, "seconds": round(elapsed, 1),
         "housekeeping_runs": dict(Counter(name for name, _, _ in runs)),
         "housekeeping_failures": [r for r in runs if r[1] != 0 or "Traceback" in r[2]],
-        "bad_hook_exits": sum(r["bad"] for r in out.values()),
+        "bad_hook_exits": sum(r["bad"] for k, r in out.items() if k != "bad_calls"),
+        "bad_calls": out.get("bad_calls", []),
         "pairs": {"sent": sessions, "learned": pairs, "lost": sessions - pairs},
         "tool_events": {"sent": sessions * 4, "learned": after.get("events", 0) - SEED_EVENTS,
                         "lost": sessions * 4 - (after.get("events", 0) - SEED_EVENTS)},
@@ -125,8 +130,8 @@ def concurrent(tmp: Path, sessions: int) -> dict:
                   "dropped": after.get("dropped", 0),
                   "replayed_by_final_promote": after.get("replayed", 0) - before.get("replayed", 0),
                   "final_promote_ok": final.returncode == 0},
-        "max_seconds_past_deadline": round(max(r["over"] for r in out.values()), 2),
-        "worst_calls": sorted((r["worst"] for r in out.values()), reverse=True)[:3],
+        "max_seconds_past_deadline": round(max(r["over"] for k, r in out.items() if k != "bad_calls"), 2),
+        "worst_calls": sorted((r["worst"] for k, r in out.items() if k != "bad_calls"), reverse=True)[:3],
     }
 
 
@@ -167,8 +172,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=256)
     parser.add_argument("--locked-calls", type=int, default=24)
+    parser.add_argument("--keep", metavar="DIR", help="run in DIR (created) and keep the homes, their learn.log "
+                        "and each bad hook call's stderr, for a post-mortem")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with (contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory()) as tmp:
         report = {"concurrent": concurrent(Path(tmp) / "a", args.sessions),
                   "index_locked": locked(Path(tmp) / "b", args.locked_calls)}
     json.dump(report, sys.stdout, indent=2)

@@ -40,6 +40,7 @@ TOLERANCE = 1.5
 HARD = SHORT + 5.0  # many hooks at once on 2 cores: spooling is CPU a starved process waits for
 HOOK = ("import sys\n"
         "from learn_cli.capture import hook\n"
+        "hook.HARD_EXIT = True\n"  # as in the `learn` executable
         f"hook.DEFAULT_DEADLINE = {SHORT}\n"
         "hook.DEADLINES = {k: min(v, hook.DEFAULT_DEADLINE) for k, v in hook.DEADLINES.items()}\n"
         "sys.exit(hook.main(sys.argv[1:]))\n")
