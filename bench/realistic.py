@@ -2,7 +2,7 @@
 
     python bench/realistic.py OUT_DIR --entries 100000 --projects 1000 [--seed 7]
 
-writes `OUT_DIR/export.json` (the portable format of engine/exchange.py) and `OUT_DIR/work`
+writes `OUT_DIR/export.json` (the portable format of engine/exchange/) and `OUT_DIR/work`
 (one folder per project, as bench/generate.py). The runner imports the file into an empty home
 (that is the `import` figure) and measures everything else on the home it built.
 

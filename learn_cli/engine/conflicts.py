@@ -16,6 +16,12 @@ Three kinds are found, each in O(n) plus the pairs it reports:
    leading never/always/don't/do not are set aside, opposite polarity). Slots and negation
    are read from non-error learnings (preferences, patterns, workflows).
 
+Conflicts are counted by stance, not by pair of records (issue 14): when many records say one
+thing and many say its contrary, each record is paired with one record of the other side it can
+meet (the first), so the pairs reported are linear in the records (17 wordings of "use Jest"
+against 17 of "use Vitest" in one project are 33 pairs, not 289). Every record of either side
+is still flagged, with a partner that contradicts it.
+
 Archived records and records without an id are ignored. By default two records are only
 compared when they can be loaded together: they share a project, or one of them is global
 (status `global`, or no `projects`). "Use Jest" in one project and "use Vitest" in another
@@ -133,7 +139,7 @@ def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: boo
         if len(ids) == 2 and ids not in found and (not same_scope_only or _meet(a, b)):
             found[ids] = (_id(a), _id(b), reason)
 
-    groups.report(report, _meeting_pairs if same_scope_only else _all_pairs)
+    groups.report(report, _meeting_pairs if same_scope_only else _star_pairs)
     return list(found.values())
 
 
@@ -344,36 +350,48 @@ def _statements(rec: dict) -> list[str]:
     return [v for f in ("fix", "context") if isinstance(v := rec.get(f), str) and v.strip()]
 
 
-def _all_pairs(side_a: list[dict], side_b: list[dict]):
-    return ((a, b) for a in side_a for b in side_b)
+def _star_pairs(side_a: list[dict], side_b: list[dict]):
+    """Each record of either side paired with one of the other (the first): |A| + |B| - 1
+    pairs, not |A| × |B|."""
+    if side_a and side_b:
+        yield from ((a, side_b[0]) for a in side_a)
+        yield from ((side_a[0], b) for b in side_b[1:])
 
 
 def _meeting_pairs(side_a: list[dict], side_b: list[dict]):
-    """The pairs (a, b) that can be loaded together (see _meet), found through the projects
-    they list rather than by trying every pair: a global "use Vitest" against 5,000 "use Jest"
-    of 1,000 projects is 5,000 pairs, but 5,000 project records against 5,000 is not 25
-    million tries."""
-    open_b: list[dict] = []
-    by_project: dict[str, list[dict]] = {}
-    for b in side_b:
+    """Each record of either side paired with the first record of the other side it can meet
+    (see _meet): linear in the records and the projects they list. A global "use Vitest"
+    against 5,000 "use Jest" of 1,000 projects is 5,000 pairs; 5,000 project records against
+    5,000 are at most 10,000, not 25 million."""
+    yield from _first_meeting(side_a, side_b, False)
+    yield from _first_meeting(side_b, side_a, True)
+
+
+def _first_meeting(side_a: list[dict], side_b: list[dict], swap: bool):
+    """(a, b) for each a of side_a and the first b of side_b it meets (b, a with swap)."""
+    first_open = None
+    first_in: dict[str, tuple[int, dict]] = {}
+    for n, b in enumerate(side_b):
         projects = None if b.get("status") == "global" else _projects(b)
         if not projects:
-            open_b.append(b)
+            if first_open is None:
+                first_open = (n, b)
         else:
             for p in projects:
-                by_project.setdefault(p, []).append(b)
+                first_in.setdefault(p, (n, b))
+    first_any = (0, side_b[0]) if side_b else None
     for a in side_a:
         projects = None if a.get("status") == "global" else _projects(a)
         if not projects:
-            yield from ((a, b) for b in side_b)
-            continue
-        yield from ((a, b) for b in open_b)
-        seen: set[int] = set()
-        for p in projects:
-            for b in by_project.get(p, ()):
-                if id(b) not in seen:
-                    seen.add(id(b))
-                    yield a, b
+            found = first_any
+        else:
+            found = first_open
+            for p in projects:
+                hit = first_in.get(p)
+                if hit is not None and (found is None or hit[0] < found[0]):
+                    found = hit
+        if found is not None:
+            yield (found[1], a) if swap else (a, found[1])
 
 
 # ---------------------------------------------------------------- helpers

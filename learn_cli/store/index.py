@@ -24,7 +24,7 @@ from . import score as _score
 from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime_ns INT, ino INT,
@@ -35,6 +35,10 @@ CREATE TABLE IF NOT EXISTS learnings(rowid INTEGER PRIMARY KEY, file TEXT NOT NU
 CREATE INDEX IF NOT EXISTS learnings_key ON learnings(key);
 CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
 CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
+-- v6: `stats` reads its totals from this index alone, not from the wide rows (issue 14)
+CREATE INDEX IF NOT EXISTS learnings_counts ON learnings(scope, type, category, status);
+-- v6: the few rows that count helped / not_helped (`stats`), without a scan of every `data`
+CREATE INDEX IF NOT EXISTS learnings_helped ON learnings(scope, status) WHERE instr(data, 'helped"') > 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='learnings',
     content_rowid='rowid', tokenize="unicode61");
 DROP TRIGGER IF EXISTS learnings_ai;

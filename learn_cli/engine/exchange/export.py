@@ -1,0 +1,172 @@
+"""`learn export`: the portable file written a record at a time (one ordered query per section
+and per project), secrets checked again on the way out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from .common import _SEP, FORMAT, TEXT_FIELDS, VERSION, _redact, redact_record
+
+# ---------------------------------------------------------------- export
+
+
+@dataclass
+class ExportResult:
+    global_count: int = 0
+    archived_count: int = 0
+    project_counts: dict = field(default_factory=dict)  # pid -> live learnings
+    names: dict = field(default_factory=dict)  # pid -> the name written for it
+    nbytes: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.global_count + self.archived_count + sum(self.project_counts.values())
+
+
+# Records in the order the export has always used: by `created` (as Python's str() of it,
+# "" when missing or empty), then id, then where the index holds them.
+_ORDER = ("CASE json_type(data, '$.created') WHEN 'text' THEN json_extract(data, '$.created') "
+          "ELSE export_created(json_type(data, '$.created'), json_extract(data, '$.created')) END, id, rowid")
+
+
+def write_export(store, out: BinaryIO, loads: Callable, now: str | None = None) -> ExportResult:
+    """Write the whole store to `out` as one export document, a record at a time (one ordered
+    query per section and per project, one orjson.dumps per record): memory stays flat
+    whatever the store's size. The bytes are those of orjson.dumps(document, OPT_INDENT_2)."""
+    from learn_cli.store.record import now_iso
+
+    store.refresh(loads=loads)
+    store.index.db.create_function("export_created", 2, _created_order, deterministic=True)
+    known = store.projects()
+    result = ExportResult()
+    doc = _IndentedWriter(out)
+    doc.write(b"{")
+    for n, (name, value) in enumerate((("format", FORMAT), ("version", VERSION), ("exported", now or now_iso()))):
+        doc.key(1, name, first=n == 0)
+        doc.value(value)
+    doc.key(1, "global")
+    result.global_count = doc.records(1, _exported(store, "scope = 'global' AND pid = ''", (), loads))
+    doc.key(1, "projects")
+    pids = [pid for (pid,) in store.index.db.execute(
+        "SELECT DISTINCT pid FROM learnings WHERE scope IN ('project', 'archive') AND pid != '' ORDER BY pid")]
+    doc.write(b"{" if pids else b"{}")
+    for n, pid in enumerate(pids):
+        info = known.get(pid) or {}
+        result.names[pid] = info.get("name") or pid
+        doc.key(2, pid, first=n == 0)
+        _write_project(doc, result, pid, info, _exported(store, "scope = 'project' AND pid = ?", (pid,), loads))
+    if pids:
+        doc.end(1, b"}")
+    doc.key(1, "archived")
+    result.archived_count = doc.records(1, _exported(store, "scope IN ('archive', 'global-archive')", (), loads,
+                                                     archived=True))
+    doc.write(b"\n}\n")
+    result.nbytes = doc.nbytes
+    return result
+
+
+def _write_project(doc: _IndentedWriter, result: ExportResult, pid: str, info: dict, records: Iterator) -> None:
+    doc.write(b"{")
+    fields = (("name", result.names[pid]), ("root", info.get("root") or ""),
+              ("remote", _redact(info.get("remote")) if info.get("remote") else None))
+    for n, (name, value) in enumerate(fields):
+        doc.key(3, name, first=n == 0)
+        doc.value(value)
+    doc.key(3, "learnings")
+    result.project_counts[pid] = doc.records(3, records)
+    doc.end(2, b"}")
+
+
+def _exported(store, where: str, args: tuple, loads: Callable, archived: bool = False) -> Iterator[dict]:
+    """The records of one section or project as they are exported, in order."""
+    rows = store.index.db.execute(f"SELECT scope, pid, data FROM learnings WHERE {where} ORDER BY {_ORDER}", args)
+    for scope, pid, data in rows:
+        rec = loads(data)
+        rec.pop("updated", None)
+        if archived:
+            rec["archived_from"] = pid if scope == "archive" else "global"
+        yield _recheck_secrets(rec)
+
+
+def _created_order(kind, value) -> str:
+    """str(rec.get("created") or "") for a `created` that is not text (hand edits only)."""
+    if kind in ("array", "object"):
+        value = json.loads(value)
+    elif kind == "true":
+        value = True
+    return str(value or "")
+
+
+def _recheck_secrets(rec: dict) -> dict:
+    """Defence in depth on the way out, at a fraction of the cost of a full redaction. Every
+    way into the store redacts (capture, `learn add`, import), so a stored record holds no
+    secret that this redactor finds. Only a record whose text shows the mark of a credential
+    (`_may_hold_secret`) is redacted again: that covers the usual ones in records written by
+    an older redactor or edited by hand."""
+    fields = [rec[f] for f in TEXT_FIELDS if isinstance(rec.get(f), str) and rec[f]]
+    tags = rec.get("tags")
+    if isinstance(tags, list):
+        fields.extend(t for t in tags if isinstance(t, str))
+    if fields and _may_hold_secret(_SEP.join(fields)):
+        redact_record(rec)
+    return rec
+
+
+# What the common credentials start with or sit beside: a key block, GitHub, GitLab, AWS,
+# OpenAI/Anthropic, Slack, Google and JWT tokens, `*_SECRET=` labels. Few and literal on
+# purpose: each costs one `in` per record, where the redactor's whole rule set costs ~30 µs.
+_SECRET_MARKERS = ("PRIVATE KEY", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "AKIA", "ASIA",
+                   "sk-", "xox", "AIza", "eyJ", "ecret", "ECRET")
+
+
+def _may_hold_secret(text: str) -> bool:
+    return ("://" in text and "@" in text) or any(m in text for m in _SECRET_MARKERS)
+
+
+class _IndentedWriter:
+    """Writes a document piece by piece exactly as orjson.dumps(doc, OPT_INDENT_2) would."""
+
+    def __init__(self, out: BinaryIO):
+        import orjson
+
+        self.out = out
+        self.dumps = orjson.dumps
+        self.indent = orjson.OPT_INDENT_2
+        self.nbytes = 0
+
+    def write(self, data: bytes) -> None:
+        self.out.write(data)
+        self.nbytes += len(data)
+
+    def key(self, depth: int, name: str, first: bool = False) -> None:
+        self.write((b"\n" if first else b",\n") + b"  " * depth + self.dumps(name) + b": ")
+
+    def value(self, value) -> None:
+        self.write(self.dumps(value))
+
+    def end(self, depth: int, bracket: bytes) -> None:
+        """Close a non-empty object or array that opened at `depth`."""
+        self.write(b"\n" + b"  " * depth + bracket)
+
+    def records(self, depth: int, records: Iterable[dict]) -> int:
+        """A list of records as the value at `depth`; returns how many. A record's own lines
+        are indented by `pad` (JSON text holds no raw line break but between tokens)."""
+        pad = b"\n" + b"  " * (depth + 1)
+        count = 0
+        for rec in records:
+            self.write((b",", b"[")[count == 0] + pad + self._dumps(rec).replace(b"\n", pad))
+            count += 1
+        if count:
+            self.end(depth, b"]")
+        else:
+            self.write(b"[]")
+        return count
+
+    def _dumps(self, rec: dict) -> bytes:
+        try:
+            return self.dumps(rec, option=self.indent)
+        except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits (a hand edit)
+            return json.dumps(rec, indent=2, ensure_ascii=False).encode("utf-8", "surrogatepass")

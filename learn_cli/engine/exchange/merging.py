@@ -1,0 +1,223 @@
+"""Merging entries into a target file (duplicate, conflict, merged, new: see the package's
+docstring), one target at a time, without deep copies."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from .common import (
+    _LIVE,
+    MAX_MERGED_FROM,
+    NEAR_DUPLICATE,
+    _dumps,
+    _has_data,
+    _json_list,
+)
+from .report import ImportReport, Incoming
+from .staging import _Staging
+
+# ---------------------------------------------------------------- merging
+
+
+class _Merger:
+    """Merges the entries of each target file with what the store holds (see the module's
+    docstring). A target with nothing in it yet is written whole as soon as its entries are
+    merged (staged, or held in memory by a dry run); the others are written at the end."""
+
+    def __init__(self, store, report: ImportReport, loads: Callable, staging: _Staging | None):
+        self.store = store
+        self.report = report
+        self.loads = loads
+        self.staging = staging
+        db = store.index.db
+        self.ids: dict[str, str] = dict(db.execute("SELECT id, key FROM learnings"))
+        self.merged_from: set[str] = set()
+        for (ids,) in db.execute("SELECT json_extract(data, '$.merged_from') FROM learnings "
+                                 "WHERE data LIKE '%\"merged_from\"%'"):
+            self.merged_from.update(_json_list(ids, loads))
+        self.batches: dict[Path, list[Incoming]] = {}  # target -> entries not merged yet
+        self.new: dict[Path, list[dict]] = {}  # target that had data -> records to append at the end
+        self.held: dict[Path, bytes] = {}  # dry run: the lines staging would have written
+        self.unwritten: set[str] = set()  # ids of entries added by this import (no patch needed)
+        self.patches: dict[Path, dict[str, dict]] = {}  # target -> id -> fields to set
+
+    def add(self, inc: Incoming) -> None:
+        self.batches.setdefault(inc.target, []).append(inc)
+
+    def close(self, targets: Iterable[Path] | None = None) -> None:
+        """Merge the entries gathered for `targets` (every target when None)."""
+        for target in list(self.batches) if targets is None else targets:
+            items = self.batches.pop(target, None)
+            if items:
+                self._merge_batch(target, items)
+
+    def _merge_batch(self, target: Path, items: list[Incoming]) -> None:
+        empty = self._is_empty(target)
+        self.merge_into(target, items)
+        if empty and target in self.new:
+            recs = self.new.pop(target)
+            self.unwritten.difference_update(r["id"] for r in recs)  # a later entry patches them
+            if self.staging is None:
+                self.held[target] = b"\n".join(_dumps(r)[0] for r in recs)  # read for a project listed twice
+            else:
+                self.staging.add(target, recs)
+
+    def _is_empty(self, target: Path) -> bool:
+        """A log that holds nothing yet (nor has been given anything by this import)."""
+        if target in self.held or self.staging and target in self.staging.targets:
+            return False
+        if not str(target).endswith(".jsonl") or _has_data(target):
+            return False
+        return not self.store.index.count("file = ?", (self.store.index.rel(target),))
+
+    def merge_into(self, target: Path, items: list[Incoming]) -> None:
+        existing = self._existing(target)
+        fresh = []
+        for inc in items:
+            rid = inc.rec["id"]
+            if rid in self.merged_from:
+                self.report.duplicates += 1
+                continue
+            if rid in self.ids:
+                if self.ids[rid] == inc.rec["key"]:
+                    self.report.duplicates += 1
+                    continue
+                from learn_cli.store.record import new_id
+
+                inc.rec["id"] = new_id()
+            self.ids[inc.rec["id"]] = inc.rec["key"]
+            fresh.append(inc.rec)
+        if not fresh:
+            return
+        conflicted = self._conflicts(target, existing, fresh) if existing else set()
+        by_key = {}
+        for rec in existing.values():
+            by_key.setdefault(rec.get("key"), rec)
+        added: list[dict] = []
+        for rec in fresh:
+            if rec["id"] in conflicted:
+                added.append(rec)
+                continue
+            same = by_key.get(rec["key"])
+            if same is None:
+                by_key[rec["key"]] = rec
+                added.append(rec)
+                self.unwritten.add(rec["id"])
+            elif _same_text(same, rec):
+                self.report.duplicates += 1
+            else:
+                self._merge(target, same, rec)
+        if existing and added:
+            added = self._near_duplicates(target, existing, added, conflicted)
+        self.report.new += sum(1 for r in added if r["id"] not in conflicted)
+        if added:
+            self.new.setdefault(target, []).extend(added)
+
+    def _existing(self, target: Path) -> dict[str, dict]:
+        if self.staging and target in self.staging.targets:
+            self.staging.index(wait=True)  # a second batch for a target (a project listed twice)
+        rel = self.store.index.rel(target)
+        statuses = ("archived",) if target.name == "archive.jsonl" else _LIVE
+        marks = ",".join("?" * len(statuses))
+        rows = self.store.index.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks})",
+                                           (rel, *statuses))
+        found = {(rec := self.loads(d))["id"]: rec for (d,) in rows}
+        held = (self.loads(line) for line in self.held.get(target, b"").splitlines())
+        found.update((r["id"], r) for r in held if r.get("status") in statuses)
+        return found
+
+    def _conflicts(self, target: Path, existing: dict[str, dict], fresh: list[dict]) -> set[str]:
+        from learn_cli.engine.conflicts import find_conflicts
+        from learn_cli.engine.promotion import summary
+
+        incoming = {r["id"]: r for r in fresh}
+        flagged: set[str] = set()
+        for a, b, reason in find_conflicts([*existing.values(), *fresh]):
+            if (a in incoming) == (b in incoming):
+                continue  # both old (not ours to judge now) or both from the file
+            mine, theirs = (a, b) if a in incoming else (b, a)
+            rec, old = incoming[mine], existing[theirs]
+            _flag(rec, theirs)
+            patch = self.patches.setdefault(target, {}).setdefault(theirs, {})
+            _flag(old, mine)
+            patch.update(status=old["status"], conflict_with=old["conflict_with"],
+                         pre_conflict_status=old["pre_conflict_status"])
+            if mine not in flagged:
+                self.report.conflicts += 1
+                flagged.add(mine)
+            self.report.conflict_pairs.append({"incoming": mine, "existing": theirs, "reason": reason,
+                                               "incoming_text": summary(rec), "existing_text": summary(old)})
+        return flagged
+
+    def _merge(self, target: Path, into: dict, rec: dict) -> None:
+        from learn_cli.engine.merge import merge
+
+        # An untrusted entry never changes a learning's text or counters: it is only noted
+        # (merged_from), so importing it again is a duplicate.
+        merged = merge(into, rec) if self.trusted else dict(into)
+        merged["merged_from"] = (list(into.get("merged_from") or []) + [rec["id"]])[-MAX_MERGED_FROM:]
+        if into.get("id") in self.unwritten:
+            into.clear()
+            into.update(merged)  # an entry of this same file: not written yet, just update it
+        else:
+            changed = {k: v for k, v in merged.items() if into.get(k) != v and k not in ("id", "updated")}
+            self.patches.setdefault(target, {}).setdefault(into["id"], {}).update(changed)
+            into.update(merged)
+        self.merged_from.add(rec["id"])
+        self.report.merged += 1
+
+    def _near_duplicates(self, target: Path, existing: dict, added: list[dict], conflicted: set) -> list[dict]:
+        from learn_cli.engine.merge import near_duplicates
+
+        candidates = [r for r in added if r["id"] not in conflicted]
+        fresh_ids = {r["id"] for r in candidates}
+        keep = {r["id"] for r in added}
+        for group in near_duplicates([*existing.values(), *candidates], NEAR_DUPLICATE):
+            leader = group[0]
+            if leader["id"] in fresh_ids:
+                continue  # led by an entry of the file: nothing of the store to merge into
+            for rec in group[1:]:
+                if rec["id"] in fresh_ids and rec["id"] in keep:
+                    keep.discard(rec["id"])
+                    if _same_text(leader, rec):
+                        self.report.duplicates += 1
+                        self.merged_from.add(rec["id"])
+                    else:
+                        self._merge(target, leader, rec)
+        return [r for r in added if r["id"] in keep]
+
+    def write(self) -> None:
+        self.staging.commit()
+        for target, recs in self.new.items():
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.store.put_many(target, recs)
+        for target, patches in self.patches.items():
+            changes = {rid: _setter(fields) for rid, fields in patches.items()}
+            size = self.store.index.count("file = ?", (self.store.index.rel(target),))
+            self.store.update_many(target, changes, rewrite=2 * len(changes) >= max(size, 1))
+
+
+def _flag(rec: dict, other: str) -> None:
+    if rec.get("status") != "conflicted":
+        rec["pre_conflict_status"] = rec.get("status") or "active"
+        rec["status"] = "conflicted"
+    rec.setdefault("pre_conflict_status", "active")
+    partners = list(rec.get("conflict_with") or [])
+    if other not in partners:
+        partners.append(other)
+    rec["conflict_with"] = partners
+
+
+def _setter(fields: dict) -> Callable[[dict], dict]:
+    def apply(rec: dict) -> dict:
+        rec.update(fields)
+        return rec
+
+    return apply
+
+
+def _same_text(a: dict, b: dict) -> bool:
+    from learn_cli.engine.merge import normalize_text
+
+    return all(normalize_text(a.get(f) or "") == normalize_text(b.get(f) or "") for f in ("context", "error", "fix"))

@@ -1,0 +1,180 @@
+"""Staging: new files written in `<home>/.import-<hex>/`, renamed into place at the end (nothing is
+written unless the whole file reads), their index rows written from the records in hand."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .common import _dumps, _has_data
+from .workers import _Helpers
+
+# ---------------------------------------------------------------- writing
+
+
+class _Staging:
+    """The logs an import writes whole, staged in a folder of the home until the whole export
+    has been read, then renamed into place: a refused file leaves the store as it was. Their
+    index rows are written from the records in hand when they are staged (a rename keeps the
+    stat that the index records), INDEX_BATCH records a transaction."""
+
+    INDEX_BATCH = 10_000
+
+    def __init__(self, store, helpers: _Helpers):
+        self.store = store
+        self.helpers = helpers
+        self.folder: Path | None = None
+        self.staged: list[tuple[Path, Path]] = []  # (target, staged file)
+        self.targets: set[Path] = set()
+        self.unindexed: list[tuple[Path, bytes, Path, bool]] = []
+        self.waiting = 0  # records in self.unindexed
+        self.syncs = _Syncs()
+
+    def add(self, target: Path, recs: list[dict]) -> None:
+        if self.folder is None:
+            _remove_empty_folders(self.store.home, _STAGING)
+            self.folder = self.store.home / f"{_STAGING}{os.urandom(6).hex()}"
+            self.folder.mkdir(mode=0o700)
+        staged = self.folder / f".{len(self.staged):05d}-{target.name}.tmp"  # `learn doctor` clears old ones
+        self.staged.append((target, staged))  # first: removed even if writing it fails (a full disk)
+        self.targets.add(target)
+        lines, exact = _write_log(staged, recs)
+        self.syncs.add(staged)
+        self.unindexed.append((target, lines, staged, exact))
+        self.waiting += len(recs)
+        if self.waiting >= self.INDEX_BATCH:
+            self.index()
+
+    def index(self, wait: bool = False) -> None:
+        """Have the rows of the files staged since the last time written, in one transaction
+        (and with `wait`, every such transaction done)."""
+        if self.unindexed:
+            self.helpers.index_rows(self.unindexed)
+        self.unindexed, self.waiting = [], 0
+        if wait:
+            self.helpers.wait_index()
+
+    def commit(self) -> None:
+        """Rename every staged file onto its target (under the target's lock). A target that
+        got data meanwhile (a capture) gets the records appended instead."""
+        from learn_cli.store import jsonl
+        from learn_cli.store.locks import file_lock
+
+        self.index(wait=True)
+        try:
+            self.syncs.wait()  # every staged file is on disk before any is renamed
+            folders = set()
+            for target, staged in self.staged:
+                if target.parent not in folders:
+                    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                    folders.add(target.parent)
+                with file_lock(target):
+                    if not _has_data(target):
+                        os.replace(staged, target)
+                        continue
+                self.store.put_many(target, list(jsonl.load(staged).records.values()))
+            for folder in folders:  # the renames, on disk
+                self.syncs.add(folder)
+            self.syncs.wait()
+        finally:
+            self._remove()
+
+    def abandon(self) -> None:
+        """Drop what was staged; the index forgets the rows written for it."""
+        try:
+            self.helpers.wait_index()
+        except Exception as exc:  # noqa: BLE001 - a worker that died: its transaction was not committed
+            self.store.note(f"import abandoned while its index rows were written ({exc})")
+        self._remove()
+        try:
+            self.store.refresh([target for target, _ in self.staged])
+        except Exception as exc:  # noqa: BLE001 - the index also heals on its next refresh
+            self.store.note(f"index not updated ({exc}); it will be rebuilt from the files")
+
+    def _remove(self) -> None:
+        if self.folder is None:
+            return
+        for _target, staged in self.staged:
+            try:
+                os.unlink(staged)
+            except FileNotFoundError:
+                pass
+        try:
+            os.rmdir(self.folder)
+        except OSError:
+            pass
+
+
+_STAGING = ".import-"  # staging folders: <home>/.import-<hex>
+
+
+def _remove_empty_folders(home: Path, prefix: str) -> None:
+    """Staging folders of imports that were killed, once `learn doctor` removed their files."""
+    for entry in os.scandir(home):
+        if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False):
+            try:
+                os.rmdir(entry.path)
+            except OSError:
+                pass  # not empty: an import running now, or files doctor has not removed yet
+
+
+def _write_log(path: Path, recs: list[dict]) -> tuple[bytes, bool]:
+    """Write a new log holding `recs` (stamped `updated`). Returns its bytes, and whether a line
+    needs the standard library to be read back exactly (see `_dumps`)."""
+    from learn_cli.store import jsonl
+    from learn_cli.store.paths import FILE_MODE
+    from learn_cli.store.record import now_iso
+
+    stamp = now_iso()
+    lines, exact = [], False
+    for rec in recs:
+        rec["updated"] = stamp
+        line, standard = _dumps(rec)
+        lines.append(line)
+        exact = exact or standard
+    lines.append(b"")
+    data = b"\n".join(lines)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        jsonl._write_all(fd, data)
+    finally:
+        os.close(fd)
+    return data, exact
+
+
+class _Syncs:
+    """fsync of many files and folders at once, in a few threads: the journal commits that
+    many waiting together need cost little more than one. Done in one go when needed: syncs
+    spread over the import would force a journal commit at every step of its file writes."""
+
+    THREADS = 16
+
+    def __init__(self):
+        self.paths: list[Path] = []
+
+    def add(self, path: Path) -> None:
+        self.paths.append(path)
+
+    def wait(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        paths, self.paths = self.paths, []
+        if paths:
+            with ThreadPoolExecutor(min(self.THREADS, len(paths)), thread_name_prefix="fsync") as pool:
+                list(pool.map(_fsync, paths))
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _create_projects(store, projects: dict[str, dict], pids: list[str]) -> None:
+    from learn_cli.store.project import Project
+
+    for pid in pids:
+        info = projects[pid]
+        store.register_project(Project(id=pid, name=info["name"], root=info["root"], remote=info["remote"]))

@@ -1,0 +1,126 @@
+"""Worker processes of a large import (`_Helpers`): redaction checks and index writes off the main
+process; a small file, or a system without fork, does it all in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+# ---------------------------------------------------------------- work in other processes
+
+
+class _Helpers:
+    """Worker processes that take work off the main process of a large import: `submit` and
+    `result` tell which entries have text that redaction changes (the largest part of an
+    import's work, ~30 µs an entry), answered in order; `index_rows` writes the index rows of
+    staged files (SQLite's part), one job at a time: one writer, transactions in order. The
+    main process reads, merges and writes on meanwhile. A small file, or a system without
+    fork, does it all in-process.
+
+    Every worker is forked at once, here, before the import starts any thread: a fork copies
+    no other thread, so a lock that one of them held would stay held in the child."""
+
+    PARALLEL_BYTES = 4 << 20  # below this, forking costs more than it saves
+    batch = 400  # entries a redaction job
+    ahead = 8  # redaction jobs out at once (bounds the entries held in memory)
+
+    def __init__(self, store, file_bytes: int):
+        self.store = store
+        self.pool = None
+        self.index_job = None
+        workers = min(os.cpu_count() or 1, 4)
+        if file_bytes < self.PARALLEL_BYTES or workers < 2 or not hasattr(os, "fork"):
+            return
+        try:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(workers, multiprocessing.get_context("fork"), initializer=_quiet_worker)
+            self.pool.submit(int).result()  # forks them all now
+        except (OSError, ImportError, ValueError):  # no fork, no /dev/shm...: all in-process
+            self.close()
+
+    def submit(self, texts: list[str]):
+        return self.pool.submit(dirty_texts, texts) if self.pool and texts else dirty_texts(texts)
+
+    def result(self, job) -> set[int]:
+        return set(job if isinstance(job, list) else job.result())
+
+    def index_rows(self, files: list[tuple[Path, bytes, Path, bool]]) -> None:
+        """Index.load_rows for staged files: (target, its lines, staged file, whether to parse
+        the lines with the standard library: a record orjson cannot write exactly)."""
+        self.wait_index()
+        if self.pool is None or str(self.store.index.path) == ":memory:":
+            return self._noted(_load_rows(self.store.index, files))
+        self.index_job = self.pool.submit(index_in_worker, str(self.store.home), files)
+
+    def wait_index(self) -> None:
+        """The index job done (before the index is read back, or the import ends)."""
+        job, self.index_job = self.index_job, None
+        if job is not None:
+            self._noted(job.result())
+
+    def _noted(self, problem: str | None) -> None:
+        if problem:
+            self.store.note(problem)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C to the main process (which stops it), yields the CPU to it (the
+    main process feeds the workers), and ends when it ends, even killed (kill -9 leaves the
+    workers waiting on a queue that they themselves hold open)."""
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.nice(5)
+    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def index_in_worker(home: str, files: list) -> str | None:
+    """In a worker: `_load_rows` on a connection of its own."""
+    from learn_cli.store.index import Index
+    from learn_cli.store.paths import Layout
+
+    index = Index(Layout(Path(home)))
+    try:
+        return _load_rows(index, files)
+    finally:
+        index.close()
+
+
+def _load_rows(index, files: list[tuple[Path, bytes, Path, bool]]) -> str | None:
+    """index.load_rows from the lines of staged files; what went wrong, if anything."""
+    import sqlite3
+
+    import orjson
+
+    def records(lines: bytes, exact: bool) -> list[dict]:
+        return [(json.loads if exact else orjson.loads)(line) for line in lines.splitlines()]
+
+    try:
+        index.load_rows([(target, records(lines, exact), staged) for target, lines, staged, exact in files])
+    except sqlite3.DatabaseError as exc:  # the files are the truth: the index heals from their stats
+        return f"index not updated ({exc}); it will be rebuilt from the files"
+    return None
+
+
+def dirty_texts(texts: list[str]) -> list[int]:
+    """The positions of the texts that redaction changes."""
+    from learn_cli.text.redact import redact
+
+    return [n for n, text in enumerate(texts) if text and redact(text) != text]
