@@ -1,8 +1,12 @@
-"""Shared fixtures. End-to-end tests run the installed `learn` executable in a subprocess with
-a temporary home (SELF_LEARNING_HOME); nothing here touches the real `~`."""
+"""Shared fixtures. Command tests run `learn` with a temporary home (SELF_LEARNING_HOME): in this
+process for the typer commands, in a real process of the installed `learn` for the hook path and
+process-level behaviour (see `Learn`); nothing here touches the real `~`."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import io
 import json
 import os
 import shutil
@@ -44,20 +48,63 @@ def pytest_sessionstart(session) -> None:
                     f"({', '.join(stale[:3])}...): run `make install`", 2)
 
 
+def _is_hook_call(args: list[str]) -> bool:
+    """The hook path, which agents run as a process on every tool call: its clock starts with
+    the process, SIGALRM bounds it, stdout carries only hook JSON, the regex cache patches `re`
+    for the process. `learn(...)` always sends it to the real executable."""
+    from learn_cli.__main__ import split_global_options
+
+    rest = split_global_options(args)[1]
+    return rest[:1] == ["capture"] or (rest[:1] == ["context"] and "--hook" in rest)
+
+
 class Learn:
-    """Runs `learn` as a user would: a real process, a throwaway home, a project folder."""
+    """Runs `learn` as a user would, with a throwaway home and a project folder.
+
+    `learn(*args, input=None, cwd=None, env=None, check=None)` -> CompletedProcess-like
+    (returncode, stdout, stderr). Typer commands run IN THIS PROCESS: `learn_cli.__main__.main`,
+    what the installed script calls, with the state a fresh process would have: the environment
+    is exactly `self.env` (+ `env`), the working directory `cwd`, `sys.argv[0]` the installed
+    executable, stdin a pipe holding `input` (empty without it), stdout and stderr pipes (not a
+    terminal); `SystemExit` becomes the exit code. Afterwards the environment, cwd, argv,
+    streams, umask, the garbage collector (`learn_cli.cli.run` disables it for the command's
+    short life) and the store's deadline are put back, so nothing leaks into the next call.
+    A process costs ~0.3 s of CPU (python + typer + rich imports); a call here ~10 ms.
+
+    `learn.proc(...)` (same arguments, plus `timeout`) runs the installed executable in a real
+    process. Kept for:
+      - the hook path (`learn capture ...`, `learn context --hook`): `learn(...)` sends those to
+        `proc` itself, as the agents run them;
+      - end-to-end journeys (test_install_journeys, test_readme, tools/demo.sh) and the
+        reliability attacks (tests/reliability, their own kit: crashes, concurrency, limits);
+      - what only a process shows: the real binary's exit code and streams, signals,
+        timeouts, terminal and NO_COLOR detection (`run_with_terminal`), file descriptors,
+        several processes at once.
+    """
 
     def __init__(self, home: Path, cwd: Path, tmp: Path):
         self.home = home
         self.cwd = cwd
         self.tmp = tmp
         self.exe = learn_executable()
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "LEARN_"))}
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "LEARN_", "PYTEST_"))}
         self.env.update(SELF_LEARNING_HOME=str(home), NO_COLOR="1", HOME=str(tmp / "userhome"),
                         COLUMNS="100", PYTHONDONTWRITEBYTECODE="1")
         (tmp / "userhome").mkdir(exist_ok=True)
 
     def __call__(self, *args, input=None, cwd=None, env=None, timeout=60, check=None) -> subprocess.CompletedProcess:
+        argv = list(map(str, args))
+        if _is_hook_call(argv):
+            return self.proc(*argv, input=input, cwd=cwd, env=env, timeout=timeout, check=check)
+        if isinstance(input, (dict, list)):
+            input = json.dumps(input)
+        proc = run_in_process(self.exe, argv, input, str(cwd or self.cwd), dict(self.env, **(env or {})))
+        if check is not None:
+            assert proc.returncode == check, (proc.returncode, proc.stdout, proc.stderr)
+        return proc
+
+    def proc(self, *args, input=None, cwd=None, env=None, timeout=60, check=None) -> subprocess.CompletedProcess:
+        """The installed `learn` in a real process."""
         full_env = dict(self.env, **(env or {}))
         if isinstance(input, (dict, list)):
             input = json.dumps(input)
@@ -84,6 +131,65 @@ class Learn:
             (path / rel).parent.mkdir(parents=True, exist_ok=True)
             (path / rel).write_text(text)
         return path
+
+
+class _Pipe(io.BytesIO):
+    """What a command writes to stdout or stderr; still readable after the command closed it."""
+
+    def close(self) -> None:
+        pass
+
+
+def _universal_newlines(data: bytes, errors: str) -> str:
+    """What `subprocess.run(text=True)` makes of a stream."""
+    return data.decode("utf-8", errors).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def run_in_process(exe: str, argv: list[str], input: str | None, cwd: str, env: dict) -> subprocess.CompletedProcess:
+    """`learn argv` in this process, isolated as `Learn.__call__` describes."""
+    from learn_cli.__main__ import main
+    from learn_cli.store import deadline
+
+    saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    gc_was_on = gc.isenabled()
+    umask = os.umask(0o022)
+    os.umask(umask)
+    out, err = _Pipe(), _Pipe()
+    stdin = io.TextIOWrapper(io.BytesIO((input or "").encode()), encoding="utf-8")
+    stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True)
+    code = 0
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
+        sys.argv = [exe, *argv]
+        sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            if exc.code is None or isinstance(exc.code, int):
+                code = exc.code or 0
+            else:
+                print(exc.code, file=sys.stderr)
+                code = 1
+        with contextlib.suppress(ValueError):  # a command may have closed its stdout
+            stdout.flush()
+            stderr.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.umask(umask)
+        deadline.set_deadline(None)
+        if gc_was_on:
+            gc.enable()
+    return subprocess.CompletedProcess([exe, *argv], code if isinstance(code, int) else 0,
+                                       _universal_newlines(out.getvalue(), "strict"),
+                                       _universal_newlines(err.getvalue(), "backslashreplace"))
 
 
 @pytest.fixture

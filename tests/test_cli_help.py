@@ -114,7 +114,7 @@ def test_help_pages_ship_inside_the_package(learn):
     assert "recall" in listing and "hooks" in listing
     page = learn("help", "hooks", check=0).stdout
     assert page.startswith("# learn hooks\n")
-    man = learn("help", "--man", check=0).stdout.strip()
+    man = learn.proc("help", "--man", check=0).stdout.strip()  # the installed package, not the tree
     assert man.endswith("learn.1") and "site-packages" in man and os.path.isfile(man)
     missing = learn("help", "nosuch")
     assert missing.returncode == 1 and "no help page for 'nosuch'" in missing.stderr

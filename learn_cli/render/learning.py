@@ -9,7 +9,8 @@ markup strings, so brackets in captured text print as they are.
 from __future__ import annotations
 
 import os
-from functools import cache
+import sys
+from functools import lru_cache
 from pathlib import Path
 
 from rich.text import Text
@@ -33,8 +34,14 @@ def display_path(path) -> str:
     return text
 
 
-@cache
 def _stdout():
+    return _console_on(sys.stdout)
+
+
+@lru_cache(maxsize=1)
+def _console_on(stream):
+    """One console for the process's stdout; a new one when the stdout changed (a caller that
+    runs commands in its own process with sys.stdout swapped, as the tests do)."""
     return console()
 
 
