@@ -22,8 +22,6 @@ def damaged_index(path: Path) -> bool:
 
 
 def index(store, damaged: bool = False) -> Check:
-    import sqlite3
-
     from learn_cli.store.api import _MemoryIndex
 
     if isinstance(store.index, _MemoryIndex):
@@ -32,10 +30,7 @@ def index(store, damaged: bool = False) -> Check:
     if damaged:
         _refresh_quietly(store)
         return Check("index", REPAIRED, "the index file was not a database; it has been rebuilt from the files")
-    try:
-        verdict = store.index.db.execute("PRAGMA quick_check").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        verdict = str(exc)
+    verdict = store.index.integrity()
     if verdict != "ok":
         store.index.rebuild(f"doctor: {verdict}")
         _refresh_quietly(store)

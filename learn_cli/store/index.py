@@ -325,6 +325,14 @@ class Index:
         args.append(limit)
         return [(f, s, p, json.loads(d)) for f, s, p, d in self.db.execute(sql + " LIMIT ?", args)]
 
+    def integrity(self) -> str:
+        """SQLite's quick check of the index file: "ok", or what is damaged (a DatabaseError's
+        text when the file cannot even be read)."""
+        try:
+            return str(self.db.execute("PRAGMA quick_check").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+
     def names_of(self, pids: list[str]) -> dict[str, str]:
         """Project id -> name, for these projects only."""
         marks = ",".join("?" * len(pids))
