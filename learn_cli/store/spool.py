@@ -22,7 +22,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .paths import session_file_stem
+from .paths import NOFOLLOW, session_file_stem
 
 SPOOL_DIR = "spool"
 LIVE, BATCH, DONE, LOCK = ".jsonl", ".batch", ".done", ".lock"
@@ -82,7 +82,7 @@ class SpoolFiles:
         path = self.dir / f"{session_file_stem(session_id)}{LIVE}"
         give_up = time.monotonic() + SHARE_WAIT_S
         while True:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
             try:
                 _flock(fd, shared=True, until=give_up)
                 if _same_file(fd, path):  # not taken away by a replayer while we waited
@@ -96,7 +96,7 @@ class SpoolFiles:
     @contextlib.contextmanager
     def replaying(self, name: str, wait: float = 0.0):
         """Hold the session's replayer lock (True), or find another replayer at work (False)."""
-        fd = os.open(self.dir / f"{name}{LOCK}", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.dir / f"{name}{LOCK}", os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
         try:
             try:
                 _flock(fd, shared=False, until=time.monotonic() + wait)
@@ -112,7 +112,7 @@ class SpoolFiles:
         caller holds the session's replayer lock)."""
         path = self.dir / f"{name}{LIVE}"
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | NOFOLLOW)
         except FileNotFoundError:
             return
         try:
@@ -211,7 +211,7 @@ def note(batch: Path, key: str, state: str, why: str = "") -> None:
     doc = {"id": key, "state": state}
     if why:
         doc["why"] = why
-    fd = os.open(done_path(batch), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(done_path(batch), os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
     try:
         os.write(fd, b"\n" + json.dumps(doc).encode() + b"\n")
     finally:
