@@ -86,8 +86,7 @@ class SpoolFiles:
             try:
                 _flock(fd, shared=True, until=give_up)
                 if _same_file(fd, path):  # not taken away by a replayer while we waited
-                    if os.write(fd, data) < len(data):
-                        raise OSError(errno.ENOSPC, "the spool line was cut short", str(path))
+                    _write_line(fd, data, path)
                     return
             finally:
                 os.close(fd)
@@ -216,6 +215,27 @@ def note(batch: Path, key: str, state: str, why: str = "") -> None:
         os.write(fd, b"\n" + json.dumps(doc).encode() + b"\n")
     finally:
         os.close(fd)
+
+
+def _write_line(fd: int, data: bytes, path: Path) -> None:
+    """One O_APPEND write of a whole line; when the disk cuts it short (EFBIG, ENOSPC), the
+    half line is taken back if nobody appended after it (checked under the exclusive lock)."""
+    import fcntl
+
+    try:
+        written = os.write(fd, data)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    if written == len(data):
+        return
+    end = os.lseek(fd, 0, os.SEEK_CUR)  # O_APPEND: just past our bytes
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(fd).st_size == end:
+            os.ftruncate(fd, end - written)
+    except OSError:
+        pass  # another appender is at work: the replayer counts the cut line as dropped
+    raise OSError(errno.ENOSPC, "the spool line was cut short", str(path))
 
 
 def _same_file(fd: int, path: Path) -> bool:
