@@ -10,7 +10,6 @@ with its file and line number; every other record still loads.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 from pathlib import Path
@@ -202,8 +201,7 @@ def append(path: Path, records: Iterable[dict]) -> None:
             size, glue = _torn_tail(fd, size, path)
             payload = glue + payload
         try:
-            if os.write(fd, payload) != len(payload):  # one write: a short one is a failed one
-                raise OSError(errno.ENOSPC, "the line was cut short (disk full?)")
+            _write_all(fd, payload)  # one write; the rest of a short one meets the real error (EFBIG, ENOSPC)
         except OSError as exc:
             _truncate_quietly(fd, size)
             raise _named(exc, path) from None

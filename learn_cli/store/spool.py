@@ -22,7 +22,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .paths import session_file_stem
+from .paths import NOFOLLOW, session_file_stem
 
 SPOOL_DIR = "spool"
 LIVE, BATCH, DONE, LOCK = ".jsonl", ".batch", ".done", ".lock"
@@ -82,12 +82,11 @@ class SpoolFiles:
         path = self.dir / f"{session_file_stem(session_id)}{LIVE}"
         give_up = time.monotonic() + SHARE_WAIT_S
         while True:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
             try:
                 _flock(fd, shared=True, until=give_up)
                 if _same_file(fd, path):  # not taken away by a replayer while we waited
-                    if os.write(fd, data) < len(data):
-                        raise OSError(errno.ENOSPC, "the spool line was cut short", str(path))
+                    _write_line(fd, data, path)
                     return
             finally:
                 os.close(fd)
@@ -96,7 +95,7 @@ class SpoolFiles:
     @contextlib.contextmanager
     def replaying(self, name: str, wait: float = 0.0):
         """Hold the session's replayer lock (True), or find another replayer at work (False)."""
-        fd = os.open(self.dir / f"{name}{LOCK}", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.dir / f"{name}{LOCK}", os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
         try:
             try:
                 _flock(fd, shared=False, until=time.monotonic() + wait)
@@ -112,7 +111,7 @@ class SpoolFiles:
         caller holds the session's replayer lock)."""
         path = self.dir / f"{name}{LIVE}"
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | NOFOLLOW)
         except FileNotFoundError:
             return
         try:
@@ -211,11 +210,32 @@ def note(batch: Path, key: str, state: str, why: str = "") -> None:
     doc = {"id": key, "state": state}
     if why:
         doc["why"] = why
-    fd = os.open(done_path(batch), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(done_path(batch), os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
     try:
         os.write(fd, b"\n" + json.dumps(doc).encode() + b"\n")
     finally:
         os.close(fd)
+
+
+def _write_line(fd: int, data: bytes, path: Path) -> None:
+    """One O_APPEND write of a whole line; when the disk cuts it short (EFBIG, ENOSPC), the
+    half line is taken back if nobody appended after it (checked under the exclusive lock)."""
+    import fcntl
+
+    try:
+        written = os.write(fd, data)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    if written == len(data):
+        return
+    end = os.lseek(fd, 0, os.SEEK_CUR)  # O_APPEND: just past our bytes
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(fd).st_size == end:
+            os.ftruncate(fd, end - written)
+    except OSError:
+        pass  # another appender is at work: the replayer counts the cut line as dropped
+    raise OSError(errno.ENOSPC, "the spool line was cut short", str(path))
 
 
 def _same_file(fd: int, path: Path) -> bool:
