@@ -35,8 +35,10 @@ CREATE TABLE IF NOT EXISTS learnings(rowid INTEGER PRIMARY KEY, file TEXT NOT NU
 CREATE INDEX IF NOT EXISTS learnings_key ON learnings(key);
 CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
 CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
--- v6: `stats` reads its totals from this index alone, not from the wide rows (issue 14)
-CREATE INDEX IF NOT EXISTS learnings_counts ON learnings(scope, type, category, status);
+-- v6: `stats` and `graph` read their totals from this index alone, not from the wide rows
+-- (issue 14). `category` first: no query looks a category up, so the planner never takes this
+-- index for `scope = ? AND pid = ?` (scope first, it did: a scan per project in `export`).
+CREATE INDEX IF NOT EXISTS learnings_counts ON learnings(category, type, status, scope);
 -- v6: the few rows that count helped / not_helped (`stats`), without a scan of every `data`
 CREATE INDEX IF NOT EXISTS learnings_helped ON learnings(scope, status) WHERE instr(data, 'helped"') > 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='learnings',
