@@ -5,7 +5,7 @@ difference. `essential_change(failed, fix, kind)` states it when a short stateme
 than the full command, else returns "":
 
 - kind "path": "use path `src/app.py`"; kind "between": "run `pip install requests` first";
-- kind "retry": both commands without plumbing (engine.shell.normalize_command) are compared
+- kind "retry": both commands without plumbing (text.shell.normalize_command) are compared
   step by step (the segments of `a && b`), then word by word inside a changed step:
   - steps added before a step that stays: "run `git fetch origin b` first" (a lone `cd X`:
     "run it from `X`"); added at the end: "then run `X`";
