@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from learn_cli.capture import events as ev
+from learn_cli.store.record import SHOWN_STATUSES
 from learn_cli.capture.learner import (LINE_WIDTH, Capture, _fix_of_record, _fresh, _int, _normalize, _number,
                                       _owner_pid, _steps)
 
@@ -43,13 +44,13 @@ class Fix:
         self.records.append((rel, rec))
         evidence = [e for e in rec.get("evidence") or [] if isinstance(e, dict)]
         self.sightings.update((e.get("session"), e.get("event")) for e in evidence)
-        if not evidence and rec.get("status") in ("active", "global"):
+        if not evidence and rec.get("status") in SHOWN_STATUSES:
             # added by hand, promoted, or an import the user trusted: its frequency is all there
             # is (a pending import is untrusted and counts for nothing until seen here)
             self.sightings.update(("frequency", rec.get("id"), n) for n in range(min(_int(rec.get("frequency")), 10)))
         self.projects.update(p for p in rec.get("projects") or [] if isinstance(p, str))
         self.helped += _int(rec.get("helped"))
-        self.trusted = self.trusted or rec.get("status") in ("active", "global")
+        self.trusted = self.trusted or rec.get("status") in SHOWN_STATUSES
         self.failed_at = max(self.failed_at, _number(rec.get("failed_at")))
         self.worked_at = max(self.worked_at, _number(rec.get("worked_at")))
 
@@ -110,7 +111,7 @@ def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
     """Every fix stated for `key` by a live learning, wherever it lives (one indexed query)."""
     store = cap.store
     _fresh(store, cap.learnings_path, store.layout.global_errors)
-    rows = store.index.by_key(key, ("pending", "active", "global"), ("project", "global"), limit=200)
+    rows = store.index.by_key(key, ("pending", *SHOWN_STATUSES), ("project", "global"), limit=200)
     fixes: dict[object, Fix] = {}
     for rel, _scope, _pid, rec in rows:
         steps = frozenset(_normalize(step, None) for step in _steps(_fix_of_record(rec)))

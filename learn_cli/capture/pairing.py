@@ -333,7 +333,7 @@ _BACKING_OUT = frozenset({"--abort", "--quit", "--continue", "--skip"})
 def is_retry(failed: str, ok: str) -> bool:
     """Is the successful command `ok` a (corrected) retry of the failed command?
 
-    Both are compared without plumbing (engine.shell.strip_plumbing: `2>&1 | tail`,
+    Both are compared without plumbing (text.shell.strip_plumbing: `2>&1 | tail`,
     `&& echo OK`, `timeout N`, …), so copies of one fix that differ only there are one.
 
     1. Never a retry: a diagnostic (is_diagnostic: the same job rerun to look at it,
@@ -344,7 +344,7 @@ def is_retry(failed: str, ok: str) -> bool:
     3. Same job: some working segment of `ok` runs the program of a working
        segment of the failed line (its main one, or a later step of a chain: the
        step that failed is often not the first), wrappers removed (see
-       engine.shell.unwrap; `python`≈`python3`, `npm`≈`pnpm`≈`yarn`≈`bun`,
+       text.shell.unwrap; `python`≈`python3`, `npm`≈`pnpm`≈`yarn`≈`bun`,
        `pip`≈`uv pip`, `docker compose`≈`docker-compose`, `yarn X`≈`X`,
        `./x.sh`≈`python x.py`) with a compatible subcommand (`build` vs `lint` is
        another job; typos, prefixes and aliases such as `i`/`install` are not),

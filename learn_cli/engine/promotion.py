@@ -45,7 +45,7 @@ from functools import reduce
 from pathlib import Path
 
 from learn_cli.engine import scoring
-from learn_cli.store.record import LIVE_STATUSES, new_id
+from learn_cli.store.record import LIVE_STATUSES, SHOWN_STATUSES, new_id
 
 LIVE = LIVE_STATUSES
 WHOLE_STORE = "scope IN ('project', 'global')"  # what a whole-store run reads (with LIVE statuses)
@@ -716,7 +716,7 @@ def archive(e: Entry, reason: str, now: datetime) -> None:
 def release(e: Entry) -> None:
     """Leave the conflicted state: back to the status it had before."""
     before = e.rec.get("pre_conflict_status")
-    e.set("status", before if before in ("pending", "active", "global") else _SCOPE_STATUS.get(e.scope, "active"))
+    e.set("status", before if before in ("pending", *SHOWN_STATUSES) else _SCOPE_STATUS.get(e.scope, "active"))
     e.set("conflict_with", _DELETE)
     e.set("pre_conflict_status", _DELETE)
 
