@@ -33,7 +33,7 @@ def index(store, damaged: bool = False) -> Check:
         _refresh_quietly(store)
         return Check("index", REPAIRED, "the index file was not a database; it has been rebuilt from the files")
     try:
-        verdict = store.index.db.execute("PRAGMA quick_check").fetchone()[0]
+        verdict = store.index.quick_check()
     except sqlite3.DatabaseError as exc:
         verdict = str(exc)
     if verdict != "ok":

@@ -150,6 +150,10 @@ class Index:
         self.db = self._connect()
         self.refresh(self.all_files())
 
+    def quick_check(self) -> str:
+        """SQLite's verdict on the database file: "ok", or what is damaged (`learn doctor`)."""
+        return str(self.db.execute("PRAGMA quick_check").fetchone()[0])
+
     # -- freshness -------------------------------------------------------------------------
     # Every command checks every file (2,004 at 1,000 projects) before reading: these work on
     # path strings, which cost a tenth of what `Path` objects do per file.
