@@ -474,6 +474,44 @@ class Index:
                                "ORDER BY scope = 'global' DESC, json_extract(data, '$.frequency') DESC LIMIT 1",
                                (key,)).fetchone()
 
+    # -- import (engine/exchange/merging.py) ----------------------------------------------
+    def keys_by_id(self) -> dict[str, str]:
+        """id -> key ('' when none) of every row."""
+        return dict(self.db.execute("SELECT id, key FROM learnings"))
+
+    def merged_from_fields(self) -> Iterable[tuple[str]]:
+        """(`merged_from` as JSON text,) of every row whose data names it, streamed."""
+        return self.db.execute("SELECT json_extract(data, '$.merged_from') FROM learnings "
+                               "WHERE data LIKE '%\"merged_from\"%'")
+
+    def data_in_file(self, rel: str, statuses: tuple) -> Iterable[tuple[str]]:
+        """(data,) of one file's rows whose status is one of statuses, streamed."""
+        marks = ",".join("?" * len(statuses))
+        return self.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks})",
+                               (rel, *statuses))
+
+    def count_in_file(self, rel: str) -> int:
+        """How many rows one file has in the index."""
+        return self.count("file = ?", (rel,))
+
+    # -- export (engine/exchange/export.py) ------------------------------------------------
+    def exported_projects(self) -> list[str]:
+        """The projects that hold project or archived learnings, in order."""
+        return [pid for (pid,) in self.db.execute(
+            "SELECT DISTINCT pid FROM learnings WHERE scope IN ('project', 'archive') AND pid != '' ORDER BY pid")]
+
+    def use_export_order(self, created_order: Callable) -> None:
+        """Give the export's order its rule for a `created` that is not text:
+        created_order(json type, value) -> the text it sorts as (once per connection)."""
+        self.db.create_function("export_created", 2, created_order, deterministic=True)
+
+    def exported_rows(self, section: str, pid: str = "") -> Iterable[tuple[str, str, str]]:
+        """(scope, pid, data) of one export section ("global", "project" of pid, "archived"),
+        streamed in export order: `created` (text as it is, another type as use_export_order
+        says), then id, then rowid."""
+        where, args = _EXPORT_SECTIONS[section], ((pid,) if section == "project" else ())
+        return self.db.execute(f"SELECT scope, pid, data FROM learnings WHERE {where} ORDER BY {_EXPORT_ORDER}", args)
+
     # -- helpers ---------------------------------------------------------------------------
     def rel(self, path: str | os.PathLike) -> str:
         """How the index names a file: its path relative to the home (as given when outside)."""
@@ -534,6 +572,13 @@ class Index:
             # New rows get rowids past the largest one: their full text goes in with one statement.
             db.execute("INSERT INTO fts(rowid, body) SELECT rowid, body FROM learnings WHERE rowid > ?", (last,))
 
+
+# Export's sections, and its order: `created` as the export compares it (str() of the field,
+# "" when missing or empty), then id, then where the index holds them.
+_EXPORT_SECTIONS = {"global": "scope = 'global' AND pid = ''", "project": "scope = 'project' AND pid = ?",
+                    "archived": "scope IN ('archive', 'global-archive')"}
+_EXPORT_ORDER = ("CASE json_type(data, '$.created') WHEN 'text' THEN json_extract(data, '$.created') "
+                 "ELSE export_created(json_type(data, '$.created'), json_extract(data, '$.created')) END, id, rowid")
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "
            "features) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")

@@ -26,12 +26,6 @@ class ExportResult:
         return self.global_count + self.archived_count + sum(self.project_counts.values())
 
 
-# Records in the order the export has always used: by `created` (as Python's str() of it,
-# "" when missing or empty), then id, then where the index holds them.
-_ORDER = ("CASE json_type(data, '$.created') WHEN 'text' THEN json_extract(data, '$.created') "
-          "ELSE export_created(json_type(data, '$.created'), json_extract(data, '$.created')) END, id, rowid")
-
-
 def write_export(store, out: BinaryIO, loads: Callable, now: str | None = None) -> ExportResult:
     """Write the whole store to `out` as one export document, a record at a time (one ordered
     query per section and per project, one orjson.dumps per record): memory stays flat
@@ -39,7 +33,7 @@ def write_export(store, out: BinaryIO, loads: Callable, now: str | None = None) 
     from learn_cli.store.record import now_iso
 
     store.refresh(loads=loads)
-    store.index.db.create_function("export_created", 2, _created_order, deterministic=True)
+    store.index.use_export_order(_created_order)
     known = store.projects()
     result = ExportResult()
     doc = _IndentedWriter(out)
@@ -48,21 +42,19 @@ def write_export(store, out: BinaryIO, loads: Callable, now: str | None = None) 
         doc.key(1, name, first=n == 0)
         doc.value(value)
     doc.key(1, "global")
-    result.global_count = doc.records(1, _exported(store, "scope = 'global' AND pid = ''", (), loads))
+    result.global_count = doc.records(1, _exported(store, "global", "", loads))
     doc.key(1, "projects")
-    pids = [pid for (pid,) in store.index.db.execute(
-        "SELECT DISTINCT pid FROM learnings WHERE scope IN ('project', 'archive') AND pid != '' ORDER BY pid")]
+    pids = store.index.exported_projects()
     doc.write(b"{" if pids else b"{}")
     for n, pid in enumerate(pids):
         info = known.get(pid) or {}
         result.names[pid] = info.get("name") or pid
         doc.key(2, pid, first=n == 0)
-        _write_project(doc, result, pid, info, _exported(store, "scope = 'project' AND pid = ?", (pid,), loads))
+        _write_project(doc, result, pid, info, _exported(store, "project", pid, loads))
     if pids:
         doc.end(1, b"}")
     doc.key(1, "archived")
-    result.archived_count = doc.records(1, _exported(store, "scope IN ('archive', 'global-archive')", (), loads,
-                                                     archived=True))
+    result.archived_count = doc.records(1, _exported(store, "archived", "", loads, archived=True))
     doc.write(b"\n}\n")
     result.nbytes = doc.nbytes
     return result
@@ -80,9 +72,9 @@ def _write_project(doc: _IndentedWriter, result: ExportResult, pid: str, info: d
     doc.end(2, b"}")
 
 
-def _exported(store, where: str, args: tuple, loads: Callable, archived: bool = False) -> Iterator[dict]:
+def _exported(store, section: str, pid: str, loads: Callable, archived: bool = False) -> Iterator[dict]:
     """The records of one section or project as they are exported, in order."""
-    rows = store.index.db.execute(f"SELECT scope, pid, data FROM learnings WHERE {where} ORDER BY {_ORDER}", args)
+    rows = store.index.exported_rows(section, pid)
     for scope, pid, data in rows:
         rec = loads(data)
         rec.pop("updated", None)

@@ -30,11 +30,9 @@ class _Merger:
         self.report = report
         self.loads = loads
         self.staging = staging
-        db = store.index.db
-        self.ids: dict[str, str] = dict(db.execute("SELECT id, key FROM learnings"))
+        self.ids: dict[str, str] = store.index.keys_by_id()
         self.merged_from: set[str] = set()
-        for (ids,) in db.execute("SELECT json_extract(data, '$.merged_from') FROM learnings "
-                                 "WHERE data LIKE '%\"merged_from\"%'"):
+        for (ids,) in store.index.merged_from_fields():
             self.merged_from.update(_json_list(ids, loads))
         self.batches: dict[Path, list[Incoming]] = {}  # target -> entries not merged yet
         self.new: dict[Path, list[dict]] = {}  # target that had data -> records to append at the end
@@ -69,7 +67,7 @@ class _Merger:
             return False
         if not str(target).endswith(".jsonl") or _has_data(target):
             return False
-        return not self.store.index.count("file = ?", (self.store.index.rel(target),))
+        return not self.store.index.count_in_file(self.store.index.rel(target))
 
     def merge_into(self, target: Path, items: list[Incoming]) -> None:
         existing = self._existing(target)
@@ -119,9 +117,7 @@ class _Merger:
             self.staging.index(wait=True)  # a second batch for a target (a project listed twice)
         rel = self.store.index.rel(target)
         statuses = ("archived",) if target.name == "archive.jsonl" else _LIVE
-        marks = ",".join("?" * len(statuses))
-        rows = self.store.index.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks})",
-                                           (rel, *statuses))
+        rows = self.store.index.data_in_file(rel, statuses)
         found = {(rec := self.loads(d))["id"]: rec for (d,) in rows}
         held = (self.loads(line) for line in self.held.get(target, b"").splitlines())
         found.update((r["id"], r) for r in held if r.get("status") in statuses)
@@ -194,7 +190,7 @@ class _Merger:
             self.store.put_many(target, recs)
         for target, patches in self.patches.items():
             changes = {rid: _setter(fields) for rid, fields in patches.items()}
-            size = self.store.index.count("file = ?", (self.store.index.rel(target),))
+            size = self.store.index.count_in_file(self.store.index.rel(target))
             self.store.update_many(target, changes, rewrite=2 * len(changes) >= max(size, 1))
 
 
