@@ -45,10 +45,10 @@ from functools import reduce
 from pathlib import Path
 
 from learn_cli.engine import scoring
-from learn_cli.store.record import LIVE_STATUSES, SHOWN_STATUSES, new_id
+from learn_cli.store import index as _index
+from learn_cli.store.record import SHOWN_STATUSES, new_id
 
-LIVE = LIVE_STATUSES
-WHOLE_STORE = "scope IN ('project', 'global')"  # what a whole-store run reads (with LIVE statuses)
+WHOLE_STORE = _index.WHOLE_STORE  # what a whole-store run reads (its live rows)
 LIST_LIMIT = 100  # items kept per list in as_json()
 SUMMARY_WIDTH = 72
 _DELETE = object()  # patch value: remove the field
@@ -125,9 +125,9 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     store.index.derive = DERIVE
     # Conflicts first, their features streamed from the index: what they hold is freed before
     # the entries are loaded (peak memory is the larger of the two, not their sum).
-    _derive_missing(store, _live(WHOLE_STORE), (), loads)
-    conflicts = conflicts_among(stream_features(store, WHOLE_STORE, (), loads))
-    entries = load_entries(store, WHOLE_STORE, (), loads, derived=True)
+    _derive_missing(store, WHOLE_STORE, loads)
+    conflicts = conflicts_among(stream_features(store, WHOLE_STORE, loads))
+    entries = load_entries(store, WHOLE_STORE, loads, derived=True)
     return _Promotion(store, entries, now, focus=None, progress=progress, loads=loads,
                       conflicts=conflicts).run(dry_run)
 
@@ -139,29 +139,24 @@ def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Cal
     lay = store.layout
     store.refresh([lay.learnings(pid), *lay.global_files()], loads)
     store.index.derive = DERIVE
-    own = load_entries(store, "scope = 'project' AND pid = ?", (pid,), loads)
+    own = load_entries(store, _index.of_project(pid), loads)
     keys = sorted({e.rec.get("key") for e in own if e.rec.get("key")})
     others = []
     for start in range(0, len(keys), 500):
-        chunk = keys[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        others += load_entries(store, f"key IN ({marks}) AND NOT (scope = 'project' AND pid = ?) "
-                                      f"AND scope IN ('project', 'global')", (*chunk, pid), loads)
+        others += load_entries(store, _index.copies_elsewhere(keys[start:start + 500], pid), loads)
     focus = {(e.path, e.rec["id"]) for e in own}
     return _Promotion(store, own + others, now, focus=focus, loads=loads).run(dry_run)
 
 
-def load_entries(store, where: str, args: tuple, loads: Callable, derived: bool = False) -> list[Entry]:
-    """Live records matching an index condition, as entries holding only their decision
+def load_entries(store, rows: _index.Selection, loads: Callable, derived: bool = False) -> list[Entry]:
+    """The live records of an index selection, as entries holding only their decision
     fields (the index's `derived` column, filled first where empty, unless the caller just
     did: `derived`): a fraction of each record to parse and to hold."""
-    live = _live(where)
     if not derived:
-        _derive_missing(store, live, args, loads)
+        _derive_missing(store, rows, loads)
     out = []
     paths: dict[str, Path] = {}
-    rows = store.index.db.execute(f"SELECT file, scope, pid, rowid, derived FROM learnings WHERE {live}", args)
-    for rel, scope, pid, rowid, derived in rows:
+    for rel, scope, pid, rowid, derived in store.index.derived_rows(rows):
         path = paths.get(rel)
         if path is None:
             path = paths[rel] = store.path_of(rel)
@@ -173,29 +168,19 @@ def load_entries(store, where: str, args: tuple, loads: Callable, derived: bool 
     return out
 
 
-def _live(where: str) -> str:
-    return f"({where}) AND (status IN ({','.join(repr(s) for s in LIVE)}) OR status IS NULL)"
-
-
-def _derive_missing(store, live: str, args: tuple, loads: Callable, batch: int = 2000) -> None:
+def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int = 2000) -> None:
     """Fill the derived columns where empty or of an older version, a batch per transaction
     (hooks writing meanwhile wait for one batch, not for the whole store)."""
     import sqlite3
 
-    db = store.index.db
-    todo = [r for (r,) in db.execute(f"SELECT rowid FROM learnings WHERE {live} AND (derived IS NULL OR "
-                                     f"derived NOT LIKE ? OR features IS NULL)", (*args, f"[{_DERIVED_VERSION},%"))]
+    todo = store.index.rowids_to_derive(rows, _DERIVED_VERSION)
     for start in range(0, len(todo), batch):
         chunk = todo[start:start + batch]
-        rows = db.execute(f"SELECT rowid, data, features IS NULL FROM learnings WHERE rowid IN "
-                          f"({','.join('?' * len(chunk))})", chunk)
         # Only rows still holding the data that was derived: a writer may have replaced them.
         fresh = [(derive_fields(rec), derive_features(rec) if no_features else None, rowid, data)
-                 for rowid, data, no_features in rows.fetchall() for rec in (loads(data),)]
+                 for rowid, data, no_features in store.index.to_derive(chunk) for rec in (loads(data),)]
         try:
-            with store.index._tx() as tx:
-                tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features) "
-                               "WHERE rowid=? AND data=?", fresh)
+            store.index.store_derived(fresh)
         except sqlite3.Error:
             return  # only derived data: the records are read whole instead
 
@@ -256,17 +241,13 @@ def _parse_derived(text, loads: Callable) -> dict | None:
     return fields if version == _DERIVED_VERSION and isinstance(fields, dict) and "id" in fields else None
 
 
-def stream_features(store, where: str, args: tuple, loads: Callable):
+def stream_features(store, rows: _index.Selection, loads: Callable):
     """(id, key, status, projects) as a small record, and the conflict features, of every live
-    record matching an index condition, one at a time (from the whole record where the
+    record of an index selection, one at a time (from the whole record where the
     features column is empty)."""
     from learn_cli.engine.conflicts import Features, record_features
 
-    # json_quote: the projects as JSON whatever their type (json_extract gives a string bare)
-    rows = store.index.db.execute(f"SELECT id, key, status, json_quote(json_extract(derived, '$[1].projects')), "
-                                  f"features, CASE WHEN features IS NULL OR derived IS NULL THEN data END "
-                                  f"FROM learnings WHERE {_live(where)}", args)
-    for rid, key, status, projects, features, data in rows:
+    for rid, key, status, projects, features, data in store.index.feature_rows(rows):
         if data is not None:  # not derived (a home where it could not be stored): the record itself
             rec = loads(data)
             yield {"id": rid, "key": key, "status": status, "projects": rec.get("projects")}, record_features(rec)
@@ -276,8 +257,8 @@ def stream_features(store, where: str, args: tuple, loads: Callable):
 
 
 def _row_data(store, rowid: int) -> str:
-    row = store.index.db.execute("SELECT data FROM learnings WHERE rowid=?", (rowid,)).fetchone()
-    return row[0] if row else "{}"
+    data = store.index.data_of(rowid)
+    return "{}" if data is None else data
 
 
 def slim(entries: list[Entry]) -> None:
@@ -295,9 +276,7 @@ def ensure_full(store, entries: list[Entry], loads: Callable = json.loads) -> No
     partial = [e for e in entries if not e.full]
     for start in range(0, len(partial), 500):
         chunk = partial[start:start + 500]
-        rows = store.index.db.execute(f"SELECT rowid, data FROM learnings WHERE rowid IN "
-                                      f"({','.join('?' * len(chunk))})", [e.rowid for e in chunk])
-        data = dict(rows.fetchall())
+        data = store.index.data_of_rows([e.rowid for e in chunk])
         for e in chunk:
             rec = loads(data[e.rowid]) if e.rowid in data else None
             if not isinstance(rec, dict) or rec.get("id") != e.rec["id"]:  # rewritten meanwhile: find it by id
@@ -385,8 +364,7 @@ class _Promotion:
         if self.conflicts is None:
             rowids = [e.rowid for e in self._conflict_candidates() if e.rowid]
             self.conflicts = conflicts_among(item for start in range(0, len(rowids), 500) for item in stream_features(
-                self.store, f"rowid IN ({','.join('?' * len(rowids[start:start + 500]))})",
-                tuple(rowids[start:start + 500]), self.loads))
+                self.store, _index.with_rowids(rowids[start:start + 500]), self.loads))
         for a, b, reason in self.conflicts:
             ea, eb = self.by_id.get(a, []), self.by_id.get(b, [])
             if ea and eb and (self.focus is None or any(self.in_focus(e) for e in ea + eb)):
@@ -752,7 +730,7 @@ def write_entries(store, entries: list[Entry], new_records: dict[Path, list[dict
     paths = sorted(set(patches) | set(removals))
     for n, path in enumerate(paths, 1):
         changes, gone = patches.get(path, {}), removals.get(path, [])
-        size = store.index.count("file = ?", (store.index.rel(path),))
+        size = store.index.count_in_file(store.index.rel(path))
         rewrite = 2 * (len(changes) + len(gone)) >= max(size, 1)
         store.update_many(path, changes, gone, rewrite=rewrite)
         if n % 50 == 0:

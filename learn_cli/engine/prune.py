@@ -100,7 +100,7 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     report.disk_before = data_bytes(store)
     store.refresh(loads=loads)
     store.index.derive = DERIVE
-    entries = load_entries(store, WHOLE_STORE, (), loads)
+    entries = load_entries(store, WHOLE_STORE, loads)
     report.entries_before = len(entries)
     report.scored, report.rescored = rescore(entries, now, progress=progress)
     report.archived = archive_stale(entries, now, _positive(cfg.get("promote_min_projects"), 2),

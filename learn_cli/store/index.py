@@ -18,11 +18,13 @@ import os
 import sqlite3
 from pathlib import Path
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from . import deadline, jsonl
 from . import score as _score
 from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
+from .record import LIVE_STATUSES
 
 SCHEMA_VERSION = 6
 
@@ -512,6 +514,43 @@ class Index:
         where, args = _EXPORT_SECTIONS[section], ((pid,) if section == "project" else ())
         return self.db.execute(f"SELECT scope, pid, data FROM learnings WHERE {where} ORDER BY {_EXPORT_ORDER}", args)
 
+    # -- promotion and prune (engine/promotion.py, engine/prune.py) -----------------------
+    def rowids_to_derive(self, rows: Selection, version: int) -> list[int]:
+        """Rowids of the live rows of a selection whose derived columns are empty or of
+        another version than `version`."""
+        return [r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {_live(rows)} AND (derived IS NULL OR "
+                                              f"derived NOT LIKE ? OR features IS NULL)",
+                                              (*rows.args, f"[{version},%"))]
+
+    def to_derive(self, rowids: list[int]) -> list[tuple[int, str, int]]:
+        """(rowid, data, whether features is empty) of these rows."""
+        return self.db.execute(f"SELECT rowid, data, features IS NULL FROM learnings WHERE rowid IN "
+                               f"({','.join('?' * len(rowids))})", rowids).fetchall()
+
+    def store_derived(self, fresh: list[tuple[str, str | None, int, str]]) -> None:
+        """Set (derived, features unless None, rowid, data) in one transaction, on the rows
+        that still hold that data (a writer may have replaced them meanwhile)."""
+        with self._tx() as tx:
+            tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features) "
+                           "WHERE rowid=? AND data=?", fresh)
+
+    def derived_rows(self, rows: Selection) -> Iterable[tuple[str, str, str, int, str | None]]:
+        """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed."""
+        return self.db.execute(f"SELECT file, scope, pid, rowid, derived FROM learnings WHERE {_live(rows)}", rows.args)
+
+    def feature_rows(self, rows: Selection) -> Iterable[tuple[str, str, str | None, str | None, str | None, str | None]]:
+        """(id, key, status, `projects` as JSON, features, data where features or derived is
+        empty) of the live rows of a selection, streamed."""
+        # json_quote: the projects as JSON whatever their type (json_extract gives a string bare)
+        return self.db.execute(f"SELECT id, key, status, json_quote(json_extract(derived, '$[1].projects')), "
+                               f"features, CASE WHEN features IS NULL OR derived IS NULL THEN data END "
+                               f"FROM learnings WHERE {_live(rows)}", rows.args)
+
+    def data_of(self, rowid: int) -> str | None:
+        """The data of one row (None when it is gone)."""
+        row = self.db.execute("SELECT data FROM learnings WHERE rowid=?", (rowid,)).fetchone()
+        return row[0] if row else None
+
     # -- helpers ---------------------------------------------------------------------------
     def rel(self, path: str | os.PathLike) -> str:
         """How the index names a file: its path relative to the home (as given when outside)."""
@@ -571,6 +610,38 @@ class Index:
                     db.execute("DELETE FROM files WHERE path=?", (rel,))
             # New rows get rowids past the largest one: their full text goes in with one statement.
             db.execute("INSERT INTO fts(rowid, body) SELECT rowid, body FROM learnings WHERE rowid > ?", (last,))
+
+
+class Selection(NamedTuple):
+    """Some rows of the learnings table: a condition and its arguments, made by the functions
+    below (never from data). The queries that take one read its live rows."""
+    where: str
+    args: tuple
+
+
+WHOLE_STORE = Selection("scope IN ('project', 'global')", ())  # what a whole-store run reads
+
+
+def of_project(pid: str) -> Selection:
+    """A project's own learnings."""
+    return Selection("scope = 'project' AND pid = ?", (pid,))
+
+
+def copies_elsewhere(keys: list[str], pid: str) -> Selection:
+    """The project or global learnings with one of these keys, except the
+    project's own."""
+    marks = ",".join("?" * len(keys))
+    return Selection(f"key IN ({marks}) AND NOT (scope = 'project' AND pid = ?) AND scope IN ('project', 'global')",
+                     (*keys, pid))
+
+
+def with_rowids(rowids: list[int]) -> Selection:
+    """These rows."""
+    return Selection(f"rowid IN ({','.join('?' * len(rowids))})", tuple(rowids))
+
+
+def _live(rows: Selection) -> str:
+    return f"({rows.where}) AND (status IN ({','.join(repr(s) for s in LIVE_STATUSES)}) OR status IS NULL)"
 
 
 # Export's sections, and its order: `created` as the export compares it (str() of the field,

@@ -72,9 +72,9 @@ def _write_project(doc: _IndentedWriter, result: ExportResult, pid: str, info: d
     doc.end(2, b"}")
 
 
-def _exported(store, section: str, pid: str, loads: Callable, archived: bool = False) -> Iterator[dict]:
+def _exported(store, section: str, project: str, loads: Callable, archived: bool = False) -> Iterator[dict]:
     """The records of one section or project as they are exported, in order."""
-    rows = store.index.exported_rows(section, pid)
+    rows = store.index.exported_rows(section, project)
     for scope, pid, data in rows:
         rec = loads(data)
         rec.pop("updated", None)
