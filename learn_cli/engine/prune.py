@@ -209,12 +209,10 @@ def _hard_deletions(store, now: datetime, report: PruneReport, loads: Callable) 
     never deleted by the same or the next prune, whatever its last use."""
     cutoff = now.timestamp() - report.hard_delete_days * 86400
     old: dict[Path, list[str]] = {}
-    db = store.index.db
-    rows = db.execute("SELECT rowid, file, id, updated FROM learnings WHERE scope IN ('archive', 'global-archive')")
-    for rowid, rel, rid, updated in rows.fetchall():
+    for rowid, rel, rid, updated in store.index.archived_rows():
         when = scoring.parse_time(updated)
         if when is None:  # no usable `updated`: the record is read for its last use
-            rec = loads(db.execute("SELECT data FROM learnings WHERE rowid=?", (rowid,)).fetchone()[0])
+            rec = loads(store.index.data_of(rowid))
             when = scoring.parse_time(rec.get("last_used")) or scoring.parse_time(rec.get("created"))
         if when is not None and when.timestamp() < cutoff:
             old.setdefault(store.path_of(rel), []).append(rid)
@@ -234,10 +232,7 @@ FOLD_SHARE = 4  # fold when superseded lines × FOLD_SHARE ≥ lines
 
 def _compact(store, report: PruneReport, dry_run: bool) -> None:
     """Fold every log whose superseded lines (lines − live − corrupt) are a quarter of it."""
-    rows = store.index.db.execute(
-        "SELECT f.path, f.lines, f.lines - f.bad - (SELECT count(*) FROM learnings l WHERE l.file = f.path) "
-        "FROM files f")
-    for rel, lines, superseded in rows.fetchall():
+    for rel, lines, superseded in store.index.superseded_lines():
         if not superseded or superseded <= 0 or superseded * FOLD_SHARE < lines or not rel.endswith(".jsonl"):
             continue
         report.compacted_files += 1
@@ -269,7 +264,7 @@ def _clean_sessions(store, now: datetime, report: PruneReport, dry_run: bool, ma
 
 
 def _archive_usage(store, now: datetime, report: PruneReport, deleted: dict) -> None:
-    report.archive_entries = store.index.count("scope IN ('archive', 'global-archive')")
+    report.archive_entries = store.index.archived_count()
     if report.dry_run:
         report.archive_entries -= sum(len(ids) for ids in deleted.values())
         report.archive_entries += len(report.archived)

@@ -551,6 +551,21 @@ class Index:
         row = self.db.execute("SELECT data FROM learnings WHERE rowid=?", (rowid,)).fetchone()
         return row[0] if row else None
 
+    def archived_rows(self) -> list[tuple[int, str, str, str]]:
+        """(rowid, file, id, updated) of every archived learning (project and global archives)."""
+        return self.db.execute("SELECT rowid, file, id, updated FROM learnings "
+                               "WHERE scope IN ('archive', 'global-archive')").fetchall()
+
+    def archived_count(self) -> int:
+        """How many archived learnings there are (project and global archives)."""
+        return self.count("scope IN ('archive', 'global-archive')")
+
+    def superseded_lines(self) -> list[tuple[str, int, int]]:
+        """(file, lines, lines neither live nor corrupt) of every indexed file."""
+        return self.db.execute(
+            "SELECT f.path, f.lines, f.lines - f.bad - (SELECT count(*) FROM learnings l WHERE l.file = f.path) "
+            "FROM files f").fetchall()
+
     # -- helpers ---------------------------------------------------------------------------
     def rel(self, path: str | os.PathLike) -> str:
         """How the index names a file: its path relative to the home (as given when outside)."""
