@@ -21,13 +21,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "learn_cli"
 SQL = re.compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|PRAGMA|WITH)\b")
 CALL = re.compile(r"\.execute(?:many|script)?\(")
 
-# Modules that still hold queries, owned by work in progress elsewhere (issue 13): the list may
-# only shrink. A new module with SQL fails the test.
-NOT_YET_MOVED = {
-    "engine/search.py",  # windowed full-text ranking under a deadline
-}
-
-
 def sql_calls(root: Path) -> dict[str, int]:
     """module (relative to the package) -> how many execute() calls with SQL it holds."""
     found: dict[str, int] = {}
@@ -44,8 +37,7 @@ def sql_calls(root: Path) -> dict[str, int]:
 
 
 def test_sql_only_in_store():
-    found = sql_calls(PACKAGE)
-    assert set(found) <= NOT_YET_MOVED, sorted(set(found) - NOT_YET_MOVED)
+    assert sql_calls(PACKAGE) == {}
 
 
 def test_the_check_sees_a_planted_query(tmp_path):

@@ -34,6 +34,7 @@ from collections import namedtuple
 from collections.abc import Callable
 
 from learn_cli.engine.scoring import score as score_of
+from learn_cli.store.index import FtsNear
 
 MAX_TERMS = 8
 MAX_TERM_CHARS = 64
@@ -124,7 +125,7 @@ def search(store, topic, *, project_id: str | None = None, limit: int = 10, incl
     if not result.terms or limit <= 0:
         return result
     deadline = None if timeout_s is None else started + max(0.0, float(timeout_s))
-    run = _Run(store.index.db, result, project_id or "", include_archived, clock, deadline)
+    run = _Run(store.index, result, project_id or "", include_archived, clock, deadline)
     for query, all_terms in run.plan():
         if len(run.found) >= limit:
             break  # later tiers would rank below what is already found
@@ -137,17 +138,13 @@ def search(store, topic, *, project_id: str | None = None, limit: int = 10, incl
 class _Run:
     """One search: the queries, the candidates found so far, the deadline."""
 
-    def __init__(self, db: sqlite3.Connection, result: SearchResult, pid: str, archived: bool, clock,
-                 deadline: float | None):
-        self.db = db
+    def __init__(self, index, result: SearchResult, pid: str, archived: bool, clock, deadline: float | None):
+        self.index = index
         self.result = result
         self.pid = pid
         self.clock = clock
         self.deadline = deadline
-        proj = ("project", "archive") if archived else ("project",)
-        glob = ("global", "global-archive") if archived else ("global",)
-        self.proj_in = "(" + ",".join(f"'{s}'" for s in proj) + ")"
-        self.glob_in = "(" + ",".join(f"'{s}'" for s in glob) + ")"
+        self.near = FtsNear(pid, archived, BOOST["project"], BOOST["global"], CANDIDATES)
         self.found: dict[int, list] = {}  # rowid -> [bm25 relevance, holds all words]
         self.stopped_at: int | None = None  # rows below this rowid were not searched
 
@@ -156,12 +153,12 @@ class _Run:
         found in most learnings, which rank nothing); any word."""
         terms = self.result.terms
         and_q, or_q = fts_queries(terms)
-        if not self._exists(or_q):
+        if not self.index.fts_any(or_q):  # not a count: the first match of a common word is enough
             return []
         if len(terms) == 1:
             return [(or_q, True)]  # one word: a match holds every word
-        total = self.db.execute("SELECT count(*) FROM learnings").fetchone()[0]
-        counts = {t: self._count(term_query(t)) for t in terms}
+        total = self.index.row_total()
+        counts = {t: self.index.fts_count(term_query(t)) for t in terms}
         tiers = [(and_q, True)] if all(counts.values()) else []
         informative = [t for t in terms if 0 < counts[t] <= total * COMMON_SHARE]
         if informative and len(informative) < len([t for t in terms if counts[t]]):
@@ -169,29 +166,21 @@ class _Run:
         tiers.append((or_q, False))
         return tiers
 
-    def _exists(self, query: str) -> bool:
-        # Not a count: a common word matches thousands of rows, and the first one is enough.
-        return self.db.execute("SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1", (query,)).fetchone() is not None
-
-    def _count(self, query: str) -> int:
-        return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
-
     # -- one tier (all words, or any word) -------------------------------------------------
     def tier(self, query: str, all_terms: bool) -> None:
         """Every scope, newest rows first, window by window until the deadline; this project
         and the global store are always searched whole."""
         if self.stopped_at is not None:
-            return self._ranked(query, all_terms, self._local(), ())
-        scopes = f"(l.scope IN {self.glob_in} OR l.scope IN {self.proj_in})"
-        high = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM learnings").fetchone()[0]
+            return self._ranked(all_terms, self.index.ranked_near(query, self.near))
+        high = self.index.next_rowid()
         ranked = 0
         while high > 0:
-            low = self._window_start(query, high)
+            low = self.index.fts_window_start(query, high, WINDOW)
             try:
-                with _deadline(self.db, self.deadline, self.clock):
+                with self.index.interrupt_at(self.deadline, self.clock, PROGRESS_STEPS):
                     if self.deadline is not None and self.clock() >= self.deadline:
                         raise sqlite3.OperationalError("interrupted")
-                    self._ranked(query, all_terms, f"{scopes} AND fts.rowid >= ? AND fts.rowid < ?", (low, high))
+                    self._ranked(all_terms, self.index.ranked_in_window(query, low, high, self.near))
             except sqlite3.OperationalError as exc:
                 if "interrupt" not in str(exc):
                     raise
@@ -200,58 +189,24 @@ class _Run:
             if low == 0:
                 return
             if ranked >= MAX_RANKED:
-                self._ranked(query, all_terms, self._local() + " AND fts.rowid < ?", (low,))
-                self.result.not_ranked = max(self.result.not_ranked, self._count_below(query, low))
+                self._ranked(all_terms, self.index.ranked_near(query, self.near, below=low))
+                self.result.not_ranked = max(self.result.not_ranked, self.index.fts_count_below(query, low))
                 return
             high = low
 
-    def _local(self) -> str:
-        return f"((l.pid = ? AND l.scope IN {self.proj_in}) OR l.scope IN {self.glob_in})"
-
-    def _ranked(self, query: str, all_terms: bool, where: str, args: tuple) -> None:
-        if where.startswith("((l.pid = ?"):
-            args = (self.pid, *args)
-        sql = ("SELECT l.rowid, bm25(fts) FROM fts JOIN learnings l ON l.rowid = fts.rowid "
-               f"WHERE fts MATCH ? AND {where} ORDER BY bm25(fts) * CASE WHEN l.pid = ? THEN {BOOST['project']} "
-               f"WHEN l.pid = '' THEN {BOOST['global']} ELSE 1.0 END LIMIT {CANDIDATES}")
-        for rowid, bm25 in self.db.execute(sql, (query, *args, self.pid)):
+    def _ranked(self, all_terms: bool, matches) -> None:
+        """Take in (rowid, bm25) matches as candidates, each with its best relevance."""
+        for rowid, bm25 in matches:
             slot = self.found.setdefault(rowid, [0.0, all_terms])
             slot[0] = max(slot[0], -bm25)
             slot[1] = slot[1] or all_terms
-
-    def _window_start(self, query: str, high: int) -> int:
-        row = self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? AND rowid < ? ORDER BY rowid DESC "
-                              "LIMIT 1 OFFSET ?", (query, high, WINDOW - 1)).fetchone()
-        return row[0] if row else 0
-
-    def _count_below(self, query: str, low: int) -> int:
-        # Counted in the full-text index alone (cheap): also counts this project's and global
-        # rows below the cut, which were ranked, so the figure is an upper bound.
-        return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ? AND rowid < ?", (query, low)).fetchone()[0]
 
     def _stop(self, query: str, all_terms: bool, high: int) -> None:
         """Past the deadline: finish this project and global, name the projects not reached."""
         self.stopped_at = high
         self.result.timed_out = True
-        self._ranked(query, all_terms, self._local() + " AND fts.rowid < ?", (high,))
-        rows = self.db.execute(f"SELECT DISTINCT pid FROM learnings WHERE rowid < ? AND scope IN {self.proj_in} "
-                               "AND pid != ?", (high, self.pid))
-        self.result.not_searched = sorted(p for (p,) in rows)
-
-
-class _deadline:
-    """Interrupt a running query at the deadline (SQLite's progress handler)."""
-
-    def __init__(self, db: sqlite3.Connection, deadline: float | None, clock):
-        self.db, self.deadline, self.clock = db, deadline, clock
-
-    def __enter__(self):
-        if self.deadline is not None:
-            self.db.set_progress_handler(lambda: int(self.clock() >= self.deadline), PROGRESS_STEPS)
-
-    def __exit__(self, *exc):
-        if self.deadline is not None:
-            self.db.set_progress_handler(None, 0)
+        self._ranked(all_terms, self.index.ranked_near(query, self.near, below=high))
+        self.result.not_searched = self.index.other_projects_below(high, self.near)
 
 
 def _finish(store, run: _Run, limit: int, loads: Callable, now) -> None:
@@ -260,7 +215,7 @@ def _finish(store, run: _Run, limit: int, loads: Callable, now) -> None:
         return
     top_relevance = max(v[0] for v in run.found.values()) or 1.0
     pre = sorted(run.found.items(), key=lambda kv: (kv[1][1], kv[1][0]), reverse=True)[:SCORED]
-    rows = _rows(store.index.db, [rowid for rowid, _ in pre])
+    rows = store.index.placed_rows([rowid for rowid, _ in pre])
     hits = []
     for rowid, (relevance, all_terms) in pre:
         row = rows.get(rowid)
@@ -276,13 +231,3 @@ def _finish(store, run: _Run, limit: int, loads: Callable, now) -> None:
     hits.sort(key=lambda h: (h.all_terms, h.rank), reverse=True)
     run.result.more = len(hits) > limit
     run.result.hits = hits[:limit]
-
-
-def _rows(db: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple]:
-    out: dict[int, tuple] = {}
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
-        sql = f"SELECT rowid, file, scope, pid, data FROM learnings WHERE rowid IN ({','.join('?' * len(chunk))})"
-        for rowid, *rest in db.execute(sql, chunk):
-            out[rowid] = tuple(rest)
-    return out

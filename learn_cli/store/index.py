@@ -17,8 +17,8 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from collections import namedtuple
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from . import deadline, jsonl
 from . import score as _score
@@ -566,6 +566,77 @@ class Index:
             "SELECT f.path, f.lines, f.lines - f.bad - (SELECT count(*) FROM learnings l WHERE l.file = f.path) "
             "FROM files f").fetchall()
 
+    # -- recall's windowed full-text search (engine/search.py) ----------------------------
+    def row_total(self) -> int:
+        """How many learnings the index holds, in every scope."""
+        return self.db.execute("SELECT count(*) FROM learnings").fetchone()[0]
+
+    def next_rowid(self) -> int:
+        """One past the largest rowid (1 for an empty index)."""
+        return self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM learnings").fetchone()[0]
+
+    def fts_any(self, query: str) -> bool:
+        """Whether any row matches the full-text query (the first match is enough: no count)."""
+        return self.db.execute("SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1", (query,)).fetchone() is not None
+
+    def fts_count(self, query: str) -> int:
+        """How many rows match the full-text query."""
+        return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
+
+    def fts_count_below(self, query: str, low: int) -> int:
+        """How many rows below rowid `low` match the full-text query (in the full-text index
+        alone: cheap, whatever their scope)."""
+        return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ? AND rowid < ?", (query, low)).fetchone()[0]
+
+    def fts_window_start(self, query: str, high: int, window: int) -> int:
+        """The rowid where a window of `window` matches below `high` starts, newest first (0
+        when fewer are left)."""
+        row = self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? AND rowid < ? ORDER BY rowid DESC "
+                              "LIMIT 1 OFFSET ?", (query, high, window - 1)).fetchone()
+        return row[0] if row else 0
+
+    def ranked_in_window(self, query: str, low: int, high: int, near: FtsNear) -> Iterable[tuple[int, float]]:
+        """(rowid, bm25) of the best matches with rowids in [low, high), every project's and
+        the global store's, streamed."""
+        scopes = f"(l.scope IN {near.glob_in} OR l.scope IN {near.proj_in})"
+        return self._ranked(query, f"{scopes} AND fts.rowid >= ? AND fts.rowid < ?", (low, high), near)
+
+    def ranked_near(self, query: str, near: FtsNear, below: int | None = None) -> Iterable[tuple[int, float]]:
+        """(rowid, bm25) of the best matches of this project and the global store (those below
+        rowid `below` only, when given), streamed."""
+        local = f"((l.pid = ? AND l.scope IN {near.proj_in}) OR l.scope IN {near.glob_in})"
+        if below is None:
+            return self._ranked(query, local, (near.pid,), near)
+        return self._ranked(query, local + " AND fts.rowid < ?", (near.pid, below), near)
+
+    def _ranked(self, query: str, where: str, args: tuple, near: FtsNear) -> Iterable[tuple[int, float]]:
+        sql = ("SELECT l.rowid, bm25(fts) FROM fts JOIN learnings l ON l.rowid = fts.rowid "
+               f"WHERE fts MATCH ? AND {where} ORDER BY bm25(fts) * CASE WHEN l.pid = ? THEN {near.boost_project} "
+               f"WHEN l.pid = '' THEN {near.boost_global} ELSE 1.0 END LIMIT {near.limit}")
+        return self.db.execute(sql, (query, *args, near.pid))
+
+    def other_projects_below(self, high: int, near: FtsNear) -> list[str]:
+        """The projects other than this one with learnings below rowid `high`, sorted."""
+        rows = self.db.execute(f"SELECT DISTINCT pid FROM learnings WHERE rowid < ? AND scope IN {near.proj_in} "
+                               "AND pid != ?", (high, near.pid))
+        return sorted(p for (p,) in rows)
+
+    def placed_rows(self, rowids: list[int]) -> dict[int, tuple[str, str, str, str]]:
+        """rowid -> (file, scope, pid, data) of these rows (those that still exist)."""
+        out: dict[int, tuple] = {}
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start:start + 500]
+            sql = f"SELECT rowid, file, scope, pid, data FROM learnings WHERE rowid IN ({','.join('?' * len(chunk))})"
+            for rowid, *rest in self.db.execute(sql, chunk):
+                out[rowid] = tuple(rest)
+        return out
+
+    def interrupt_at(self, deadline: float | None, clock: Callable[[], float], steps: int) -> _Interrupt:
+        """A context in which a running query is interrupted (sqlite3.OperationalError
+        "interrupted") once clock() reaches deadline, looked at every `steps` SQLite steps;
+        no limit when deadline is None."""
+        return _Interrupt(self.db, deadline, clock, steps)
+
     # -- helpers ---------------------------------------------------------------------------
     def rel(self, path: str | os.PathLike) -> str:
         """How the index names a file: its path relative to the home (as given when outside)."""
@@ -627,11 +698,10 @@ class Index:
             db.execute("INSERT INTO fts(rowid, body) SELECT rowid, body FROM learnings WHERE rowid > ?", (last,))
 
 
-class Selection(NamedTuple):
-    """Some rows of the learnings table: a condition and its arguments, made by the functions
-    below (never from data). The queries that take one read its live rows."""
-    where: str
-    args: tuple
+# Some rows of the learnings table: a condition and its arguments, made by the functions below
+# (never from data); the queries that take one read its live rows. (namedtuple: typing.NamedTuple
+# costs ~2 ms of `learn recall`'s start.)
+Selection = namedtuple("Selection", "where args")
 
 
 WHOLE_STORE = Selection("scope IN ('project', 'global')", ())  # what a whole-store run reads
@@ -657,6 +727,36 @@ def with_rowids(rowids: list[int]) -> Selection:
 
 def _live(rows: Selection) -> str:
     return f"({rows.where}) AND (status IN ({','.join(repr(s) for s in LIVE_STATUSES)}) OR status IS NULL)"
+
+
+class FtsNear:
+    """What a ranked full-text query of recall is near: this project (`pid`, '' for none) and
+    the global store, boosted; the archives too when `archived`; `limit` rows per query."""
+
+    __slots__ = ("boost_global", "boost_project", "glob_in", "limit", "pid", "proj_in")
+
+    def __init__(self, pid: str, archived: bool, boost_project: float, boost_global: float, limit: int):
+        self.pid, self.limit = pid, limit
+        self.boost_project, self.boost_global = boost_project, boost_global
+        proj = ("project", "archive") if archived else ("project",)
+        glob = ("global", "global-archive") if archived else ("global",)
+        self.proj_in = "(" + ",".join(f"'{s}'" for s in proj) + ")"
+        self.glob_in = "(" + ",".join(f"'{s}'" for s in glob) + ")"
+
+
+class _Interrupt:
+    """Interrupt a running query at the deadline (SQLite's progress handler)."""
+
+    def __init__(self, db: sqlite3.Connection, deadline: float | None, clock, steps: int):
+        self.db, self.deadline, self.clock, self.steps = db, deadline, clock, steps
+
+    def __enter__(self):
+        if self.deadline is not None:
+            self.db.set_progress_handler(lambda: int(self.clock() >= self.deadline), self.steps)
+
+    def __exit__(self, *exc):
+        if self.deadline is not None:
+            self.db.set_progress_handler(None, 0)
 
 
 # Export's sections, and its order: `created` as the export compares it (str() of the field,
