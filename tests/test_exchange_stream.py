@@ -364,5 +364,5 @@ def test_load_rows_records_the_stat_of_the_file_renamed_onto_the_path(tmp_path):
     store.index.load_rows([(path, recs, staged)])
     assert not store.index.expect_stat(path)  # not there yet: a refresh would forget the rows
     os.replace(staged, path)
-    assert store.index.expect_stat(path) and store.index.count("file = ?", ("global/errors.jsonl",)) == 3
+    assert store.index.expect_stat(path) and store.index.count_in_file("global/errors.jsonl") == 3
     store.close()

@@ -113,11 +113,10 @@ def archive(store) -> Check:
     lay = store.layout
     files = [lay.global_archive] + [lay.archive(pid) for pid in _pids(lay)]
     size = sum(p.stat().st_size for p in files if p.exists())
-    entries = store.index.count("scope IN ('archive', 'global-archive')")
+    entries = store.index.archived_count()
     days = _hard_delete_days(store)
     cutoff = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - days * 86400))
-    old = store.index.count("scope IN ('archive', 'global-archive') AND "
-                            "coalesce(json_extract(data, '$.last_used'), updated) < ?", (cutoff,))
+    old = store.index.archived_before(cutoff)
     summary = f"{plural(entries, 'archived learning')}, {size_text(size)}"
     if size > ARCHIVE_WARN_BYTES or entries > ARCHIVE_WARN_ENTRIES:
         hint = (f"{old:,} are older than {days} days: `learn prune --hard` deletes them for good" if old

@@ -382,7 +382,11 @@ class Index:
         rows = self.db.execute("SELECT path, lines, superseded, bad FROM files")
         return {p: (lines, sup, bad) for p, lines, sup, bad in rows}
 
-    def count(self, where: str = "1=1", args: tuple = ()) -> int:
+    def count(self) -> int:
+        """How many learnings the index holds, every scope."""
+        return self._count("1=1")
+
+    def _count(self, where: str, args: tuple = ()) -> int:
         return self.db.execute(f"SELECT count(*) FROM learnings WHERE {where}", args).fetchone()[0]
 
     # -- named queries ---------------------------------------------------------------------
@@ -494,7 +498,7 @@ class Index:
 
     def count_in_file(self, rel: str) -> int:
         """How many rows one file has in the index."""
-        return self.count("file = ?", (rel,))
+        return self._count("file = ?", (rel,))
 
     # -- export (engine/exchange/export.py) ------------------------------------------------
     def exported_projects(self) -> list[str]:
@@ -558,7 +562,12 @@ class Index:
 
     def archived_count(self) -> int:
         """How many archived learnings there are (project and global archives)."""
-        return self.count("scope IN ('archive', 'global-archive')")
+        return self._count("scope IN ('archive', 'global-archive')")
+
+    def archived_before(self, cutoff_iso: str) -> int:
+        """How many archived learnings were last used (else updated) before `cutoff_iso`."""
+        return self._count("scope IN ('archive', 'global-archive') AND "
+                           "coalesce(json_extract(data, '$.last_used'), updated) < ?", (cutoff_iso,))
 
     def superseded_lines(self) -> list[tuple[str, int, int]]:
         """(file, lines, lines neither live nor corrupt) of every indexed file."""
