@@ -10,8 +10,8 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import run_with_terminal
 
+from conftest import run_with_terminal
 from learn_cli.cli import app, run
 from learn_cli.help import build
 

@@ -230,7 +230,7 @@ def test_auto_toggles_this_project(learn):
     assert proc.stdout.splitlines()[0] == "Auto-learning mode (project web-api): ON -> OFF"
     assert "  Previous state: Capturing errors and corrections automatically" in proc.stdout
     assert "  New state: Manual logging only (use `learn` to log manually)" in proc.stdout
-    assert f"overrides.json" in proc.stdout and "  To re-enable: run `learn --auto` again" in proc.stdout
+    assert "overrides.json" in proc.stdout and "  To re-enable: run `learn --auto` again" in proc.stdout
     overrides = learn.home / "projects" / pid / "overrides.json"
     assert json.loads(overrides.read_text()) == {"auto_capture": False}
     assert oct(overrides.stat().st_mode & 0o777) == "0o600"

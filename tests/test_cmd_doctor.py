@@ -10,8 +10,8 @@ import time
 import pytest
 
 from learn_cli.commands import doctor
-from learn_cli.doctor import files as doctor_files
 from learn_cli.commands._common import State
+from learn_cli.doctor import files as doctor_files
 from learn_cli.store.project import identify
 
 

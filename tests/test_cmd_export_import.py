@@ -11,9 +11,9 @@ import time
 
 import pytest
 
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def days_ago(n: float) -> str:

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 HOSTILE = 'Quote " back\\slash } { ] [ | ; # <b>x</b> `tick` \x1b[31m\nnewline -->'
 

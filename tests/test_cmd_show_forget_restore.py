@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def lines_of(path) -> list[dict]:

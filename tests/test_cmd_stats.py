@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import time
 
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def days_ago(n: int) -> str:

@@ -13,15 +13,10 @@ import functools
 import pytest
 
 import test_capture_learner
-
 from learn_cli.capture.lesson import is_lesson, moved_to, same_work
 from learn_cli.engine.context import summarize
 from learn_cli.text.keys import error_key
-from test_capture_learner import NOT_FOUND, Agent, context_of, learnings
-
-
-from test_capture_learner import home, proj  # noqa: E402,F401  (fixtures)
-
+from test_capture_learner import NOT_FOUND, Agent, context_of, home, learnings, proj  # noqa: F401  (fixtures)
 
 _teach = functools.partial(test_capture_learner._teach, sessions=1)  # one session unless told
 
@@ -199,8 +194,8 @@ def test_prune_and_promote_keep_both_alternatives(home, proj):
 
 def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
     from learn_cli.engine.digest import session_digest
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     a = proj("zopfli")
     # the agent moves on, another way, each session

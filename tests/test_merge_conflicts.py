@@ -181,7 +181,7 @@ def _brute_force_leaders(records, threshold):
 @pytest.mark.parametrize("seed", range(5))
 def test_the_candidate_filter_loses_no_pair(seed):
     rng = random.Random(seed)
-    vocabulary = "docker build fails arm64 platform linux amd64 pip install jose module missing npm pnpm test".split()  # noqa: SIM905
+    vocabulary = "docker build fails arm64 platform linux amd64 pip install jose module missing npm pnpm test".split()
     records = []
     for i in range(120):
         words = rng.sample(vocabulary, rng.randint(3, 7))

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from learn_cli.engine.promotion import (ResolveError, promote_project, resolve_conflict,
-                                        run_promotion)
+from learn_cli.engine.promotion import ResolveError, promote_project, resolve_conflict, run_promotion
 from learn_cli.store.project import Project
 from learn_cli.store.record import make_record
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from learn_cli.agents import claude, codex, gemini
 from learn_cli.capture import events as ev
 from learn_cli.capture import hook
-from learn_cli.agents import claude, codex, gemini
 
 DATA = Path(__file__).parent / "data"
 PAYLOADS = DATA / "real-payloads"

@@ -16,9 +16,18 @@ from __future__ import annotations
 import os
 
 from learn_cli.capture import events as ev
+from learn_cli.capture.learner import (
+    LINE_WIDTH,
+    Capture,
+    _fix_of_record,
+    _fresh,
+    _int,
+    _normalize,
+    _number,
+    _owner_pid,
+    _steps,
+)
 from learn_cli.store.record import SHOWN_STATUSES
-from learn_cli.capture.learner import (LINE_WIDTH, Capture, _fix_of_record, _fresh, _int, _normalize, _number,
-                                      _owner_pid, _steps)
 
 
 class Fix:

@@ -64,8 +64,14 @@ class _progress:
     def __enter__(self):
         if not self.enabled:
             return lambda _n: None
-        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                                   TransferSpeedColumn)
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
 
         from learn_cli.render.console import console
 

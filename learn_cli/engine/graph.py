@@ -18,9 +18,9 @@ from __future__ import annotations
 import heapq
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Callable
 
 from learn_cli.store.record import TYPES as TYPE_ORDER
 

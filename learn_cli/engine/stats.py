@@ -14,7 +14,8 @@ many wait in it now).
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC
 
 from learn_cli.engine import scoring
 from learn_cli.store.record import TYPES as TYPE_ORDER
@@ -136,6 +137,6 @@ def _count(value) -> int:
 
 
 def _utc_now():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)

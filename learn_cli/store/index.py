@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from pathlib import Path
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from . import deadline, jsonl
 from . import score as _score

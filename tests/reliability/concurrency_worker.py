@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import reliability_kit as kit  # noqa: E402
+import reliability_kit as kit
 
 UNIQUE_PAIRS = 24
 SHARED_PAIRS = 25

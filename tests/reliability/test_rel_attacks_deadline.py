@@ -276,8 +276,8 @@ def _store(home: Path):
 
 
 def test_replay_is_exactly_once_even_when_a_replayer_dies_before_noting_its_work(tmp_path):
-    from learn_cli.capture import spool
     from learn_cli.agents import claude
+    from learn_cli.capture import spool
     from learn_cli.store.project import identify
 
     home, cwd = fresh_home(tmp_path)

@@ -21,7 +21,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 import reliability_kit as kit
 
 WORKERS = 64

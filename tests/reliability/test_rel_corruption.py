@@ -12,7 +12,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 import reliability_kit as kit
 
 

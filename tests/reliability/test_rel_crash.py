@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 import reliability_kit as kit
 
 MOMENTS = 50

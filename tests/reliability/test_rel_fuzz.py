@@ -20,10 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import reliability_kit as kit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import reliability_kit as kit
 
 EXAMPLES = 10_000
 THROUGH_EXECUTABLE = {"hook": 300, "import": 60}
@@ -88,8 +87,8 @@ def _weighted(strategy, times: int) -> list:
 def _seed_learnings(home: Path, project: Path) -> None:
     import random
 
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     store = Store(home, warn_stderr=False)
     try:
@@ -189,8 +188,8 @@ def _import_docs(existing_pid: str):
 @pytest.mark.slow
 def test_import_file_fuzzing(tmp_path):
     from learn_cli.engine.exchange import ExchangeError, import_file
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     template = tmp_path / "template"
     project = identify(kit.project_dir(tmp_path / "work", "importer"))

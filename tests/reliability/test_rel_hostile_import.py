@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 import reliability_kit as kit
 
 EXE = str(Path(sys.executable).with_name("learn"))
@@ -54,8 +53,8 @@ def refused(proc: subprocess.CompletedProcess, *words: str) -> None:
 @pytest.fixture
 def store(tmp_path):
     """A home with 20 learnings in one project; returns (home, cwd, records)."""
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     cwd = kit.project_dir(tmp_path / "work", "app")
     (cwd.parent / "userhome").mkdir()

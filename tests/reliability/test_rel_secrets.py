@@ -191,8 +191,8 @@ def test_secret_straddling_a_length_cap_is_not_half_kept(tmp_path):
     """An imported text longer than its cap, with a secret right where the cap cuts: the cut
     must not leave half a token that redaction no longer recognises."""
     from learn_cli.engine.exchange import import_file
-    from learn_cli.store.record import FIELD_CAPS
     from learn_cli.store.api import Store
+    from learn_cli.store.record import FIELD_CAPS
 
     token = next(value for kind, value, _t in CORPUS.SECRETS if kind == "github-token")
     entries = []
