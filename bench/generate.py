@@ -510,7 +510,7 @@ class Generator:
         key_record: dict[str, dict] = {}
         docker = archived_n = 0
         jsonl_bytes = 0
-        for p, count in zip(projects, counts):
+        for p, count in zip(projects, counts, strict=True):
             live, archive = [], []
             attempts = 0
             while len(live) + len(archive) < count and attempts < count * 5:

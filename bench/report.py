@@ -396,7 +396,7 @@ def _instructions_section(data: dict) -> str:
     aligned = []
     for r in rows:
         profile_sizes = _profiles(data)[r[0]]
-        by_size = dict(zip(profile_sizes, r[2:]))
+        by_size = dict(zip(profile_sizes, r[2:], strict=False))
         aligned.append(r[:2] + [by_size.get(s, "") for s in sizes])
     return intro + _table(header, ["---", "---"] + ["---:"] * len(sizes), aligned)
 

@@ -411,7 +411,9 @@ class Bench:
                 return {"sid": sid}
             return setup
 
-        capture = lambda ctx: [self.learn, "capture"]
+        def capture(ctx) -> list:
+            return [self.learn, "capture"]
+
         for kind in ("failure", "success", "prompt", "start"):
             self.measure(CAPTURE_NAMES[kind], size, capture, home=home, cwd=root, stdin=live(kind),
                          check=_valid_hook_output)

@@ -409,7 +409,7 @@ def test_openclaw_after_tool_call_payloads(learn):
                 "ctx": {"agentId": "main", "sessionKey": "agent:main:main", "sessionId": "oc-1",
                         "cwd": str(learn.cwd)}}
 
-    for n, payload in enumerate([call(1, "pytest tests", error=PYTEST_MISSING),
+    for _n, payload in enumerate([call(1, "pytest tests", error=PYTEST_MISSING),
                                  call(2, "python -m pytest tests"),  # neither result nor error: no evidence
                                  call(3, "python -m pytest tests", result={"exitCode": 0, "stdout": "2 passed"})]):
         proc = learn("capture", "--agent", "openclaw", input=payload)

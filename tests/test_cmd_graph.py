@@ -82,7 +82,7 @@ def test_dot_is_valid_and_escapes_labels(learn, seeded):
     for line in lines[1:-1]:
         assert _DOT_LINE.match(line), line
     assert '\\"' in out and "\\\\slash" in out and "\x1b" not in out
-    edges = [l for l in lines if " -- " in l and "label=\"" in l and "penwidth" in l]
+    edges = [line for line in lines if " -- " in line and "label=\"" in line and "penwidth" in line]
     assert len(edges) == 3
 
 

@@ -16,7 +16,7 @@ import test_capture_learner
 from learn_cli.capture.lesson import is_lesson, moved_to, same_work
 from learn_cli.engine.context import summarize
 from learn_cli.text.keys import error_key
-from test_capture_learner import NOT_FOUND, Agent, context_of, home, learnings, proj  # noqa: F401  (fixtures)
+from test_capture_learner import NOT_FOUND, Agent, context_of, learnings
 
 _teach = functools.partial(test_capture_learner._teach, sessions=1)  # one session unless told
 

@@ -25,7 +25,7 @@ def test_first_run_creates_layout_with_private_modes(store):
     for rel in ("config.json", "global/errors.jsonl", "global/patterns.jsonl", "global/preferences.json",
                 "projects", "sessions", "analytics/stats.json"):
         assert (home / rel).exists(), rel
-    store.index  # opening the index creates its files too
+    _ = store.index  # opening the index creates its files too
     for path, want in modes(home):
         assert stat.S_IMODE(os.stat(path).st_mode) == want, path
 

@@ -64,11 +64,11 @@ def _failure_re() -> re.Pattern[str]:
         | ^\S[^\n]*?:\ [^\n]*?(?:[Pp]ermission\ denied|[Oo]peration\ not\ permitted)
         | \bEACCES\b | \bEPERM\b | ^PermissionError:
         | ^npm\ ERR!\  | ^npm\ error\  | \bERR_PNPM_\w+ | ^error\ Command\ failed\b
-        | ^(?:error|fatal)(?:\[\w+\])?:\ 
-        | ^\S+:\ (?:fatal\ )?error:\ 
-        | :\d+(?::\d+)?:\ (?:fatal\ )?error:\ 
+        | ^(?:error|fatal)(?:\[\w+\])?:\x20
+        | ^\S+:\ (?:fatal\ )?error:\x20
+        | :\d+(?::\d+)?:\ (?:fatal\ )?error:\x20
         | \berror\ TS\d+:
-        | ^E:\ 
+        | ^E:\x20
         | ^FAILED\b | ^FAIL\b | \btest\ result:\ FAILED\b
         | ^=+\ [^\n]*\b\d+\ (?:failed|errors?)\b[^\n]*=+$
         | \bmake(?:\[\d+\])?:\ \*\*\*

@@ -77,7 +77,7 @@ def logs(store, writable: bool) -> Check:
         return Check("logs", WARN, f"{len(bloated)} logs are mostly superseded lines (read-only: not compacted)",
                      [f"{rel}: {dead} of {lines} lines dead" for rel, lines, dead in bloated])
     details = []
-    for rel, lines, dead in bloated:
+    for rel, _lines, _dead in bloated:
         before, after = store.compact(store.path_of(rel))
         details.append(f"{rel}: {before} → {after} lines")
     return Check("logs", REPAIRED, f"compacted {plural(len(bloated), 'log')}", capped(details))

@@ -64,7 +64,7 @@ def build_graph(store, loads: Callable = json.loads, connections: int = CONNECTI
     graph.tree, graph.totals = _tree_and_totals(index)
     projects_of = _keys(index, loads)
     pairs = Counter()
-    for key, pids in projects_of.items():
+    for pids in projects_of.values():
         if len(pids) > WIDE_KEY:
             graph.wide_keys += 1
         elif len(pids) > 1:

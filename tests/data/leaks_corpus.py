@@ -205,14 +205,14 @@ CUT = [
 
 _SHA256 = [hashlib.sha256(f"lookalike-{i}".encode()).hexdigest() for i in range(20)]
 _SHA1 = [hashlib.sha1(f"commit-{i}".encode()).hexdigest() for i in range(20)]
-_UUIDS = ["%s-%s-4%s-8%s-%s" % (h[:8], h[8:12], h[13:16], h[17:20], h[20:32]) for h in _SHA256[:15]]
+_UUIDS = [f"{h[:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:32]}" for h in _SHA256[:15]]
 _SRI = ["sha512-" + base64.b64encode(hashlib.sha512(f"pkg-{i}".encode()).digest()).decode() for i in range(8)]
 _GOSUM = ["h1:" + base64.b64encode(hashlib.sha256(f"mod-{i}".encode()).digest()).decode() for i in range(6)]
 
 LOOKALIKES: list[str] = (
     [f"commit {h}" for h in _SHA1[:10]]
     + [f"HEAD is now at {h[:7]} fix flaky test" for h in _SHA1[10:15]]
-    + [f"Merge {a[:12]} into {b[:12]}" for a, b in zip(_SHA1[15:], _SHA1[:5])]
+    + [f"Merge {a[:12]} into {b[:12]}" for a, b in zip(_SHA1[15:], _SHA1[:5], strict=False)]
     + [f"docker pull nginx@sha256:{h}" for h in _SHA256[:10]]
     + [f'"integrity": "sha256:{h}"' for h in _SHA256[10:15]]
     + [f"pip install pkg=={i}.0 --hash=sha256:{h}" for i, h in enumerate(_SHA256[15:])]

@@ -150,7 +150,7 @@ def overruns(calls: list[tuple[float, str]]) -> dict:
     out = {}
     for name, values in by.items():
         values.sort()
-        pick = lambda q: round(values[min(len(values) - 1, int(q * len(values)))], 2)  # noqa: E731
+        pick = lambda q, v=values: round(v[min(len(v) - 1, int(q * len(v)))], 2)  # noqa: E731
         out[name] = {"calls": len(values), "over_0.5s": sum(v > 0.5 for v in values),
                      "p50": pick(0.5), "p90": pick(0.9), "p99": pick(0.99), "max": round(values[-1], 2)}
     return out
@@ -182,7 +182,7 @@ def locked(tmp: Path, calls: int) -> dict:
     final = kit.learn_exe(home, cwd, "promote", "--json")
     c = counters(home)
     return {"calls": len(late), "max_seconds_past_deadline": round(max(late), 2),
-            "seconds_past_deadline": overruns(list(zip(late, names))),
+            "seconds_past_deadline": overruns(list(zip(late, names, strict=True))),
             "min_seconds_past_deadline": round(min(late), 2),
             "spool": {k: c.get(k, 0) for k in ("deferred", "replayed", "dropped")},
             "pairs_learned_after_promote": sum(1 for n in range(calls // 2)

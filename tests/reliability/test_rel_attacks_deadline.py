@@ -122,7 +122,7 @@ def test_a_locked_index_holds_no_hook_past_its_deadline_and_loses_nothing(tmp_pa
     home, cwd = fresh_home(tmp_path)
     with IndexLocked(home):
         waits = []
-        for n, payload in enumerate([kit.failure(cwd, "s1", "f1", "zorp build", "Error: zorp lost the glarb"),
+        for _n, payload in enumerate([kit.failure(cwd, "s1", "f1", "zorp build", "Error: zorp lost the glarb"),
                                      kit.success(cwd, "s1", "k1", "zorp build --glarb")]):
             waited, proc = hook(home, payload, timeout=SHORT + 10)
             waits.append(waited)

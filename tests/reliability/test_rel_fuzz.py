@@ -142,7 +142,7 @@ def test_hook_payload_fuzzing(tmp_path):
 
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(through_exe, sample))
-    for data, proc in zip(sample, results):
+    for data, proc in zip(sample, results, strict=True):
         assert proc.returncode == 0, (data[:200], proc.stderr[-500:])
         kit.check_hook_stdout(proc.stdout.decode())
         assert b"Traceback" not in proc.stderr

@@ -136,7 +136,7 @@ def test_wrong_types_in_every_field(tmp_path, store):
     doc = {"format": "self-learning-agent", "version": "1.0.0", "global": good + bad,
            "projects": {"0123456789ab": {"name": 42, "root": ["x"], "remote": {"a": 1}, "learnings": bad[:40]},
                         "fedcba987654": "not an object", "aaaaaaaaaaaa": {"learnings": "not a list"}},
-           "archived": [dict(b, archived_from=v) for b, v in zip(bad[:11], WRONG)]}
+           "archived": [dict(b, archived_from=v) for b, v in zip(bad[:11], WRONG, strict=True)]}
     path = tmp_path / "typed.json"
     path.write_text(json.dumps(doc))
     proc = learn_import(home, cwd, path, "--json")

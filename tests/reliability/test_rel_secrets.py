@@ -75,7 +75,7 @@ def _plant_capture(home: Path, cwd: Path, n: int, line: str, value: str) -> None
 def _import_doc(items: list[tuple[str, str]], pid: str) -> dict:
     """An export whose every text field (and project name, root and remote) carries the items."""
     entries = []
-    for n, (line, value) in enumerate(items):
+    for n, (line, _value) in enumerate(items):
         entries.append({"id": f"learn-20260101T000000Z-{n:06x}", "type": "error", "category": "config",
                         "context": f"imported {n}: {line}"[:480], "error": f"Error: {line}", "fix": f"rotate {line}",
                         "command": f"deploy {line}", "fix_command": f"deploy --fixed {line}",
@@ -110,7 +110,7 @@ def test_no_secret_reaches_the_home_or_any_output(tmp_path, monkeypatch):
                                                 identify(cwd).id)))
     imported = exe(home, cwd, "import", export_in)
     assert imported.returncode == 0, imported.stderr
-    for n, (_kind, line, value) in enumerate(lines[::6]):  # and a sample through the executable
+    for n, (_kind, line, _value) in enumerate(lines[::6]):  # and a sample through the executable
         for payload in (kit.failure(cwd, f"exe-{n}", f"xf{n}", f"publish {line}", f"denied: {line}"),
                         kit.success(cwd, f"exe-{n}", f"xs{n}", f"publish --token-file t {line}")):
             assert exe(home, cwd, "capture", input=payload).returncode == 0
