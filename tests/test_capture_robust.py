@@ -303,7 +303,9 @@ def test_secrets_never_reach_the_home_through_the_executable(learn):
     for i, (_kind, (value, template)) in enumerate(sorted(by_kind.items())):
         line = template.format(s=value)
         sid = f"exe-secret-{i}"
-        learn("capture", input=payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} here"), cwd=cwd, check=0)
+        learn(
+            "capture", input=payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} here"), cwd=cwd, check=0
+        )
         learn("capture", input=failure(cwd, f"deploy push {line}", f"denied: {line}", 1, sid=sid), cwd=cwd, check=0)
         learn("capture", input=success(cwd, f"deploy push --retry {line}", stdout=line, sid=sid), cwd=cwd, check=0)
     learn("capture", input=payload(cwd, "SessionEnd", "exe-secret-0", reason="other"), cwd=cwd, check=0)

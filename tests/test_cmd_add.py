@@ -26,7 +26,9 @@ def stored(learn, pid=None) -> list[dict]:
 # -- learn add -----------------------------------------------------------------------------
 
 def test_error_message_becomes_the_error_of_an_error_learning(learn):
-    doc = learn.json("add", "ModuleNotFoundError: No module named 'jose'", "--fix", "pip install python-jose[cryptography]")
+    doc = learn.json(
+        "add", "ModuleNotFoundError: No module named 'jose'", "--fix", "pip install python-jose[cryptography]"
+    )
     rec = doc["record"]
     assert rec["type"] == "error" and rec["category"] == "dependency"
     assert rec["error"] == "ModuleNotFoundError: No module named 'jose'" and rec["context"] == ""

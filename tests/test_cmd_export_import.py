@@ -110,8 +110,10 @@ def test_export_redacts_secrets_again(learn):
     store = Store(learn.home, warn_stderr=False)
     store.register_project(here)
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    store.put(store.layout.learnings(here.id), make_record(context=f"push with {token}", fix="use the credential helper",
-                                                           projects=[here.id]))
+    store.put(
+        store.layout.learnings(here.id),
+        make_record(context=f"push with {token}", fix="use the credential helper", projects=[here.id]),
+    )
     store.close()
     text = learn("export", "-o", "-", check=0).stdout
     assert token not in text and "[REDACTED:" in text
@@ -180,7 +182,9 @@ def test_near_duplicate_is_merged(learn, seeded, tmp_path):
     here = seeded["here"].id
     error = "ModuleNotFoundError: No module named 'jose' while running pytest on the auth module"
     store = Store(learn.home, warn_stderr=False)
-    existing = make_record(key="err:jose-long", error=error, fix="pip install python-jose into the venv", projects=[here])
+    existing = make_record(
+        key="err:jose-long", error=error, fix="pip install python-jose into the venv", projects=[here]
+    )
     store.put(store.layout.learnings(here), existing)
     store.close()
     same_words = make_record(key="err:other", error=error.upper(), fix="pip install python-jose, into the venv!")

@@ -145,7 +145,10 @@ def test_dry_run_writes_nothing_and_reports_the_same(learn, seeded):
     assert dry["dry_run"] is True and dry["entries"] == {"before": 7, "after": 4}
     real = learn.json("prune")
     for part in ("archived", "merged"):
-        assert dry[part]["count" if part == "archived" else "groups"] == real[part]["count" if part == "archived" else "groups"]
+        assert (
+            dry[part]["count" if part == "archived" else "groups"]
+            == real[part]["count" if part == "archived" else "groups"]
+        )
     assert dry["storage"]["sessions_removed"] == real["storage"]["sessions_removed"] == 1
     assert "Dry run complete (nothing written)" in learn("prune", "--dry-run", check=0).stdout
 

@@ -103,7 +103,10 @@ def test_forget_archives_and_restore_brings_it_back(learn):
     store.put(archive, low)
     store.close()
     proc = learn("restore", rid, check=0)
-    assert proc.stdout.strip() == f'Restored {rid} ("Pin base image versions in Dockerfile") to {live.relative_to(learn.home)}'
+    assert (
+        proc.stdout.strip()
+        == f'Restored {rid} ("Pin base image versions in Dockerfile") to {live.relative_to(learn.home)}'
+    )
     [back] = lines_of(live)
     assert back["status"] == "active" and "low_since" not in back and lines_of(archive) == []
     proc = learn("restore", rid, check=1)
@@ -152,5 +155,7 @@ def test_restore_merges_into_the_same_learning_captured_again(learn):
 def test_forget_and_restore_unknown_ids(learn):
     for cmd in ("forget", "restore"):
         proc = learn(cmd, "learn-missing", check=1)
-        assert error_line(proc) == "learn: error: no learning with id 'learn-missing' (find ids with `learn recall TOPIC`)"
+        assert (
+            error_line(proc) == "learn: error: no learning with id 'learn-missing' (find ids with `learn recall TOPIC`)"
+        )
         assert learn(cmd, check=2).returncode == 2

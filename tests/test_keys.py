@@ -26,7 +26,7 @@ from learn_cli.text.keys import (
 
 CORPUS = [
     json.loads(line)
-    for line in (Path(__file__).resolve().parent / "data" / "error_corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in (Path(__file__).resolve().parent / "data" / "error_corpus.jsonl").read_text("utf-8").splitlines()
     if line.strip()
 ]
 KEY_RE = re.compile(r"err:[0-9a-f]{16}")
@@ -49,7 +49,9 @@ def test_missing_module_from_two_projects_is_one_learning():
     b = _traceback("/srv/ml/train.py", "jose")
     assert error_signature(a) == error_signature(b) == "modulenotfounderror: no module named 'jose'"
     assert error_key(a, "python app.py") == error_key(b, "python3 train.py")
-    collected = "Exit code 2\nE   ModuleNotFoundError: No module named 'jose'\nERROR tests/test_auth.py\n1 error in 0.31s"
+    collected = (
+        "Exit code 2\nE   ModuleNotFoundError: No module named 'jose'\nERROR tests/test_auth.py\n1 error in 0.31s"
+    )
     assert error_key(collected, "uv run pytest -q") == error_key(a, "python app.py")
     assert error_key(_traceback("/srv/ml/train.py", "torch"), "python train.py") != error_key(b, "python train.py")
 
@@ -167,7 +169,10 @@ def test_canonical_forms(text, expected):
 
 
 def test_unknown_options_name_what_rejected_them():
-    assert error_signature("error: unexpected argument '--relase' found", "cargo build --relase") == "cargo: unknown option --relase"
+    assert (
+        error_signature("error: unexpected argument '--relase' found", "cargo build --relase")
+        == "cargo: unknown option --relase"
+    )
     assert error_signature("train.py: error: unrecognized arguments: --lr 0.01", "python train.py --lr 0.01") == (
         "python train.py: unknown option --lr"
     )
@@ -199,7 +204,9 @@ def test_same_generic_failure_of_the_same_command_is_merged():
     a = error_key("Exit code 1\n1 failed, 14 passed in 1.21s", "pytest -q")
     b = error_key("Exit code 1\n\x1b[31m1 failed, 14 passed in 3.02s\x1b[0m", "uv run pytest -x")
     assert a == b
-    assert error_key("Exit code 1", "cd web && npm run build 2>&1 | tail -20") == error_key("Exit code 1", "npm run build")
+    assert error_key("Exit code 1", "cd web && npm run build 2>&1 | tail -20") == error_key(
+        "Exit code 1", "npm run build"
+    )
 
 
 def test_generic_signatures():
@@ -217,10 +224,16 @@ def test_path_tools_fold_in_the_tool_and_the_target():
     assert a == error_key(missing, "/Users/b/work/proj/src/app.py", "Edit")
     assert a != error_key(missing, "/home/a/proj/src/db.py", "Edit")
     assert a != error_key(missing, "/home/a/proj/src/app.py", "MultiEdit")
-    assert error_key("File does not exist.", "src/app.py", "Read") != error_key("File does not exist.", "lib/app.py", "Read")
+    assert error_key("File does not exist.", "src/app.py", "Read") != error_key(
+        "File does not exist.", "lib/app.py", "Read"
+    )
     fetch = "Error: Request failed with status code 403"
-    assert error_key(fetch, "https://medium.com/@a/post-1", "WebFetch") == error_key(fetch, "https://medium.com/@b/x?y=1", "WebFetch")
-    assert error_key(fetch, "https://medium.com/@a/post-1", "WebFetch") != error_key(fetch, "https://example.org/a", "WebFetch")
+    assert error_key(fetch, "https://medium.com/@a/post-1", "WebFetch") == error_key(
+        fetch, "https://medium.com/@b/x?y=1", "WebFetch"
+    )
+    assert error_key(fetch, "https://medium.com/@a/post-1", "WebFetch") != error_key(
+        fetch, "https://example.org/a", "WebFetch"
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -271,11 +284,17 @@ def test_key_ignores_user_project_and_line(user, project, line, module):
         f'  File "/home/{user}/{project}/main.py", line {line}, in <module>\n'
         f"ModuleNotFoundError: No module named '{module}'"
     )
-    assert error_key(text, f"python /home/{user}/{project}/main.py") == error_key(_traceback("/x/y.py", module), "python y.py")
+    assert error_key(text, f"python /home/{user}/{project}/main.py") == error_key(
+        _traceback("/x/y.py", module), "python y.py"
+    )
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(max_size=300), st.one_of(st.none(), st.text(max_size=40)), st.one_of(st.none(), st.sampled_from(["Bash", "Read", "Edit", "WebFetch", "x"])))
+@given(
+    st.text(max_size=300),
+    st.one_of(st.none(), st.text(max_size=40)),
+    st.one_of(st.none(), st.sampled_from(["Bash", "Read", "Edit", "WebFetch", "x"])),
+)
 def test_error_key_is_total(text, command, tool):
     assert KEY_RE.fullmatch(error_key(text, command, tool))
     assert isinstance(error_signature(text, command, tool), str)

@@ -287,7 +287,9 @@ def test_a_setup_step_the_program_needs_travels_to_its_other_commands(home, proj
     """The venv that must be active (issue 10, cause 7): `source .venv/bin/activate` run first
     fixed `python a.py` and `python b.py`; `python -m app` failing the same way gets it too."""
     a = proj("api")
-    missing = "Traceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'requests'"
+    missing = (
+        "Traceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'requests'"
+    )
     _each_session(home, a, [(f"python {x}", f"source .venv/bin/activate && python {x}") for x in ("a.py", "b.py")],
                   missing, 1)
     text = context_of(Agent(home, a).fail("cd api && python -m app", missing, 1))

@@ -241,7 +241,10 @@ def test_alternative_fixes_of_one_key_are_not_conflicts():
 
 
 def test_contradicting_fixes_of_one_key_conflict():
-    records = [learning("a", key="err:1", fix="use pnpm install"), learning("b", key="err:1", fix="never use pnpm install")]
+    records = [
+        learning("a", key="err:1", fix="use pnpm install"),
+        learning("b", key="err:1", fix="never use pnpm install"),
+    ]
     conflicts = find_conflicts(records)
     assert ids(conflicts) == [("a", "b")]
     assert "err:1" in conflicts[0][2]

@@ -127,7 +127,10 @@ def test_alternative_fixes_of_one_key_are_promoted_on_their_own_evidence(store):
     three projects to become global, and neither blocks the other."""
     ps = [project(store, n) for n in ("a", "b", "c", "d")]
     fixes = ["pip install requests"] * 3 + ["conda install -c conda-forge requests"]
-    copies = [learning(store, p, key="err:req", error="No module named 'requests'", fix=f) for p, f in zip(ps, fixes, strict=True)]
+    copies = [
+        learning(store, p, key="err:req", error="No module named 'requests'", fix=f)
+        for p, f in zip(ps, fixes, strict=True)
+    ]
     report = run_promotion(store, now=NOW)
     assert report.conflicts == []
     assert [item["ids"] for item in report.promoted] == [[c["id"] for c in copies[:3]]]
@@ -140,7 +143,9 @@ def test_alternative_fixes_of_one_key_are_promoted_on_their_own_evidence(store):
 def test_a_promoted_fix_and_its_negation_conflict(store):
     ps = [project(store, n) for n in ("a", "b", "c", "d")]
     fixes = ["use pnpm install"] * 3 + ["never use pnpm install"]
-    copies = [learning(store, p, key="err:pm", error="lockfile mismatch", fix=f) for p, f in zip(ps, fixes, strict=True)]
+    copies = [
+        learning(store, p, key="err:pm", error="lockfile mismatch", fix=f) for p, f in zip(ps, fixes, strict=True)
+    ]
     run_promotion(store, now=NOW)
     report = run_promotion(store, now=NOW)
     assert report.conflicts

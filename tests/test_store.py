@@ -187,7 +187,9 @@ def test_index_names_files_relative_to_the_home_whether_str_or_path(store):
 def test_coerce_record_rejects_and_caps():
     assert coerce_record([1])[0] is None
     assert coerce_record({"type": "error"})[1].startswith("no text")
-    assert "must be text" in coerce_record({"context": 5, "fix": "x"})[1] or coerce_record({"context": 5, "fix": "x"})[0]
+    assert (
+        "must be text" in coerce_record({"context": 5, "fix": "x"})[1] or coerce_record({"context": 5, "fix": "x"})[0]
+    )
     rec, why = coerce_record({"context": "x" * 10_000, "fix": "y", "frequency": "lots", "impact": 7, "id": "../../etc"})
     assert why is None and len(rec["context"]) == 500 and rec["frequency"] == 1 and rec["impact"] == 1.0
 

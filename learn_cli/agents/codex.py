@@ -294,7 +294,11 @@ def _header_re() -> re.Pattern[str]:
 
 def _strip_header(text: str) -> str:
     """Codex's own `Exit code: 1 / Wall time: … / Output:` lines are not the error."""
-    return _header_re().sub("", text, count=1) if text[:20].lower().startswith(("exit", "wall", "process", "chunk")) else text
+    return (
+        _header_re().sub("", text, count=1)
+        if text[:20].lower().startswith(("exit", "wall", "process", "chunk"))
+        else text
+    )
 
 
 def _patch_failed(text: str) -> bool:

@@ -19,7 +19,9 @@ from learn_cli.capture import events as ev
 
 AGENT = "openclaw"
 SKILL_NAME = "learn"
-SKILL_MARKER = "<!-- installed by `learn hooks install --agent openclaw`; `learn hooks uninstall --agent openclaw` removes it -->"
+SKILL_MARKER = (
+    "<!-- installed by `learn hooks install --agent openclaw`; `learn hooks uninstall --agent openclaw` removes it -->"
+)
 
 _KINDS = {
     "after_tool_call": ev.SUCCESS,

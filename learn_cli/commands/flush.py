@@ -33,7 +33,9 @@ def command(
         fail(f"cannot write {path}: folder {path.parent} does not exist")
     old = _read(path)
     store.refresh([store.layout.learnings(project.id), *store.layout.global_files()])
-    project_recs = [r for _, _, _, r in store.iter_index("pid=? AND scope='project' AND status='active'", (project.id,))]
+    project_recs = [
+        r for _, _, _, r in store.iter_index("pid=? AND scope='project' AND status='active'", (project.id,))
+    ]
     global_recs = [r for _, _, _, r in store.iter_index("scope='global' AND status='global'")]
     budget = int(store.setting("budget", project.id) or 2000)
     rules, dropped, truncated, tokens = select_rules(project_recs, global_recs, project.root, budget)

@@ -34,15 +34,21 @@ def index(store, damaged: bool = False) -> Check:
     if verdict != "ok":
         store.index.rebuild(f"doctor: {verdict}")
         _refresh_quietly(store)
-        return Check("index", REPAIRED, "the index was damaged and has been rebuilt from the files", [str(verdict)[:200]])
+        return Check(
+            "index", REPAIRED, "the index was damaged and has been rebuilt from the files", [str(verdict)[:200]]
+        )
     stale = _stale_files(store)
     _refresh_quietly(store)
     if stale:
         left = _stale_files(store)
         if left:
             return Check("index", PROBLEM, f"{plural(len(left), 'file')} could not be indexed", capped(left))
-        return Check("index", REPAIRED, f"brought the index up to date ({plural(len(stale), 'file')} changed outside learn)",
-                     capped(stale))
+        return Check(
+            "index",
+            REPAIRED,
+            f"brought the index up to date ({plural(len(stale), 'file')} changed outside learn)",
+            capped(stale),
+        )
     return Check("index", OK, f"up to date ({store.index.count():,} learnings)")
 
 

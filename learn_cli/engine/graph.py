@@ -120,7 +120,10 @@ def _keys(index, loads: Callable) -> dict[str, set]:
 def _uses(index, keys: list[str]) -> dict[str, int]:
     """Uses of each learning: its global copy's frequency, or its project copies' sum if larger."""
     out: dict[str, int] = {}
-    by_column = {"key": [k for k in keys if not k.startswith("id:")], "id": [k[3:] for k in keys if k.startswith("id:")]}
+    by_column = {
+        "key": [k for k in keys if not k.startswith("id:")],
+        "id": [k[3:] for k in keys if k.startswith("id:")],
+    }
     for column, values in by_column.items():
         prefix = "id:" if column == "id" else ""
         out.update((prefix + k, max(local or 0, global_ or 0)) for k, local, global_ in index.uses(column, values))

@@ -656,7 +656,9 @@ def group_view(copies: list[Entry]) -> dict:
         if text is not None:
             view[name] = text
     statuses = {r.get("status") or "active" for r in recs}
-    view["status"] = next((s for s in ("conflicted", "global", "active", "pending") if s in statuses), base.get("status"))
+    view["status"] = next(
+        (s for s in ("conflicted", "global", "active", "pending") if s in statuses), base.get("status")
+    )
     view.pop("low_since", None)
     return view
 

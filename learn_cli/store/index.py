@@ -317,7 +317,9 @@ class Index:
             db.execute("INSERT OR REPLACE INTO projects VALUES (?,?,?,?)", (pid, name, root, remote))
 
     # -- queries ---------------------------------------------------------------------------
-    def by_key(self, key: str, statuses: tuple = (), scopes: tuple = (), limit: int = -1) -> list[tuple[str, str, str, dict]]:
+    def by_key(
+        self, key: str, statuses: tuple = (), scopes: tuple = (), limit: int = -1
+    ) -> list[tuple[str, str, str, dict]]:
         sql = "SELECT file, scope, pid, data FROM learnings WHERE key=?"
         args: list = [key]
         for column, values in (("status", statuses), ("scope", scopes)):
@@ -343,7 +345,8 @@ class Index:
     def promotion_size(self, pid: str, limit: int) -> int:
         """How many records a promotion check of one project loads: its own, then the other
         copies of its keys (counted up to limit + 1)."""
-        own = self.db.execute("SELECT count(*) FROM learnings WHERE pid = ? AND scope = 'project'", (pid,)).fetchone()[0]
+        own = self.db.execute("SELECT count(*) FROM learnings WHERE pid = ? AND scope = 'project'",
+                              (pid,)).fetchone()[0]
         if own > limit:
             return own
         others = self.db.execute(
@@ -493,7 +496,9 @@ class Index:
             return ("archive" if archived else "project"), parts[1]
         return ("global-archive" if archived else "global"), ""
 
-    def _row(self, rel: str, scope: str, pid: str, rec: dict, body: str | None = None, features: str | None = None) -> tuple:
+    def _row(
+        self, rel: str, scope: str, pid: str, rec: dict, body: str | None = None, features: str | None = None
+    ) -> tuple:
         """The learnings row of a record (`features` when already known)."""
         derive = self.derive
         if features is None and derive:

@@ -96,7 +96,9 @@ class Agent:
         return data
 
     def env(self) -> dict:
-        keep = {k: v for k, v in self.learn.env.items() if k in ("SELF_LEARNING_HOME", "HOME", "LANG", "LC_ALL", "TMPDIR")}
+        keep = {
+            k: v for k, v in self.learn.env.items() if k in ("SELF_LEARNING_HOME", "HOME", "LANG", "LC_ALL", "TMPDIR")
+        }
         return dict(keep, PATH=self.path, NO_COLOR="1", TERM="dumb", CI="1")
 
     def command(self, prompt: str) -> list[str]:
@@ -114,7 +116,9 @@ class Agent:
             proc = subprocess.run(self.command(prompt), cwd=str(cwd), env=self.env(), capture_output=True, text=True,
                                   timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False)
             self.last = proc
-            assert proc.returncode == 0, f"{self.name} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+            assert proc.returncode == 0, (
+                f"{self.name} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+            )
             assert self.fake.agent_requests(), f"{self.name} never asked the model:\n{proc.stderr[-3000:]}"
             if self.capture_errors() == cut_before:
                 break

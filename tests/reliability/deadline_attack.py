@@ -88,7 +88,11 @@ def housekeeping(home: Path, cwd: Path, stop: threading.Event, runs: list) -> No
 def seed(home: Path, base: Path) -> dict:
     """A shared error whose fix is known (learned in two sessions of another project)."""
     other = kit.project_dir(base, "seed")
-    shared = {"command": "zorp deploy", "error": "Error: zorp deploy cannot reach the glarb", "fix": "zorp deploy --glarb"}
+    shared = {
+        "command": "zorp deploy",
+        "error": "Error: zorp deploy cannot reach the glarb",
+        "fix": "zorp deploy --glarb",
+    }
     for s in range(2):
         for payload in (kit.failure(other, f"seed{s}", f"sf{s}", shared["command"], shared["error"]),
                         kit.success(other, f"seed{s}", f"ss{s}", shared["fix"])):
