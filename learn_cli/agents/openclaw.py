@@ -64,7 +64,7 @@ commands from the project's folder: lessons belong to a project, and good ones b
 
 Never put a secret in these commands (`learn` redacts the usual key formats, but do not rely on it).
 `{learn} --help` lists everything else.
-"""
+"""  # noqa: E501 - the skill file as written: its front matter and examples are one line each
 
 
 def skill_text(learn: str = "learn") -> str:

@@ -13,7 +13,9 @@ from learn_cli.commands._common import current_project, fail, json_out, open_sto
 
 def command(
     ctx: typer.Context,
-    target: str = typer.Option("auto", "--target", help="auto (first of CLAUDE.md, AGENTS.md, GEMINI.md that exists, else CLAUDE.md), one of those names, or a path."),
+    target: str = typer.Option("auto", "--target",
+                               help="auto (first of CLAUDE.md, AGENTS.md, GEMINI.md that exists, else CLAUDE.md), "
+                                    "one of those names, or a path."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the block and what would change; write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
 ) -> None:

@@ -2,10 +2,10 @@
 
 Counts come from one aggregate scan of the index (GROUP BY scope/type/category/status); the
 top learnings and helped counts from one more, in which SQLite extracts only the few fields
-needed; just the handful of records shown are parsed whole. Capture health comes from analytics/stats.json (last 7 days), whose
-counters the capture path bumps: events, failures, pairs, suggestions, helped, not_helped,
-and the spool's deferred, replayed, dropped (events a hook had no time for; `spooled` is how
-many wait in it now).
+needed; just the handful of records shown are parsed whole. Capture health comes from
+analytics/stats.json (last 7 days), whose counters the capture path bumps: events, failures,
+pairs, suggestions, helped, not_helped, and the spool's deferred, replayed, dropped (events a
+hook had no time for; `spooled` is how many wait in it now).
 
     repeated-failure rate = not_helped / suggestions
     (suggested fixes after which the same failure came right back)

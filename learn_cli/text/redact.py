@@ -193,7 +193,8 @@ def _prefix_table() -> dict[str, list]:
 # prefixes end with `_`, `-`, `.` or `~`), at an upper-case prefix without separator, or at a
 # few lower-case ones found with str.find. One scan of the text each, all in C.
 _SEPARATED = r"[_.~-][A-Za-z0-9+/]{8}"
-_UPPER_PREFIXES = r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9]|Iza|TATT3|TBB|KCp|QVN)|E(?:ZAK|ZTK|AA[ACM])|LTAI|GR1348941|SK[0-9a-fA-F]{8}|AC[0-9a-f]{8}"
+_UPPER_PREFIXES = (r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9]|Iza|TATT3|TBB|KCp|QVN)|E(?:ZAK|ZTK|AA[ACM])|LTAI|GR1348941"
+                   r"|SK[0-9a-fA-F]{8}|AC[0-9a-f]{8}")
 _LOWER_PREFIXES = ("eyJ", "dapi", "4b1d", "oy2", "cmVmdGtu", "xox", "xapp-")
 _WORD_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~-"
 
