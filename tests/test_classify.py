@@ -114,7 +114,8 @@ def test_shared_tool_errors_follow_the_documented_tool_decisions():
         ("Exit code 1\nE   KeyError: 'DATABASE_URL'\nFAILED tests/test_db.py::test_conn - KeyError\n1 failed in 0.2s",
          "pytest", "config"),
         # a lower-case dict key in a script is a plain crash
-        ("Exit code 1\nTraceback (most recent call last):\n  File \"a.py\", line 2, in <module>\n    d['name']\nKeyError: 'name'",
+        ("Exit code 1\nTraceback (most recent call last):\n  File \"a.py\", line 2, in <module>\n"
+         "    d['name']\nKeyError: 'name'",
          "python a.py", "runtime"),
         # exit 127 with a wrong script path is a missing file, not a missing program
         ("Exit code 127\n/bin/bash: line 1: ./build.sh: No such file or directory", "./build.sh", "runtime"),

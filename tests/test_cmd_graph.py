@@ -30,8 +30,8 @@ def seeded(learn):
                          make_record(type="pattern", category="workflow", context=HOSTILE, fix=HOSTILE,
                                      projects=[ids[0], ids[1]], key="txt:hostile")])
     store.put_many(ml, [make_record(category="config", projects=[ids[1]], frequency=2, **docker),
-                        make_record(type="preference", category="tooling", context="uv", fix="uv run", projects=[ids[1]],
-                                    key="txt:uv")])
+                        make_record(type="preference", category="tooling", context="uv", fix="uv run",
+                                    projects=[ids[1]], key="txt:uv")])
     store.put_many(mobile, [make_record(category="config", projects=[ids[2]], frequency=2, **docker)])
     store.put(store.layout.global_errors, make_record(category="config", status="global", projects=ids, frequency=7,
                                                       **docker))

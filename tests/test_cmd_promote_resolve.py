@@ -34,10 +34,12 @@ def seeded(learn):
     made = {"frozen": [], "timeout": []}
     for p in projects:
         made["frozen"].append(make_record(type="workflow", category="ci-cd", key="txt:frozen",
-                                          context="Use --frozen-lockfile with npm ci in CI", fix="npm ci --frozen-lockfile",
-                                          frequency=3, impact=0.9, projects=[p.id], last_used=now))
+                                          context="Use --frozen-lockfile with npm ci in CI",
+                                          fix="npm ci --frozen-lockfile", frequency=3, impact=0.9, projects=[p.id],
+                                          last_used=now))
     for p in projects[:2]:
-        made["timeout"].append(make_record(category="network", key="txt:timeout", context="Set timeout on all HTTP client calls",
+        made["timeout"].append(make_record(category="network", key="txt:timeout",
+                                           context="Set timeout on all HTTP client calls",
                                            fix="requests.get(url, timeout=10)", frequency=5, impact=0.75,
                                            projects=[p.id], last_used=now))
     made["candidate"] = make_record(type="pattern", category="coding", key="txt:pathlib",
@@ -156,7 +158,8 @@ def test_resolve_drop_json(learn, seeded):
 @pytest.mark.parametrize("args, code, message", [
     (["learn-nope", "--keep"], 1, "learn: error: no learning with id learn-nope\n"),
     (["learn-x"], 2, "learn: error: say which: `learn resolve ID --keep` or `learn resolve ID --drop`\n"),
-    (["learn-x", "--keep", "--drop"], 2, "learn: error: say which: `learn resolve ID --keep` or `learn resolve ID --drop`\n"),
+    (["learn-x", "--keep", "--drop"], 2,
+     "learn: error: say which: `learn resolve ID --keep` or `learn resolve ID --drop`\n"),
 ])
 def test_resolve_errors_are_one_line(learn, args, code, message):
     proc = learn("resolve", *args, check=code)

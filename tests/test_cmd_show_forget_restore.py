@@ -46,7 +46,8 @@ def test_show_by_id_and_unique_prefix(learn):
         assert lines[1].split() == ["Score:", "0.07"]
         assert any(ln.split(":", 1)[0].strip() == "Stored in" and "learnings.jsonl (project)" in ln for ln in lines)
         for label, value in (("Type", "error"), ("Category", "dependency"), ("Status", "active"),
-                             ("Error", "ModuleNotFoundError: No module named 'jose'"), ("Fix", "pip install python-jose"),
+                             ("Error", "ModuleNotFoundError: No module named 'jose'"),
+                             ("Fix", "pip install python-jose"),
                              ("Projects", "web-api"), ("Tags", "jwt"), ("Source", "manual")):
             assert any(ln.strip().startswith(f"{label}:") and ln.strip().endswith(value) for ln in lines), label
 

@@ -211,7 +211,8 @@ def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
 
 def test_an_option_change_applies_to_another_target_and_says_the_change(home, proj):
     a = proj("api")
-    rejected = "hint: You have divergent branches and need to specify how to reconcile them.\nfatal: Need to specify how to reconcile divergent branches."
+    rejected = ("hint: You have divergent branches and need to specify how to reconcile them.\n"
+                "fatal: Need to specify how to reconcile divergent branches.")
     _each_session(home, a, [(f"git pull origin {b}", f"git pull origin {b} --no-rebase") for b in ("main", "dev")],
                   rejected, 128)
     lines = context_of(Agent(home, a).fail("git pull origin release", rejected, 128)).splitlines()

@@ -166,7 +166,8 @@ class Codex(Agent):
         config = self.home / ".codex" / "config.toml"
         config.parent.mkdir(parents=True, exist_ok=True)
         # allow_login_shell = false: `bash -lc` would reset PATH from /etc/profile (python3 without pytest)
-        config.write_text(f'model = "gpt-5.1-codex"\nmodel_provider = "fake"\nallow_login_shell = false\ncheck_for_update_on_startup = false\n\n[model_providers.fake]\nname = "fake"\n'
+        config.write_text('model = "gpt-5.1-codex"\nmodel_provider = "fake"\nallow_login_shell = false\n'
+                          'check_for_update_on_startup = false\n\n[model_providers.fake]\nname = "fake"\n'
                           f'base_url = "{self.fake.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n')
         return super().write_user_settings()
 

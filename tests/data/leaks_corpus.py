@@ -171,11 +171,13 @@ _CONTEXT = [
     ("secret-assignment", fake("dd", 32, HEX), "DD_APP_KEY={s} datadog-agent start"),
     ("secret-assignment", fake("ada", 32, LOW), "ADAFRUIT_IO_KEY={s}"),
     ("secret-assignment", fake("twbearer", 100, B62), "TWITTER_BEARER_TOKEN=AAAAAAAAAAAAAAAAAAAAA{s}"),
-    ("azure-storage-key", fake("azure", 86, B64) + "==", "AccountName=acme;AccountKey={s};EndpointSuffix=core.windows.net"),
+    ("azure-storage-key", fake("azure", 86, B64) + "==",
+     "AccountName=acme;AccountKey={s};EndpointSuffix=core.windows.net"),
     ("jwt", _b64url(b'{"alg":"RS256","typ":"JWT"}') + "." + _b64url(b'{"sub":"42","iat":1700000000}') + "."
      + fake("jwt-sig", 86, URL), "Authorization header rejected: {s}"),
     ("telegram-token", "6123456789:AA" + fake("tg", 33, URL), "https://api.telegram.org/bot{s}/sendMessage 401"),
-    ("azure-ad-client-secret", fake("aad", 3) + "8Q~" + fake("aad-b", 34, B62 + "_~.-"), "AADSTS7000215: Invalid client secret {s}"),
+    ("azure-ad-client-secret", fake("aad", 3) + "8Q~" + fake("aad-b", 34, B62 + "_~.-"),
+     "AADSTS7000215: Invalid client secret {s}"),
     ("terraform-token", fake("tf", 14, LOW) + ".atlasv1." + fake("tf-b", 67, LOW), "terraform login: token {s}"),
     ("teams-webhook", "a1b2c3d4-0000-4000-8000-" + fake("teams", 12, HEX) + "@" + fake("teams-t", 8, HEX)
      + "/IncomingWebhook/" + fake("teams-h", 32, HEX), "POST https://acme.webhook.office.com/webhookb2/{s} failed"),

@@ -67,7 +67,8 @@ def main() -> int:
     call(kit.prompt(cwd, sid, f"Don't use npm here, use {tool} instead."))
     call(kit.session_end(cwd, sid))
     json.dump({"index": index, "calls": calls, "bad_exit": bad_exit, "bad_stdout": bad_stdout,
-               "markers": markers, "corrections": corrections, "slowest": max(durations), "warnings": warnings, "median": sorted(durations)[len(durations) // 2]}, sys.stdout)
+               "markers": markers, "corrections": corrections, "slowest": max(durations), "warnings": warnings,
+               "median": sorted(durations)[len(durations) // 2]}, sys.stdout)
     return 0
 
 

@@ -63,7 +63,8 @@ def _plant_capture(home: Path, cwd: Path, n: int, line: str, value: str) -> None
         kit.success(cwd, sid, f"s{n}", f"deploy push --retry {line}", stdout=f"pushed with {line}"),
         {**kit.failure(cwd, sid, f"r{n}", "", f"Error: cannot read {line}"), "tool_name": "Read",
          "tool_input": {"file_path": f"/srv/app/{line}.env"}},
-        {**kit.success(cwd, sid, f"q{n}", ""), "tool_name": "Read", "tool_input": {"file_path": f"/srv/app/{line}.envs"}},
+        {**kit.success(cwd, sid, f"q{n}", ""), "tool_name": "Read",
+         "tool_input": {"file_path": f"/srv/app/{line}.envs"}},
         kit.session_end(cwd, sid),
     ]
     for payload in payloads:
