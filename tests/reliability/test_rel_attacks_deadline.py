@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 import reliability_kit as kit
 
 LEARN = str(Path(sys.executable).with_name("learn"))

@@ -28,6 +28,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+
 import reliability_kit as kit
 from test_rel_secrets import cli, fragments
 

@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 import reliability_kit as kit
 
 WORKERS = 64

@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 import reliability_kit as kit
 
 

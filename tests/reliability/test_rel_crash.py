@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 import reliability_kit as kit
 
 MOMENTS = 50

@@ -20,9 +20,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-import reliability_kit as kit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import reliability_kit as kit
 
 EXAMPLES = 10_000
 THROUGH_EXECUTABLE = {"hook": 300, "import": 60}

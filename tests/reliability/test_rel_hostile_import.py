@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 import reliability_kit as kit
 
 EXE = str(Path(sys.executable).with_name("learn"))

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 import reliability_kit as kit
 
 CORPUS = kit.secrets_corpus()
