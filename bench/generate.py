@@ -119,13 +119,16 @@ ERRORS = [
     ("network", "curl https://{x}/v1/health", "curl: (6) Could not resolve host: {x}", None,
      "Check the VPN and DNS; the host only resolves inside the corporate network",
      "nslookup {x}", ["network"], 6, HOSTS),
-    ("network", "psql -h localhost -p {port}", "psql: error: connection to server at \"localhost\" port {port} failed: Connection refused",
-     None, "Start the database container first (make db-up) and wait for it to accept connections",
+    ("network", "psql -h localhost -p {port}", "psql: error: connection to server at \"localhost\" port {port} failed: "
+     "Connection refused", None,
+     "Start the database container first (make db-up) and wait for it to accept connections",
      "make db-up", ["database"], 2, ["5432", "5433", "6543"]),
-    ("network", "pip install {x}", "ERROR: Could not find a version that satisfies the requirement {x} (ReadTimeoutError: HTTPSConnectionPool(host='pypi.org', port=443): Read timed out.)",
+    ("network", "pip install {x}", "ERROR: Could not find a version that satisfies the requirement {x} "
+     "(ReadTimeoutError: HTTPSConnectionPool(host='pypi.org', port=443): Read timed out.)",
      "py", "Retry with a longer timeout (pip --timeout 60) or use the local mirror",
      "pip install --timeout 60 {x}", ["python", "network"], 1, MODULES),
-    ("network", "git push origin main", "fatal: unable to access 'https://github.com/org/{x}.git/': The requested URL returned error: 503",
+    ("network", "git push origin main", "fatal: unable to access 'https://github.com/org/{x}.git/': "
+     "The requested URL returned error: 503",
      None, "GitHub was degraded; retry later or push over SSH", "git push origin main", ["git"], 128,
      ["web", "api", "infra"]),
     ("config", "python manage.py runserver", "KeyError: '{x}'", "py",
@@ -172,19 +175,23 @@ ERRORS = [
 ]
 
 DOCKER_ERRORS = [
-    ("network", "docker compose up -d", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?",
+    ("network", "docker compose up -d", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
+     "Is the docker daemon running?",
      None, "Start Docker Desktop (or sudo systemctl start docker) before docker compose up",
      "sudo systemctl start docker", ["docker"], 1, ["daemon"]),
     ("permission", "docker ps", "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock",
      None, "Add the user to the docker group and log in again", "sudo usermod -aG docker $USER",
      ["docker"], 1, ["socket"]),
-    ("config", "docker build -t {x} .", "ERROR: failed to solve: failed to read dockerfile: open Dockerfile: no such file or directory",
+    ("config", "docker build -t {x} .", "ERROR: failed to solve: failed to read dockerfile: "
+     "open Dockerfile: no such file or directory",
      None, "Pass -f docker/Dockerfile; the Dockerfile lives in the docker/ folder",
      "docker build -f docker/Dockerfile -t {x} .", ["docker"], 1, ["web", "api", "worker"]),
-    ("network", "docker pull {x}", "Error response from daemon: pull access denied for {x}, repository does not exist or may require 'docker login'",
+    ("network", "docker pull {x}", "Error response from daemon: pull access denied for {x}, "
+     "repository does not exist or may require 'docker login'",
      None, "Log in to the private registry first (docker login ghcr.io)", "docker login ghcr.io",
      ["docker"], 1, ["org/api", "org/base", "org/worker"]),
-    ("config", "docker compose up", "Error response from daemon: driver failed programming external connectivity: Bind for 0.0.0.0:{x} failed: port is already allocated",
+    ("config", "docker compose up", "Error response from daemon: driver failed programming external connectivity: "
+     "Bind for 0.0.0.0:{x} failed: port is already allocated",
      None, "Another container holds the port; docker compose down in the other project",
      "docker compose down", ["docker"], 1, ["5432", "8080", "6379"]),
 ]
@@ -406,13 +413,16 @@ class Generator:
                 line = (f'  File "/home/dev/{project.name}/{values["file"]}", line {rng.randint(1, 900)}, '
                         f"in {rng.choice(FUNCS)}")
             elif extra == "node":
-                line = f"    at Object.<anonymous> (/home/dev/{project.name}/{values['file']}:{rng.randint(1, 300)}:{rng.randint(1, 40)})"
+                line = (f"    at Object.<anonymous> (/home/dev/{project.name}/{values['file']}:"
+                        f"{rng.randint(1, 300)}:{rng.randint(1, 40)})")
             elif extra == "npm":
-                line = f"npm ERR! A complete log of this run can be found in: /home/dev/.npm/_logs/{stamp(self.now)}-debug-0.log"
+                line = ("npm ERR! A complete log of this run can be found in: "
+                        f"/home/dev/.npm/_logs/{stamp(self.now)}-debug-0.log")
             elif extra == "pytest":
                 line = f"E       assert {rng.randint(100, 599)} == {rng.randint(100, 599)}"
             else:
-                line = f"    at Test.run (node_modules/jest-circus/build/run.js:{rng.randint(1, 300)}:{rng.randint(1, 30)})"
+                line = (f"    at Test.run (node_modules/jest-circus/build/run.js:{rng.randint(1, 300)}:"
+                        f"{rng.randint(1, 30)})")
             if length + len(line) + 1 > 400:
                 break
             lines.append(line)
@@ -510,7 +520,7 @@ class Generator:
         key_record: dict[str, dict] = {}
         docker = archived_n = 0
         jsonl_bytes = 0
-        for p, count in zip(projects, counts):
+        for p, count in zip(projects, counts, strict=True):
             live, archive = [], []
             attempts = 0
             while len(live) + len(archive) < count and attempts < count * 5:
@@ -599,7 +609,8 @@ class Generator:
             out.append(dict(self.make_record("error", projects[0], [p.id for p in projects[:3]], False, True,
                                              False, "global"),
                             key=bench_key, error=err, command=cmd, exit_code=code, category="dependency",
-                            fix="Install pytest in the project's virtualenv (uv add --dev pytest) or run it with uv run pytest",
+                            fix="Install pytest in the project's virtualenv (uv add --dev pytest) "
+                                "or run it with uv run pytest",
                             fix_command="uv run pytest -q tests/test_api.py"))
         return out, len(shared)
 

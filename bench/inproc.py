@@ -37,8 +37,8 @@ def main() -> int:
 
     import orjson
 
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     store = Store(args.home, warn_stderr=False)
     project = identify(args.project)

@@ -98,7 +98,7 @@ class RealisticGenerator(Generator):
         counts = self.project_counts(self.n - n_global)
         doc = {"format": "self-learning-agent", "version": "1.0.0", "exported": iso(self.now),
                "global": [], "projects": {}, "archived": []}
-        for i, (p, count) in enumerate(zip(projects, counts)):
+        for i, (p, count) in enumerate(zip(projects, counts, strict=True)):
             with_team = i % round(1 / TEAM_FILE_REACH) == 0 and count > TEAM_FILE_SIZE * 2
             live = self._project_entries(p, count, team if with_team else [], s)
             for rec in live:

@@ -34,7 +34,9 @@ def machine_info(python: str, rg: str | None) -> dict:
         "cores": os.cpu_count(),
         "memory": _meminfo(),
         "os": f"{_os_release()} (kernel {platform.release()})",
-        "python": _run([python, "-c", "import sys, platform; print(platform.python_implementation(), sys.version.split()[0])"]),
+        "python": _run(
+            [python, "-c", "import sys, platform; print(platform.python_implementation(), sys.version.split()[0])"]
+        ),
         "disk": _disk(),
         "ripgrep": (_run([rg, "--version"]).splitlines() or ["?"])[0] if rg else "not installed",
         "virtualised": _hypervisor(),
@@ -332,7 +334,9 @@ def _table(header: list[str], align: list[str], rows: list[list[str]]) -> str:
 
 
 def _machine_section(m: dict) -> str:
-    cpu = f"{m['cpu']} ({m['cores']} cores" + (f", virtualised: {m['virtualised']})" if m["virtualised"] != "no" else ")")
+    cpu = f"{m['cpu']} ({m['cores']} cores" + (
+        f", virtualised: {m['virtualised']})" if m["virtualised"] != "no" else ")"
+    )
     rows = [["CPU", cpu], ["memory", m["memory"]], ["OS", m["os"]],
             ["Python", f"{m['python']} (the interpreter of the `learn` entry point)"],
             ["disk", m["disk"]], ["ripgrep", m["ripgrep"]], ["valgrind", m.get("valgrind", "?")],
@@ -396,7 +400,7 @@ def _instructions_section(data: dict) -> str:
     aligned = []
     for r in rows:
         profile_sizes = _profiles(data)[r[0]]
-        by_size = dict(zip(profile_sizes, r[2:]))
+        by_size = dict(zip(profile_sizes, r[2:], strict=False))
         aligned.append(r[:2] + [by_size.get(s, "") for s in sizes])
     return intro + _table(header, ["---", "---"] + ["---:"] * len(sizes), aligned)
 
@@ -529,7 +533,7 @@ METHOD = """
   one: deleting 300 MB between runs (on a disk mounted with `discard`) slowed the next run.
 - **ripgrep** searches the same JSONL files as `learn recall` (projects' learnings and the global
   files, archives excluded), case-insensitive, printing the matching lines to a file.
-"""
+"""  # noqa: E501 - BENCHMARKS.md text as generated; a line rewrapped here would change that file
 
 
 def _ordered_names(data: dict, profile: str | None = None) -> list[str]:
@@ -630,8 +634,12 @@ def plot_svg(data: dict) -> str:
     out.append(f'<text x="{left + pw / 2}" y="{height - 10}" text-anchor="middle">learnings in the store</text>')
     out.append(f'<text transform="translate(16 {top + ph / 2}) rotate(-90)" text-anchor="middle">'
                f'median CPU time (ms)</text>')
-    for target, label in ((HOOK_MS, f"{HOOK_MS} ms: context --hook"), (QUICK_MS[100_000], "0.5 s: stats, graph, show at 100k"),
-                          (HEAVY_MS, "2 s: promote, prune, export at 100k"), (IMPORT_MS, "5 s: import at 100k")):
+    for target, label in (
+        (HOOK_MS, f"{HOOK_MS} ms: context --hook"),
+        (QUICK_MS[100_000], "0.5 s: stats, graph, show at 100k"),
+        (HEAVY_MS, "2 s: promote, prune, export at 100k"),
+        (IMPORT_MS, "5 s: import at 100k"),
+    ):
         if lo <= target <= hi:
             y = y_of(target)
             out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#c00" '

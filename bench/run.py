@@ -411,7 +411,9 @@ class Bench:
                 return {"sid": sid}
             return setup
 
-        capture = lambda ctx: [self.learn, "capture"]
+        def capture(ctx) -> list:
+            return [self.learn, "capture"]
+
         for kind in ("failure", "success", "prompt", "start"):
             self.measure(CAPTURE_NAMES[kind], size, capture, home=home, cwd=root, stdin=live(kind),
                          check=_valid_hook_output)
@@ -623,8 +625,14 @@ def main(argv: list[str] | None = None) -> int:
                     {"profile": profile, "results": [{"profile": r.profile, "name": r.name, "size": r.size,
                                                       **r.stats()} for r in bench.results],
                      "homes": bench.homes, "instructions": bench.instructions}, default=str) + "\n")
-        out = Path(args.out) if args.out else (bench.workdir / "BENCHMARKS.md" if args.smoke else ROOT / "BENCHMARKS.md")
-        svg = Path(args.svg) if args.svg else (bench.workdir / "latency.svg" if args.smoke else ROOT / "bench" / "latency.svg")
+        out = (
+            Path(args.out) if args.out else (bench.workdir / "BENCHMARKS.md" if args.smoke else ROOT / "BENCHMARKS.md")
+        )
+        svg = (
+            Path(args.svg)
+            if args.svg
+            else (bench.workdir / "latency.svg" if args.smoke else ROOT / "bench" / "latency.svg")
+        )
         data = {
             "machine": dict(report.machine_info(bench.python, bench.rg), load_before=load_before,
                             priority=priority,

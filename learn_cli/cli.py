@@ -32,11 +32,15 @@ def _version(value: bool) -> None:
 @app.callback(invoke_without_command=True)
 def root(
     ctx: typer.Context,
-    home: str = typer.Option(None, "--home", help="Store folder (default: $SELF_LEARNING_HOME or ~/.openclaw/self-learning).", show_default=False),
-    project: str = typer.Option(None, "--project", help="Project folder (default: the current directory).", show_default=False),
-    auto: bool = typer.Option(False, "--auto", help="Toggle automatic capture for this project (with --global: the default)."),
+    home: str = typer.Option(None, "--home", show_default=False,
+                             help="Store folder (default: $SELF_LEARNING_HOME or ~/.openclaw/self-learning)."),
+    project: str = typer.Option(None, "--project", show_default=False,
+                                help="Project folder (default: the current directory)."),
+    auto: bool = typer.Option(False, "--auto",
+                              help="Toggle automatic capture for this project (with --global: the default)."),
     global_: bool = typer.Option(False, "--global", help="With --auto: toggle the default for all projects."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
 ) -> None:
     ctx.obj = State(home=home, project_path=project)
     if ctx.invoked_subcommand is not None:

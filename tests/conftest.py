@@ -210,6 +210,22 @@ def store(tmp_path):
     s.close()
 
 
+@pytest.fixture
+def home(tmp_path) -> Path:
+    """The temporary home of an in-process hook test (tests/test_capture_learner.py's Agent)."""
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def proj(tmp_path):
+    """proj(name): a project folder under the temporary work folder, made on first use."""
+    def make(name: str) -> Path:
+        path = tmp_path / "work" / name
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return make
+
+
 def shared_path(*parts) -> Path:
     """A file under ../shared; skips the test when shared/ is not beside the project."""
     path = SHARED.joinpath(*parts)

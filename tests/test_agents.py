@@ -56,7 +56,8 @@ class CodexSession:
         self.n = 0
 
     def _base(self, event: str) -> dict:
-        return {"session_id": self.sid, "transcript_path": f"/home/dev/.codex/sessions/2026/08/23/rollout-{self.sid}.jsonl",
+        return {"session_id": self.sid,
+                "transcript_path": f"/home/dev/.codex/sessions/2026/08/23/rollout-{self.sid}.jsonl",
                 "cwd": str(self.cwd), "hook_event_name": event, "model": "gpt-6.1-sol"}
 
     def bash(self, command: str, output: str):
@@ -189,9 +190,11 @@ def test_codex_response_shapes():
                          "tool_input": {"command": "cat err.log"}, "tool_response": {"exit_code": 0,
                                                                                  "output": "fatal: x"}})
     assert ok.kind == "success" and ok.tool_use_id.startswith("codex-")
-    patch = codex.to_event({"hook_event_name": "PostToolUse", "session_id": "s", "cwd": "/w", "tool_name": "apply_patch",
+    patch = codex.to_event({"hook_event_name": "PostToolUse", "session_id": "s", "cwd": "/w",
+                            "tool_name": "apply_patch",
                             "tool_input": {"command": "*** Begin Patch\n*** Update File: src/app.py\n@@\n-a\n+b\n"
-                                                      "*** End Patch"}, "tool_response": "Success. Updated: M src/app.py"})
+                                                      "*** End Patch"},
+                            "tool_response": "Success. Updated: M src/app.py"})
     assert patch.kind == "success" and patch.tool == "Edit" and patch.path == "src/app.py"
 
 
@@ -409,7 +412,7 @@ def test_openclaw_after_tool_call_payloads(learn):
                 "ctx": {"agentId": "main", "sessionKey": "agent:main:main", "sessionId": "oc-1",
                         "cwd": str(learn.cwd)}}
 
-    for n, payload in enumerate([call(1, "pytest tests", error=PYTEST_MISSING),
+    for _n, payload in enumerate([call(1, "pytest tests", error=PYTEST_MISSING),
                                  call(2, "python -m pytest tests"),  # neither result nor error: no evidence
                                  call(3, "python -m pytest tests", result={"exitCode": 0, "stdout": "2 passed"})]):
         proc = learn("capture", "--agent", "openclaw", input=payload)
@@ -429,7 +432,8 @@ USER_FILES = {
                                                                 "timeout": 30, "statusMessage": "auditing"}]}],
                   "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]}}),
     "gemini": (".gemini/settings.json", {
-        "theme": "GitHub", "model": {"name": "gemini-3-pro"}, "mcpServers": {"db": {"command": "db-mcp", "args": ["--ro"]}},
+        "theme": "GitHub", "model": {"name": "gemini-3-pro"},
+        "mcpServers": {"db": {"command": "db-mcp", "args": ["--ro"]}},
         "hooks": {"AfterTool": [{"matcher": "write_file", "sequential": True, "hooks": [
             {"type": "command", "name": "fmt", "command": "prettier --write", "timeout": 5000}]}]}}),
     "cursor": (".cursor/hooks.json", {

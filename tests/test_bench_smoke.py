@@ -85,7 +85,7 @@ def test_generation_is_deterministic(tmp_path):
     files_a = sorted(Path(a.home).glob("projects/*/*.jsonl"))
     files_b = sorted(Path(b.home).glob("projects/*/*.jsonl"))
     assert [f.relative_to(a.home) for f in files_a] == [f.relative_to(b.home) for f in files_b]
-    assert all(_strip(x, tmp_path) == _strip(y, tmp_path) for x, y in zip(files_a, files_b))
+    assert all(_strip(x, tmp_path) == _strip(y, tmp_path) for x, y in zip(files_a, files_b, strict=True))
     c = generate(tmp_path / "c", 150, 4, seed=12, now=NOW, index=False)
     first_c = min(Path(c.home).glob("projects/*/*.jsonl"))
     assert _strip(files_a[0], tmp_path) != _strip(first_c, tmp_path)

@@ -66,7 +66,8 @@ class Session:
         tool_input = {"file_path": str(path)}
         if missing:
             return self._run(self._tool("PostToolUseFailure", "Read", tool_input, is_interrupt=False,
-                                        error=f"File does not exist. Note: your current working directory is {self.cwd}."))
+                                        error="File does not exist. Note: your current working directory is "
+                                              f"{self.cwd}."))
         return self._run(self._tool("PostToolUse", "Read", tool_input, tool_response={
             "type": "text", "file": {"filePath": str(path), "content": "print('hi')\n", "numLines": 1}}))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from learn_cli.capture import events as ev
 from learn_cli.agents.claude import to_event
+from learn_cli.capture import events as ev
 from learn_cli.capture.corrections import find_corrections
 
 # Verbatim shapes from reference/agent-hooks.md §1.6.

@@ -76,20 +76,6 @@ class Agent:
         return self.send(dict(self._base("SessionEnd"), reason="other"))
 
 
-@pytest.fixture
-def home(tmp_path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def proj(tmp_path):
-    def make(name: str) -> Path:
-        path = tmp_path / "work" / name
-        path.mkdir(parents=True, exist_ok=True)
-        return path
-    return make
-
-
 def learnings(home: Path, cwd: Path) -> list[dict]:
     pid = identify(cwd).id
     return list(jsonl.load(home / "projects" / pid / "learnings.jsonl").records.values())

@@ -272,7 +272,7 @@ def test_secrets_never_reach_the_home(tmp_path):
     cwd = tmp_path / "work" / "api"
     cwd.mkdir(parents=True)
     run = lambda doc: hook.handle(json.dumps(doc), home=str(home))  # noqa: E731
-    for i, (kind, value, template) in enumerate(secrets):
+    for i, (_kind, value, template) in enumerate(secrets):
         line = template.format(s=value)
         sid = f"secret-{i}"
         run(payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} into the logs",
@@ -300,10 +300,12 @@ def test_secrets_never_reach_the_home_through_the_executable(learn):
     for kind, value, template in _secrets():
         by_kind.setdefault(kind, (value, template))
     cwd = learn.project("api")
-    for i, (kind, (value, template)) in enumerate(sorted(by_kind.items())):
+    for i, (_kind, (value, template)) in enumerate(sorted(by_kind.items())):
         line = template.format(s=value)
         sid = f"exe-secret-{i}"
-        learn("capture", input=payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} here"), cwd=cwd, check=0)
+        learn(
+            "capture", input=payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} here"), cwd=cwd, check=0
+        )
         learn("capture", input=failure(cwd, f"deploy push {line}", f"denied: {line}", 1, sid=sid), cwd=cwd, check=0)
         learn("capture", input=success(cwd, f"deploy push --retry {line}", stdout=line, sid=sid), cwd=cwd, check=0)
     learn("capture", input=payload(cwd, "SessionEnd", "exe-secret-0", reason="other"), cwd=cwd, check=0)

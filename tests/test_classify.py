@@ -114,7 +114,8 @@ def test_shared_tool_errors_follow_the_documented_tool_decisions():
         ("Exit code 1\nE   KeyError: 'DATABASE_URL'\nFAILED tests/test_db.py::test_conn - KeyError\n1 failed in 0.2s",
          "pytest", "config"),
         # a lower-case dict key in a script is a plain crash
-        ("Exit code 1\nTraceback (most recent call last):\n  File \"a.py\", line 2, in <module>\n    d['name']\nKeyError: 'name'",
+        ("Exit code 1\nTraceback (most recent call last):\n  File \"a.py\", line 2, in <module>\n"
+         "    d['name']\nKeyError: 'name'",
          "python a.py", "runtime"),
         # exit 127 with a wrong script path is a missing file, not a missing program
         ("Exit code 127\n/bin/bash: line 1: ./build.sh: No such file or directory", "./build.sh", "runtime"),
@@ -185,8 +186,14 @@ def test_a_warning_deep_in_the_log_does_not_outvote_the_error():
 
 
 def test_ansi_and_transcript_noise_do_not_change_the_category():
-    plain = "Exit code 1\nTraceback (most recent call last):\n  File \"a.py\", line 1\nZeroDivisionError: division by zero"
-    noisy = "Error: " + plain.replace("ZeroDivisionError", "\x1b[31mZeroDivisionError\x1b[0m") + "\n… +3 lines (ctrl+o to see all)"
+    plain = (
+        'Exit code 1\nTraceback (most recent call last):\n  File "a.py", line 1\nZeroDivisionError: division by zero'
+    )
+    noisy = (
+        "Error: "
+        + plain.replace("ZeroDivisionError", "\x1b[31mZeroDivisionError\x1b[0m")
+        + "\n… +3 lines (ctrl+o to see all)"
+    )
     assert categorize(plain, "python a.py") == categorize(noisy, "python a.py") == "runtime"
 
 
@@ -279,7 +286,12 @@ def test_meaningful_lines_falls_back_to_the_last_lines():
 def test_meaningful_lines_limits_lines_and_characters():
     text = "Exit code 1\n" + "\n".join(f"error: problem number {i}" for i in range(20))
     lines = meaningful_lines(text, max_lines=4).splitlines()
-    assert lines == ["error: problem number 0", "error: problem number 1", "error: problem number 2", "error: problem number 19"]
+    assert lines == [
+        "error: problem number 0",
+        "error: problem number 1",
+        "error: problem number 2",
+        "error: problem number 19",
+    ]
     long_text = "Exit code 1\nerror: " + "x" * 2000
     out = meaningful_lines(long_text, max_chars=100)
     assert len(out) <= 100 and out.startswith("error: x")

@@ -10,8 +10,8 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import run_with_terminal
 
+from conftest import run_with_terminal
 from learn_cli.cli import app, run
 from learn_cli.help import build
 
@@ -102,7 +102,9 @@ def test_bash_completes_through_the_generated_script(learn):
              "COMP_WORDS=(learn graph --format ''); COMP_CWORD=3; _learn_completion learn; "
              'printf "%s\\n" "${COMPREPLY[@]}"\n')
     env = dict(learn.env, PATH=f"{bindir}:{learn.env['PATH']}")
-    out = subprocess.run(["bash", "--norc", "-c", probe], check=False, capture_output=True, text=True, env=env, timeout=30)
+    out = subprocess.run(
+        ["bash", "--norc", "-c", probe], check=False, capture_output=True, text=True, env=env, timeout=30
+    )
     assert out.returncode == 0, out.stderr
     words = out.stdout.split()
     assert "recall" in words

@@ -26,7 +26,9 @@ def stored(learn, pid=None) -> list[dict]:
 # -- learn add -----------------------------------------------------------------------------
 
 def test_error_message_becomes_the_error_of_an_error_learning(learn):
-    doc = learn.json("add", "ModuleNotFoundError: No module named 'jose'", "--fix", "pip install python-jose[cryptography]")
+    doc = learn.json(
+        "add", "ModuleNotFoundError: No module named 'jose'", "--fix", "pip install python-jose[cryptography]"
+    )
     rec = doc["record"]
     assert rec["type"] == "error" and rec["category"] == "dependency"
     assert rec["error"] == "ModuleNotFoundError: No module named 'jose'" and rec["context"] == ""
@@ -50,7 +52,8 @@ def test_plain_text_becomes_the_context_with_a_guessed_type(learn):
 
 def test_category_decides_the_type_and_options_fill_their_fields(learn):
     rec = learn.json("add", "ImportError: cannot import name 'jwt' from 'jose'", "--context", "Running pytest on auth",
-                     "--category", "Runtime", "--impact", "0.8", "--tag", "JWT", "--tag", "jwt", "--tag", "auth")["record"]
+                     "--category", "Runtime", "--impact", "0.8",
+                     "--tag", "JWT", "--tag", "jwt", "--tag", "auth")["record"]
     assert rec["type"] == "error" and rec["category"] == "runtime" and rec["impact"] == 0.8
     assert rec["context"] == "Running pytest on auth" and rec["error"].startswith("ImportError")
     assert rec["tags"] == ["jwt", "auth"]
@@ -93,7 +96,8 @@ def test_a_global_learning_with_the_same_key_is_bumped(learn):
 
 def test_secrets_are_redacted_before_storage(learn):
     learn("add", "export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD breaks the build",
-          "--fix", "use ghp_abcdefghijklmnopqrstuvwxyz0123456789 from the keychain", "--tag", "sk-ant-api03-" + "a1B2c3D4e5" * 4,
+          "--fix", "use ghp_abcdefghijklmnopqrstuvwxyz0123456789 from the keychain",
+          "--tag", "sk-ant-api03-" + "a1B2c3D4e5" * 4,
           check=0)
     raw = (learn.home / "projects" / identify(learn.cwd).id / "learnings.jsonl").read_text()
     assert "sk-proj-abc" not in raw and "ghp_abc" not in raw and "sk-ant-api03" not in raw
@@ -230,7 +234,7 @@ def test_auto_toggles_this_project(learn):
     assert proc.stdout.splitlines()[0] == "Auto-learning mode (project web-api): ON -> OFF"
     assert "  Previous state: Capturing errors and corrections automatically" in proc.stdout
     assert "  New state: Manual logging only (use `learn` to log manually)" in proc.stdout
-    assert f"overrides.json" in proc.stdout and "  To re-enable: run `learn --auto` again" in proc.stdout
+    assert "overrides.json" in proc.stdout and "  To re-enable: run `learn --auto` again" in proc.stdout
     overrides = learn.home / "projects" / pid / "overrides.json"
     assert json.loads(overrides.read_text()) == {"auto_capture": False}
     assert oct(overrides.stat().st_mode & 0o777) == "0o600"

@@ -11,9 +11,9 @@ import pytest
 
 from learn_cli.engine import digest as digest_mod
 from learn_cli.engine.digest import session_digest, stack_signals
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def seed(learn, records_here=(), records_global=()):

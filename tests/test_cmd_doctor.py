@@ -10,8 +10,8 @@ import time
 import pytest
 
 from learn_cli.commands import doctor
-from learn_cli.doctor import files as doctor_files
 from learn_cli.commands._common import State
+from learn_cli.doctor import files as doctor_files
 from learn_cli.store.project import identify
 
 
@@ -183,8 +183,10 @@ def test_large_archive_suggests_prune_hard(store, monkeypatch):
 
     store.layout.ensure_project("abcdefabcdef")
     old = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 120 * 86400))
-    store.put_many(store.layout.archive("abcdefabcdef"),
-                   [make_record(context=f"old {i}", status="archived", last_used=old, key=f"txt:{i}") for i in range(5)])
+    store.put_many(
+        store.layout.archive("abcdefabcdef"),
+        [make_record(context=f"old {i}", status="archived", last_used=old, key=f"txt:{i}") for i in range(5)],
+    )
     monkeypatch.setattr(doctor_files, "ARCHIVE_WARN_ENTRIES", 3)
     check = doctor_files.archive(store)
     assert check.status == "warn" and check.summary.startswith("large archive: 5 archived learnings,")

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def days_ago(n: float) -> str:
@@ -30,10 +30,12 @@ def seeded(learn):
     recs = {
         "g": make_record(type="pattern", key="txt:g", context="Run the linter first", fix="make lint", status="global",
                          frequency=4, projects=[here.id, other.id]),
-        "a": make_record(key="err:a", error="No module named 'jose'", fix="pip install python-jose", projects=[here.id]),
+        "a": make_record(key="err:a", error="No module named 'jose'", fix="pip install python-jose",
+                         projects=[here.id]),
         "b": make_record(type="preference", key="txt:b", context="Use pnpm", fix="pnpm install", projects=[here.id],
                          frequency=2),
-        "c": make_record(key="err:c", error="Connection refused", fix="make db-up", projects=[other.id], status="pending"),
+        "c": make_record(key="err:c", error="Connection refused", fix="make db-up", projects=[other.id],
+                         status="pending"),
         "old": make_record(key="txt:old", context="Pin Node.js to v16", fix="nvm use 16", status="archived",
                            projects=[other.id]),
         "gold": make_record(key="txt:gold", context="Old global", fix="x", status="archived"),
@@ -110,8 +112,10 @@ def test_export_redacts_secrets_again(learn):
     store = Store(learn.home, warn_stderr=False)
     store.register_project(here)
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    store.put(store.layout.learnings(here.id), make_record(context=f"push with {token}", fix="use the credential helper",
-                                                           projects=[here.id]))
+    store.put(
+        store.layout.learnings(here.id),
+        make_record(context=f"push with {token}", fix="use the credential helper", projects=[here.id]),
+    )
     store.close()
     text = learn("export", "-o", "-", check=0).stdout
     assert token not in text and "[REDACTED:" in text
@@ -180,7 +184,9 @@ def test_near_duplicate_is_merged(learn, seeded, tmp_path):
     here = seeded["here"].id
     error = "ModuleNotFoundError: No module named 'jose' while running pytest on the auth module"
     store = Store(learn.home, warn_stderr=False)
-    existing = make_record(key="err:jose-long", error=error, fix="pip install python-jose into the venv", projects=[here])
+    existing = make_record(
+        key="err:jose-long", error=error, fix="pip install python-jose into the venv", projects=[here]
+    )
     store.put(store.layout.learnings(here), existing)
     store.close()
     same_words = make_record(key="err:other", error=error.upper(), fix="pip install python-jose, into the venv!")
@@ -262,7 +268,8 @@ def test_a_deleted_marker_cannot_delete_existing_learnings(learn, seeded, tmp_pa
     ("[1, 2]", "is not a learn export: the top level is a JSON array, not an object"),
     ('{"learnings": []}', 'is not a learn export: no "format" field (expected "self-learning-agent")'),
     ('{"format": "other-tool", "version": "1.0.0"}', 'is not a learn export: format "other-tool"'),
-    ('{"format": "self-learning-agent", "version": "2.0.0", "global": []}', "unsupported export version 2.0.0 (this learn reads 1.x)"),
+    ('{"format": "self-learning-agent", "version": "2.0.0", "global": []}',
+     "unsupported export version 2.0.0 (this learn reads 1.x)"),
     ('{"format": "self-learning-agent", "global": []}', "missing or malformed version None (expected 1.x)"),
     ('{"format": "self-learning-agent", "version": "1.0.0"}', 'no "global", "projects" or "archived" section'),
     ("[" * 5000 + "]" * 5000, "nested too deeply to be an export"),

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 HOSTILE = 'Quote " back\\slash } { ] [ | ; # <b>x</b> `tick` \x1b[31m\nnewline -->'
 
@@ -30,8 +30,8 @@ def seeded(learn):
                          make_record(type="pattern", category="workflow", context=HOSTILE, fix=HOSTILE,
                                      projects=[ids[0], ids[1]], key="txt:hostile")])
     store.put_many(ml, [make_record(category="config", projects=[ids[1]], frequency=2, **docker),
-                        make_record(type="preference", category="tooling", context="uv", fix="uv run", projects=[ids[1]],
-                                    key="txt:uv")])
+                        make_record(type="preference", category="tooling", context="uv", fix="uv run",
+                                    projects=[ids[1]], key="txt:uv")])
     store.put_many(mobile, [make_record(category="config", projects=[ids[2]], frequency=2, **docker)])
     store.put(store.layout.global_errors, make_record(category="config", status="global", projects=ids, frequency=7,
                                                       **docker))
@@ -82,7 +82,7 @@ def test_dot_is_valid_and_escapes_labels(learn, seeded):
     for line in lines[1:-1]:
         assert _DOT_LINE.match(line), line
     assert '\\"' in out and "\\\\slash" in out and "\x1b" not in out
-    edges = [l for l in lines if " -- " in l and "label=\"" in l and "penwidth" in l]
+    edges = [line for line in lines if " -- " in line and "label=\"" in line and "penwidth" in line]
     assert len(edges) == 3
 
 

@@ -13,9 +13,9 @@ import time
 
 import pytest
 
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def days_ago(n: float) -> str:
@@ -34,10 +34,12 @@ def seeded(learn):
     made = {"frozen": [], "timeout": []}
     for p in projects:
         made["frozen"].append(make_record(type="workflow", category="ci-cd", key="txt:frozen",
-                                          context="Use --frozen-lockfile with npm ci in CI", fix="npm ci --frozen-lockfile",
-                                          frequency=3, impact=0.9, projects=[p.id], last_used=now))
+                                          context="Use --frozen-lockfile with npm ci in CI",
+                                          fix="npm ci --frozen-lockfile", frequency=3, impact=0.9, projects=[p.id],
+                                          last_used=now))
     for p in projects[:2]:
-        made["timeout"].append(make_record(category="network", key="txt:timeout", context="Set timeout on all HTTP client calls",
+        made["timeout"].append(make_record(category="network", key="txt:timeout",
+                                           context="Set timeout on all HTTP client calls",
                                            fix="requests.get(url, timeout=10)", frequency=5, impact=0.75,
                                            projects=[p.id], last_used=now))
     made["candidate"] = make_record(type="pattern", category="coding", key="txt:pathlib",
@@ -52,7 +54,9 @@ def seeded(learn):
                                  context="Use Vitest for unit tests", fix="use vitest", projects=[projects[1].id],
                                  last_used=now)
     store.put_many(store.layout.learnings(projects[0].id), [made["frozen"][0], made["timeout"][0], made["candidate"]])
-    store.put_many(store.layout.learnings(projects[1].id), [made["frozen"][1], made["timeout"][1], made["jest"], made["vitest"]])
+    store.put_many(
+        store.layout.learnings(projects[1].id), [made["frozen"][1], made["timeout"][1], made["jest"], made["vitest"]]
+    )
     store.put_many(store.layout.learnings(projects[2].id), [made["frozen"][2], made["stale"]])
     store.close()
     made["projects"] = projects
@@ -70,12 +74,17 @@ def test_promotion_report_in_the_seed_layout(learn, seeded):
     assert "  Scanning: web-api (3 learnings)\n" in out
     assert "  Scanning: ml-pipeline (4 learnings)\n" in out and "  Scanning: mobile-app (2 learnings)\n" in out
     promoted = out.split("Promoted to global (score > 0.7, or seen in 3+ projects):\n")[1].split("  Candidates")[0]
-    assert '    - "Use --frozen-lockfile with npm ci in CI: npm ci --frozen-lockfile" (score: 0.81, seen in 3 projects)' \
-        in promoted  # 3 copies × frequency 3 = 9 → 0.9 × 0.9
+    assert (
+        '    - "Use --frozen-lockfile with npm ci in CI: npm ci --frozen-lockfile" (score: 0.81, seen in 3 projects)'
+        in promoted
+    )  # 3 copies × frequency 3 = 9 → 0.9 × 0.9
     assert '"Set timeout on all HTTP client calls: requests.get(url, timeout=10)" (score: 0.75, seen in 2 projects)' \
         in promoted
     candidates = out.split("Candidates (score 0.3-0.7, or too few projects):\n")[1].split("  Archived")[0]
-    assert candidates == '    - "Prefer pathlib over os.path in Python: use pathlib.Path" (score: 0.45, seen in 2 projects)\n\n'
+    assert (
+        candidates
+        == '    - "Prefer pathlib over os.path in Python: use pathlib.Path" (score: 0.45, seen in 2 projects)\n\n'
+    )
     archived = out.split("Archived (score < 0.3 for 30+ days):\n")[1].split("\n\n")[0]
     assert '"Pin Node.js to v16: nvm use 16" (score: 0.00, stale 45 days)' in archived
     conflicts = out.split("Conflicts (neither is promoted until resolved):\n")[1]
@@ -149,7 +158,8 @@ def test_resolve_drop_json(learn, seeded):
 @pytest.mark.parametrize("args, code, message", [
     (["learn-nope", "--keep"], 1, "learn: error: no learning with id learn-nope\n"),
     (["learn-x"], 2, "learn: error: say which: `learn resolve ID --keep` or `learn resolve ID --drop`\n"),
-    (["learn-x", "--keep", "--drop"], 2, "learn: error: say which: `learn resolve ID --keep` or `learn resolve ID --drop`\n"),
+    (["learn-x", "--keep", "--drop"], 2,
+     "learn: error: say which: `learn resolve ID --keep` or `learn resolve ID --drop`\n"),
 ])
 def test_resolve_errors_are_one_line(learn, args, code, message):
     proc = learn("resolve", *args, check=code)

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from learn_cli.store import jsonl
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def days_ago(n: float) -> str:
@@ -30,7 +30,8 @@ def seeded(learn):
     recs = {
         "stale": make_record(context="Pin Node.js to v16", fix="nvm use 16", impact=0.1, last_used=days_ago(80),
                              low_since=days_ago(40), projects=[here.id], key="txt:node"),
-        "low": make_record(context="Low but recent", fix="x", impact=0.1, last_used=now, projects=[here.id], key="txt:low"),
+        "low": make_record(context="Low but recent", fix="x", impact=0.1, last_used=now, projects=[here.id],
+                           key="txt:low"),
         "dup1": make_record(error="No module named 'jose'", fix="pip install python-jose", frequency=3, impact=0.8,
                             last_used=now, projects=[here.id], key="err:jose"),
         "dup2": make_record(error="No module named 'jose'", fix="pip install python-jose[cryptography]", frequency=1,
@@ -71,7 +72,8 @@ def records(learn, pid, name="learnings"):
 def test_report_in_the_seed_layout(learn, seeded):
     proc = learn("prune", check=0)
     out = proc.stdout
-    assert out.startswith("Pruning knowledge base...\n\n  [1/4] Archiving stale learnings (score < 0.3 for 30+ days)...\n"
+    assert out.startswith("Pruning knowledge base...\n\n"
+                          "  [1/4] Archiving stale learnings (score < 0.3 for 30+ days)...\n"
                           "        Archived: 1 entry\n\n  [2/4] Merging duplicates...\n"
                           "        Merged: 2 pairs -> 2 unified entries\n        Removed: 2 redundant entries\n\n"
                           "  [3/4] Recalculating all scores...\n        Updated: 7 entries\n")
@@ -145,7 +147,10 @@ def test_dry_run_writes_nothing_and_reports_the_same(learn, seeded):
     assert dry["dry_run"] is True and dry["entries"] == {"before": 7, "after": 4}
     real = learn.json("prune")
     for part in ("archived", "merged"):
-        assert dry[part]["count" if part == "archived" else "groups"] == real[part]["count" if part == "archived" else "groups"]
+        assert (
+            dry[part]["count" if part == "archived" else "groups"]
+            == real[part]["count" if part == "archived" else "groups"]
+        )
     assert dry["storage"]["sessions_removed"] == real["storage"]["sessions_removed"] == 1
     assert "Dry run complete (nothing written)" in learn("prune", "--dry-run", check=0).stdout
 

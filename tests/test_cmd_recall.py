@@ -15,9 +15,9 @@ import time
 import pytest
 
 from learn_cli.commands.recall_fast import global_values, parse
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def days_ago(n: int) -> str:

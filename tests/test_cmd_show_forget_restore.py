@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def lines_of(path) -> list[dict]:
@@ -46,7 +46,8 @@ def test_show_by_id_and_unique_prefix(learn):
         assert lines[1].split() == ["Score:", "0.07"]
         assert any(ln.split(":", 1)[0].strip() == "Stored in" and "learnings.jsonl (project)" in ln for ln in lines)
         for label, value in (("Type", "error"), ("Category", "dependency"), ("Status", "active"),
-                             ("Error", "ModuleNotFoundError: No module named 'jose'"), ("Fix", "pip install python-jose"),
+                             ("Error", "ModuleNotFoundError: No module named 'jose'"),
+                             ("Fix", "pip install python-jose"),
                              ("Projects", "web-api"), ("Tags", "jwt"), ("Source", "manual")):
             assert any(ln.strip().startswith(f"{label}:") and ln.strip().endswith(value) for ln in lines), label
 
@@ -103,7 +104,10 @@ def test_forget_archives_and_restore_brings_it_back(learn):
     store.put(archive, low)
     store.close()
     proc = learn("restore", rid, check=0)
-    assert proc.stdout.strip() == f'Restored {rid} ("Pin base image versions in Dockerfile") to {live.relative_to(learn.home)}'
+    assert (
+        proc.stdout.strip()
+        == f'Restored {rid} ("Pin base image versions in Dockerfile") to {live.relative_to(learn.home)}'
+    )
     [back] = lines_of(live)
     assert back["status"] == "active" and "low_since" not in back and lines_of(archive) == []
     proc = learn("restore", rid, check=1)
@@ -152,5 +156,7 @@ def test_restore_merges_into_the_same_learning_captured_again(learn):
 def test_forget_and_restore_unknown_ids(learn):
     for cmd in ("forget", "restore"):
         proc = learn(cmd, "learn-missing", check=1)
-        assert error_line(proc) == "learn: error: no learning with id 'learn-missing' (find ids with `learn recall TOPIC`)"
+        assert (
+            error_line(proc) == "learn: error: no learning with id 'learn-missing' (find ids with `learn recall TOPIC`)"
+        )
         assert learn(cmd, check=2).returncode == 2

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import time
 
+from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
-from learn_cli.store.api import Store
 
 
 def days_ago(n: int) -> str:
@@ -22,8 +22,8 @@ def seed(learn) -> dict:
     store = Store(learn.home, warn_stderr=False)
     for p in (here, other):
         store.register_project(p)
-    jwt = dict(key="txt:jwt", context="JWT: use python-jose[cryptography]", fix="pip install 'python-jose[cryptography]'",
-               frequency=10, impact=0.9, last_used=days_ago(0))
+    jwt = dict(key="txt:jwt", context="JWT: use python-jose[cryptography]",
+               fix="pip install 'python-jose[cryptography]'", frequency=10, impact=0.9, last_used=days_ago(0))
     local = make_record(projects=[here.id], helped=5, not_helped=1, **jwt)
     lateral = make_record(projects=[other.id], **jwt)
     promoted = make_record(status="global", projects=[here.id, other.id], promoted_from=[local["id"]], **jwt)

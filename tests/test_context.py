@@ -387,7 +387,7 @@ def test_max_chars_is_a_cap_too():
 
 
 def _records(count, status="active"):
-    words = "module install docker build failed permission denied config missing timeout python npm".split()  # noqa: SIM905
+    words = "module install docker build failed permission denied config missing timeout python npm".split()
     out = []
     for i in range(count):
         out.append(learning(

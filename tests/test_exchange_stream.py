@@ -14,8 +14,8 @@ import orjson
 import pytest
 
 from learn_cli.engine import exchange
-from learn_cli.store.record import coerce_record, make_record
 from learn_cli.store.api import Store
+from learn_cli.store.record import coerce_record, make_record
 
 # ---------------------------------------------------------------- helpers
 

@@ -22,7 +22,7 @@ def test_splice_keeps_everything_outside_the_block():
 def test_flush_missing_file_then_idempotent(learn):
     add(learn, "Docker builds need an explicit platform on Apple Silicon", "--fix",
         "docker build --platform linux/amd64 .", "--category", "config", "--impact", "0.9")
-    proc = learn("flush", check=0)
+    learn("flush", check=0)
     target = learn.cwd / "CLAUDE.md"
     text = target.read_bytes()
     assert b"--platform linux/amd64" in text and START.encode() in text and END.encode() in text

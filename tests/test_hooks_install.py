@@ -213,7 +213,8 @@ HAND_WRITTEN = (
     '   "env": {"GREETING": "h\\u00e9llo", "PATH_EXTRA": "/opt/bin"},\r\n'
     '   "permissions": { "allow": ["Bash(npm run lint)",   "Read(~/.zshrc)"] },\r\n'
     '   "hooks": {\r\n'
-    '      "PostToolUse": [ {"matcher": "Edit|Write", "hooks": [ {"type": "command", "command": "npx prettier --write"} ]} ]\r\n'
+    '      "PostToolUse": [ {"matcher": "Edit|Write", "hooks": [ '
+    '{"type": "command", "command": "npx prettier --write"} ]} ]\r\n'
     '   }\r\n'
     '}\r\n'
 )

@@ -26,7 +26,7 @@ from learn_cli.text.keys import (
 
 CORPUS = [
     json.loads(line)
-    for line in (Path(__file__).resolve().parent / "data" / "error_corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in (Path(__file__).resolve().parent / "data" / "error_corpus.jsonl").read_text("utf-8").splitlines()
     if line.strip()
 ]
 KEY_RE = re.compile(r"err:[0-9a-f]{16}")
@@ -49,7 +49,9 @@ def test_missing_module_from_two_projects_is_one_learning():
     b = _traceback("/srv/ml/train.py", "jose")
     assert error_signature(a) == error_signature(b) == "modulenotfounderror: no module named 'jose'"
     assert error_key(a, "python app.py") == error_key(b, "python3 train.py")
-    collected = "Exit code 2\nE   ModuleNotFoundError: No module named 'jose'\nERROR tests/test_auth.py\n1 error in 0.31s"
+    collected = (
+        "Exit code 2\nE   ModuleNotFoundError: No module named 'jose'\nERROR tests/test_auth.py\n1 error in 0.31s"
+    )
     assert error_key(collected, "uv run pytest -q") == error_key(a, "python app.py")
     assert error_key(_traceback("/srv/ml/train.py", "torch"), "python train.py") != error_key(b, "python train.py")
 
@@ -93,26 +95,35 @@ def test_not_found_words_that_are_not_programs():
         ("calc.c:5:5: error: expected ';' before 'return'", "main.c:120:13: error: expected ';' before 'return'"),
         ("Expecting value: line 1 column 1 (char 0)", "Expecting value: line 7 column 12 (char 301)"),
         # hex addresses, hashes, uuids
-        ("TypeError: <Foo object at 0x7f3b2c1d0e50> is not callable", "TypeError: <Foo object at 0x10a2b3c4d> is not callable"),
+        ("TypeError: <Foo object at 0x7f3b2c1d0e50> is not callable",
+         "TypeError: <Foo object at 0x10a2b3c4d> is not callable"),
         ("fatal: bad object 3f9a2b1c0d4e5f6a7b8c", "fatal: bad object a1b2c3d4e5f60718293a"),
-        ("KeyError: 'job-1b4e28ba-2fa1-11d2-883f-0016d3cca427'", "KeyError: 'job-9c5b94b1-35ad-49bb-b118-8e8fc24abf80'"),
+        ("KeyError: 'job-1b4e28ba-2fa1-11d2-883f-0016d3cca427'",
+         "KeyError: 'job-9c5b94b1-35ad-49bb-b118-8e8fc24abf80'"),
         # temp names and /tmp paths
-        ("OSError: cannot write /tmp/pytest-of-ann/pytest-12/test_x0/out.bin", "OSError: cannot write /tmp/pytest-of-bo/pytest-3/test_y1/res.bin"),
+        ("OSError: cannot write /tmp/pytest-of-ann/pytest-12/test_x0/out.bin",
+         "OSError: cannot write /tmp/pytest-of-bo/pytest-3/test_y1/res.bin"),
         ("error: failed to open tmpa8x2k_q1.json for writing", "error: failed to open tmpz91lq0pe.json for writing"),
         # timestamps and durations
-        ("2026-11-29T17:55:00Z ERROR worker stalled after 31.2s", "2026-12-01T08:01:44Z ERROR worker stalled after 2.5s"),
-        ("[12:01:02] error: lock wait timeout exceeded (took 1503ms)", "[23:59:59] error: lock wait timeout exceeded (took 12ms)"),
+        ("2026-11-29T17:55:00Z ERROR worker stalled after 31.2s",
+         "2026-12-01T08:01:44Z ERROR worker stalled after 2.5s"),
+        ("[12:01:02] error: lock wait timeout exceeded (took 1503ms)",
+         "[23:59:59] error: lock wait timeout exceeded (took 12ms)"),
         # PIDs
-        ("(node:303499) UnhandledPromiseRejectionWarning: Error: socket closed", "(node:12) UnhandledPromiseRejectionWarning: Error: socket closed"),
+        ("(node:303499) UnhandledPromiseRejectionWarning: Error: socket closed",
+         "(node:12) UnhandledPromiseRejectionWarning: Error: socket closed"),
         ("sshd[4411]: error: kex_exchange_identification: banner line contains invalid characters",
          "sshd[17]: error: kex_exchange_identification: banner line contains invalid characters"),
         # versions where they are not the point
-        ("thread 'main' panicked at 'boom' (rustc 1.75.0) in serde v1.0.193", "thread 'main' panicked at 'boom' (rustc 1.79.1) in serde v1.0.200"),
+        ("thread 'main' panicked at 'boom' (rustc 1.75.0) in serde v1.0.193",
+         "thread 'main' panicked at 'boom' (rustc 1.79.1) in serde v1.0.200"),
         # home folders and absolute paths
-        ("IsADirectoryError: [Errno 21] Is a directory: '/home/alice/proj/data'", "IsADirectoryError: [Errno 21] Is a directory: '/Users/bob/work/data'"),
+        ("IsADirectoryError: [Errno 21] Is a directory: '/home/alice/proj/data'",
+         "IsADirectoryError: [Errno 21] Is a directory: '/Users/bob/work/data'"),
         ("error: could not find `Cargo.toml` in `/home/alice/x` or any parent directory",
          "error: could not find `Cargo.toml` in `/Users/bob/y/z` or any parent directory"),
-        ("cat: /home/alice/proj/README.mdx: No such file or directory", "cat: /Users/bob/code/README.mdx: No such file or directory"),
+        ("cat: /home/alice/proj/README.mdx: No such file or directory",
+         "cat: /Users/bob/code/README.mdx: No such file or directory"),
         # quotes
         ("error: unknown type name ‘TypeKind’", "error: unknown type name 'TypeKind'"),
     ],
@@ -148,13 +159,18 @@ def test_signature_is_lower_case_collapsed_and_ansi_free():
     [
         ("cat: README.mdx: No such file or directory", "no such file or directory: readme.mdx"),
         ("/bin/bash: line 1: cd: build: No such file or directory", "cd: no such file or directory: build"),
-        ("(eval):cd:1: no such file or directory: circuits/private_vote", "cd: no such file or directory: private_vote"),
-        ("FileNotFoundError: [Errno 2] No such file or directory: '/srv/x/data/train.csv'", "no such file or directory: train.csv"),
-        ("python3: can't open file '/home/a/p/main.py': [Errno 2] No such file or directory", "no such file or directory: main.py"),
-        ("main.c:1:10: fatal error: openssl/ssl.h: No such file or directory", "fatal error: openssl/ssl.h: no such file or directory"),
+        ("(eval):cd:1: no such file or directory: circuits/private_vote",
+         "cd: no such file or directory: private_vote"),
+        ("FileNotFoundError: [Errno 2] No such file or directory: '/srv/x/data/train.csv'",
+         "no such file or directory: train.csv"),
+        ("python3: can't open file '/home/a/p/main.py': [Errno 2] No such file or directory",
+         "no such file or directory: main.py"),
+        ("main.c:1:10: fatal error: openssl/ssl.h: No such file or directory",
+         "fatal error: openssl/ssl.h: no such file or directory"),
         ("bash: ./deploy.sh: Permission denied", "permission denied: deploy.sh"),
         ("zsh: permission denied: ./deploy.sh", "permission denied: deploy.sh"),
-        ("Got permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: Get ...",
+        ("Got permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: "
+         "Get ...",
          "permission denied: /var/run/docker.sock"),
         ("PermissionError: [Errno 13] Permission denied: '/home/a/proj/out.log'", "permission denied: out.log"),
         ("git@github.com: Permission denied (publickey).", "permission denied (publickey)"),
@@ -167,7 +183,10 @@ def test_canonical_forms(text, expected):
 
 
 def test_unknown_options_name_what_rejected_them():
-    assert error_signature("error: unexpected argument '--relase' found", "cargo build --relase") == "cargo: unknown option --relase"
+    assert (
+        error_signature("error: unexpected argument '--relase' found", "cargo build --relase")
+        == "cargo: unknown option --relase"
+    )
     assert error_signature("train.py: error: unrecognized arguments: --lr 0.01", "python train.py --lr 0.01") == (
         "python train.py: unknown option --lr"
     )
@@ -199,7 +218,9 @@ def test_same_generic_failure_of_the_same_command_is_merged():
     a = error_key("Exit code 1\n1 failed, 14 passed in 1.21s", "pytest -q")
     b = error_key("Exit code 1\n\x1b[31m1 failed, 14 passed in 3.02s\x1b[0m", "uv run pytest -x")
     assert a == b
-    assert error_key("Exit code 1", "cd web && npm run build 2>&1 | tail -20") == error_key("Exit code 1", "npm run build")
+    assert error_key("Exit code 1", "cd web && npm run build 2>&1 | tail -20") == error_key(
+        "Exit code 1", "npm run build"
+    )
 
 
 def test_generic_signatures():
@@ -217,10 +238,16 @@ def test_path_tools_fold_in_the_tool_and_the_target():
     assert a == error_key(missing, "/Users/b/work/proj/src/app.py", "Edit")
     assert a != error_key(missing, "/home/a/proj/src/db.py", "Edit")
     assert a != error_key(missing, "/home/a/proj/src/app.py", "MultiEdit")
-    assert error_key("File does not exist.", "src/app.py", "Read") != error_key("File does not exist.", "lib/app.py", "Read")
+    assert error_key("File does not exist.", "src/app.py", "Read") != error_key(
+        "File does not exist.", "lib/app.py", "Read"
+    )
     fetch = "Error: Request failed with status code 403"
-    assert error_key(fetch, "https://medium.com/@a/post-1", "WebFetch") == error_key(fetch, "https://medium.com/@b/x?y=1", "WebFetch")
-    assert error_key(fetch, "https://medium.com/@a/post-1", "WebFetch") != error_key(fetch, "https://example.org/a", "WebFetch")
+    assert error_key(fetch, "https://medium.com/@a/post-1", "WebFetch") == error_key(
+        fetch, "https://medium.com/@b/x?y=1", "WebFetch"
+    )
+    assert error_key(fetch, "https://medium.com/@a/post-1", "WebFetch") != error_key(
+        fetch, "https://example.org/a", "WebFetch"
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -271,11 +298,17 @@ def test_key_ignores_user_project_and_line(user, project, line, module):
         f'  File "/home/{user}/{project}/main.py", line {line}, in <module>\n'
         f"ModuleNotFoundError: No module named '{module}'"
     )
-    assert error_key(text, f"python /home/{user}/{project}/main.py") == error_key(_traceback("/x/y.py", module), "python y.py")
+    assert error_key(text, f"python /home/{user}/{project}/main.py") == error_key(
+        _traceback("/x/y.py", module), "python y.py"
+    )
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(max_size=300), st.one_of(st.none(), st.text(max_size=40)), st.one_of(st.none(), st.sampled_from(["Bash", "Read", "Edit", "WebFetch", "x"])))
+@given(
+    st.text(max_size=300),
+    st.one_of(st.none(), st.text(max_size=40)),
+    st.one_of(st.none(), st.sampled_from(["Bash", "Read", "Edit", "WebFetch", "x"])),
+)
 def test_error_key_is_total(text, command, tool):
     assert KEY_RE.fullmatch(error_key(text, command, tool))
     assert isinstance(error_signature(text, command, tool), str)

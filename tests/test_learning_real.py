@@ -13,15 +13,10 @@ import functools
 import pytest
 
 import test_capture_learner
-
 from learn_cli.capture.lesson import is_lesson, moved_to, same_work
 from learn_cli.engine.context import summarize
 from learn_cli.text.keys import error_key
 from test_capture_learner import NOT_FOUND, Agent, context_of, learnings
-
-
-from test_capture_learner import home, proj  # noqa: E402,F401  (fixtures)
-
 
 _teach = functools.partial(test_capture_learner._teach, sessions=1)  # one session unless told
 
@@ -199,8 +194,8 @@ def test_prune_and_promote_keep_both_alternatives(home, proj):
 
 def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
     from learn_cli.engine.digest import session_digest
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     a = proj("zopfli")
     # the agent moves on, another way, each session
@@ -216,7 +211,8 @@ def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
 
 def test_an_option_change_applies_to_another_target_and_says_the_change(home, proj):
     a = proj("api")
-    rejected = "hint: You have divergent branches and need to specify how to reconcile them.\nfatal: Need to specify how to reconcile divergent branches."
+    rejected = ("hint: You have divergent branches and need to specify how to reconcile them.\n"
+                "fatal: Need to specify how to reconcile divergent branches.")
     _each_session(home, a, [(f"git pull origin {b}", f"git pull origin {b} --no-rebase") for b in ("main", "dev")],
                   rejected, 128)
     lines = context_of(Agent(home, a).fail("git pull origin release", rejected, 128)).splitlines()
@@ -292,7 +288,9 @@ def test_a_setup_step_the_program_needs_travels_to_its_other_commands(home, proj
     """The venv that must be active (issue 10, cause 7): `source .venv/bin/activate` run first
     fixed `python a.py` and `python b.py`; `python -m app` failing the same way gets it too."""
     a = proj("api")
-    missing = "Traceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'requests'"
+    missing = (
+        "Traceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'requests'"
+    )
     _each_session(home, a, [(f"python {x}", f"source .venv/bin/activate && python {x}") for x in ("a.py", "b.py")],
                   missing, 1)
     text = context_of(Agent(home, a).fail("cd api && python -m app", missing, 1))

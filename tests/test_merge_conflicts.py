@@ -181,7 +181,7 @@ def _brute_force_leaders(records, threshold):
 @pytest.mark.parametrize("seed", range(5))
 def test_the_candidate_filter_loses_no_pair(seed):
     rng = random.Random(seed)
-    vocabulary = "docker build fails arm64 platform linux amd64 pip install jose module missing npm pnpm test".split()  # noqa: SIM905
+    vocabulary = "docker build fails arm64 platform linux amd64 pip install jose module missing npm pnpm test".split()
     records = []
     for i in range(120):
         words = rng.sample(vocabulary, rng.randint(3, 7))
@@ -241,7 +241,10 @@ def test_alternative_fixes_of_one_key_are_not_conflicts():
 
 
 def test_contradicting_fixes_of_one_key_conflict():
-    records = [learning("a", key="err:1", fix="use pnpm install"), learning("b", key="err:1", fix="never use pnpm install")]
+    records = [
+        learning("a", key="err:1", fix="use pnpm install"),
+        learning("b", key="err:1", fix="never use pnpm install"),
+    ]
     conflicts = find_conflicts(records)
     assert ids(conflicts) == [("a", "b")]
     assert "err:1" in conflicts[0][2]

@@ -562,8 +562,8 @@ WC_GLOB = "523 <ROOT>/MESSAGES_API_INTEGRATION_DESIGN.md"
          "/p/backend/src/app.py"),
         ("src/confg.py", {"pattern": "**/conf*.py"}, {"filenames": ["/p/src/config.py", "/p/tests/conftest.py"]},
          "/p/src/config.py"),
-        ("src/app.py", {"pattern": "def main"}, {"mode": "content", "content": "lib/app.py:3:def main():\nlib/cli.py:9:x"},
-         "lib/app.py"),
+        ("src/app.py", {"pattern": "def main"},
+         {"mode": "content", "content": "lib/app.py:3:def main():\nlib/cli.py:9:x"}, "lib/app.py"),
         ("src/app.py", {"pattern": "**/*.py"}, {"filenames": ["src/app.py"]}, None),  # itself: nothing new
         ("src/app.py", {"pattern": "**/*.py"}, {"filenames": []}, None),
         ("src/app.py", {"pattern": "**/*.py"}, None, None),

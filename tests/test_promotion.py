@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from learn_cli.engine.promotion import (ResolveError, promote_project, resolve_conflict,
-                                        run_promotion)
+from learn_cli.engine.promotion import ResolveError, promote_project, resolve_conflict, run_promotion
 from learn_cli.store.project import Project
 from learn_cli.store.record import make_record
 
@@ -47,7 +46,7 @@ def test_key_seen_in_three_projects_is_promoted_once(store):
     (g,) = globals_.values()
     assert g["status"] == "global" and sorted(g["promoted_from"]) == sorted(c["id"] for c in copies)
     assert sorted(g["projects"]) == sorted(p.id for p in projects) and g["frequency"] == 3
-    for p, c in zip(projects, copies):
+    for p, c in zip(projects, copies, strict=True):
         assert live(store, store.layout.learnings(p.id))[c["id"]]["promoted_to"] == g["id"]
     again = run_promotion(store, now=NOW)
     assert again.promoted == [] and len(live(store, store.layout.global_errors)) == 1
@@ -128,7 +127,10 @@ def test_alternative_fixes_of_one_key_are_promoted_on_their_own_evidence(store):
     three projects to become global, and neither blocks the other."""
     ps = [project(store, n) for n in ("a", "b", "c", "d")]
     fixes = ["pip install requests"] * 3 + ["conda install -c conda-forge requests"]
-    copies = [learning(store, p, key="err:req", error="No module named 'requests'", fix=f) for p, f in zip(ps, fixes)]
+    copies = [
+        learning(store, p, key="err:req", error="No module named 'requests'", fix=f)
+        for p, f in zip(ps, fixes, strict=True)
+    ]
     report = run_promotion(store, now=NOW)
     assert report.conflicts == []
     assert [item["ids"] for item in report.promoted] == [[c["id"] for c in copies[:3]]]
@@ -141,7 +143,9 @@ def test_alternative_fixes_of_one_key_are_promoted_on_their_own_evidence(store):
 def test_a_promoted_fix_and_its_negation_conflict(store):
     ps = [project(store, n) for n in ("a", "b", "c", "d")]
     fixes = ["use pnpm install"] * 3 + ["never use pnpm install"]
-    copies = [learning(store, p, key="err:pm", error="lockfile mismatch", fix=f) for p, f in zip(ps, fixes)]
+    copies = [
+        learning(store, p, key="err:pm", error="lockfile mismatch", fix=f) for p, f in zip(ps, fixes, strict=True)
+    ]
     run_promotion(store, now=NOW)
     report = run_promotion(store, now=NOW)
     assert report.conflicts

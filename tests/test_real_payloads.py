@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from learn_cli.agents import claude, codex, gemini
 from learn_cli.capture import events as ev
 from learn_cli.capture import hook
-from learn_cli.agents import claude, codex, gemini
 
 DATA = Path(__file__).parent / "data"
 PAYLOADS = DATA / "real-payloads"
@@ -69,7 +69,9 @@ def test_gemini_shell_result_in_its_wrapper():
 def test_gemini_silent_failure_says_its_exit_code():
     p = payload(GEMINI, "AfterTool-run_shell_command")
     p["tool_input"]["command"] = "false"
-    p["tool_response"]["llmContent"] = "<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 9\n</untrusted_context>"
+    p["tool_response"]["llmContent"] = (
+        "<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 9\n</untrusted_context>"
+    )
     event = gemini.to_event(p)
     assert (event.kind, event.exit_code, event.error) == (ev.FAILURE, 1, "Exit code 1")
 

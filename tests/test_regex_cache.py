@@ -85,8 +85,10 @@ def test_a_later_process_parses_no_pattern_it_has_cached(cache_file, monkeypatch
     assert not regex_cache._state["added"]
 
 
-@pytest.mark.parametrize("content", [b"", b"not marshal at all", marshal.dumps({"tag": "another python", "entries": {}}),
-                                     marshal.dumps([1, 2, 3])])
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not marshal at all", marshal.dumps({"tag": "another python", "entries": {}}), marshal.dumps([1, 2, 3])],
+)
 def test_a_damaged_or_foreign_cache_is_ignored_and_replaced(cache_file, content):
     with open(cache_file, "wb") as fh:
         fh.write(content)

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from learn_cli.text.shell import (
     canonical_program,
     normalize_command,
-    strip_plumbing,
     program,
     split_segments,
     split_segments_ops,
+    strip_plumbing,
     tokenize,
     unwrap,
 )

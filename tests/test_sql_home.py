@@ -64,7 +64,9 @@ def test_the_generated_sql_is_the_python_score(frequency, impact, age_days):
     used = _stamp(NOW - timedelta(days=age_days, minutes=1))
     expression = index_mod.score_sql(":f", ":i", ":u", ":now")
     db = sqlite3.connect(":memory:")
-    (value,) = db.execute(f"SELECT {expression}", {"f": frequency, "i": impact, "u": used, "now": _stamp(NOW)}).fetchone()
+    (value,) = db.execute(
+        f"SELECT {expression}", {"f": frequency, "i": impact, "u": used, "now": _stamp(NOW)}
+    ).fetchone()
     rec = {"frequency": frequency, "impact": impact, "last_used": used}
     assert value == pytest.approx(score_mod.score(rec, NOW), abs=1e-6)
 

@@ -25,7 +25,7 @@ def test_first_run_creates_layout_with_private_modes(store):
     for rel in ("config.json", "global/errors.jsonl", "global/patterns.jsonl", "global/preferences.json",
                 "projects", "sessions", "analytics/stats.json"):
         assert (home / rel).exists(), rel
-    store.index  # opening the index creates its files too
+    _ = store.index  # opening the index creates its files too
     for path, want in modes(home):
         assert stat.S_IMODE(os.stat(path).st_mode) == want, path
 
@@ -187,7 +187,9 @@ def test_index_names_files_relative_to_the_home_whether_str_or_path(store):
 def test_coerce_record_rejects_and_caps():
     assert coerce_record([1])[0] is None
     assert coerce_record({"type": "error"})[1].startswith("no text")
-    assert "must be text" in coerce_record({"context": 5, "fix": "x"})[1] or coerce_record({"context": 5, "fix": "x"})[0]
+    assert (
+        "must be text" in coerce_record({"context": 5, "fix": "x"})[1] or coerce_record({"context": 5, "fix": "x"})[0]
+    )
     rec, why = coerce_record({"context": "x" * 10_000, "fix": "y", "frequency": "lots", "impact": 7, "id": "../../etc"})
     assert why is None and len(rec["context"]) == 500 and rec["frequency"] == 1 and rec["impact"] == 1.0
 

@@ -38,7 +38,8 @@ def contents() -> str:
     rows += [f"| [{path}]({path}) | {what} |" for path, what in GUIDES]
     rows += ["", "Every command has a page (also `learn help COMMAND`; every option in `learn help --man`):", "",
              "| command | what it does |", "|---|---|",
-             "| [`learn`](docs/cmd-learn.md) | Ask what you learned (on a terminal); `learn --auto` flips automatic capture. |"]
+             "| [`learn`](docs/cmd-learn.md) | Ask what you learned (on a terminal); "
+             "`learn --auto` flips automatic capture. |"]
     for name, help_line in commands():
         page = ROOT / "docs" / f"cmd-{name}.md"
         if not page.exists():

@@ -83,7 +83,7 @@ learn export \-o team.json && learn import team.json
 .fi
 .SH SEE ALSO
 The README of the project, and \fBclaude\fR(1).
-"""
+"""  # noqa: E501 - a man page example: one command a line
 
 
 def esc(text: str) -> str:

@@ -64,11 +64,11 @@ def _failure_re() -> re.Pattern[str]:
         | ^\S[^\n]*?:\ [^\n]*?(?:[Pp]ermission\ denied|[Oo]peration\ not\ permitted)
         | \bEACCES\b | \bEPERM\b | ^PermissionError:
         | ^npm\ ERR!\  | ^npm\ error\  | \bERR_PNPM_\w+ | ^error\ Command\ failed\b
-        | ^(?:error|fatal)(?:\[\w+\])?:\ 
-        | ^\S+:\ (?:fatal\ )?error:\ 
-        | :\d+(?::\d+)?:\ (?:fatal\ )?error:\ 
+        | ^(?:error|fatal)(?:\[\w+\])?:\x20
+        | ^\S+:\ (?:fatal\ )?error:\x20
+        | :\d+(?::\d+)?:\ (?:fatal\ )?error:\x20
         | \berror\ TS\d+:
-        | ^E:\ 
+        | ^E:\x20
         | ^FAILED\b | ^FAIL\b | \btest\ result:\ FAILED\b
         | ^=+\ [^\n]*\b\d+\ (?:failed|errors?)\b[^\n]*=+$
         | \bmake(?:\[\d+\])?:\ \*\*\*
@@ -294,7 +294,11 @@ def _header_re() -> re.Pattern[str]:
 
 def _strip_header(text: str) -> str:
     """Codex's own `Exit code: 1 / Wall time: … / Output:` lines are not the error."""
-    return _header_re().sub("", text, count=1) if text[:20].lower().startswith(("exit", "wall", "process", "chunk")) else text
+    return (
+        _header_re().sub("", text, count=1)
+        if text[:20].lower().startswith(("exit", "wall", "process", "chunk"))
+        else text
+    )
 
 
 def _patch_failed(text: str) -> bool:

@@ -48,7 +48,9 @@ class Agent:
     def handlers(self, learn: str, guard: bool = False) -> list[tuple[str, str | None, dict]]:
         """(event, matcher, handler) of every entry, for the `learn` command given."""
         make = getattr(self.module, "handler", command_handler)
-        return [(event, matcher, make(f"{learn} {sub}", timeout)) for event, matcher, sub, timeout in self.entries(guard)]
+        return [
+            (event, matcher, make(f"{learn} {sub}", timeout)) for event, matcher, sub, timeout in self.entries(guard)
+        ]
 
     def merge(self, doc: dict, wanted: list, path: Path) -> tuple[dict, list[str]]:
         from learn_cli.agents.hook_tables import SHAPES

@@ -19,7 +19,9 @@ from learn_cli.capture import events as ev
 
 AGENT = "openclaw"
 SKILL_NAME = "learn"
-SKILL_MARKER = "<!-- installed by `learn hooks install --agent openclaw`; `learn hooks uninstall --agent openclaw` removes it -->"
+SKILL_MARKER = (
+    "<!-- installed by `learn hooks install --agent openclaw`; `learn hooks uninstall --agent openclaw` removes it -->"
+)
 
 _KINDS = {
     "after_tool_call": ev.SUCCESS,
@@ -62,7 +64,7 @@ commands from the project's folder: lessons belong to a project, and good ones b
 
 Never put a secret in these commands (`learn` redacts the usual key formats, but do not rely on it).
 `{learn} --help` lists everything else.
-"""
+"""  # noqa: E501 - the skill file as written: its front matter and examples are one line each
 
 
 def skill_text(learn: str = "learn") -> str:

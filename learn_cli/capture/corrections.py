@@ -12,8 +12,8 @@ Stdlib only; the patterns compile on first use.
 from __future__ import annotations
 
 import re
-from functools import cache
 from collections import namedtuple
+from functools import cache
 
 MAX_RULE = 200
 MAX_SENTENCES = 40

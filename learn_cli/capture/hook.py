@@ -503,7 +503,7 @@ def _end_of_session(store, event, started: float, limit: float, defer: bool):
             _replay(store, event.session_id, started + limit * REPLAY_SHARE, others=True)
         deadline.check("end-of-session work")
         return _session_end(store, event, started + (limit - SPOOL_RESERVE) * FINALIZE_SHARE)
-    except Exception as exc:  # noqa: BLE001 - judged here
+    except Exception as exc:  # judged here
         if not spool.is_transient(exc):
             raise
         _warn(str(store.home), "deadline", "a hook stopped at its time limit before it was done "
@@ -578,7 +578,7 @@ def _replay(store, session_id: str, until: float, others: bool = False) -> bool:
     deadline.set_deadline(until if soft is None else min(soft, until))
     try:
         queue.replay(store, until=until, first=mine, only=None if others else mine)
-    except Exception as exc:  # noqa: BLE001 - a busy index or lock: the events wait for a later hook
+    except Exception as exc:  # a busy index or lock: the events wait for a later hook
         if not spool.is_transient(exc):
             raise
     finally:
@@ -675,8 +675,8 @@ def _learn(store, project, event):
 
 
 def _open(event, home: str | None):
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     store = Store(home, warn_stderr=False)
     from learn_cli.text.redact import redact_project

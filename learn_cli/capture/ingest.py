@@ -34,8 +34,8 @@ import json
 import os
 import re
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from learn_cli.capture import events as ev
 from learn_cli.capture import ingest_logs
@@ -184,7 +184,7 @@ class Ingest:
         if time.monotonic() - self._saved_at > SAVE_EVERY_S:
             self.save()
 
-    def _read(self, fh, start: int, fctx: "_FileContext") -> int:
+    def _read(self, fh, start: int, fctx: _FileContext) -> int:
         """Process complete lines from `start`; returns the offset after the last one."""
         fh.seek(start)
         offset, unreported = start, 0
@@ -216,7 +216,7 @@ class Ingest:
                 return None
         return obj if isinstance(obj, dict) else None
 
-    def _line(self, raw: bytes, fctx: "_FileContext") -> None:
+    def _line(self, raw: bytes, fctx: _FileContext) -> None:
         if not raw.strip():
             return
         obj = self._parse(raw)
@@ -238,7 +238,7 @@ class Ingest:
         elif kind == "user":
             self._user(obj, content, fctx)
 
-    def _user(self, obj: dict, content, fctx: "_FileContext") -> None:
+    def _user(self, obj: dict, content, fctx: _FileContext) -> None:
         results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
             if isinstance(content, list) else []
         for block in results:
@@ -255,7 +255,7 @@ class Ingest:
         payload = {"hook_event_name": "UserPromptSubmit", "prompt": text, "prompt_id": prompt_id}
         self._feed(payload, obj, fctx)
 
-    def _result(self, obj: dict, block: dict, fctx: "_FileContext") -> None:
+    def _result(self, obj: dict, block: dict, fctx: _FileContext) -> None:
         use = fctx.pending.pop(block.get("tool_use_id"), None)
         if use is None:
             self.counts["unmatched_results"] += 1
@@ -274,7 +274,7 @@ class Ingest:
             payload.update(hook_event_name="PostToolUse", tool_response=_response(obj.get("toolUseResult"), text))
         self._feed(payload, obj, fctx)
 
-    def _other_agent(self, obj: dict, fctx: "_FileContext") -> None:
+    def _other_agent(self, obj: dict, fctx: _FileContext) -> None:
         """A line of a Codex or Gemini CLI log, fed as the payloads its hooks would have sent."""
         if fctx.fmt == ingest_logs.CODEX:
             payloads = ingest_logs.codex_payloads(obj, fctx.meta)
@@ -287,7 +287,7 @@ class Ingest:
             self._feed(payload, where, fctx, fctx.fmt)
 
     # -- into the learner --------------------------------------------------------------------
-    def _feed(self, payload: dict, obj: dict, fctx: "_FileContext", agent: str = ingest_logs.CLAUDE) -> None:
+    def _feed(self, payload: dict, obj: dict, fctx: _FileContext, agent: str = ingest_logs.CLAUDE) -> None:
         from learn_cli import agents
         from learn_cli.capture import learner
 
@@ -362,7 +362,7 @@ class Ingest:
             analytics.bump(self.store.layout.stats, counters)
 
 
-def _sidechain(obj: dict, fctx: "_FileContext") -> bool:
+def _sidechain(obj: dict, fctx: _FileContext) -> bool:
     return fctx.subagent or obj.get("isSidechain") is True
 
 

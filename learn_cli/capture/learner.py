@@ -62,7 +62,7 @@ class Capture:
         self.buffer = SessionBuffer(store.layout.sessions_dir, self.session_id,
                                     self.int_setting("session_max_events", 50))
 
-    def for_project(self, project) -> "Capture":
+    def for_project(self, project) -> Capture:
         """The same session and counters, working on another project's learnings."""
         if project.id == self.project.id:
             return self

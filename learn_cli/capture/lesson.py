@@ -25,8 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from learn_cli.text.shell import (OUTPUT_SHAPERS, SETUP_PROGRAMS, canonical_program, split_segments_ops, tokenize,
-                                    unwrap_tokens)
+from learn_cli.text.shell import (
+    OUTPUT_SHAPERS,
+    SETUP_PROGRAMS,
+    canonical_program,
+    split_segments_ops,
+    tokenize,
+    unwrap_tokens,
+)
 
 __all__ = ["is_lesson", "same_work", "moved_to", "option_change", "apply_option_change", "dropped_cd",
            "apply_dropped_cd", "cd_failed", "program_change", "apply_program_change",

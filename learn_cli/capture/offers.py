@@ -16,9 +16,18 @@ from __future__ import annotations
 import os
 
 from learn_cli.capture import events as ev
+from learn_cli.capture.learner import (
+    LINE_WIDTH,
+    Capture,
+    _fix_of_record,
+    _fresh,
+    _int,
+    _normalize,
+    _number,
+    _owner_pid,
+    _steps,
+)
 from learn_cli.store.record import SHOWN_STATUSES
-from learn_cli.capture.learner import (LINE_WIDTH, Capture, _fix_of_record, _fresh, _int, _normalize, _number,
-                                      _owner_pid, _steps)
 
 
 class Fix:
@@ -224,7 +233,9 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     error = sanitize(meaningful_line(rec.get("error") or ""), 160)
     if error:
         category = rec.get("category") if isinstance(rec.get("category"), str) else ""
-        lines.append(f"learn: it fixed this error before: {error}" + (f" ({sanitize(category, 20)})" if category else ""))
+        lines.append(
+            f"learn: it fixed this error before: {error}" + (f" ({sanitize(category, 20)})" if category else "")
+        )
     applied = kind == "cwd" or (best is not None and bool(best.rewrite))
     width = max(LINE_WIDTH, len(lines[0]) if applied else 0)  # a cut command would mislead
     return "\n".join(line[:width] for line in lines)

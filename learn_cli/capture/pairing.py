@@ -534,7 +534,7 @@ def _other_target(a: Sequence[str], b: Sequence[str]) -> bool:
     """Same command line with exactly one path swapped for an unrelated one."""
     if len(a) != len(b):
         return False
-    diffs = [(x, y) for x, y in zip(a[1:], b[1:]) if x != y]
+    diffs = [(x, y) for x, y in zip(a[1:], b[1:], strict=True) if x != y]
     if len(diffs) != 1:
         return False
     x, y = diffs[0]

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from learn_cli.store import deadline
 from learn_cli.store import spool as files
-from learn_cli.store.spool import is_transient  # noqa: F401 (the hook judges its own failures with it)
+from learn_cli.store.spool import is_transient  # the hook judges its own failures with it
 
 MAX_TRIES = 3
 MAX_TEXT = 64 * 1024  # of each text field, after redaction (the learner keeps far less)
@@ -98,7 +98,7 @@ class Spool(files.SpoolFiles):
                 continue
             try:
                 _learn(store, item)
-            except Exception as exc:  # noqa: BLE001 - judged below; BaseException (deadline) propagates
+            except Exception as exc:  # judged below; BaseException (deadline) propagates
                 if is_transient(exc):
                     raise
                 tries = state.tries.get(key, 0) + 1
@@ -125,7 +125,7 @@ def finish(store) -> Replayed:
         try:
             if queue.sessions():
                 queue.replay(store, wait=True, out=out)
-        except Exception as exc:  # noqa: BLE001 - judged here: only a busy store leaves events waiting
+        except Exception as exc:  # judged here: only a busy store leaves events waiting
             if not is_transient(exc):
                 raise
             out.busy = True

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every start)
 
 if TYPE_CHECKING:
@@ -160,8 +161,8 @@ def guarded(call, other_exit=lambda exc: None) -> int:
     """Run a command; turn every user-facing error into one line and an exit code. Without
     typer: the fast path of `learn recall` runs here too. `other_exit(exc)` gives the code of
     exceptions only the caller knows (None: a bug of ours)."""
-    from learn_cli.store.paths import HomeError
     from learn_cli.store.api import StoreError
+    from learn_cli.store.paths import HomeError
 
     try:
         result = call()

@@ -160,7 +160,8 @@ def report(outcome, where: str, store, as_json: bool) -> None:
     if as_json:
         json_out({
             "id": outcome.record["id"],
-            "file": str(outcome.path.relative_to(store.home)) if outcome.path.is_relative_to(store.home) else str(outcome.path),
+            "file": (str(outcome.path.relative_to(store.home)) if outcome.path.is_relative_to(store.home)
+                     else str(outcome.path)),
             "merged": outcome.merged,
             "frequency_before": outcome.before_frequency,
             "global_merge": ({"before": outcome.global_merge[0], "after": outcome.global_merge[1]}
@@ -176,13 +177,17 @@ def report(outcome, where: str, store, as_json: bool) -> None:
 
 def command(
     ctx: typer.Context,
-    text: str = typer.Argument(..., metavar="TEXT", help="What you learned (an error message, a rule, a preference).", show_default=False),
+    text: str = typer.Argument(..., metavar="TEXT", show_default=False,
+                               help="What you learned (an error message, a rule, a preference)."),
     fix: str = typer.Option(None, "--fix", help="What fixes it / what to do.", show_default=False),
-    type_: str = typer.Option(None, "--type", help="error, pattern, preference or workflow (default: guessed).", show_default=False),
-    category: str = typer.Option(None, "--category", help="e.g. config, dependency, testing (default: guessed).", show_default=False),
+    type_: str = typer.Option(None, "--type", show_default=False,
+                              help="error, pattern, preference or workflow (default: guessed)."),
+    category: str = typer.Option(None, "--category", show_default=False,
+                                 help="e.g. config, dependency, testing (default: guessed)."),
     impact: float = typer.Option(DEFAULT_IMPACT, "--impact", help="How much it matters, 0.0 to 1.0."),
     context: str = typer.Option(None, "--context", help="What was being done (default: TEXT).", show_default=False),
-    error: str = typer.Option(None, "--error", help="The error text (default: TEXT when it reads like one).", show_default=False),
+    error: str = typer.Option(None, "--error", show_default=False,
+                              help="The error text (default: TEXT when it reads like one)."),
     tag: list[str] = typer.Option(None, "--tag", help="A keyword; repeat for more.", show_default=False),
     global_: bool = typer.Option(False, "--global", help="Store it as a global learning (all projects)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result (see `learn help add`)."),

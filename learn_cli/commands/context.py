@@ -15,7 +15,9 @@ MAX_BUDGET = 100_000
 
 def command(
     ctx: typer.Context,
-    budget: int = typer.Option(None, "--budget", help="Token budget (default: config `budget`, 2000).", show_default=False),
+    budget: int = typer.Option(
+        None, "--budget", help="Token budget (default: config `budget`, 2000).", show_default=False
+    ),
     hook: bool = typer.Option(False, "--hook", help="Wrap the digest in the agent's SessionStart hook JSON."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable digest (see `learn help context`)."),
 ) -> None:

@@ -47,8 +47,8 @@ def command(
 def run_checks(st) -> tuple[list[Check], Path]:
     from learn_cli.commands._common import open_store
     from learn_cli.doctor import capture, data, files, index
-    from learn_cli.store.paths import Layout, resolve_home
     from learn_cli.store.api import StoreError
+    from learn_cli.store.paths import Layout, resolve_home
 
     home = resolve_home(st.home)
     missing = files.missing_layout(Layout(home))

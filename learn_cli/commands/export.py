@@ -31,7 +31,8 @@ def default_name() -> str:
 
 def command(
     ctx: typer.Context,
-    output: str = typer.Option(None, "--output", "-o", metavar="FILE|-", help="Where to write (default: self-learning-export-YYYYMMDD.json here; - for stdout).", show_default=False),
+    output: str = typer.Option(None, "--output", "-o", metavar="FILE|-", show_default=False,
+                               help="Where to write (default: self-learning-export-YYYYMMDD.json here; - for stdout)."),
     as_json: bool = typer.Option(False, "--json", help="Report as JSON (see `learn help export`)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing unless there is an error."),
 ) -> None:

@@ -13,7 +13,9 @@ from learn_cli.commands._common import current_project, fail, json_out, open_sto
 
 def command(
     ctx: typer.Context,
-    target: str = typer.Option("auto", "--target", help="auto (first of CLAUDE.md, AGENTS.md, GEMINI.md that exists, else CLAUDE.md), one of those names, or a path."),
+    target: str = typer.Option("auto", "--target",
+                               help="auto (first of CLAUDE.md, AGENTS.md, GEMINI.md that exists, else CLAUDE.md), "
+                                    "one of those names, or a path."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the block and what would change; write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
 ) -> None:
@@ -33,7 +35,9 @@ def command(
         fail(f"cannot write {path}: folder {path.parent} does not exist")
     old = _read(path)
     store.refresh([store.layout.learnings(project.id), *store.layout.global_files()])
-    project_recs = [r for _, _, _, r in store.iter_index("pid=? AND scope='project' AND status='active'", (project.id,))]
+    project_recs = [
+        r for _, _, _, r in store.iter_index("pid=? AND scope='project' AND status='active'", (project.id,))
+    ]
     global_recs = [r for _, _, _, r in store.iter_index("scope='global' AND status='global'")]
     budget = int(store.setting("budget", project.id) or 2000)
     rules, dropped, truncated, tokens = select_rules(project_recs, global_recs, project.root, budget)

@@ -9,7 +9,9 @@ from learn_cli.commands._common import fail, open_store, state
 
 def command(
     ctx: typer.Context,
-    rid: str = typer.Argument(..., metavar="ID", help="The learning's id, or a unique start of it.", show_default=False),
+    rid: str = typer.Argument(
+        ..., metavar="ID", help="The learning's id, or a unique start of it.", show_default=False
+    ),
     hard: bool = typer.Option(False, "--hard", help="Delete it for good instead of archiving it."),
 ) -> None:
     from learn_cli.commands.show import find

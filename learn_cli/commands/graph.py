@@ -18,7 +18,9 @@ class Format(str, Enum):
 
 def command(
     ctx: typer.Context,
-    fmt: Format = typer.Option(Format.text, "--format", "-f", help="text (the seed's tree), json, dot (Graphviz) or mermaid."),
+    fmt: Format = typer.Option(
+        Format.text, "--format", "-f", help="text (the seed's tree), json, dot (Graphviz) or mermaid."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     import orjson

@@ -114,7 +114,9 @@ def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGEN
 
 
 @app.command("uninstall")
-def uninstall(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT) -> None:
+def uninstall(
+    ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGENT_OPT, as_json: bool = _JSON_OPT
+) -> None:
     """Remove exactly the hook entries `learn` added; everything else stays as it is."""
     agent = _agent(agent_name)
     scope = _scope(scope, agent)

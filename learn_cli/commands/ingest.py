@@ -1,8 +1,9 @@
 """`learn ingest [PATH…]`: learn from past sessions of Claude Code, Codex CLI and Gemini CLI (SPEC §3).
 
 Default PATH: `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects` (every `*.jsonl` below it,
-subagent transcripts included), plus `~/.codex/sessions` and `~/.gemini/tmp` when they exist. Idempotent: a second run adds nothing; a transcript that grew
-is read from where the last run stopped. The work is learn_cli.capture.ingest.
+subagent transcripts included), plus `~/.codex/sessions` and `~/.gemini/tmp` when they exist.
+Idempotent: a second run adds nothing; a transcript that grew is read from where the last run
+stopped. The work is learn_cli.capture.ingest.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from learn_cli.commands._common import fail, json_out, open_store, state
 def command(
     ctx: typer.Context,
     paths: list[str] = typer.Argument(None, metavar="[PATH]...", show_default=False,
-                                      help="Session log files or folders (default: ~/.claude/projects, ~/.codex/sessions, "
-                                           "~/.gemini/tmp)."),
+                                      help="Session log files or folders (default: ~/.claude/projects, "
+                                           "~/.codex/sessions, ~/.gemini/tmp)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable summary (see `learn help ingest`)."),
 ) -> None:
     """Learn from past sessions (Claude Code, Codex CLI, Gemini CLI): failures, their fixes, user corrections."""
@@ -64,8 +65,14 @@ class _progress:
     def __enter__(self):
         if not self.enabled:
             return lambda _n: None
-        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                                   TransferSpeedColumn)
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
 
         from learn_cli.render.console import console
 

@@ -39,7 +39,9 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
         timeout = DEFAULT_TIMEOUT_S
     result = search(store, text, project_id=project.id, limit=limit, include_archived=include_archived,
                     timeout_s=timeout)
-    labels = {pid: info["label"] for pid, info in store.projects().items()} if result.hits or result.not_searched else {}
+    labels = (
+        {pid: info["label"] for pid, info in store.projects().items()} if result.hits or result.not_searched else {}
+    )
     if as_json:
         json_out(render.as_json(result, text, labels))
     else:

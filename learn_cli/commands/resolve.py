@@ -10,7 +10,9 @@ from learn_cli.commands._common import EXIT_USAGE, fail, json_out, open_store, s
 
 def command(
     ctx: typer.Context,
-    rid: str = typer.Argument(..., metavar="ID", help="A conflicted learning's id (or a unique start of it).", show_default=False),
+    rid: str = typer.Argument(
+        ..., metavar="ID", help="A conflicted learning's id (or a unique start of it).", show_default=False
+    ),
     keep: bool = typer.Option(False, "--keep", help="Keep this learning; archive the ones it conflicts with."),
     drop: bool = typer.Option(False, "--drop", help="Archive this learning; the others are no longer in conflict."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result (see `learn help resolve`)."),

@@ -9,7 +9,9 @@ from learn_cli.commands._common import fail, open_store, state
 
 def command(
     ctx: typer.Context,
-    rid: str = typer.Argument(..., metavar="ID", help="The archived learning's id, or a unique start of it.", show_default=False),
+    rid: str = typer.Argument(
+        ..., metavar="ID", help="The archived learning's id, or a unique start of it.", show_default=False
+    ),
 ) -> None:
     from learn_cli.commands.show import find
     from learn_cli.engine.knowledge import find_same

@@ -9,7 +9,9 @@ from learn_cli.commands._common import fail, json_out, open_store, state
 
 def command(
     ctx: typer.Context,
-    rid: str = typer.Argument(..., metavar="ID", help="The learning's id, or a unique start of it.", show_default=False),
+    rid: str = typer.Argument(
+        ..., metavar="ID", help="The learning's id, or a unique start of it.", show_default=False
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output (see `learn help show`)."),
 ) -> None:
     from learn_cli.engine.scoring import score

@@ -64,12 +64,20 @@ def spool(store) -> Check:
         return Check("spool", PROBLEM, f"{plural(dropped, 'event')} dropped in the last 7 days: capture could not "
                      "learn them (reasons in learn.log)", details)
     if result.left:
-        why = "the index is busy" if result.busy else "the store is read-only" if not store.writable() else "see learn.log"
+        why = (
+            "the index is busy"
+            if result.busy
+            else "the store is read-only"
+            if not store.writable()
+            else "see learn.log"
+        )
         return Check("spool", WARN, f"{plural(result.left, 'event')} waiting in the spool ({why})", details)
     if result.replayed:
         return Check("spool", REPAIRED, f"learned {plural(result.replayed, 'event')} that hooks had spooled", details)
     if deferred:
-        return Check("spool", OK, f"{plural(deferred, 'event')} deferred in the last 7 days, all learned since", details)
+        return Check(
+            "spool", OK, f"{plural(deferred, 'event')} deferred in the last 7 days, all learned since", details
+        )
     return Check("spool", OK, "no event deferred or dropped in the last 7 days")
 
 

@@ -52,7 +52,12 @@ def data(store, writable: bool) -> Check:
     details = capped(found) + failed
     if failed:
         return Check("data", PROBLEM, f"{plural(len(found), 'corrupt line')}; some could not be set aside", details)
-    return Check("data", REPAIRED, f"moved {plural(len(found), 'corrupt line')} into <file>.corrupt beside {'it' if len(found) == 1 else 'them'}", details)
+    return Check(
+        "data",
+        REPAIRED,
+        f"moved {plural(len(found), 'corrupt line')} into <file>.corrupt beside {'it' if len(found) == 1 else 'them'}",
+        details,
+    )
 
 
 def _set_aside_bad_lines(store, path: Path) -> int:

@@ -104,8 +104,12 @@ def stale_temps(store) -> Check:
     """Temp files of whole-file rewrites that a killed process left behind (never read as data)."""
     removed = store.remove_stale_temps()
     if removed:
-        return Check("temp files", REPAIRED, f"removed {plural(len(removed), 'temp file')} left by an interrupted rewrite",
-                     [str(p) for p in removed[:5]])
+        return Check(
+            "temp files",
+            REPAIRED,
+            f"removed {plural(len(removed), 'temp file')} left by an interrupted rewrite",
+            [str(p) for p in removed[:5]],
+        )
     return Check("temp files", OK, "none left behind")
 
 

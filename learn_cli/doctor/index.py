@@ -34,15 +34,21 @@ def index(store, damaged: bool = False) -> Check:
     if verdict != "ok":
         store.index.rebuild(f"doctor: {verdict}")
         _refresh_quietly(store)
-        return Check("index", REPAIRED, "the index was damaged and has been rebuilt from the files", [str(verdict)[:200]])
+        return Check(
+            "index", REPAIRED, "the index was damaged and has been rebuilt from the files", [str(verdict)[:200]]
+        )
     stale = _stale_files(store)
     _refresh_quietly(store)
     if stale:
         left = _stale_files(store)
         if left:
             return Check("index", PROBLEM, f"{plural(len(left), 'file')} could not be indexed", capped(left))
-        return Check("index", REPAIRED, f"brought the index up to date ({plural(len(stale), 'file')} changed outside learn)",
-                     capped(stale))
+        return Check(
+            "index",
+            REPAIRED,
+            f"brought the index up to date ({plural(len(stale), 'file')} changed outside learn)",
+            capped(stale),
+        )
     return Check("index", OK, f"up to date ({store.index.count():,} learnings)")
 
 
@@ -77,7 +83,7 @@ def logs(store, writable: bool) -> Check:
         return Check("logs", WARN, f"{len(bloated)} logs are mostly superseded lines (read-only: not compacted)",
                      [f"{rel}: {dead} of {lines} lines dead" for rel, lines, dead in bloated])
     details = []
-    for rel, lines, dead in bloated:
+    for rel, _lines, _dead in bloated:
         before, after = store.compact(store.path_of(rel))
         details.append(f"{rel}: {before} → {after} lines")
     return Check("logs", REPAIRED, f"compacted {plural(len(bloated), 'log')}", capped(details))

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from functools import cache, lru_cache
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 from learn_cli.engine.merge import fix_text, normalize_text, text_similarity
 

@@ -72,8 +72,9 @@ _PROJECT_OPTIONS = frozenset({"-p", "--project", "--dir", "-C", "--directory", "
                               "--manifest-path", "--filter", "-F", "-w", "--workspace", "--package",
                               "--match-path", "--match-contract", "--match-test", "-k"})
 # Options that take a value that is not a target (`-o out`, `-j 4`, `--build build`).
-_VALUE_OPTIONS = frozenset({"--features", "--profile", "--target", "-o", "-j", "--jobs", "-B", "-S", "--build", "--target-dir", "--config", "-c",
-                            "--out-dir", "--outDir", "-D", "-G", "-l", "-r", "--rpc-url", "--fork-url"})
+_VALUE_OPTIONS = frozenset({"--features", "--profile", "--target", "-o", "-j", "--jobs", "-B", "-S", "--build",
+                            "--target-dir", "--config", "-c", "--out-dir", "--outDir", "-D", "-G", "-l", "-r",
+                            "--rpc-url", "--fork-url"})
 # First words of single-goal tools that pick a mode of the run.
 _MODES = frozenset({"run", "test", "watch", "start", "open"})
 # Folders that say where a build goes or runs, not what it is about.

@@ -18,9 +18,9 @@ from __future__ import annotations
 import heapq
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Callable
 
 from learn_cli.store.record import TYPES as TYPE_ORDER
 
@@ -64,7 +64,7 @@ def build_graph(store, loads: Callable = json.loads, connections: int = CONNECTI
     graph.tree, graph.totals = _tree_and_totals(index)
     projects_of = _keys(index, loads)
     pairs = Counter()
-    for key, pids in projects_of.items():
+    for pids in projects_of.values():
         if len(pids) > WIDE_KEY:
             graph.wide_keys += 1
         elif len(pids) > 1:
@@ -120,7 +120,10 @@ def _keys(index, loads: Callable) -> dict[str, set]:
 def _uses(index, keys: list[str]) -> dict[str, int]:
     """Uses of each learning: its global copy's frequency, or its project copies' sum if larger."""
     out: dict[str, int] = {}
-    by_column = {"key": [k for k in keys if not k.startswith("id:")], "id": [k[3:] for k in keys if k.startswith("id:")]}
+    by_column = {
+        "key": [k for k in keys if not k.startswith("id:")],
+        "id": [k[3:] for k in keys if k.startswith("id:")],
+    }
     for column, values in by_column.items():
         prefix = "id:" if column == "id" else ""
         out.update((prefix + k, max(local or 0, global_ or 0)) for k, local, global_ in index.uses(column, values))

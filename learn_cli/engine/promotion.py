@@ -40,7 +40,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import reduce
 from pathlib import Path
 
@@ -301,7 +301,7 @@ class _Promotion:
         self.loads = loads
         self.conflicts = conflicts  # the store's conflicting pairs when found beforehand
         self.entries = entries
-        self.now = scoring.parse_time(now) or datetime.now(timezone.utc)
+        self.now = scoring.parse_time(now) or datetime.now(UTC)
         cfg = store.config()
         self.min_projects = _positive(cfg.get("promote_min_projects"), scoring.DEFAULT_PROMOTE_MIN_PROJECTS)
         self.archive_days = _positive(cfg.get("archive_days"), scoring.DEFAULT_ARCHIVE_DAYS)
@@ -634,7 +634,9 @@ def group_view(copies: list[Entry]) -> dict:
         if text is not None:
             view[name] = text
     statuses = {r.get("status") or "active" for r in recs}
-    view["status"] = next((s for s in ("conflicted", "global", "active", "pending") if s in statuses), base.get("status"))
+    view["status"] = next(
+        (s for s in ("conflicted", "global", "active", "pending") if s in statuses), base.get("status")
+    )
     view.pop("low_since", None)
     return view
 
@@ -799,7 +801,7 @@ def resolve_conflict(store, rid: str, keep: bool, now=None) -> Resolution:
     conflict and every learning it conflicts with is archived (restorable with `learn
     restore`); drop: it is archived and the others are released (a learning that still
     conflicts with a third one stays conflicted)."""
-    now = scoring.parse_time(now) or datetime.now(timezone.utc)
+    now = scoring.parse_time(now) or datetime.now(UTC)
     store.refresh()
     found = store.get(rid)
     if found is None:

@@ -23,13 +23,24 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import reduce
 from pathlib import Path
 
 from learn_cli.engine import scoring
-from learn_cli.engine.promotion import (DERIVE, WHOLE_STORE, Entry, _DELETE, archive_stale, ensure_full,
-                                        load_entries, rescore, slim, summary, write_entries)
+from learn_cli.engine.promotion import (
+    _DELETE,
+    DERIVE,
+    WHOLE_STORE,
+    Entry,
+    archive_stale,
+    ensure_full,
+    load_entries,
+    rescore,
+    slim,
+    summary,
+    write_entries,
+)
 
 NEAR_DUPLICATE = 0.85
 LARGE_ARCHIVE_BYTES = 5 * 1024 * 1024
@@ -93,7 +104,7 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     from learn_cli.engine.promotion import _fast_loads, _positive
 
     loads = loads or _fast_loads()
-    now = scoring.parse_time(now) or datetime.now(timezone.utc)
+    now = scoring.parse_time(now) or datetime.now(UTC)
     cfg = store.config()
     report = PruneReport(dry_run=dry_run, hard=hard)
     report.hard_delete_days = _positive(cfg.get("hard_delete_days"), 90)

@@ -29,9 +29,9 @@ import json
 import re
 import sqlite3
 import time
-from functools import cache
 from collections import namedtuple
 from collections.abc import Callable
+from functools import cache
 
 from learn_cli.engine.scoring import score as score_of
 from learn_cli.store.index import FtsNear

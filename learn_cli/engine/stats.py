@@ -2,10 +2,10 @@
 
 Counts come from one aggregate scan of the index (GROUP BY scope/type/category/status); the
 top learnings and helped counts from one more, in which SQLite extracts only the few fields
-needed; just the handful of records shown are parsed whole. Capture health comes from analytics/stats.json (last 7 days), whose
-counters the capture path bumps: events, failures, pairs, suggestions, helped, not_helped,
-and the spool's deferred, replayed, dropped (events a hook had no time for; `spooled` is how
-many wait in it now).
+needed; just the handful of records shown are parsed whole. Capture health comes from
+analytics/stats.json (last 7 days), whose counters the capture path bumps: events, failures,
+pairs, suggestions, helped, not_helped, and the spool's deferred, replayed, dropped (events a
+hook had no time for; `spooled` is how many wait in it now).
 
     repeated-failure rate = not_helped / suggestions
     (suggested fixes after which the same failure came right back)
@@ -14,7 +14,8 @@ many wait in it now).
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC
 
 from learn_cli.engine import scoring
 from learn_cli.store.record import TYPES as TYPE_ORDER
@@ -136,6 +137,6 @@ def _count(value) -> int:
 
 
 def _utc_now():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)

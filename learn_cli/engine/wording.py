@@ -13,7 +13,7 @@ record's own `context` all phrase a fix through here, so they say the same thing
 
 A fix that is prose (a correction, a hand-written rule) is shown as it is. Stdlib only: the
 hook path imports it.
-"""
+"""  # noqa: E501 - a Markdown table, one row a line
 
 from __future__ import annotations
 

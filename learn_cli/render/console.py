@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every start)
 
 if TYPE_CHECKING:

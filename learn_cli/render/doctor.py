@@ -22,7 +22,9 @@ def report(checks, home, healthy: bool) -> None:
         if fancy_out:
             line.append(f"  {ICON[check.status]} ")
             line.append(check.name.ljust(width), style="bold")
-            line.append(f"  {safe(check.summary, one_line=True)}", style=STYLE[check.status] if check.status != "ok" else "")
+            line.append(
+                f"  {safe(check.summary, one_line=True)}", style=STYLE[check.status] if check.status != "ok" else ""
+            )
         else:
             line.append(f"{check.status.ljust(8)} {check.name.ljust(width)}  {safe(check.summary, one_line=True)}")
         write(line)

@@ -32,7 +32,9 @@ def export_report(result, shown_path: str, nbytes: int, labels: dict[str, str]) 
         rest = projects[PROJECTS_SHOWN:]
         write(f"    ... and {len(rest):,} more projects ({entries(sum(n for _, n in rest))})")
     write()
-    write(Text(f"  ✅ Exported to {shown_path}" if box else f"  Exported to {shown_path}", style="green" if box else ""))
+    write(
+        Text(f"  ✅ Exported to {shown_path}" if box else f"  Exported to {shown_path}", style="green" if box else "")
+    )
     write(f"  File size: {size(nbytes)}")
     write(f"  Total entries: {result.total:,} (including {result.archived_count:,} archived)")
     write("  Format: Self-Learning Agent v1.0.0 portable JSON")
@@ -41,7 +43,11 @@ def export_report(result, shown_path: str, nbytes: int, labels: dict[str, str]) 
 def import_report(rep) -> None:
     box = fancy()
     icon = (lambda s: s + " ") if box else (lambda s: "")
-    title = f"Importing from {safe(rep.source, one_line=True)}" + (" (dry run: nothing is written)" if rep.dry_run else "") + "..."
+    title = (
+        f"Importing from {safe(rep.source, one_line=True)}"
+        + (" (dry run: nothing is written)" if rep.dry_run else "")
+        + "..."
+    )
     write(Text(f"📥 {title}" if box else title, style="bold" if box else ""))
     write()
     write(f"  Source: {entries(rep.entries)} (Self-Learning Agent v{safe(rep.version, one_line=True)} format)")
@@ -64,8 +70,10 @@ def import_report(rep) -> None:
         write()
         write("  Conflicts (require resolution):")
         for n, c in enumerate(rep.conflict_pairs[:CONFLICTS_SHOWN], 1):
-            write(f'    {n}. "{safe(c["incoming_text"], one_line=True, limit=60)}" vs existing '
-                  f'"{safe(c["existing_text"], one_line=True, limit=60)}" ({safe(c["reason"], one_line=True, limit=60)})')
+            write(
+                f'    {n}. "{safe(c["incoming_text"], one_line=True, limit=60)}" vs existing '
+                f'"{safe(c["existing_text"], one_line=True, limit=60)}" ({safe(c["reason"], one_line=True, limit=60)})'
+            )
         if len(rep.conflict_pairs) > CONFLICTS_SHOWN:
             write(f"    ... ({len(rep.conflict_pairs) - CONFLICTS_SHOWN:,} more)")
         write()

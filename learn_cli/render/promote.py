@@ -26,8 +26,12 @@ def report(rep, labels: dict[str, str]) -> None:
     _scanning(rep, labels)
     write()
     write(Text(f"{icon['results']}Promotion Results:" if fancy() else "Promotion results:", style="bold"))
-    _section(f"{icon['promoted']}Promoted to global (score > 0.7, or seen in 3+ projects):", rep.promoted,
-             SHOWN["promoted"], lambda p: _line(p, "projects") + (" (merged into existing global)" if p.get("merged") else ""))
+    _section(
+        f"{icon['promoted']}Promoted to global (score > 0.7, or seen in 3+ projects):",
+        rep.promoted,
+        SHOWN["promoted"],
+        lambda p: _line(p, "projects") + (" (merged into existing global)" if p.get("merged") else ""),
+    )
     _section(f"{icon['candidates']}Candidates (score 0.3-0.7, or too few projects):", rep.candidates,
              SHOWN["candidates"], lambda c: _line(c, "projects"))
     _section(f"{icon['archived']}Archived (score < 0.3 for 30+ days):", rep.archived, SHOWN["archived"],
@@ -36,7 +40,11 @@ def report(rep, labels: dict[str, str]) -> None:
         _section(f"{icon['conflicts']}Conflicts (neither is promoted until resolved):", rep.conflicts,
                  SHOWN["conflicts"], _conflict_line)
     counts = rep.counts()
-    parts = [f"{counts['promoted']} promoted", plural(counts["candidates"], "candidate"), f"{counts['archived']} archived"]
+    parts = [
+        f"{counts['promoted']} promoted",
+        plural(counts["candidates"], "candidate"),
+        f"{counts['archived']} archived",
+    ]
     if counts["conflicts"]:
         parts.append(plural(counts["conflicts"], "conflict"))
     suffix = " (dry run: nothing written)" if rep.dry_run else ""
@@ -112,7 +120,12 @@ def ask_conflicts(store, conflicts: list) -> int:
     resolved = 0
     write()
     for n, c in enumerate(conflicts, 1):
-        write(Text(f"⚠ Conflict {n} of {len(conflicts)}: {safe(c['reason'], one_line=True, limit=100)}", style="bold yellow"))
+        write(
+            Text(
+                f"⚠ Conflict {n} of {len(conflicts)}: {safe(c['reason'], one_line=True, limit=100)}",
+                style="bold yellow",
+            )
+        )
         write(f'  [1] {c["a"]}  "{safe(c["a_text"], one_line=True)}"')
         write(f'  [2] {c["b"]}  "{safe(c["b_text"], one_line=True)}"')
         try:

@@ -54,7 +54,9 @@ def _nothing(quoted: str, include_archived: bool) -> str:
 def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> list[Line]:
     rec = hit.record
     archived = "archive" in hit.scope
-    where = "Global" if hit.scope.startswith("global") else f"Project: {safe(labels.get(hit.pid, hit.pid), one_line=True)}"
+    where = (
+        "Global" if hit.scope.startswith("global") else f"Project: {safe(labels.get(hit.pid, hit.pid), one_line=True)}"
+    )
     category = safe(rec.get("category") or rec.get("type") or "?", one_line=True, limit=40)
     status = rec.get("status")
     flag = " (archived)" if archived else (f" ({status})" if status in ("pending", "conflicted") else "")

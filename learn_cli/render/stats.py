@@ -90,7 +90,11 @@ def _lines(doc: dict, box: bool) -> list:
     helped = f"{n(cap['helped'])} helped, {n(cap['not_helped'])} did not"
     out.append(f"   {'Outcome:':<22}{helped}" if box else f"  Outcome: {helped}")
     rate = cap["repeated_failure_rate"]
-    shown = ("n/a (no suggestions)" if box else "n/a (no suggestions yet)") if rate is None else f"{rate:.0%} ({n(cap['not_helped'])} of {n(cap['suggestions'])})"
+    shown = (
+        ("n/a (no suggestions)" if box else "n/a (no suggestions yet)")
+        if rate is None
+        else f"{rate:.0%} ({n(cap['not_helped'])} of {n(cap['suggestions'])})"
+    )
     out.append(f"   {'Repeated failures:':<22}{shown}" if box else f"  Repeated-failure rate: {shown}")
     waiting = f", {n(cap['spooled'])} waiting" if cap["spooled"] else ""
     if box:  # events hooks had no time for: learned later from the spool, or lost
@@ -103,7 +107,11 @@ def _lines(doc: dict, box: bool) -> list:
     if helpful["top"]:
         out.append(f"{pad}{'Most Helpful:' if box else 'Most helpful learnings:'}")
         for i, item in enumerate(helpful["top"], 1):
-            tail = f" (helped {item['helped']}×)" if box else f" (helped {item['helped']}, did not help {item['not_helped']})"
+            tail = (
+                f" (helped {item['helped']}×)"
+                if box
+                else f" (helped {item['helped']}, did not help {item['not_helped']})"
+            )
             lead = f"{pad}{i}. " if box else f"  {i}. "
             room = WIDTH - cell_len(lead) - cell_len(tail) - 1
             text = _cut(safe(item["text"], one_line=True), room) if box else safe(item["text"], one_line=True)

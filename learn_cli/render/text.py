@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cache
 
 
@@ -72,7 +72,7 @@ def age(iso, now: datetime | None = None) -> str:
     moment = parse_time(iso)
     if moment is None:
         return "unknown"
-    days = int(((now or datetime.now(timezone.utc)) - moment).total_seconds() // 86400)
+    days = int(((now or datetime.now(UTC)) - moment).total_seconds() // 86400)
     if days <= 0:
         return "today"
     return f"{plural(days, 'day')} ago"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 from . import jsonl, log
 from .index import Index, cannot_write

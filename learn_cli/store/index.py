@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from pathlib import Path
 from collections import namedtuple
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from . import deadline, jsonl
 from . import score as _score
@@ -319,7 +319,9 @@ class Index:
             db.execute("INSERT OR REPLACE INTO projects VALUES (?,?,?,?)", (pid, name, root, remote))
 
     # -- queries ---------------------------------------------------------------------------
-    def by_key(self, key: str, statuses: tuple = (), scopes: tuple = (), limit: int = -1) -> list[tuple[str, str, str, dict]]:
+    def by_key(
+        self, key: str, statuses: tuple = (), scopes: tuple = (), limit: int = -1
+    ) -> list[tuple[str, str, str, dict]]:
         sql = "SELECT file, scope, pid, data FROM learnings WHERE key=?"
         args: list = [key]
         for column, values in (("status", statuses), ("scope", scopes)):
@@ -345,7 +347,8 @@ class Index:
     def promotion_size(self, pid: str, limit: int) -> int:
         """How many records a promotion check of one project loads: its own, then the other
         copies of its keys (counted up to limit + 1)."""
-        own = self.db.execute("SELECT count(*) FROM learnings WHERE pid = ? AND scope = 'project'", (pid,)).fetchone()[0]
+        own = self.db.execute("SELECT count(*) FROM learnings WHERE pid = ? AND scope = 'project'",
+                              (pid,)).fetchone()[0]
         if own > limit:
             return own
         others = self.db.execute(
@@ -522,9 +525,9 @@ class Index:
     def rowids_to_derive(self, rows: Selection, version: int) -> list[int]:
         """Rowids of the live rows of a selection whose derived columns are empty or of
         another version than `version`."""
-        return [r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {_live(rows)} AND (derived IS NULL OR "
-                                              f"derived NOT LIKE ? OR features IS NULL)",
-                                              (*rows.args, f"[{version},%"))]
+        query = (f"SELECT rowid FROM learnings WHERE {_live(rows)} AND (derived IS NULL OR "
+                 f"derived NOT LIKE ? OR features IS NULL)")
+        return [r for (r,) in self.db.execute(query, (*rows.args, f"[{version},%"))]
 
     def to_derive(self, rowids: list[int]) -> list[tuple[int, str, int]]:
         """(rowid, data, whether features is empty) of these rows."""
@@ -542,7 +545,8 @@ class Index:
         """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed."""
         return self.db.execute(f"SELECT file, scope, pid, rowid, derived FROM learnings WHERE {_live(rows)}", rows.args)
 
-    def feature_rows(self, rows: Selection) -> Iterable[tuple[str, str, str | None, str | None, str | None, str | None]]:
+    def feature_rows(self, rows: Selection) -> Iterable[tuple[str, str, str | None, str | None, str | None,
+                                                            str | None]]:
         """(id, key, status, `projects` as JSON, features, data where features or derived is
         empty) of the live rows of a selection, streamed."""
         # json_quote: the projects as JSON whatever their type (json_extract gives a string bare)
@@ -665,7 +669,9 @@ class Index:
             return ("archive" if archived else "project"), parts[1]
         return ("global-archive" if archived else "global"), ""
 
-    def _row(self, rel: str, scope: str, pid: str, rec: dict, body: str | None = None, features: str | None = None) -> tuple:
+    def _row(
+        self, rel: str, scope: str, pid: str, rec: dict, body: str | None = None, features: str | None = None
+    ) -> tuple:
         """The learnings row of a record (`features` when already known)."""
         derive = self.derive
         if features is None and derive:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from collections import namedtuple
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from .locks import file_lock
 from .paths import FILE_MODE, open_private

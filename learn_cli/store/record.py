@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 SCHEMA = 1
 TYPES = ("error", "pattern", "preference", "workflow")
@@ -30,7 +30,7 @@ def parse_iso(text) -> datetime | None:
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 _sequence = [int.from_bytes(os.urandom(3), "big")]

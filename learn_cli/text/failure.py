@@ -489,7 +489,7 @@ _SYNTAX = r"""
     | JSONDecodeError | Expecting\ (?:value|property\ name|',' delimiter) | in\ JSON\ at\ position
     | is\ not\ valid\ JSON | invalid\ JSON | ScannerError | ParserError | mapping\ values\ are\ not\ allowed
     | could\ not\ find\ expected | TOMLDecodeError | invalid\ TOML | YAMLException | \byaml:\ line\ \d+
-    | \berror\ TS\d+ | \berror\[E\d+\] | ^\s*\S+:\d+:\d+:\ (?:fatal\ )?error\b | ^\S+\.go:\d+:\d+:\ 
+    | \berror\ TS\d+ | \berror\[E\d+\] | ^\s*\S+:\d+:\d+:\ (?:fatal\ )?error\b | ^\S+\.go:\d+:\d+:\x20
     | ^\S+\.java:\d+:\ error | \(\d+,\d+\):\ error | \berror\ CS\d+ | ^e:\ \S+\.kts?:
     | ^\s*\S+:\d+:\d+:\ [A-Z]{1,3}\d{3,4}\b | ^\s*\d+:\d+\s+error\s | \bE999\b
     | undefined\ reference\ to | duplicate\ symbol | linker\ command\ failed | could\ not\ compile
@@ -499,7 +499,7 @@ _SYNTAX = r"""
 
 _LOGIC = r"""
       AssertionError | AssertionFailedError | assertion\ failed | assertion\ `.*`\ failed | \bassert\ .+\ ==
-    | expect\(received\) | ^\s*Expected:?\ .*\n\s*(?:Received|Actual|got|but\ was):?\ 
+    | expect\(received\) | ^\s*Expected:?\ .*\n\s*(?:Received|Actual|got|but\ was):?\x20
     | \bexpected\ .{1,80}\ (?:to\ (?:equal|be|have|contain|match)|but\ (?:got|was|received))
     | \b\d+\ failed\b | \b\d+\ failing\b | \b\d+\ examples?,\ \d+\ failures? | \btests?\ failed\b
     | (?-i:FAILED)\ \S+::\S+ | suite\ result:\ FAILED | test\ result:\ FAILED | (?-i:FAILED)\ \((?:failures|errors)=

@@ -151,7 +151,9 @@ def _missing_file_res() -> tuple[re.Pattern[str], ...]:
         # zsh: (eval):cd:1: no such file or directory: build
         re.compile(r"no such file or directory:\s*(?P<name>[^\s'\"]+)\s*$", flags),
         # cat: x: No such file…, /bin/bash: line 1: cd: build: No such file…, ls: cannot access 'x': …
-        re.compile(r"(?:^|[:\s'\"])(?P<name>[^:'\"\s][^:'\"\n]*?)['\"]?:\s+(?:open:\s+)?no such file or directory", flags),
+        re.compile(
+            r"(?:^|[:\s'\"])(?P<name>[^:'\"\s][^:'\"\n]*?)['\"]?:\s+(?:open:\s+)?no such file or directory", flags
+        ),
     )
 
 
@@ -162,7 +164,9 @@ def _permission_res() -> tuple[re.Pattern[str], ...]:
         re.compile(r"permission denied (?P<how>\([\w,-]+\))", flags),  # ssh: (publickey)
         re.compile(r"permission denied for (?P<object>\w+ [\w.\"]+)", flags),  # postgres
         re.compile(r"permission denied:\s*['\"](?P<path>[^'\"]+)['\"]", flags),  # python
-        re.compile(r"(?:permission denied|operation not permitted),\s*\w+\s+['\"](?P<path>[^'\"]+)['\"]", flags),  # node
+        re.compile(
+            r"(?:permission denied|operation not permitted),\s*\w+\s+['\"](?P<path>[^'\"]+)['\"]", flags
+        ),  # node
         re.compile(r"(?:docker daemon socket at\s+|dial unix\s+)(?:unix://)?(?P<path>/[^\s:]+)", flags),
         re.compile(r"['\"](?P<path>[^'\"]+)['\"]:\s*(?:permission denied|operation not permitted)", flags),
         re.compile(r"(?:^|[:\s])(?P<path>[^\s:'\"]+):\s*(?:permission denied|operation not permitted)\s*$", flags),
@@ -309,7 +313,9 @@ def _norm_res() -> dict[str, re.Pattern[str]]:
         "pytest_e": re.compile(r"^E\s+"),
         # `src/a.ts(3,5): `, `main.c:5:5: `, `Makefile:12: ` (a name with a letter, not a clock)
         "location": re.compile(r"^(?:[^\s:()]*[A-Za-z][^\s:()]*?(?:\(\d+,\d+\)|(?::\d+){1,3})):\s*"),
-        "url": re.compile(r"\b([a-z][a-z0-9+.-]*://)(?:[^/\s@'\"]+@)?([^/\s'\"?#]+)([^\s'\"?#]*)(?:[?#][^\s'\"]*)?", re.I),
+        "url": re.compile(
+            r"\b([a-z][a-z0-9+.-]*://)(?:[^/\s@'\"]+@)?([^/\s'\"?#]+)([^\s'\"?#]*)(?:[?#][^\s'\"]*)?", re.I
+        ),
         "winpath": re.compile(r"\b[A-Za-z]:\\(?:[^\s'\"\\:*?<>|]+\\)*[^\s'\"\\:*?<>|]*"),
         "tildepath": re.compile(r"(?<![\w.])~[\w.-]*/[^\s'\":,;()\[\]<>|]*"),
         "abspath": re.compile(r"(?<![\w.:/~<>-])/(?!/)[^\s'\":,;()\[\]<>|*?]+"),
@@ -317,7 +323,9 @@ def _norm_res() -> dict[str, re.Pattern[str]]:
         "line_col": re.compile(r"\b(line|column|col|char|position|pos|offset)\s+\d+", re.I),
         "uuid": re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
         "hex": re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I),
-        "iso_time": re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[.,_]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"),
+        "iso_time": re.compile(
+            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[.,_]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+        ),
         "clock": re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"),
         "duration": re.compile(
             r"\b\d+m\s?\d+(?:\.\d+)?s\b|\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?)\b",

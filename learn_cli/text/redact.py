@@ -182,7 +182,7 @@ def _prefix_table() -> dict[str, list]:
     for rule in _PREFIXED:
         kind, prefixes, chars, _length, _cut, _check = rule
         for prefix in prefixes:
-            pattern = re.compile(re.escape(prefix) + "([%s]{1,1024}+)" % chars)
+            pattern = re.compile(re.escape(prefix) + f"([{chars}]{{1,1024}}+)")
             table.setdefault(_head(prefix), []).append((prefix, rule, pattern))
     for entries in table.values():
         entries.sort(key=lambda e: -len(e[0]))
@@ -193,7 +193,8 @@ def _prefix_table() -> dict[str, list]:
 # prefixes end with `_`, `-`, `.` or `~`), at an upper-case prefix without separator, or at a
 # few lower-case ones found with str.find. One scan of the text each, all in C.
 _SEPARATED = r"[_.~-][A-Za-z0-9+/]{8}"
-_UPPER_PREFIXES = r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9]|Iza|TATT3|TBB|KCp|QVN)|E(?:ZAK|ZTK|AA[ACM])|LTAI|GR1348941|SK[0-9a-fA-F]{8}|AC[0-9a-f]{8}"
+_UPPER_PREFIXES = (r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9]|Iza|TATT3|TBB|KCp|QVN)|E(?:ZAK|ZTK|AA[ACM])|LTAI|GR1348941"
+                   r"|SK[0-9a-fA-F]{8}|AC[0-9a-f]{8}")
 _LOWER_PREFIXES = ("eyJ", "dapi", "4b1d", "oy2", "cmVmdGtu", "xox", "xapp-")
 _WORD_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~-"
 
@@ -864,7 +865,7 @@ def _redact_assignments(text: str) -> str:
 # High-entropy sweep.
 
 # No look-behind: scanning left to right, a long run is always found from its first character.
-_RUN = r"[A-Za-z0-9+/_-]{%d,}={0,3}" % _MIN_ENTROPY_RUN
+_RUN = rf"[A-Za-z0-9+/_-]{{{_MIN_ENTROPY_RUN},}}={{0,3}}"
 _CLASS_RUNS = r"[a-z]+|[A-Z]+|[0-9]+"
 _SEPARATORS = str.maketrans("", "", "+/_-=")
 _HEX_CHARS = "0123456789abcdefABCDEF-"

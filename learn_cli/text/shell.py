@@ -520,7 +520,9 @@ def _export_note_re() -> re.Pattern[str]:
 
 @functools.cache
 def _timeout_re() -> re.Pattern[str]:
-    return re.compile(r"^g?timeout\s+(?:(?:-[sk]|--signal|--kill-after)\s+\S+\s+|-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s+(?=\S)")
+    return re.compile(
+        r"^g?timeout\s+(?:(?:-[sk]|--signal|--kill-after)\s+\S+\s+|-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s+(?=\S)"
+    )
 
 
 @functools.lru_cache(maxsize=512)

@@ -96,7 +96,9 @@ class Agent:
         return data
 
     def env(self) -> dict:
-        keep = {k: v for k, v in self.learn.env.items() if k in ("SELF_LEARNING_HOME", "HOME", "LANG", "LC_ALL", "TMPDIR")}
+        keep = {
+            k: v for k, v in self.learn.env.items() if k in ("SELF_LEARNING_HOME", "HOME", "LANG", "LC_ALL", "TMPDIR")
+        }
         return dict(keep, PATH=self.path, NO_COLOR="1", TERM="dumb", CI="1")
 
     def command(self, prompt: str) -> list[str]:
@@ -114,7 +116,9 @@ class Agent:
             proc = subprocess.run(self.command(prompt), cwd=str(cwd), env=self.env(), capture_output=True, text=True,
                                   timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False)
             self.last = proc
-            assert proc.returncode == 0, f"{self.name} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+            assert proc.returncode == 0, (
+                f"{self.name} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+            )
             assert self.fake.agent_requests(), f"{self.name} never asked the model:\n{proc.stderr[-3000:]}"
             if self.capture_errors() == cut_before:
                 break
@@ -162,7 +166,8 @@ class Codex(Agent):
         config = self.home / ".codex" / "config.toml"
         config.parent.mkdir(parents=True, exist_ok=True)
         # allow_login_shell = false: `bash -lc` would reset PATH from /etc/profile (python3 without pytest)
-        config.write_text(f'model = "gpt-5.1-codex"\nmodel_provider = "fake"\nallow_login_shell = false\ncheck_for_update_on_startup = false\n\n[model_providers.fake]\nname = "fake"\n'
+        config.write_text('model = "gpt-5.1-codex"\nmodel_provider = "fake"\nallow_login_shell = false\n'
+                          'check_for_update_on_startup = false\n\n[model_providers.fake]\nname = "fake"\n'
                           f'base_url = "{self.fake.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n')
         return super().write_user_settings()
 

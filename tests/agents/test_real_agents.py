@@ -29,10 +29,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import Learn
 from fake_model import FakeModel, tool_results
 from real_agents import AGENT_CLASSES, count, git_project, tool_path
 
+from conftest import Learn
 from learn_cli.store import jsonl
 from learn_cli.store.project import identify
 

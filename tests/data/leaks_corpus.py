@@ -171,11 +171,13 @@ _CONTEXT = [
     ("secret-assignment", fake("dd", 32, HEX), "DD_APP_KEY={s} datadog-agent start"),
     ("secret-assignment", fake("ada", 32, LOW), "ADAFRUIT_IO_KEY={s}"),
     ("secret-assignment", fake("twbearer", 100, B62), "TWITTER_BEARER_TOKEN=AAAAAAAAAAAAAAAAAAAAA{s}"),
-    ("azure-storage-key", fake("azure", 86, B64) + "==", "AccountName=acme;AccountKey={s};EndpointSuffix=core.windows.net"),
+    ("azure-storage-key", fake("azure", 86, B64) + "==",
+     "AccountName=acme;AccountKey={s};EndpointSuffix=core.windows.net"),
     ("jwt", _b64url(b'{"alg":"RS256","typ":"JWT"}') + "." + _b64url(b'{"sub":"42","iat":1700000000}') + "."
      + fake("jwt-sig", 86, URL), "Authorization header rejected: {s}"),
     ("telegram-token", "6123456789:AA" + fake("tg", 33, URL), "https://api.telegram.org/bot{s}/sendMessage 401"),
-    ("azure-ad-client-secret", fake("aad", 3) + "8Q~" + fake("aad-b", 34, B62 + "_~.-"), "AADSTS7000215: Invalid client secret {s}"),
+    ("azure-ad-client-secret", fake("aad", 3) + "8Q~" + fake("aad-b", 34, B62 + "_~.-"),
+     "AADSTS7000215: Invalid client secret {s}"),
     ("terraform-token", fake("tf", 14, LOW) + ".atlasv1." + fake("tf-b", 67, LOW), "terraform login: token {s}"),
     ("teams-webhook", "a1b2c3d4-0000-4000-8000-" + fake("teams", 12, HEX) + "@" + fake("teams-t", 8, HEX)
      + "/IncomingWebhook/" + fake("teams-h", 32, HEX), "POST https://acme.webhook.office.com/webhookb2/{s} failed"),
@@ -205,14 +207,14 @@ CUT = [
 
 _SHA256 = [hashlib.sha256(f"lookalike-{i}".encode()).hexdigest() for i in range(20)]
 _SHA1 = [hashlib.sha1(f"commit-{i}".encode()).hexdigest() for i in range(20)]
-_UUIDS = ["%s-%s-4%s-8%s-%s" % (h[:8], h[8:12], h[13:16], h[17:20], h[20:32]) for h in _SHA256[:15]]
+_UUIDS = [f"{h[:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:32]}" for h in _SHA256[:15]]
 _SRI = ["sha512-" + base64.b64encode(hashlib.sha512(f"pkg-{i}".encode()).digest()).decode() for i in range(8)]
 _GOSUM = ["h1:" + base64.b64encode(hashlib.sha256(f"mod-{i}".encode()).digest()).decode() for i in range(6)]
 
 LOOKALIKES: list[str] = (
     [f"commit {h}" for h in _SHA1[:10]]
     + [f"HEAD is now at {h[:7]} fix flaky test" for h in _SHA1[10:15]]
-    + [f"Merge {a[:12]} into {b[:12]}" for a, b in zip(_SHA1[15:], _SHA1[:5])]
+    + [f"Merge {a[:12]} into {b[:12]}" for a, b in zip(_SHA1[15:], _SHA1[:5], strict=False)]
     + [f"docker pull nginx@sha256:{h}" for h in _SHA256[:10]]
     + [f'"integrity": "sha256:{h}"' for h in _SHA256[10:15]]
     + [f"pip install pkg=={i}.0 --hash=sha256:{h}" for i, h in enumerate(_SHA256[15:])]

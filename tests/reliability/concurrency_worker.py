@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import reliability_kit as kit  # noqa: E402
+import reliability_kit as kit
 
 UNIQUE_PAIRS = 24
 SHARED_PAIRS = 25
@@ -67,7 +67,8 @@ def main() -> int:
     call(kit.prompt(cwd, sid, f"Don't use npm here, use {tool} instead."))
     call(kit.session_end(cwd, sid))
     json.dump({"index": index, "calls": calls, "bad_exit": bad_exit, "bad_stdout": bad_stdout,
-               "markers": markers, "corrections": corrections, "slowest": max(durations), "warnings": warnings, "median": sorted(durations)[len(durations) // 2]}, sys.stdout)
+               "markers": markers, "corrections": corrections, "slowest": max(durations), "warnings": warnings,
+               "median": sorted(durations)[len(durations) // 2]}, sys.stdout)
     return 0
 
 

@@ -17,6 +17,7 @@ import sys
 import time
 
 import orjson  # noqa: F401 - imported here so the children do not pay for it
+
 import learn_cli.__main__ as entry
 import learn_cli.cli  # noqa: F401
 from learn_cli.commands import _common, export, import_, promote, prune  # noqa: F401

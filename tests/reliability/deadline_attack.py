@@ -88,7 +88,11 @@ def housekeeping(home: Path, cwd: Path, stop: threading.Event, runs: list) -> No
 def seed(home: Path, base: Path) -> dict:
     """A shared error whose fix is known (learned in two sessions of another project)."""
     other = kit.project_dir(base, "seed")
-    shared = {"command": "zorp deploy", "error": "Error: zorp deploy cannot reach the glarb", "fix": "zorp deploy --glarb"}
+    shared = {
+        "command": "zorp deploy",
+        "error": "Error: zorp deploy cannot reach the glarb",
+        "fix": "zorp deploy --glarb",
+    }
     for s in range(2):
         for payload in (kit.failure(other, f"seed{s}", f"sf{s}", shared["command"], shared["error"]),
                         kit.success(other, f"seed{s}", f"ss{s}", shared["fix"])):
@@ -150,7 +154,7 @@ def overruns(calls: list[tuple[float, str]]) -> dict:
     out = {}
     for name, values in by.items():
         values.sort()
-        pick = lambda q: round(values[min(len(values) - 1, int(q * len(values)))], 2)  # noqa: E731
+        pick = lambda q, v=values: round(v[min(len(v) - 1, int(q * len(v)))], 2)  # noqa: E731
         out[name] = {"calls": len(values), "over_0.5s": sum(v > 0.5 for v in values),
                      "p50": pick(0.5), "p90": pick(0.9), "p99": pick(0.99), "max": round(values[-1], 2)}
     return out
@@ -182,7 +186,7 @@ def locked(tmp: Path, calls: int) -> dict:
     final = kit.learn_exe(home, cwd, "promote", "--json")
     c = counters(home)
     return {"calls": len(late), "max_seconds_past_deadline": round(max(late), 2),
-            "seconds_past_deadline": overruns(list(zip(late, names))),
+            "seconds_past_deadline": overruns(list(zip(late, names, strict=True))),
             "min_seconds_past_deadline": round(min(late), 2),
             "spool": {k: c.get(k, 0) for k in ("deferred", "replayed", "dropped")},
             "pairs_learned_after_promote": sum(1 for n in range(calls // 2)

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 import reliability_kit as kit
 
 LEARN = str(Path(sys.executable).with_name("learn"))
@@ -51,7 +52,9 @@ LOCKER = ("import sqlite3, sys, time\n"
           "sys.stdin.read()\n")
 
 
-def hook(home: Path, payload: dict, *, real: bool = False, timeout: float = 60) -> tuple[float, subprocess.CompletedProcess]:
+def hook(
+    home: Path, payload: dict, *, real: bool = False, timeout: float = 60
+) -> tuple[float, subprocess.CompletedProcess]:
     """(seconds the agent waited, the process) for one hook call."""
     cmd = [LEARN, "capture"] if real else [sys.executable, "-c", HOOK]
     env = kit.learn_env(home, home.parent / "userhome")
@@ -122,7 +125,7 @@ def test_a_locked_index_holds_no_hook_past_its_deadline_and_loses_nothing(tmp_pa
     home, cwd = fresh_home(tmp_path)
     with IndexLocked(home):
         waits = []
-        for n, payload in enumerate([kit.failure(cwd, "s1", "f1", "zorp build", "Error: zorp lost the glarb"),
+        for _n, payload in enumerate([kit.failure(cwd, "s1", "f1", "zorp build", "Error: zorp lost the glarb"),
                                      kit.success(cwd, "s1", "k1", "zorp build --glarb")]):
             waited, proc = hook(home, payload, timeout=SHORT + 10)
             waits.append(waited)
@@ -191,7 +194,9 @@ def _housekeeping(home: Path, cwd: Path, stop: threading.Event, runs: list) -> N
                 stop.wait(SHORT * 2)
             runs.append(("lock", 0, ""))
         else:
-            args = [("prune", "--quiet"), ("promote", "--json"), ("export", "-o", str(home.parent / "x.json"))][n % 4 - 1]
+            args = [("prune", "--quiet"), ("promote", "--json"), ("export", "-o", str(home.parent / "x.json"))][
+                n % 4 - 1
+            ]
             proc = kit.learn_exe(home, cwd, *args)
             runs.append((args[0], proc.returncode, proc.stderr[-500:]))
         n += 1
@@ -241,7 +246,10 @@ def test_doctor_and_stats_report_dropped_events(tmp_path):
     (home / "spool" / "s1.jsonl").write_text('{"this is not": "an event"\n')  # cut short: cannot be learned
     with IndexLocked(home):
         for n in range(2):
-            assert hook(home, kit.failure(cwd, "s1", f"f{n}", "zorp build", "Error: zorp lost the glarb"))[1].returncode == 0
+            assert (
+                hook(home, kit.failure(cwd, "s1", f"f{n}", "zorp build", "Error: zorp lost the glarb"))[1].returncode
+                == 0
+            )
     doctor = kit.learn_exe(home, cwd, "doctor")
     assert doctor.returncode == 1, doctor.stdout
     assert "1 event dropped" in doctor.stdout and "healthy" not in doctor.stdout.splitlines()[-1], doctor.stdout
@@ -276,8 +284,8 @@ def _store(home: Path):
 
 
 def test_replay_is_exactly_once_even_when_a_replayer_dies_before_noting_its_work(tmp_path):
-    from learn_cli.capture import spool
     from learn_cli.agents import claude
+    from learn_cli.capture import spool
     from learn_cli.store.project import identify
 
     home, cwd = fresh_home(tmp_path)

@@ -28,6 +28,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+
 import reliability_kit as kit
 from test_rel_secrets import cli, fragments
 
@@ -142,7 +143,7 @@ def _import_doc(lines: list[tuple[str, str]], pid: str) -> dict:
     projects = {f"{n:012x}": {"name": f"app {line}", "root": f"/srv/{line}",
                               "remote": f"https://ci:{quote(value, safe='')}@git.example.com/t/a{n}.git",
                               "learnings": [dict(e, id=e["id"][:-6] + f"{n + 8192:06x}")]}
-                for n, ((line, value), e) in enumerate(zip(lines, entries))}
+                for n, ((line, value), e) in enumerate(zip(lines, entries, strict=True))}
     projects[pid] = {"name": "app", "learnings": entries}
     return {"format": "self-learning-agent", "version": "1.0.0", "projects": projects,
             "global": [dict(e, id=e["id"][:-6] + f"{n + 4096:06x}") for n, e in enumerate(entries)]}

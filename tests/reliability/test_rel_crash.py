@@ -293,7 +293,9 @@ def check_nothing_lost(home: Path, before: State, after: State, known_bad: set[b
     now = State(files, before.ids)
     for rid in before.copies:
         if rid not in now.copies:
-            assert rid in now.merged_into or rid not in after.copies or rid in archived_then, f"{rid} lost after a re-run"
+            assert rid in now.merged_into or rid not in after.copies or rid in archived_then, (
+                f"{rid} lost after a re-run"
+            )
     _index_agrees(home, files)
 
 
@@ -335,7 +337,9 @@ def campaign(server: Server, tmp_path: Path, name: str, build) -> dict:
         durations.append(took)
     duration = min(durations)
     after = State(_load_tolerant(ref / "home", known_bad)[0], before.ids)
-    assert after.copies != before.copies or name == "compaction", "the operation changed nothing: no crash window to test"
+    assert after.copies != before.copies or name == "compaction", (
+        "the operation changed nothing: no crash window to test"
+    )
 
     rng = random.Random(f"crash-{name}")
     killed = finished = torn = temps = reruns = 0
@@ -361,7 +365,9 @@ def campaign(server: Server, tmp_path: Path, name: str, build) -> dict:
         if moment % 5 == 0:  # the interrupted operation can simply be run again
             server.start(_request(request, template, run))
             status, _ = server.wait()
-            assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, errors.read_text() if errors.exists() else status
+            assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, (
+                errors.read_text() if errors.exists() else status
+            )
             check_nothing_lost(run / "home", before, after, known_bad, archived_then=found["archived"])
             reruns += 1
         if found["temps"]:  # what a killed rewrite leaves behind can be cleaned up

@@ -88,8 +88,8 @@ def _weighted(strategy, times: int) -> list:
 def _seed_learnings(home: Path, project: Path) -> None:
     import random
 
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     store = Store(home, warn_stderr=False)
     try:
@@ -143,7 +143,7 @@ def test_hook_payload_fuzzing(tmp_path):
 
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(through_exe, sample))
-    for data, proc in zip(sample, results):
+    for data, proc in zip(sample, results, strict=True):
         assert proc.returncode == 0, (data[:200], proc.stderr[-500:])
         kit.check_hook_stdout(proc.stdout.decode())
         assert b"Traceback" not in proc.stderr
@@ -189,8 +189,8 @@ def _import_docs(existing_pid: str):
 @pytest.mark.slow
 def test_import_file_fuzzing(tmp_path):
     from learn_cli.engine.exchange import ExchangeError, import_file
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     template = tmp_path / "template"
     project = identify(kit.project_dir(tmp_path / "work", "importer"))

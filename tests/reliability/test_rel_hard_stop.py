@@ -63,8 +63,10 @@ def test_a_deadline_anywhere_in_the_run_never_breaks_a_hook_nor_loses_its_event(
     limits = []
     for n in range(PAIRS):
         marker = f"stop{kit.letters(n)}q"
-        for payload in (kit.failure(cwd, f"hs{n}", f"f{n}", f"blorp make {marker}", f"Error: blorp cannot find {marker}"),
-                        kit.success(cwd, f"hs{n}", f"k{n}", f"blorp make {marker} --frob")):
+        for payload in (
+            kit.failure(cwd, f"hs{n}", f"f{n}", f"blorp make {marker}", f"Error: blorp cannot find {marker}"),
+            kit.success(cwd, f"hs{n}", f"k{n}", f"blorp make {marker} --frob"),
+        ):
             limit = rng.uniform(0.01, 0.8)  # start-up, imports, opening the store, learning
             limits.append(limit)
             _clean(_run(home, payload, limit))
@@ -105,9 +107,11 @@ def test_a_hook_starved_past_its_deadline_ends_at_once_and_keeps_its_event(tmp_p
     after = []
     for n in range(3):
         marker = f"starve{kit.letters(n)}q"
-        for payload in (kit.failure(cwd, f"sv{n}", f"f{n}", f"blorp make {marker}", f"Error: blorp cannot find {marker}"),
-                        kit.success(cwd, f"sv{n}", f"k{n}", f"blorp make {marker} --frob"),
-                        {**kit.session_end(cwd, f"sv{n}"), "hook_event_name": "Stop"}):
+        for payload in (
+            kit.failure(cwd, f"sv{n}", f"f{n}", f"blorp make {marker}", f"Error: blorp cannot find {marker}"),
+            kit.success(cwd, f"sv{n}", f"k{n}", f"blorp make {marker} --frob"),
+            {**kit.session_end(cwd, f"sv{n}"), "hook_event_name": "Stop"},
+        ):
             took, proc = _frozen_past_its_deadline(home, payload, limit)
             err = proc.stderr.read().decode()
             _clean(subprocess.CompletedProcess([], proc.returncode, proc.stdout.read().decode(), err))

@@ -54,8 +54,8 @@ def refused(proc: subprocess.CompletedProcess, *words: str) -> None:
 @pytest.fixture
 def store(tmp_path):
     """A home with 20 learnings in one project; returns (home, cwd, records)."""
-    from learn_cli.store.project import identify
     from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
 
     cwd = kit.project_dir(tmp_path / "work", "app")
     (cwd.parent / "userhome").mkdir()
@@ -137,7 +137,7 @@ def test_wrong_types_in_every_field(tmp_path, store):
     doc = {"format": "self-learning-agent", "version": "1.0.0", "global": good + bad,
            "projects": {"0123456789ab": {"name": 42, "root": ["x"], "remote": {"a": 1}, "learnings": bad[:40]},
                         "fedcba987654": "not an object", "aaaaaaaaaaaa": {"learnings": "not a list"}},
-           "archived": [dict(b, archived_from=v) for b, v in zip(bad[:11], WRONG)]}
+           "archived": [dict(b, archived_from=v) for b, v in zip(bad[:11], WRONG, strict=True)]}
     path = tmp_path / "typed.json"
     path.write_text(json.dumps(doc))
     proc = learn_import(home, cwd, path, "--json")

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 import reliability_kit as kit
 
 CORPUS = kit.secrets_corpus()
@@ -63,7 +64,8 @@ def _plant_capture(home: Path, cwd: Path, n: int, line: str, value: str) -> None
         kit.success(cwd, sid, f"s{n}", f"deploy push --retry {line}", stdout=f"pushed with {line}"),
         {**kit.failure(cwd, sid, f"r{n}", "", f"Error: cannot read {line}"), "tool_name": "Read",
          "tool_input": {"file_path": f"/srv/app/{line}.env"}},
-        {**kit.success(cwd, sid, f"q{n}", ""), "tool_name": "Read", "tool_input": {"file_path": f"/srv/app/{line}.envs"}},
+        {**kit.success(cwd, sid, f"q{n}", ""), "tool_name": "Read",
+         "tool_input": {"file_path": f"/srv/app/{line}.envs"}},
         kit.session_end(cwd, sid),
     ]
     for payload in payloads:
@@ -75,7 +77,7 @@ def _plant_capture(home: Path, cwd: Path, n: int, line: str, value: str) -> None
 def _import_doc(items: list[tuple[str, str]], pid: str) -> dict:
     """An export whose every text field (and project name, root and remote) carries the items."""
     entries = []
-    for n, (line, value) in enumerate(items):
+    for n, (line, _value) in enumerate(items):
         entries.append({"id": f"learn-20260101T000000Z-{n:06x}", "type": "error", "category": "config",
                         "context": f"imported {n}: {line}"[:480], "error": f"Error: {line}", "fix": f"rotate {line}",
                         "command": f"deploy {line}", "fix_command": f"deploy --fixed {line}",
@@ -110,7 +112,7 @@ def test_no_secret_reaches_the_home_or_any_output(tmp_path, monkeypatch):
                                                 identify(cwd).id)))
     imported = exe(home, cwd, "import", export_in)
     assert imported.returncode == 0, imported.stderr
-    for n, (_kind, line, value) in enumerate(lines[::6]):  # and a sample through the executable
+    for n, (_kind, line, _value) in enumerate(lines[::6]):  # and a sample through the executable
         for payload in (kit.failure(cwd, f"exe-{n}", f"xf{n}", f"publish {line}", f"denied: {line}"),
                         kit.success(cwd, f"exe-{n}", f"xs{n}", f"publish --token-file t {line}")):
             assert exe(home, cwd, "capture", input=payload).returncode == 0
@@ -191,8 +193,8 @@ def test_secret_straddling_a_length_cap_is_not_half_kept(tmp_path):
     """An imported text longer than its cap, with a secret right where the cap cuts: the cut
     must not leave half a token that redaction no longer recognises."""
     from learn_cli.engine.exchange import import_file
-    from learn_cli.store.record import FIELD_CAPS
     from learn_cli.store.api import Store
+    from learn_cli.store.record import FIELD_CAPS
 
     token = next(value for kind, value, _t in CORPUS.SECRETS if kind == "github-token")
     entries = []

@@ -123,7 +123,7 @@ def _one_kill(tmp: Path, rng: random.Random, batch: list) -> dict:
     assert lines[-1] == b"", "the file ends with a whole line"
     loaded = jsonl.load(path)
     assert loaded.bad == [], f"damaged lines inside the log: {loaded.bad[:3]}"
-    for n, raw in enumerate(lines[:-1], 1):
+    for _n, raw in enumerate(lines[:-1], 1):
         json.loads(raw)  # every line is a whole record
     ids = set(loaded.records)
     assert {f"learn-seed-{n:06d}" for n in range(20)} <= ids

@@ -276,8 +276,8 @@ class _Paths:
 def _accept(obj, where: str, report: ImportReport, dirty: bool) -> dict | None:
     """coerce_record with redaction, then drop what an import must not carry in; None when
     skipped. `dirty`: redaction changes the entry's text (`_entry_text`)."""
-    from learn_cli.text.redact import redact
     from learn_cli.store.record import coerce_record
+    from learn_cli.text.redact import redact
 
     # Redact before capping (a cap could cut a private key's marker and leave its body).
     rec, reason = coerce_record(obj, clean=redact if dirty else None)

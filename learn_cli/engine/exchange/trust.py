@@ -3,7 +3,7 @@ sighting and clamped times (`distrust`); `learn resolve` accepts or drops it (`a
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 MAX_TRUSTED_FREQUENCY = 1000
 _TIMES = ("created", "last_used", "low_since")
@@ -55,4 +55,4 @@ def accept_import(store, rid: str, keep: bool) -> dict | None:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
