@@ -146,6 +146,32 @@ def test_index_rebuilds_when_deleted_or_corrupt(store, tmp_path):
     assert store.index.by_key("k2")
 
 
+def test_an_index_locked_by_another_writer_is_never_rebuilt(store, tmp_path, monkeypatch):
+    """A busy index is not a damaged one: removing it under the other processes (as a hook
+    once did when its short deadline met another writer's lock) broke their work."""
+    import sqlite3
+
+    from learn_cli.store.index import Index
+
+    project = identify(tmp_path)
+    store.register_project(project)
+    store.put(store.layout.learnings(project.id), make_record(context="x", fix="y", key="k3"))
+    store.close()
+    inode = os.stat(store.layout.index_db).st_ino
+
+    def locked(self):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(Index, "_connect", locked)
+    try:
+        Index(store.layout)
+    except sqlite3.OperationalError:
+        pass
+    else:
+        raise AssertionError("a locked index must be reported, not rebuilt")
+    assert os.stat(store.layout.index_db).st_ino == inode  # the same file, untouched
+
+
 def test_index_notices_hand_edits(store, tmp_path):
     project = identify(tmp_path)
     store.register_project(project)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from . import jsonl, log
-from .index import Index, cannot_write
+from .index import Index, cannot_write, is_busy
 from .locks import file_lock
 from .paths import DEFAULT_CONFIG, Layout, make_dir, resolve_home, write_new
 from .project import Project
@@ -159,7 +159,7 @@ class Store:
         try:
             bad = self._refresh(paths, loads, progress)
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            if is_busy(exc):
                 raise
             if not cannot_write(exc):
                 self.index.rebuild(str(exc))  # damaged: rebuilt from the files

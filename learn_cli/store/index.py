@@ -115,8 +115,8 @@ class Index:
         try:
             return self._connect()
         except sqlite3.DatabaseError as exc:
-            if cannot_write(exc):
-                raise  # a full or read-only disk: the index is fine, it cannot be opened here
+            if cannot_write(exc) or is_busy(exc):
+                raise  # a full or read-only disk, or another writer: the index is fine, not ours now
             self.on_event(f"index rebuilt ({exc})")
             self._remove_files()
             return self._connect()
@@ -786,6 +786,13 @@ _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, sta
 _UPDATE = ("UPDATE learnings SET key=?, scope=?, pid=?, type=?, category=?, status=?, updated=?, data=?, derived=?, "
            "features=? "
            "WHERE rowid=?")
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Another connection holds the lock: nothing is wrong with the file (never rebuild it
+    for that: removing it under the other processes is what damages their work)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
 def _delete_row(db: sqlite3.Connection, rowid: int, body: str) -> None:
