@@ -163,7 +163,7 @@ def test_a_record_rewritten_by_a_hook_is_read_again(generated, tmp_path):
     _fill_derived(home)
     store = Store(home)
     try:
-        path, rec = next((store.path_of(f), r) for f, s, _, r in store.iter_index("scope = 'project'")
+        path, rec = next((store.path_of(f), r) for f, s, _, r in store.iter_index("project")
                          if r.get("status") == "active")
         store.update(path, rec["id"], lambda r: dict(r, frequency=9, impact=0.9, last_used=RUN_AT))
         row = store.index.db.execute("SELECT derived FROM learnings WHERE id=?", (rec["id"],)).fetchone()

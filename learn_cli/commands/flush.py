@@ -36,9 +36,9 @@ def command(
     old = _read(path)
     store.refresh([store.layout.learnings(project.id), *store.layout.global_files()])
     project_recs = [
-        r for _, _, _, r in store.iter_index("pid=? AND scope='project' AND status='active'", (project.id,))
+        r for _, _, _, r in store.iter_index("project", "active", project.id)
     ]
-    global_recs = [r for _, _, _, r in store.iter_index("scope='global' AND status='global'")]
+    global_recs = [r for _, _, _, r in store.iter_index("global", "global")]
     budget = int(store.setting("budget", project.id) or 2000)
     rules, dropped, truncated, tokens = select_rules(project_recs, global_recs, project.root, budget)
     new = splice(old, render_block(rules))

@@ -181,10 +181,10 @@ class Store:
     def records(self, path: Path, loads: Callable = json.loads) -> dict:
         return jsonl.load(path, loads).records
 
-    def iter_index(self, where: str = "1=1", args: tuple = (), loads: Callable = json.loads) -> Iterator:
-        """(file, scope, pid, record) for every indexed record matching a SQL condition."""
-        sql = f"SELECT file, scope, pid, data FROM learnings WHERE {where}"
-        for f, s, p, d in self.index.db.execute(sql, args):
+    def iter_index(self, scope: str, status: str | None = None, pid: str | None = None,
+                   loads: Callable = json.loads) -> Iterator:
+        """(file, scope, pid, record) for every indexed record of a scope (and status, project)."""
+        for f, s, p, d in self.index.rows_in_scope(scope, status, pid):
             yield f, s, p, loads(d)
 
     def get(self, rid: str) -> tuple[Path, dict] | None:
@@ -312,9 +312,7 @@ class Store:
         rel, ids, out = self.index.rel(path), sorted(ids), {}
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            rows = self.index.db.execute(f"SELECT id, data FROM learnings WHERE file=? AND id IN "
-                                         f"({','.join('?' * len(chunk))})", (rel, *chunk))
-            out.update((rid, json.loads(data)) for rid, data in rows)
+            out.update((rid, json.loads(data)) for rid, data in self.index.data_by_id_in_file(rel, chunk))
         return out
 
     def compact(self, path: Path) -> tuple[int, int]:

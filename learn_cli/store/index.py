@@ -339,6 +339,21 @@ class Index:
         except sqlite3.DatabaseError as exc:
             return str(exc)
 
+    def rows_in_scope(self, scope: str, status: str | None = None, pid: str | None = None) -> Iterable[tuple]:
+        """(file, scope, pid, data) of the rows of one scope, of one status and project when
+        given, streamed."""
+        conditions, args = ["scope = ?"], [scope]
+        for column, value in (("status", status), ("pid", pid)):
+            if value is not None:
+                conditions.append(f"{column} = ?")
+                args.append(value)
+        return self.db.execute(f"SELECT file, scope, pid, data FROM learnings WHERE {' AND '.join(conditions)}", args)
+
+    def data_by_id_in_file(self, rel: str, ids: list[str]) -> Iterable[tuple[str, str]]:
+        """(id, data) of these ids in one file (at most 500 at a time)."""
+        return self.db.execute(f"SELECT id, data FROM learnings WHERE file=? AND id IN ({','.join('?' * len(ids))})",
+                               (rel, *ids))
+
     def names_of(self, pids: list[str]) -> dict[str, str]:
         """Project id -> name, for these projects only."""
         marks = ",".join("?" * len(pids))
