@@ -43,6 +43,7 @@ def root(
                                  help="Print the version and exit."),
 ) -> None:
     ctx.obj = State(home=home, project_path=project)
+    ctx.call_on_close(ctx.obj.close)  # the index's connection ends with the command, not the process
     if ctx.invoked_subcommand is not None:
         if auto or global_:
             fail("--auto and --global go before no command: `learn --auto [--global]`", EXIT_USAGE)

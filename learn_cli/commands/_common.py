@@ -29,6 +29,11 @@ class State:  # not a dataclass: `dataclasses` costs ~5 ms of import, and recall
         self._store = None
         self._project = None
 
+    def close(self) -> None:
+        """Close the store's index connection, when the command opened one."""
+        if self._store is not None:
+            self._store.close()
+
 
 class UserError(Exception):
     def __init__(self, message: str, code: int = EXIT_USER):

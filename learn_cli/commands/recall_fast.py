@@ -65,7 +65,10 @@ def main(global_args: list[str], args: list[str]) -> int | None:
         return None
     home, project = global_values(global_args)
     st = State(home=home, project_path=project)
-    return guarded(lambda: run(st, **opts))
+    try:
+        return guarded(lambda: run(st, **opts))
+    finally:
+        st.close()
 
 
 def parse(args: list[str]) -> dict | None:
