@@ -27,7 +27,7 @@ from .paths import NOFOLLOW
 KEEP_DAYS = 60
 PENDING_DIR = "pending"
 MAX_FOLD = 5000  # pending files folded per pass (a pass runs under the lock)
-DRAIN_PASSES = 3
+DRAIN_SECONDS = 1.0  # a process stops handing in others' notes after this (the next bump folds them)
 
 
 def today(ts: float | None = None) -> str:
@@ -49,8 +49,13 @@ def bump(path: Path, counters: dict[str, int], ts: float | None = None, values: 
     entry = {"day": today(ts), "counters": counters, "values": values or {}, "at": time.time()}
     if not _fold_if_free(path, entry):
         _leave_pending(path, entry)
-    for _ in range(DRAIN_PASSES):  # the holder may have let go after our note was written
-        if not _pending_names(path) or not _fold_if_free(path, None):
+    # The hand-off: a note left while the lock was busy is folded by whoever held the lock,
+    # because every process looks again after letting go and keeps folding until no note is
+    # left or another process holds the lock (which then looks again itself). A fixed number
+    # of passes broke the chain under load: the last notes of a burst stayed pending.
+    stop = time.monotonic() + DRAIN_SECONDS
+    while _pending_names(path) and time.monotonic() < stop:
+        if not _fold_if_free(path, None):
             break
 
 
