@@ -27,13 +27,16 @@ say "learn --project web-api add 'Always use --platform linux/amd64 with Docker 
 "$LEARN" --project "$A" add "Always use --platform linux/amd64 with Docker build on M1 Mac" \
   --fix "docker build --platform linux/amd64 -t myapp ." --category config --impact 0.8
 
-echo; echo "# Claude Code works in web-api: \`pytest tests\` fails, \`python -m pytest tests\` works — in two sessions."
-for s in s1 s2; do
-  hook PostToolUseFailure "$s" "$A" "toolu_${s}_1" "pytest tests" 'Exit code 127\nbash: pytest: command not found'
-  hook PostToolUse "$s" "$A" "toolu_${s}_2" "python -m pytest tests"
-done
+echo; echo "# Claude Code works in web-api: \`pytest tests\` fails, \`python -m pytest tests\` works."
+hook PostToolUseFailure s1 "$A" toolu_s1_1 "pytest tests" 'Exit code 127\nbash: pytest: command not found'
+hook PostToolUse s1 "$A" toolu_s1_2 "python -m pytest tests"
 
-echo; echo "# Later, in ml-pipeline, the same failure. The hook answers Claude at once:"
+echo; echo "# The next session in web-api, the same failure. The hook answers Claude at once:"
+hook PostToolUseFailure s2 "$A" toolu_s2_1 "pytest tests" 'Exit code 127\nbash: pytest: command not found'
+echo
+hook PostToolUse s2 "$A" toolu_s2_2 "python -m pytest tests"
+
+echo; echo "# Later, in ml-pipeline, the same failure:"
 say "learn capture   (PostToolUseFailure: pytest tests → command not found)"
 hook PostToolUseFailure s3 "$B" toolu_s3_1 "pytest tests" 'Exit code 127\nbash: pytest: command not found'
 echo

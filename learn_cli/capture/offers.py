@@ -4,8 +4,9 @@ and the global file, the best proven one chosen, and said in words (issue 10).
 - `Fix`: one fix of a key over all the records that state it (sightings, projects, helped, and
   whether it failed after being offered since it last worked).
 - `fixes_for_key`, `known_fix`: the lookup, and the offer rule (trusted, or `min_evidence`
-  sightings anywhere; one for "run it from that folder" or "drop the `cd` that failed"; a
-  rewrite only for the same job, or for any command that starts with the dropped `cd`).
+  sightings anywhere; one for "run it from that folder", "drop the `cd` that failed", or the same
+  command failing the same way again in its project; a rewrite only for the same job, or for any
+  command that starts with the dropped `cd`).
 - `describe_fix`: the answer's lines, worded by `engine.wording`.
 
 Stdlib only (hot path).
@@ -90,6 +91,15 @@ class Fix:
         change = self.change or ("",)
         return change[0] == "no cd" and pid in self.projects and cd_failed(rec.get("error") or "", change[1])
 
+    def recurs(self, command: str, pid: str) -> bool:
+        """The very command that failed before, failing the same way in the same project: what
+        worked then is the best guess there is, so one sighting is enough (an exact memory of
+        the earlier pair). Another command, or another project, needs `min_evidence`."""
+        return bool(command) and pid in self.projects and self._failed_as(command)
+
+    def _failed_as(self, command: str) -> bool:
+        return any(_normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
+
     def applies_to(self, command: str, cwd: str) -> bool:
         """A rewrite of a command fits only the same job; "run it from D" only outside D."""
         from learn_cli.capture.lesson import same_work
@@ -111,9 +121,10 @@ class Fix:
             return bool(self.rewrite)
         return True
 
-    def rank(self, command: str) -> tuple:
-        exact = any(command and _normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
-        return (self.helped > 0, exact, self.helped, len(self.sightings), len(self.projects))
+    def rank(self, command: str, pid: str) -> tuple:
+        """This project's own fix first (its folders, tools and versions are the ones in use),
+        then one that helped, then the one for the very command that failed, then evidence."""
+        return (pid in self.projects, self.helped > 0, bool(command) and self._failed_as(command), self.helped, len(self.sightings), len(self.projects))
 
 
 def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
@@ -177,7 +188,8 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
 
     A fix is offered once it is trusted (active or global somewhere) or its sightings, counted
     across sessions and projects, reach `min_evidence` (one is enough for "run it from that
-    folder" and "drop the `cd` that failed", which guess nothing); never when it failed after being
+    folder" and "drop the `cd` that failed", which guess nothing, and when the same command
+    fails the same way again in the project where it was fixed); never when it failed after being
     offered and has not worked since, nor when it is the very command that just failed.
     Returns (file, representative record, [fixes offered]) or None.
     """
@@ -192,13 +204,14 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
             continue  # it was offered here and the failure came back: not again until it works
         if command and fix.steps == {command} or not fix.applies_to(command, entry.get("cwd") or "."):
             continue
-        if fix.trusted or len(fix.sightings) >= (1 if fix.unambiguous(cap.project.id) else need):
+        one_is_enough = fix.unambiguous(cap.project.id) or fix.recurs(command, cap.project.id)
+        if fix.trusted or len(fix.sightings) >= (1 if one_is_enough else need):
             offered.append(fix)
     if not offered:
         return None
-    offered.sort(key=lambda f: f.rank(command), reverse=True)
+    offered.sort(key=lambda f: f.rank(command, cap.project.id), reverse=True)
     best = offered[0]
-    close = [f for f in offered[1:2] if len(f.sightings) * 2 >= len(best.sightings) and not best.helped]
+    close = [f for f in offered[1:2] if len(f.sightings) * 2 >= len(best.sightings) and f.helped + 1 >= best.helped]
     rel, rec = best.representative(cap.project.id)
     return rel, rec, [best] + close
 
