@@ -345,7 +345,8 @@ def test_cursor_hooks_learn_and_give_the_fix_back(learn):
     out = s2.post("pytest tests", 127, PYTEST_MISSING, tool_use_id="call_dup")
     assert s2.failure("pytest tests", PYTEST_MISSING, tool_use_id="call_dup") is None
     # the same failure again in this project: what worked, seen once
-    assert out["additional_context"].startswith("learn: known fix (seen once in this project): `python -m pytest tests`")
+    said = out["additional_context"]
+    assert said.startswith("learn: known fix (seen once in this project): `python -m pytest tests`")
     s2.post("python -m pytest tests", 0, "2 passed")
     [rec] = learned(learn, learn.cwd)
     assert rec["status"] == "active" and len(rec["evidence"]) == 2  # the duplicate counted once

@@ -124,7 +124,8 @@ class Fix:
     def rank(self, command: str, pid: str) -> tuple:
         """This project's own fix first (its folders, tools and versions are the ones in use),
         then one that helped, then the one for the very command that failed, then evidence."""
-        return (pid in self.projects, self.helped > 0, bool(command) and self._failed_as(command), self.helped, len(self.sightings), len(self.projects))
+        exact = bool(command) and self._failed_as(command)
+        return (pid in self.projects, self.helped > 0, exact, self.helped, len(self.sightings), len(self.projects))
 
 
 def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
