@@ -298,3 +298,27 @@ def read_only(home: Path, tmp: Path):
 def as_user(uid: int | None) -> list[str]:
     """The command prefix that runs a program as `uid` (nothing for the current user)."""
     return [] if uid is None else ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
+class Server:
+    """The fork server of crash_server.py: each request's child starts its work at once (the
+    server imported `learn` already), so a kill -9 lands in the work, not in Python's start-up."""
+
+    def __init__(self):
+        script = Path(__file__).with_name("crash_server.py")
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        self.proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, env=env, bufsize=1)
+
+    def start(self, request: dict) -> int:
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["pid"]
+
+    def wait(self) -> tuple[int, float]:
+        done = json.loads(self.proc.stdout.readline())
+        return done["status"], done["elapsed"]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
