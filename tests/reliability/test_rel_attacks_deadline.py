@@ -318,6 +318,35 @@ def test_replay_is_exactly_once_even_when_a_replayer_dies_before_noting_its_work
     assert queue.waiting() == {}
 
 
+def test_a_replayer_killed_between_removing_a_batch_and_its_notes_leaves_the_spool_empty(tmp_path):
+    """Found by the 64-process concurrency test on a loaded machine: a hook's replayer ended
+    (hard stop, kill -9) after removing a finished batch and before removing its progress
+    notes left `<session>.<ns>.done` in the spool for good. The next command removes it."""
+    from learn_cli.agents import claude
+    from learn_cli.capture import spool
+    from learn_cli.store import spool as files
+    from learn_cli.store.project import identify
+
+    home, cwd = fresh_home(tmp_path)
+    queue = spool.Spool(home)
+    queue.defer(claude.to_event(kit.failure(cwd, "s1", "f1", "zorp push", "Error: zorp lost the glarb")),
+                identify(cwd), "test")
+    with queue.replaying("s1") as mine:
+        assert mine
+        queue.take_live("s1")
+    (batch,) = queue.batches("s1")
+    files.note(batch, "line:0", "done")
+    batch.unlink()  # as a replayer killed between the two unlinks of remove() leaves it
+    assert [p.suffix for p in (home / "spool").iterdir() if p.suffix != ".lock"] == [".done"]
+    store = _store(home)
+    try:
+        result = spool.finish(store)
+    finally:
+        store.close()
+    assert (result.replayed, result.dropped, result.waiting) == (0, 0, {})
+    assert list((home / "spool").iterdir()) == []
+
+
 def _appender(home: str, n: int) -> None:
     from learn_cli.store.spool import SpoolFiles
 
