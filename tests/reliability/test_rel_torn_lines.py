@@ -206,11 +206,14 @@ def test_a_short_write_leaves_the_file_as_it_was(tmp_path, limit_at):
     if pid == 0:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + int(payload_size * limit_at),) * 2)
+        code = 4  # never back into pytest: an unexpected error is a status too
         try:
             jsonl.append(path, [_record(n, "b") for n in range(50)])
-            os._exit(3)
+            code = 3
         except OSError:
-            os._exit(0)
+            code = 0
+        finally:
+            os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert path.read_bytes() == before
@@ -250,22 +253,24 @@ def test_a_torn_log_line_is_set_aside_before_the_next_line(tmp_path):
     assert path.with_name("learn.log.corrupt").read_bytes() == torn + b"\n"
 
 
-def test_a_log_line_waits_for_the_log_lock_no_longer_than_the_hook_deadline(tmp_path):
+def test_a_log_line_waits_for_the_log_lock_no_longer_than_the_hook_deadline(tmp_path, monkeypatch):
     """The log is written under its lock, like every file of the home, and the wait for it is
     bounded by the hook's deadline: a line that cannot be written in time is dropped (the
     counters keep the counts), never a reason to hold the agent."""
     from learn_cli.store import deadline, log
     from learn_cli.store.locks import file_lock
 
+    monkeypatch.setattr(log, "LOCK_WAIT_S", 30.0)  # so the hook's deadline is the only bound
     path = tmp_path / "learn.log"
     ready_r, ready_w = os.pipe()
     go_r, go_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # another process holds the log's lock until told to let go
+
+    def hold_the_lock() -> None:  # another process, until told to let go
         with file_lock(path):
             os.write(ready_w, b"x")
             os.read(go_r, 1)
-        os._exit(0)
+
+    pid = _fork(hold_the_lock)
     try:
         assert os.read(ready_r, 1) == b"x"
         deadline.set_deadline(time.monotonic() + 0.05)
@@ -273,7 +278,7 @@ def test_a_log_line_waits_for_the_log_lock_no_longer_than_the_hook_deadline(tmp_
         log.warn("while the lock is held", path, stderr=False)
         waited = time.monotonic() - started
         deadline.set_deadline(None)
-        assert waited < 0.05 + 0.25, waited  # the deadline's 50 ms, not LOCK_WAIT_S
+        assert waited < 5, waited  # the deadline's 50 ms (and a loaded machine's delays), not LOCK_WAIT_S
         assert not path.exists() or b"while the lock is held" not in path.read_bytes()
     finally:
         deadline.set_deadline(None)
