@@ -82,12 +82,6 @@ def test_a_deadline_anywhere_in_the_run_never_breaks_a_hook_nor_loses_its_event(
     kit.every_file_parses(home)
 
 
-def _waited_for_a_cpu(schedstat: str) -> float:
-    """Seconds a task has spent runnable but not running (field 2 of /proc/…/schedstat)."""
-    with open(schedstat) as fh:
-        return int(fh.read().split()[1]) / 1e9
-
-
 def _frozen_past_its_deadline(home: Path, payload: dict, limit: float) -> tuple[float, subprocess.Popen]:
     """Start a hook, freeze it (SIGSTOP) until well past its deadline, let it go: the seconds
     it then takes to end by itself (a starved process gets the CPU back long after its alarm).
@@ -106,12 +100,12 @@ def _frozen_past_its_deadline(home: Path, payload: dict, limit: float) -> tuple[
     os.kill(proc.pid, signal.SIGSTOP)
     time.sleep(limit + 1.0)
     hook_stat, own_stat = f"/proc/{proc.pid}/schedstat", "/proc/thread-self/schedstat"
-    hook_queued, own_queued = _waited_for_a_cpu(hook_stat), _waited_for_a_cpu(own_stat)
+    hook_queued, own_queued = kit.cpu_wait(hook_stat), kit.cpu_wait(own_stat)
     resumed = time.monotonic()
     os.kill(proc.pid, signal.SIGCONT)
     os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: its schedstat is still there
     took = time.monotonic() - resumed
-    took -= (_waited_for_a_cpu(hook_stat) - hook_queued) + (_waited_for_a_cpu(own_stat) - own_queued)
+    took -= (kit.cpu_wait(hook_stat) - hook_queued) + (kit.cpu_wait(own_stat) - own_queued)
     proc.wait(timeout=60)
     return took, proc
 
