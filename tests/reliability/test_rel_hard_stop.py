@@ -133,3 +133,25 @@ def test_a_hook_starved_past_its_deadline_ends_at_once_and_keeps_its_event(tmp_p
     for n in range(3):
         recs = learned(home, f"starve{kit.letters(n)}q")
         assert len(recs) == 1 and recs[0]["fix_command"].endswith("--frob"), (n, recs, c)
+
+
+def test_a_hook_starved_after_reading_its_payload_keeps_its_event(tmp_path):
+    """The hard stop falls after the payload was read and before its event is known (a starved
+    process parses and imports slowly: 3 s here, a sleep standing for the CPU it waits for).
+    Its retries for the agent's payload (2 s: stdin may never close) are not the bound then:
+    it waits for the event and spools it. Before, the hook gave up and the event was lost."""
+    home, cwd = fresh_home(tmp_path)
+    slow = _harness(0.5).replace("sys.exit(", "import time\nparse = hook._parse\n"
+                                 "hook._parse = lambda data: time.sleep(3) or parse(data)\nsys.exit(")
+    env = kit.learn_env(home, home.parent / "userhome")
+    (home.parent / "userhome").mkdir(exist_ok=True)
+    for payload in (kit.failure(cwd, "slow", "f1", "blorp make slowq", "Error: blorp cannot find slowq"),
+                    kit.success(cwd, "slow", "k1", "blorp make slowq --frob")):
+        proc = subprocess.run([sys.executable, "-c", slow, "--home", str(home)], input=json.dumps(payload),
+                              capture_output=True, text=True, env=env, timeout=120)
+        _clean(proc)
+    assert kit.learn_exe(home, cwd, "promote", "--json").returncode == 0
+    c = counters(home)
+    assert c.get("deferred") == 2 and c.get("replayed") == 2 and not c.get("dropped"), c
+    recs = learned(home, "slowq")
+    assert len(recs) == 1 and recs[0]["fix_command"].endswith("--frob"), (recs, c)
