@@ -9,7 +9,7 @@ import json
 import uuid
 from pathlib import Path
 
-from learn_cli.store import jsonl
+from learn_cli.store import analytics, jsonl
 from learn_cli.store.project import identify
 
 
@@ -82,7 +82,8 @@ def learned(learn, cwd: Path) -> list[dict]:
 
 
 def totals(learn) -> dict:
-    return json.loads((learn.home / "analytics" / "stats.json").read_text()).get("totals", {})
+    """As `learn stats` reads them: stats.json plus the notes a hook short of time left."""
+    return analytics.read(learn.home / "analytics" / "stats.json").get("totals", {})
 
 
 PYTEST_MISSING = "/bin/bash: line 1: pytest: command not found"

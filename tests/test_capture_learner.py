@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from learn_cli.capture import hook, learner
-from learn_cli.store import jsonl
+from learn_cli.store import analytics, jsonl
 from learn_cli.store.project import identify
 
 
@@ -82,7 +82,8 @@ def learnings(home: Path, cwd: Path) -> list[dict]:
 
 
 def stats(home: Path) -> dict:
-    return json.loads((home / "analytics" / "stats.json").read_text()).get("totals", {})
+    """As `learn stats` reads them: stats.json plus the notes a hook short of time left."""
+    return analytics.read(home / "analytics" / "stats.json").get("totals", {})
 
 
 NOT_FOUND = "bash: pytest: command not found"

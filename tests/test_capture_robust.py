@@ -189,11 +189,18 @@ def test_time_limit_stops_the_work(tmp_path, monkeypatch, capsys):
     stdin.write_text(json.dumps(failure(tmp_path)))
     with open(stdin, "rb") as fh:
         monkeypatch.setattr(sys, "stdin", fh)
-        started = time.monotonic()
+        queued, started = _cpu_wait(), time.monotonic()
         assert hook.main(["--home", str(tmp_path / "home")]) == 0
-    assert time.monotonic() - started < 3
+    # its own time: a loaded machine's queue for the CPU is not a wait of the hook's
+    assert time.monotonic() - started - (_cpu_wait() - queued) < 3
     out = capsys.readouterr()
     assert out.out == "" and "time limit" in out.err
+
+
+def _cpu_wait() -> float:
+    """Seconds this thread has waited for a CPU (field 2 of its schedstat)."""
+    with open("/proc/thread-self/schedstat") as fh:
+        return int(fh.read().split()[1]) / 1e9
 
 
 def test_stray_prints_never_reach_stdout(tmp_path, monkeypatch, capsys):

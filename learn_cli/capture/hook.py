@@ -47,9 +47,10 @@ HARD_GRACE = 0.3  # past the deadline: the hard stop (an agent waits this much l
 # The hard stop ends the process (os._exit); set by the `learn` executable's entry point
 # (__main__). In process (tests, ingest) the alarm raises _Deadline into the work instead.
 HARD_EXIT = False
-# What the hard stop finds: "stage" is "start" (the event is not known yet: it waits), "event"
-# (a tool event or prompt not learned yet: spooled first, with "home", "event", "project",
-# "limit", and "ready" once what spooling needs is imported) or "free" (nothing to lose).
+# What the hard stop finds: "stage" is "start" (the payload is not read yet: it waits, a while),
+# "parsing" (the payload is here, the event not known yet: it waits), "event" (a tool event or
+# prompt not learned yet: spooled first, with "home", "event", "project", "limit", and "ready"
+# once what spooling needs is imported) or "free" (nothing to lose).
 _pending: dict = {"stage": "free"}
 WARN_EVERY_S = 3600
 SPOOLED = ("failure", "success", "prompt")  # the events a hook defers rather than lose
@@ -193,7 +194,11 @@ def _arm(seconds: float | None):
 
 
 HARD_RETRY_S = 0.05
-HARD_RETRIES = 40
+HARD_RETRIES = 40  # for the agent's payload (2 s): its stdin may never close
+# Once the payload is here, only CPU is missing (a starved process: 256 hooks on 2 cores waited
+# 10 s for a CPU, median): the hard stop waits for the event rather than lose it; the bound is
+# for a hung disk.
+HARD_RETRIES_WORKING = 600
 
 
 def _hard_stop() -> None:
@@ -204,8 +209,9 @@ def _hard_stop() -> None:
     While the modules spooling needs are still being imported (`ready` not set yet: a starved
     start), it looks again HARD_RETRY_S later rather than lose the event."""
     stage = _pending.get("stage")
-    waiting = stage == "start" or (stage == "event" and not _pending.get("ready"))
-    if waiting and _pending.setdefault("retries", 0) < HARD_RETRIES:  # not forever: stdin may never close
+    working = stage == "parsing" or (stage == "event" and not _pending.get("ready"))
+    waiting = working or stage == "start"
+    if waiting and _pending.setdefault("retries", 0) < (HARD_RETRIES_WORKING if working else HARD_RETRIES):
         _pending["retries"] += 1
         _set_deadline(HARD_RETRY_S)
         return
@@ -446,6 +452,8 @@ def _capture(argv: list[str], started: float):
                          "register it with `learn hooks install`\n")
         return None
     data = read_stdin()
+    if _pending.get("stage") == "start":
+        _pending["stage"] = "parsing"  # the payload is here: a hard stop now waits for its event
     if data is None:
         _warn(opts.get("home"), "payload-size", f"ignored a hook payload over {MAX_PAYLOAD} bytes")
         return None

@@ -5,9 +5,10 @@ A bump never waits for it: the process that finds the file's lock free folds its
 once (read, add, atomic rewrite; not fsynced: a power cut may lose a count, never the file);
 one that finds it busy leaves its counts in `analytics/pending/<unique>.json` and goes on.
 Whoever holds the lock folds the pending files in before letting go, and looks again after
-releasing it, so when the last process is done every count is in stats.json. Readers add
-what is still pending. A crash between rewriting stats.json and removing the folded files is
-harmless: the names just folded are kept in the document and never counted twice.
+releasing it, so when the last process is done every count is in stats.json (unless it was
+a hook out of time: it leaves the rest to the next bump). Readers add what is still pending.
+A crash between rewriting stats.json and removing the folded files is harmless: the names
+just folded are kept in the document and never counted twice.
 
 (64 concurrent captures each waiting their turn for this lock on a busy 2-core machine queued
 for seconds and ran into the hook's deadline.)
@@ -20,6 +21,7 @@ import os
 import time
 from pathlib import Path
 
+from . import deadline
 from .jsonl import atomic_write
 from .locks import fcntl, file_lock, lock_path
 from .paths import NOFOLLOW
@@ -52,8 +54,9 @@ def bump(path: Path, counters: dict[str, int], ts: float | None = None, values: 
     # The hand-off: a note left while the lock was busy is folded by whoever held the lock,
     # because every process looks again after letting go and keeps folding until no note is
     # left or another process holds the lock (which then looks again itself). A fixed number
-    # of passes broke the chain under load: the last notes of a burst stayed pending.
-    stop = time.monotonic() + DRAIN_SECONDS
+    # of passes broke the chain under load: the last notes of a burst stayed pending. A hook
+    # stops at its deadline (its alarm is held meanwhile): what it leaves, readers still add.
+    stop = time.monotonic() + deadline.remaining(DRAIN_SECONDS)
     while _pending_names(path) and time.monotonic() < stop:
         if not _fold_if_free(path, None):
             break

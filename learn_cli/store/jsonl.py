@@ -198,7 +198,7 @@ def append(path: Path, records: Iterable[dict]) -> None:
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
-            size, glue = _torn_tail(fd, size, path)
+            size, glue = mend_tail(fd, size, path, _whole_record)
             payload = glue + payload
         try:
             _write_all(fd, payload)  # one write; the rest of a short one meets the real error (EFBIG, ENOSPC)
@@ -215,10 +215,11 @@ def append(path: Path, records: Iterable[dict]) -> None:
 TAIL_CHUNK = 1 << 16
 
 
-def _torn_tail(fd: int, size: int, path) -> tuple[int, bytes]:
-    """The last line of a log has no newline: a writer was killed while appending it. A whole
-    record there only lacks its newline (returned as the glue to write first); a half one is
-    set aside in `<file>.corrupt` and cut off. Returns (the file's size now, glue)."""
+def mend_tail(fd: int, size: int, path, whole: Callable[[bytes], bool]) -> tuple[int, bytes]:
+    """The last line of a log has no newline: a writer was killed while appending it. A line
+    that `whole` accepts only lacks its newline (returned as the glue to write first); any other
+    is set aside in `<file>.corrupt` and cut off. The caller holds the file's lock (so the
+    writer of that line is gone). Returns (the file's size now, glue)."""
     start = size
     while start > 0:  # back to the newline before the last line
         at = max(0, start - TAIL_CHUNK)
@@ -229,12 +230,16 @@ def _torn_tail(fd: int, size: int, path) -> tuple[int, bytes]:
             break
         start = at
     tail = os.pread(fd, size - start, start)
-    rec, problem = _parse_line(tail, json.loads)
-    if rec is not None and not problem:
+    if whole(tail):
         return size, b"\n"
     set_aside(path, tail)
     os.ftruncate(fd, start)
     return start, b""
+
+
+def _whole_record(line: bytes) -> bool:
+    rec, problem = _parse_line(line, json.loads)
+    return rec is not None and not problem
 
 
 def _named(exc: OSError, path) -> OSError:

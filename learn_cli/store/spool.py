@@ -22,6 +22,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from . import deadline
 from .paths import NOFOLLOW, session_file_stem
 
 SPOOL_DIR = "spool"
@@ -125,25 +126,43 @@ class SpoolFiles:
 
     @staticmethod
     def remove(batch: Path) -> None:
-        """A batch all of whose events are finished, and its progress notes."""
-        for path in (batch, done_path(batch)):
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
+        """A batch all of whose events are finished, then its progress notes (the other order
+        would replay the batch again if the process died in between). The hook's hard stop
+        waits for both; a kill -9 between them leaves notes without a batch: tidy() removes
+        them."""
+        with deadline.held():
+            for path in (batch, done_path(batch)):
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
 
     def tidy(self) -> None:
-        """Remove the replayer locks of sessions with nothing left (commands only: a lock
-        removed under a replayer's feet would let a second one start)."""
+        """Remove the progress notes left without their batch, then the replayer locks of
+        sessions with nothing left (commands only: a lock removed under a replayer's feet
+        would let a second one start)."""
+        for n in self._names():
+            if n.endswith(DONE) and not (self.dir / n).with_suffix(BATCH).exists():
+                self._remove_orphan_notes(self.dir / n)
         busy = self.sessions()
-        try:
-            names = os.listdir(self.dir)
-        except OSError:
-            return
-        for n in names:
+        for n in self._names():
             if n.endswith(LOCK) and n[: -len(LOCK)] not in busy:
                 with contextlib.suppress(OSError):
                     os.unlink(self.dir / n)
+
+    def _names(self) -> list[str]:
+        try:
+            return os.listdir(self.dir)
+        except OSError:
+            return []
+
+    def _remove_orphan_notes(self, done: Path) -> None:
+        """Progress notes whose batch is gone (its replayer died between the two unlinks of
+        remove()); checked again under the session's replayer lock, never under a replayer."""
+        with self.replaying(session_name(done.name)) as mine:
+            if mine and not done.with_suffix(BATCH).exists():
+                with contextlib.suppress(OSError):
+                    os.unlink(done)
 
 
 def session_name(file_name: str) -> str:

@@ -126,10 +126,9 @@ class Agent:
         return proc
 
     def capture_errors(self) -> int:
-        try:
-            stats = json.loads((Path(self.learn.home) / "analytics" / "stats.json").read_text())
-        except (OSError, ValueError):
-            return 0
+        from learn_cli.store import analytics
+
+        stats = analytics.read(Path(self.learn.home) / "analytics" / "stats.json")  # with the notes still pending
         return int(stats.get("totals", {}).get("capture_errors", 0))
 
     def transcripts(self) -> Path:

@@ -5,7 +5,10 @@ start-up.
 
 Protocol, one JSON object per line. In: {"home", "cwd", "argv"} runs
 `learn_cli.__main__.main(argv)` (the installed `learn` executable's entry point);
-{"home", "cwd", "compact": path} runs Store(home).compact(path). Out: {"pid"} as soon as the
+{"home", "cwd", "compact": path} runs Store(home).compact(path). With "kill_in_big_write": seconds, the child
+is killed that long after an append (O_APPEND) of over 1 MiB begins (SIGALRM left to its default action,
+which ends the process as SIGKILL does: no handler runs, the write stops part way), whatever
+the machine's load (the torn-lines test; the write itself is the real one). Out: {"pid"} as soon as the
 child exists, then {"status", "elapsed"} when it is gone (killed or finished).
 """
 
@@ -36,10 +39,33 @@ def child(request: dict) -> int:
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(quiet, fd)
+    if "kill_in_big_write" in request:
+        _kill_in_big_write(request["kill_in_big_write"])
     if "compact" in request:
         Store(request["home"], warn_stderr=False).compact(request["compact"])
         return 0
     return entry.main(request["argv"])
+
+
+def _kill_in_big_write(after: float, over: int = 1 << 20) -> None:
+    """The alarm is timed from inside the child: a parent woken to send SIGKILL comes too late
+    on a loaded machine (the ~1 ms write is over before it is scheduled)."""
+    import fcntl
+    import signal
+    import types
+
+    from learn_cli.store import jsonl
+
+    real = os
+
+    def write(fd, data):
+        if len(data) > over and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.setitimer(signal.ITIMER_REAL, after)
+        return real.write(fd, data)
+
+    jsonl.os = types.SimpleNamespace(**{k: getattr(real, k) for k in dir(real) if not k.startswith("__")})
+    jsonl.os.write = write
 
 
 def _save_traceback(path) -> None:

@@ -7,6 +7,7 @@ sys.path: there is no __init__.py).
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 import io
 import json
@@ -16,6 +17,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -298,3 +301,73 @@ def read_only(home: Path, tmp: Path):
 def as_user(uid: int | None) -> list[str]:
     """The command prefix that runs a program as `uid` (nothing for the current user)."""
     return [] if uid is None else ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
+class Server:
+    """The fork server of crash_server.py: each request's child starts its work at once (the
+    server imported `learn` already), so a kill -9 lands in the work, not in Python's start-up."""
+
+    def __init__(self):
+        script = Path(__file__).with_name("crash_server.py")
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        self.proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, env=env, bufsize=1)
+
+    def start(self, request: dict) -> int:
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["pid"]
+
+    def wait(self) -> tuple[int, float]:
+        done = json.loads(self.proc.stdout.readline())
+        return done["status"], done["elapsed"]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing a process by what it does, not by the machine's queue
+
+
+def cpu_wait(schedstat: str = "/proc/thread-self/schedstat") -> float:
+    """Seconds a task has spent runnable but not running (field 2 of /proc/…/schedstat)."""
+    with open(schedstat) as fh:
+        return int(fh.read().split()[1]) / 1e9
+
+
+Timed = collections.namedtuple("Timed", "own wall proc")
+
+
+def run_timed(cmd: list[str], input: str, env: dict, timeout: float, cwd=None) -> Timed:
+    """Run a process to its end: its own seconds, its wall-clock seconds, the process. Its own
+    seconds run from its start to its end, less the time it waited for a CPU and the time this
+    thread waited for one before seeing the end: what a loaded machine adds and no process can
+    shorten. What it runs and every wait of its own (a lock, a sleep, the disk) count."""
+    queued = cpu_wait()
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, cwd=cwd)
+    streams: dict = {}
+    readers = [threading.Thread(target=lambda name, fh: streams.__setitem__(name, fh.read()), args=(name, fh))
+               for name, fh in (("out", proc.stdout), ("err", proc.stderr))]
+    timed_out = threading.Event()
+    killer = threading.Timer(timeout, lambda: (timed_out.set(), proc.kill()))
+    for thread in (*readers, killer):
+        thread.start()
+    try:
+        proc.stdin.write(input)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: its schedstat is still there
+    wall = time.monotonic() - started
+    own = wall - cpu_wait(f"/proc/{proc.pid}/schedstat") - (cpu_wait() - queued)
+    killer.cancel()
+    proc.wait()
+    for thread in readers:
+        thread.join()
+    if timed_out.is_set():
+        raise subprocess.TimeoutExpired(cmd, timeout)
+    return Timed(own, wall, subprocess.CompletedProcess(cmd, proc.returncode, streams["out"], streams["err"]))

@@ -25,7 +25,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -34,11 +33,10 @@ import reliability_kit as kit
 
 LEARN = str(Path(sys.executable).with_name("learn"))
 SHORT = 2.0  # the deadline of every event in HOOK
-# How far past its deadline a hook process may end (start-up and exit included). The target is
-# 0.5 s (RELIABILITY.md, measured by deadline_attack.py); tests leave room for a CI machine
-# running two test workers, where the old code overshot by 28 s.
+# How far past its deadline a hook process may end (start-up and exit included; its waits for a
+# CPU not counted). The target is 0.5 s (RELIABILITY.md, measured by deadline_attack.py); tests
+# leave room for a slow CI machine, where the old code overshot by 28 s.
 TOLERANCE = 1.5
-HARD = SHORT + 5.0  # many hooks at once on 2 cores: spooling is CPU a starved process waits for
 HOOK = ("import sys\n"
         "from learn_cli.capture import hook\n"
         "hook.HARD_EXIT = True\n"  # as in the `learn` executable
@@ -55,14 +53,14 @@ LOCKER = ("import sqlite3, sys, time\n"
 def hook(
     home: Path, payload: dict, *, real: bool = False, timeout: float = 60
 ) -> tuple[float, subprocess.CompletedProcess]:
-    """(seconds the agent waited, the process) for one hook call."""
+    """(seconds the hook held the agent by itself, the process) for one hook call: its time from
+    start to end less its waits for a CPU (kit.run_timed). A loaded machine's queue is not a
+    wait of the hook's; its locks, sleeps and disk are, and each must end at its deadline."""
     cmd = [LEARN, "capture"] if real else [sys.executable, "-c", HOOK]
     env = kit.learn_env(home, home.parent / "userhome")
     (home.parent / "userhome").mkdir(exist_ok=True)
-    started = time.monotonic()
-    proc = subprocess.run(cmd + ["--home", str(home)], input=json.dumps(payload), capture_output=True, text=True,
-                          env=env, timeout=timeout)
-    return time.monotonic() - started, proc
+    timed = kit.run_timed(cmd + ["--home", str(home)], json.dumps(payload), env, timeout)
+    return timed.own, timed.proc
 
 
 class IndexLocked:
@@ -217,7 +215,7 @@ def test_hooks_beside_housekeeping_and_a_busy_index_lose_no_event(tmp_path):
     assert len(worst) == SESSIONS
     assert [r for r in runs if r[1] != 0 or "Traceback" in r[2]] == []
     assert {r[0] for r in runs} >= {"prune", "lock"}, runs
-    assert max(worst.values())[0] <= HARD, worst
+    assert max(worst.values())[0] <= SHORT + TOLERANCE, worst
 
     promote = kit.learn_exe(home, cwd, "promote", "--json")  # learns whatever is still spooled
     assert promote.returncode == 0, promote.stderr
@@ -316,6 +314,35 @@ def test_replay_is_exactly_once_even_when_a_replayer_dies_before_noting_its_work
     recs = learned(home, "glarb")
     assert len(recs) == 1 and len(recs[0]["evidence"]) == 1 and recs[0]["frequency"] == 1, recs
     assert queue.waiting() == {}
+
+
+def test_a_replayer_killed_between_removing_a_batch_and_its_notes_leaves_the_spool_empty(tmp_path):
+    """Found by the 64-process concurrency test on a loaded machine: a hook's replayer ended
+    (hard stop, kill -9) after removing a finished batch and before removing its progress
+    notes left `<session>.<ns>.done` in the spool for good. The next command removes it."""
+    from learn_cli.agents import claude
+    from learn_cli.capture import spool
+    from learn_cli.store import spool as files
+    from learn_cli.store.project import identify
+
+    home, cwd = fresh_home(tmp_path)
+    queue = spool.Spool(home)
+    queue.defer(claude.to_event(kit.failure(cwd, "s1", "f1", "zorp push", "Error: zorp lost the glarb")),
+                identify(cwd), "test")
+    with queue.replaying("s1") as mine:
+        assert mine
+        queue.take_live("s1")
+    (batch,) = queue.batches("s1")
+    files.note(batch, "line:0", "done")
+    batch.unlink()  # as a replayer killed between the two unlinks of remove() leaves it
+    assert [p.suffix for p in (home / "spool").iterdir() if p.suffix != ".lock"] == [".done"]
+    store = _store(home)
+    try:
+        result = spool.finish(store)
+    finally:
+        store.close()
+    assert (result.replayed, result.dropped, result.waiting) == (0, 0, {})
+    assert list((home / "spool").iterdir()) == []
 
 
 def _appender(home: str, n: int) -> None:

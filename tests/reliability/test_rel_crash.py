@@ -30,33 +30,12 @@ DAY = 86400
 
 
 # ---------------------------------------------------------------------------------------------
-# The fork server
-
-
-class Server:
-    def __init__(self):
-        script = Path(__file__).with_name("crash_server.py")
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-        self.proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, env=env, bufsize=1)
-
-    def start(self, request: dict) -> int:
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["pid"]
-
-    def wait(self) -> tuple[int, float]:
-        done = json.loads(self.proc.stdout.readline())
-        return done["status"], done["elapsed"]
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
+# The fork server (reliability_kit.Server)
 
 
 @pytest.fixture(scope="module")
 def server():
-    srv = Server()
+    srv = kit.Server()
     yield srv
     srv.close()
 
@@ -320,7 +299,7 @@ def _copy(template: Path, dest: Path) -> None:
     shutil.copytree(template, dest, symlinks=True)
 
 
-def campaign(server: Server, tmp_path: Path, name: str, build) -> dict:
+def campaign(server: kit.Server, tmp_path: Path, name: str, build) -> dict:
     template = tmp_path / "template"
     request = build(template / "home", template / "work")
     known_bad = bad_lines(template / "home")

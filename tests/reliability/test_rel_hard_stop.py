@@ -84,7 +84,11 @@ def test_a_deadline_anywhere_in_the_run_never_breaks_a_hook_nor_loses_its_event(
 
 def _frozen_past_its_deadline(home: Path, payload: dict, limit: float) -> tuple[float, subprocess.Popen]:
     """Start a hook, freeze it (SIGSTOP) until well past its deadline, let it go: the seconds
-    it then takes to end (a starved process gets the CPU back long after its alarm)."""
+    it then takes to end by itself (a starved process gets the CPU back long after its alarm).
+
+    Not counted: the time it then waits for a CPU, nor the time this process waits for one
+    before it sees the end (a loaded machine's, which no hook can shorten); counted: what it
+    runs and every wait of its own (a lock, a sleep, the disk)."""
     env = kit.learn_env(home, home.parent / "userhome")
     (home.parent / "userhome").mkdir(exist_ok=True)
     harness = _harness(limit).replace("hook.SPOOL_RESERVE = 0.0\n", f"hook.SPOOL_RESERVE = {limit / 4}\n")
@@ -95,10 +99,15 @@ def _frozen_past_its_deadline(home: Path, payload: dict, limit: float) -> tuple[
     time.sleep(0.05)  # inside its start-up or its work
     os.kill(proc.pid, signal.SIGSTOP)
     time.sleep(limit + 1.0)
+    hook_stat, own_stat = f"/proc/{proc.pid}/schedstat", "/proc/thread-self/schedstat"
+    hook_queued, own_queued = kit.cpu_wait(hook_stat), kit.cpu_wait(own_stat)
     resumed = time.monotonic()
     os.kill(proc.pid, signal.SIGCONT)
+    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: its schedstat is still there
+    took = time.monotonic() - resumed
+    took -= (kit.cpu_wait(hook_stat) - hook_queued) + (kit.cpu_wait(own_stat) - own_queued)
     proc.wait(timeout=60)
-    return time.monotonic() - resumed, proc
+    return took, proc
 
 
 def test_a_hook_starved_past_its_deadline_ends_at_once_and_keeps_its_event(tmp_path):
@@ -116,7 +125,7 @@ def test_a_hook_starved_past_its_deadline_ends_at_once_and_keeps_its_event(tmp_p
             err = proc.stderr.read().decode()
             _clean(subprocess.CompletedProcess([], proc.returncode, proc.stdout.read().decode(), err))
             after.append(took)
-    # the target is 0.5 s; the room above it is for a CI machine running two test workers
+    # the target is 0.5 s; the room above it is for a slow CI machine's CPU
     assert max(after) <= 1.5, after
     assert kit.learn_exe(home, cwd, "promote", "--json").returncode == 0
     c = counters(home)
@@ -124,3 +133,25 @@ def test_a_hook_starved_past_its_deadline_ends_at_once_and_keeps_its_event(tmp_p
     for n in range(3):
         recs = learned(home, f"starve{kit.letters(n)}q")
         assert len(recs) == 1 and recs[0]["fix_command"].endswith("--frob"), (n, recs, c)
+
+
+def test_a_hook_starved_after_reading_its_payload_keeps_its_event(tmp_path):
+    """The hard stop falls after the payload was read and before its event is known (a starved
+    process parses and imports slowly: 3 s here, a sleep standing for the CPU it waits for).
+    Its retries for the agent's payload (2 s: stdin may never close) are not the bound then:
+    it waits for the event and spools it. Before, the hook gave up and the event was lost."""
+    home, cwd = fresh_home(tmp_path)
+    slow = _harness(0.5).replace("sys.exit(", "import time\nparse = hook._parse\n"
+                                 "hook._parse = lambda data: time.sleep(3) or parse(data)\nsys.exit(")
+    env = kit.learn_env(home, home.parent / "userhome")
+    (home.parent / "userhome").mkdir(exist_ok=True)
+    for payload in (kit.failure(cwd, "slow", "f1", "blorp make slowq", "Error: blorp cannot find slowq"),
+                    kit.success(cwd, "slow", "k1", "blorp make slowq --frob")):
+        proc = subprocess.run([sys.executable, "-c", slow, "--home", str(home)], input=json.dumps(payload),
+                              capture_output=True, text=True, env=env, timeout=120)
+        _clean(proc)
+    assert kit.learn_exe(home, cwd, "promote", "--json").returncode == 0
+    c = counters(home)
+    assert c.get("deferred") == 2 and c.get("replayed") == 2 and not c.get("dropped"), c
+    recs = learned(home, "slowq")
+    assert len(recs) == 1 and recs[0]["fix_command"].endswith("--frob"), (recs, c)
