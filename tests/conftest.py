@@ -15,6 +15,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# The fuzzers (tests/reliability/test_rel_fuzz.py) draw as many inputs as the profile says:
+# 1,000 each in `make test` (CI), 10,000 in `make fuzz` (`--hypothesis-profile=fuzz`). The
+# property tests elsewhere name their own counts.
+settings.register_profile("ci", max_examples=1_000)
+settings.register_profile("fuzz", max_examples=10_000)
+settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
