@@ -20,7 +20,6 @@ from datetime import UTC
 from learn_cli.engine import scoring
 from learn_cli.store.record import TYPES as TYPE_ORDER
 
-TYPE_LABEL = {"error": "errors", "pattern": "patterns", "preference": "prefs", "workflow": "workflows"}
 HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_helped",
                    "deferred", "replayed", "dropped")
 WINDOW_DAYS = 7
