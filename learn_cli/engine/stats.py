@@ -121,11 +121,10 @@ def _scores_and_helped(index, now, loads: Callable) -> tuple[list, dict]:
 
 def _context(store, project, loads: Callable) -> dict:
     from learn_cli.engine.digest import session_digest
-    from learn_cli.store.paths import positive
 
     if project is None:
         return {"tokens": 0, "budget": 0, "items": 0}
-    budget = int(positive(store.setting("budget", project.id), "budget"))
+    budget = store.number("budget", project.id)
     result = session_digest(store, project, budget, loads=loads)
     return {"tokens": result.tokens, "budget": budget, "items": len(result.items),
             "before_tokens": result.before_tokens, "dropped": result.dropped}
