@@ -28,6 +28,7 @@ import time
 
 from learn_cli.capture import events as ev
 from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todos, read_todo, todo_session_id
+from learn_cli.engine.knowledge import find_same
 from learn_cli.store import deadline as store_deadline
 from learn_cli.store.locks import file_lock
 from learn_cli.store.paths import number
@@ -623,8 +624,8 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
     # when parallel sessions learn the same thing at the same moment.
     with file_lock(path.with_name("capture")):
         _fresh(store, path)
-        same = next((rec for rel, _s, _p, rec in store.index.by_key(key, LIVE)
-                     if store.path_of(rel) == path and matches(rec)), None)
+        found = find_same(store, key, path, matches)
+        same = found[1] if found else None
         if same is None:
             rec = new_record()
             rec["evidence"] = [evidence]
