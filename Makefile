@@ -65,10 +65,12 @@ test: install
 test-fast: install
 	$(BIN)/python -m pytest -q -n 2 -m "not slow" -p no:cacheprovider
 
-# The fuzzers with all their inputs: 10,000 hook payloads and 10,000 import files (`make test`
-# draws 1,000 of each: the hypothesis profiles of tests/conftest.py).
+# The fuzzers with all their inputs (10,000 hook payloads, 10,000 import files) and the volume
+# attacks at full size (64 capture processes, 50 kills per operation); `make test` runs the
+# same tests smaller (1,000 inputs, 16 processes, 20 kills: tests/conftest.py).
 fuzz: install
-	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider --hypothesis-profile=fuzz tests/reliability/test_rel_fuzz.py
+	LEARN_TESTS_FULL=1 $(BIN)/python -m pytest -q -n 2 -p no:cacheprovider tests/reliability/test_rel_fuzz.py \
+	    tests/reliability/test_rel_concurrency.py tests/reliability/test_rel_crash.py
 
 lint: install
 	$(BIN)/python -m ruff check learn_cli tests bench tools

@@ -17,12 +17,14 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-# The fuzzers (tests/reliability/test_rel_fuzz.py) draw as many inputs as the profile says:
-# 1,000 each in `make test` (CI), 10,000 in `make fuzz` (`--hypothesis-profile=fuzz`). The
-# property tests elsewhere name their own counts.
+# `make test` (CI) sizes the volume attacks of tests/reliability to keep its CPU time in
+# bounds; `make fuzz` sets LEARN_TESTS_FULL=1 and runs them at full size. The fuzzers
+# (test_rel_fuzz.py) draw as many inputs as the hypothesis profile says: 1,000 each in CI,
+# 10,000 in full. The property tests elsewhere name their own counts.
+FULL = os.environ.get("LEARN_TESTS_FULL") == "1"
 settings.register_profile("ci", max_examples=1_000)
 settings.register_profile("fuzz", max_examples=10_000)
-settings.load_profile("ci")
+settings.load_profile("fuzz" if FULL else "ci")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

@@ -25,7 +25,7 @@ import pytest
 
 import reliability_kit as kit
 
-MOMENTS = 50
+MOMENTS = kit.volume(50, 20)  # kills per operation
 DAY = 86400
 
 
