@@ -5,7 +5,7 @@ VENV   ?= .venv
 PREFIX ?= $(HOME)/.local
 BIN     = $(VENV)/bin
 
-.PHONY: install announce uninstall demo test test-fast lint man readme bench bench-smoke clean
+.PHONY: install announce uninstall demo test test-fast fuzz lint man readme bench bench-smoke clean
 
 # A regular (not editable) install, as a user's: an editable install puts an import hook in
 # every start of the venv's interpreter, 8 ms of the ~17 ms every hook call pays to start.
@@ -64,6 +64,13 @@ test: install
 
 test-fast: install
 	$(BIN)/python -m pytest -q -n 2 -m "not slow" -p no:cacheprovider
+
+# The fuzzers with all their inputs (10,000 hook payloads, 10,000 import files) and the volume
+# attacks at full size (64 capture processes, 50 kills per operation); `make test` runs the
+# same tests smaller (1,000 inputs, 16 processes, 20 kills: tests/conftest.py).
+fuzz: install
+	LEARN_TESTS_FULL=1 $(BIN)/python -m pytest -q -n 2 -p no:cacheprovider tests/reliability/test_rel_fuzz.py \
+	    tests/reliability/test_rel_concurrency.py tests/reliability/test_rel_crash.py
 
 lint: install
 	$(BIN)/python -m ruff check learn_cli tests bench tools

@@ -37,11 +37,10 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.generate import DAY, DOCKER_SHARE, Generator, ProjectInfo, Summary, iso
+from bench.generate import ARCHIVED_SHARE, DAY, DOCKER_SHARE, Generator, ProjectInfo, Summary, iso
 
 SHARED_ERROR_SHARE = 0.28
 REPEAT_SHARE = 0.20
-ARCHIVED_SHARE = 0.15
 GLOBAL_SHARE = 0.04
 TEAM_FILE_SIZE = 60
 TEAM_FILE_REACH = 0.2  # share of projects that imported the team's file (every fifth, if big enough)

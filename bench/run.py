@@ -559,14 +559,19 @@ def _version_line(binary: str | None) -> str:
     return subprocess.run([binary, "--version"], capture_output=True, text=True, check=False).stdout.strip()
 
 
-def _some_learning_id(home: Path) -> str:
-    """The id of a live learning of the home, for `learn show`."""
+def index_rows(home: Path, query: str) -> list[tuple]:
+    """The rows of one query on a home's index, read directly (the benchmark and its smoke test)."""
     db = sqlite3.connect(str(home / "global" / "index.db"))
     try:
-        row = db.execute("SELECT id FROM learnings WHERE scope = 'project' ORDER BY id LIMIT 1 OFFSET 7").fetchone()
+        return db.execute(query).fetchall()
     finally:
         db.close()
-    return row[0] if row else "learn-unknown"
+
+
+def _some_learning_id(home: Path) -> str:
+    """The id of a live learning of the home, for `learn show`."""
+    rows = index_rows(home, "SELECT id FROM learnings WHERE scope = 'project' ORDER BY id LIMIT 1 OFFSET 7")
+    return rows[0][0] if rows else "learn-unknown"
 
 
 def boost_priority() -> str:

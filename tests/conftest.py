@@ -15,6 +15,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# `make test` (CI) sizes the volume attacks of tests/reliability to keep its CPU time in
+# bounds; `make fuzz` sets LEARN_TESTS_FULL=1 and runs them at full size. The fuzzers
+# (test_rel_fuzz.py) draw as many inputs as the hypothesis profile says: 1,000 each in CI,
+# 10,000 in full. The property tests elsewhere name their own counts.
+FULL = os.environ.get("LEARN_TESTS_FULL") == "1"
+settings.register_profile("ci", max_examples=1_000)
+settings.register_profile("fuzz", max_examples=10_000)
+settings.load_profile("fuzz" if FULL else "ci")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -114,6 +124,13 @@ class Learn:
             assert proc.returncode == check, (proc.returncode, proc.stdout, proc.stderr)
         return proc
 
+    def typer(self, *args, env=None) -> subprocess.CompletedProcess:
+        """The typer app alone (`learn_cli.cli.run`: no fast path), in this process."""
+        from learn_cli.cli import run
+
+        return run_in_process(self.exe, list(map(str, args)), None, str(self.cwd), dict(self.env, **(env or {})),
+                              entry=run)
+
     def json(self, *args, **kw):
         proc = self(*args, "--json", **kw)
         assert proc.returncode == 0, (proc.stdout, proc.stderr)
@@ -145,10 +162,14 @@ def _universal_newlines(data: bytes, errors: str) -> str:
     return data.decode("utf-8", errors).replace("\r\n", "\n").replace("\r", "\n")
 
 
-def run_in_process(exe: str, argv: list[str], input: str | None, cwd: str, env: dict) -> subprocess.CompletedProcess:
-    """`learn argv` in this process, isolated as `Learn.__call__` describes."""
+def run_in_process(exe: str, argv: list[str], input: str | None, cwd: str, env: dict,
+                   entry=None) -> subprocess.CompletedProcess:
+    """`learn argv` in this process, isolated as `Learn.__call__` describes (`entry`: another
+    entry point than `learn_cli.__main__.main`, called with argv)."""
     from learn_cli.__main__ import main
     from learn_cli.store import deadline
+
+    main = entry or main
 
     saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv
     saved_streams = sys.stdin, sys.stdout, sys.stderr

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.generate import generate
-from bench.run import callgrind_instructions, fix_index_inodes
+from bench.run import callgrind_instructions, fix_index_inodes, index_rows
 
 NOW = 1_795_000_000.0  # a fixed clock: the same seed must give the same bytes
 ID_RE = re.compile(r"^learn-\d{8}T\d{6}Z-[0-9a-f]{6}$")
@@ -34,11 +33,7 @@ def _records(home: Path) -> list[dict]:
 
 
 def _index_is_fresh(home: Path) -> bool:
-    db = sqlite3.connect(str(home / "global" / "index.db"))
-    try:
-        rows = db.execute("SELECT path, size, mtime_ns, ino FROM files").fetchall()
-    finally:
-        db.close()
+    rows = index_rows(home, "SELECT path, size, mtime_ns, ino FROM files")
     assert rows, "the index knows no file"
     for path, size, mtime, ino in rows:
         st = os.stat(home / path)
@@ -148,12 +143,8 @@ def test_a_maintained_home_has_had_yesterdays_promote_and_prune(tmp_path):
     m = summary.maintenance
     assert m["at"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(NOW - 86400))
     assert m["low_since_changed"] > 0 and m["archived"] > 0 and m["seconds_promote"] > 0
-    db = sqlite3.connect(str(Path(summary.home) / "global" / "index.db"))
-    try:
-        empty = db.execute("SELECT count(*) FROM learnings WHERE scope IN ('project', 'global') AND "
-                           "status IS NOT 'archived' AND (derived IS NULL OR features IS NULL)").fetchone()[0]
-    finally:
-        db.close()
+    [(empty,)] = index_rows(Path(summary.home), "SELECT count(*) FROM learnings WHERE scope IN ('project', 'global') "
+                            "AND status IS NOT 'archived' AND (derived IS NULL OR features IS NULL)")
     assert empty == 0  # what the daily run reads is in the index already
 
 

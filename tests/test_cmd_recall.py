@@ -188,7 +188,7 @@ def outcome(proc) -> tuple:
 def test_fast_path_prints_what_typer_prints(learn, seeded, args):
     args = [a.format(home=learn.home, other=learn.tmp / "work" / "ml-pipeline", missing=learn.tmp / "nope")
             for a in args]
-    assert outcome(learn(*args)) == outcome(python(learn, TYPER_ONLY, *args))
+    assert outcome(learn(*args)) == outcome(learn.typer(*args))
 
 
 def test_fast_path_reports_a_corrupt_line_as_typer_does(learn, seeded):
@@ -197,7 +197,7 @@ def test_fast_path_reports_a_corrupt_line_as_typer_does(learn, seeded):
     twin = learn.tmp / "twin"
     shutil.copytree(learn.home, twin)
     fast = learn("recall", "docker")
-    slow = python(learn, TYPER_ONLY, "recall", "docker", env={"SELF_LEARNING_HOME": str(twin)})
+    slow = learn.typer("recall", "docker", env={"SELF_LEARNING_HOME": str(twin)})
     assert "errors.jsonl:" in fast.stderr and "not JSON" in fast.stderr
     assert outcome(fast) == outcome(slow)[:2] + (slow.stderr.replace(str(twin), str(learn.home)),)
 

@@ -150,6 +150,52 @@ def _exit_code(error: str) -> int | None:
 
 
 # ---------------------------------------------------------------------------------------------
+# What the adapters of agents that copied Claude Code's shape share
+
+
+def read_subject(event: ev.Event, command, path_field: str | None = None) -> None:
+    """What a tool call worked on: a shell tool's `command`, any other tool's path (Claude
+    Code's path fields first, then `path_field`, the agent's own name for it)."""
+    if event.is_shell:
+        event.command = _text(command, MAX_COMMAND)
+        return
+    event.path = _path_of(event.input)
+    if not event.path and path_field:
+        event.path = _text(event.input.get(path_field), MAX_COMMAND)
+
+
+def finish_call(event: ev.Event, failed: bool, text: str, code: int | None) -> None:
+    """A finished tool call: a failure keeps the end of its text (where the error is) and the
+    exit code, a success the start of its output."""
+    if failed:
+        event.kind = ev.FAILURE
+        event.error = _utf8(text[-MAX_ERROR:])
+        event.exit_code = code
+    else:
+        event.output = _utf8(text[:MAX_OUTPUT])
+
+
+def derived_id(agent: str, material: list) -> str:
+    """A stable id made from a call itself, for agents that give none: a payload delivered
+    twice is still one event."""
+    import json
+
+    from learn_cli.text.hashes import sha1_hex
+
+    text = json.dumps(material, sort_keys=True, default=str)[:200_000]
+    return f"{agent}-" + sha1_hex(text.encode("utf-8", "replace"))[:20]
+
+
+def additional_context(event: ev.Event, text: str, after_tool: str) -> dict | None:
+    """The `hookSpecificOutput.additionalContext` answer (Codex, Gemini), named after the hook
+    event (`after_tool` when the payload named none); nothing before a tool runs."""
+    if not text or event.kind == ev.PRE_TOOL:
+        return None
+    name = event.hook_event or ("SessionStart" if event.kind == ev.SESSION_START else after_tool)
+    return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+
+
+# ---------------------------------------------------------------------------------------------
 # Installer: `learn hooks install` (reference/agent-hooks.md §1.1, §1.2, §1.10)
 
 TITLE = "Claude Code"

@@ -192,14 +192,9 @@ def _outcome(event: ev.Event, response, transcript=None) -> None:
         if event.tool == "Edit" and not failed and _patch_failed(text):
             event.kind = ev.OTHER  # a patch that did not apply: neither a fix nor a lesson
             return
-    if failed:
-        event.kind = ev.FAILURE
-        event.error = base._utf8(_strip_header(text)[-base.MAX_ERROR:])
-        if not event.error.strip() and said is not None:
-            event.error = f"Exit code {said}"  # a silent failure (`false`), worded as Claude Code does
-        event.exit_code = said
-    else:
-        event.output = base._utf8(text[: base.MAX_OUTPUT])
+    base.finish_call(event, failed, _strip_header(text) if failed else text, said)
+    if failed and not event.error.strip() and said is not None:
+        event.error = f"Exit code {said}"  # a silent failure (`false`), worded as Claude Code does
 
 
 TRANSCRIPT_TAIL = 256 * 1024  # bytes of the rollout read back for a call's exit code
@@ -340,21 +335,15 @@ def canonical_tool(name: str) -> str:
 
 
 def _derived_id(payload: dict) -> str:
-    """A stable id when Codex gives none, so a payload delivered twice is still one event."""
-    from learn_cli.text.hashes import sha1_hex
-
+    """When Codex gives no tool-call id."""
     parts = [payload.get(k) for k in ("session_id", "turn_id", "tool_name")]
-    material = json.dumps([parts, payload.get("tool_input"), payload.get("tool_response")],
-                          sort_keys=True, default=str)[:200_000]
-    return "codex-" + sha1_hex(material.encode("utf-8", "replace"))[:20]
+    return base.derived_id("codex", [parts, payload.get("tool_input"), payload.get("tool_response")])
 
 
 def hook_output(event: ev.Event, text: str) -> dict | None:
-    """Codex reads `hookSpecificOutput.additionalContext` (plain stdout is ignored after tools)."""
-    if not text or event.kind == ev.PRE_TOOL:
-        return None  # PreToolUse context is not documented for Codex
-    name = event.hook_event or ("SessionStart" if event.kind == ev.SESSION_START else "PostToolUse")
-    return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+    """Codex reads `hookSpecificOutput.additionalContext` (plain stdout is ignored after tools;
+    PreToolUse context is not documented for Codex)."""
+    return base.additional_context(event, text, "PostToolUse")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -57,13 +57,10 @@ def to_event(payload) -> ev.Event | None:
     if started is None:
         return None
     event, _tool = started
-    kind, tool_input = event.kind, event.input
+    kind = event.kind
     if event.hook_event == "afterShellExecution":
         return _shell_execution(event, payload)
-    if event.is_shell:
-        event.command = base._text(tool_input.get("command"), base.MAX_COMMAND)
-    else:
-        event.path = base._path_of(tool_input) or base._text(tool_input.get("target_file"), base.MAX_COMMAND)
+    base.read_subject(event, event.input.get("command"), "target_file")
     if kind == ev.PROMPT:
         event.prompt = base._text(payload.get("prompt"), base.MAX_PROMPT)
         event.prompt_id = base._text(payload.get("generation_id"), base.MAX_ID)
@@ -76,7 +73,7 @@ def to_event(payload) -> ev.Event | None:
             event.kind = ev.OTHER  # a refusal, not something that went wrong
         event.error = base._error_text(payload.get("error_message") or payload.get("error"))
         if event.is_shell:
-            event.exit_code = _exit_code_of(event.error)
+            event.exit_code = base._exit_code(event.error)
     elif kind == ev.SUCCESS:
         _tool_output(event, payload.get("tool_output"))
     return event
@@ -98,12 +95,8 @@ def _tool_output(event: ev.Event, raw) -> None:
     parts = [doc.get(k) for k in ("stdout", "stderr", "output", "content")]
     text = "\n".join(p for p in parts if isinstance(p, str) and p)
     code = doc.get("exitCode", doc.get("exit_code"))
-    if event.is_shell and isinstance(code, int) and not isinstance(code, bool) and code != 0:
-        event.kind = ev.FAILURE
-        event.exit_code = code
-        event.error = base._utf8(text[-base.MAX_ERROR:])
-    else:
-        event.output = base._utf8(text[: base.MAX_OUTPUT])
+    failed = event.is_shell and isinstance(code, int) and not isinstance(code, bool) and code != 0
+    base.finish_call(event, failed, text, code if failed else None)
 
 
 def _shell_execution(event: ev.Event, payload: dict) -> ev.Event:
@@ -117,12 +110,7 @@ def _shell_execution(event: ev.Event, payload: dict) -> ev.Event:
     output = payload.get("output") if isinstance(payload.get("output"), str) else ""
     event.tool_use_id = _derived_id(payload)
     failed, code = detect_failure(event.command, output)
-    if failed:
-        event.kind = ev.FAILURE
-        event.error = base._utf8(output[-base.MAX_ERROR:])
-        event.exit_code = code
-    else:
-        event.output = base._utf8(output[: base.MAX_OUTPUT])
+    base.finish_call(event, failed, output, code)
     return event
 
 
@@ -138,21 +126,10 @@ def _cwd(payload: dict) -> str:
     return base._utf8(os.environ.get("CURSOR_PROJECT_DIR", "")[: base.MAX_COMMAND])
 
 
-def _exit_code_of(error: str) -> int | None:
-    from learn_cli.text.failure import parse_exit_code
-
-    return parse_exit_code(error)
-
-
 def _derived_id(payload: dict) -> str:
-    """A stable id when Cursor gives none (afterShellExecution), so a payload delivered twice
-    is still one event."""
-    from learn_cli.text.hashes import sha1_hex
-
-    material = json.dumps([payload.get(k) for k in ("conversation_id", "generation_id", "hook_event_name",
-                                                    "tool_name", "command", "output")] + [payload.get("tool_input")],
-                          sort_keys=True, default=str)[:200_000]
-    return "cursor-" + sha1_hex(material.encode("utf-8", "replace"))[:20]
+    """When Cursor gives no tool-call id (afterShellExecution)."""
+    fields = ("conversation_id", "generation_id", "hook_event_name", "tool_name", "command", "output")
+    return base.derived_id("cursor", [payload.get(k) for k in fields] + [payload.get("tool_input")])
 
 
 def hook_output(event: ev.Event, text: str) -> dict | None:

@@ -15,7 +15,6 @@ so the same failure seen through either agent gets the same error key. Stdlib on
 from __future__ import annotations
 
 import functools
-import json
 import re
 
 from learn_cli.agents import claude as base
@@ -116,11 +115,8 @@ def to_event(payload) -> ev.Event | None:
         return None
     event, _tool = started
     event.source = event.source or base._text(payload.get("reason"), 40)
-    kind, tool_input = event.kind, event.input
-    if event.is_shell:
-        event.command = base._text(tool_input.get("command"), base.MAX_COMMAND)
-    else:
-        event.path = base._path_of(tool_input) or base._text(tool_input.get("absolute_path"), base.MAX_COMMAND)
+    kind = event.kind
+    base.read_subject(event, event.input.get("command"), "absolute_path")
     if kind == ev.PROMPT:
         event.prompt = base._text(payload.get("prompt"), base.MAX_PROMPT)
     elif kind in (ev.SUCCESS, ev.PRE_TOOL):
@@ -141,33 +137,23 @@ def _outcome(event: ev.Event, response) -> None:
         fields = shell_fields(content)
         code = _exit_code(fields)
         output = _shell_output(fields, content)
-    if error or (code is not None and code != 0):
-        event.kind = ev.FAILURE
-        text = output if not error or error in output else (error + "\n" + output).strip()
-        if not text.strip() and code is not None:
-            text = f"Exit code {code}"  # a command that failed silently (`false`), as Claude Code says it
-        event.error = base._utf8(text[-base.MAX_ERROR:])
-        event.exit_code = code
-    else:
-        event.output = base._utf8(output[: base.MAX_OUTPUT])
+    failed = bool(error) or (code is not None and code != 0)
+    if failed:
+        output = output if not error or error in output else (error + "\n" + output).strip()
+        if not output.strip() and code is not None:
+            output = f"Exit code {code}"  # a command that failed silently (`false`), as Claude Code says it
+    base.finish_call(event, failed, output, code)
 
 
 def _derived_id(payload: dict) -> str:
-    """Gemini gives no tool-call id: one from the call itself, so a payload delivered twice
-    is still one event (the timestamp keeps two runs of the same command apart)."""
-    from learn_cli.text.hashes import sha1_hex
-
-    material = json.dumps([payload.get("session_id"), payload.get("timestamp"), payload.get("tool_name"),
-                           payload.get("tool_input")], sort_keys=True, default=str)[:200_000]
-    return "gemini-" + sha1_hex(material.encode("utf-8", "replace"))[:20]
+    """Gemini gives no tool-call id (the timestamp keeps two runs of one command apart)."""
+    return base.derived_id("gemini", [payload.get("session_id"), payload.get("timestamp"), payload.get("tool_name"),
+                                      payload.get("tool_input")])
 
 
 def hook_output(event: ev.Event, text: str) -> dict | None:
     """Gemini reads `hookSpecificOutput.additionalContext` after a tool and at session start."""
-    if not text or event.kind == ev.PRE_TOOL:
-        return None
-    name = event.hook_event or ("SessionStart" if event.kind == ev.SESSION_START else "AfterTool")
-    return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+    return base.additional_context(event, text, "AfterTool")
 
 
 # ---------------------------------------------------------------------------------------------

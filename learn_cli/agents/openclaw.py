@@ -102,10 +102,7 @@ def to_event(payload) -> ev.Event | None:
         tool=TOOLS.get(raw_tool.lower(), raw_tool),
         input=params,
     )
-    if event.is_shell:
-        event.command = base._text(params.get("command") or params.get("cmd"), base.MAX_COMMAND)
-    else:
-        event.path = base._path_of(params)
+    base.read_subject(event, params.get("command") or params.get("cmd"))
     if kind == ev.PROMPT:
         event.prompt = base._text(body.get("content") or body.get("text") or body.get("prompt"), base.MAX_PROMPT)
     elif kind in (ev.SUCCESS, ev.PRE_TOOL):

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from learn_cli.capture import events as ev
 from learn_cli.capture import ingest_logs
+from learn_cli.store.paths import number
 
 STATE_FILE = "ingest.json"
 STATE_VERSION = 1
@@ -337,11 +338,9 @@ class Ingest:
         return project
 
     def _window(self, pid: str) -> int:
-        """The learner's lookback for this project (learner.Capture.int_setting's rule)."""
+        """The learner's lookback for this project."""
         if pid not in self._lookback:
-            value = self.store.setting("lookback", pid)
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 1
-            self._lookback[pid] = int(value) if ok else 5
+            self._lookback[pid] = self.store.number("lookback", pid)
         return self._lookback[pid]
 
     # -- state and stats ---------------------------------------------------------------------
@@ -389,7 +388,7 @@ class _IngestStore:
         self.inner = inner
         self._overrides: dict[str, dict] = {}
         cfg = dict(inner.config())
-        lookback = cfg.get("lookback") if isinstance(cfg.get("lookback"), int) else 5
+        lookback = number(cfg.get("lookback"), "lookback")
         current = cfg.get("session_max_events")
         if isinstance(current, int) and not isinstance(current, bool):
             cfg["session_max_events"] = min(current, max(INGEST_BUFFER, 2 * lookback))

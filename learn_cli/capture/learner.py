@@ -28,8 +28,10 @@ import time
 
 from learn_cli.capture import events as ev
 from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todos, read_todo, todo_session_id
+from learn_cli.engine.knowledge import find_same
 from learn_cli.store import deadline as store_deadline
 from learn_cli.store.locks import file_lock
+from learn_cli.store.paths import number
 from learn_cli.store.record import LIVE_STATUSES, make_record, new_id, now_iso
 
 LIVE = LIVE_STATUSES
@@ -60,7 +62,7 @@ class Capture:
         self.suggest = True  # look up and offer known fixes on failures (not when replaying history)
         self._overrides: dict | None = None
         self.buffer = SessionBuffer(store.layout.sessions_dir, self.session_id,
-                                    self.int_setting("session_max_events", 50))
+                                    self.int_setting("session_max_events"))
 
     def for_project(self, project) -> Capture:
         """The same session and counters, working on another project's learnings."""
@@ -68,13 +70,11 @@ class Capture:
             return self
         return Capture(self.store, project, self.session_id, self.counters)
 
-    def int_setting(self, name: str, default: int) -> int:
+    def int_setting(self, name: str) -> int:
+        """A numeric setting of this project (store.paths.number: the default unless valid)."""
         if self._overrides is None:
             self._overrides = self.store.overrides(self.project.id)
-        value = self._overrides[name] if name in self._overrides else self.store.config().get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1:
-            return default
-        return int(value)
+        return number(self._overrides[name] if name in self._overrides else self.store.config().get(name), name)
 
     def count(self, name: str, n: int = 1) -> None:
         self.counters[name] = self.counters.get(name, 0) + n
@@ -225,7 +225,7 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
         if any(e.get("id") == entry["id"] for e in events):
             return None  # the same payload again (hooks registered twice, a replay)
         events = settle(cap, events)
-        window = _tool_window(events, cap.int_setting("lookback", 5))
+        window = _tool_window(events, cap.int_setting("lookback"))
         updates = []
         if any(e.get("kind") == ev.FAILURE and e.get("key") == entry["key"] for e in window):
             cap.count("repeated")
@@ -341,7 +341,7 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         if any(e.get("id") == entry["id"] for e in events):
             return
         events = settle(cap, events)
-        window = _tool_window(events, cap.int_setting("lookback", 5))
+        window = _tool_window(events, cap.int_setting("lookback"))
         updates = []
         pair, fix = find_pair(window, entry), None
         if pair is not None:
@@ -618,14 +618,14 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
     """
     store = cap.store
     path = cap.learnings_path
-    min_evidence = cap.int_setting("min_evidence", 2)
+    min_evidence = cap.int_setting("min_evidence")
     sighting = (evidence["session"], evidence["event"])
     # One writer at a time decides "new or existing" for this project: no duplicate records
     # when parallel sessions learn the same thing at the same moment.
     with file_lock(path.with_name("capture")):
         _fresh(store, path)
-        same = next((rec for rel, _s, _p, rec in store.index.by_key(key, LIVE)
-                     if store.path_of(rel) == path and matches(rec)), None)
+        found = find_same(store, key, path, matches)
+        same = found[1] if found else None
         if same is None:
             rec = new_record()
             rec["evidence"] = [evidence]

@@ -198,7 +198,7 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
     if not key:
         return None
     command = _normalize(entry.get("cmd", ""), cap.project.root) if entry.get("cmd") else ""
-    need = cap.int_setting("min_evidence", 2)
+    need = cap.int_setting("min_evidence")
     offered = []
     for fix in fixes_for_key(cap, key):
         if fix.failed_since_worked or any(rec.get("id") in skip for _rel, rec in fix.records):

@@ -51,5 +51,4 @@ def command(
 
 
 def _budget(store, pid: str) -> int:
-    value = store.setting("budget", pid)
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 2000
+    return store.number("budget", pid)

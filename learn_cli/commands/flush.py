@@ -39,7 +39,7 @@ def command(
         r for _, _, _, r in store.iter_index("project", "active", project.id)
     ]
     global_recs = [r for _, _, _, r in store.iter_index("global", "global")]
-    budget = int(store.setting("budget", project.id) or 2000)
+    budget = store.number("budget", project.id)
     rules, dropped, truncated, tokens = select_rules(project_recs, global_recs, project.root, budget)
     new = splice(old, render_block(rules))
     changed = new != old

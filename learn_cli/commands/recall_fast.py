@@ -18,7 +18,6 @@ DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
 FLAGS = {"--all": "include_archived", "--json": "as_json"}
 LIMIT_OPTIONS = ("--limit", "-n")
-DEFAULT_TIMEOUT_S = 5.0
 
 
 def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json: bool) -> None:
@@ -34,9 +33,7 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
     store = open_store(st, create=False)
     project = read_project(st)
     store.refresh(loads=_orjson_loads)
-    timeout = store.setting("search_timeout_s", project.id)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
-        timeout = DEFAULT_TIMEOUT_S
+    timeout = store.number("search_timeout_s", project.id)
     result = search(store, text, project_id=project.id, limit=limit, include_archived=include_archived,
                     timeout_s=timeout)
     labels = (

@@ -137,5 +137,4 @@ def _pids(lay) -> list[str]:
 
 
 def _hard_delete_days(store) -> int:
-    value = store.config().get("hard_delete_days", 90)
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 90
+    return store.number("hard_delete_days")

@@ -28,7 +28,6 @@ import time
 from collections.abc import Callable
 
 from learn_cli.engine.context import STACK_KEYWORDS, ContextResult, build_context
-from learn_cli.store.paths import positive
 
 GLOBAL_POOL = 500  # global learnings considered (best approximate score first)
 GLOBAL_KEEP = 60  # of those, parsed for build_context (most relevant to the stack first)
@@ -73,7 +72,7 @@ def session_digest(store, project, budget: int | None = None, *, loads: Callable
     stamp still matches (never when `now` is given: a chosen clock is a test's or a replay's).
     `keep=False` writes no cache (a dry run writes nothing)."""
     if budget is None:
-        budget = int(positive(store.setting("budget", project.id), "budget"))
+        budget = store.number("budget", project.id)
     signals = stack_signals(project.root)
     if now is not None:
         return _compute(store, project, budget, signals, loads, now)

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from learn_cli.store.record import TYPE_PLURAL
 from learn_cli.store.record import TYPES as TYPE_ORDER
 
-TYPE_LABEL = {"error": "errors", "pattern": "patterns", "preference": "preferences", "workflow": "workflows"}
 WIDE_KEY = 50
 CONNECTIONS_SHOWN = 10
 HUBS_SHOWN = 5
@@ -96,7 +96,7 @@ def _tree_and_totals(index) -> tuple[list, dict]:
     tree = []
     for rtype in order:
         cats = sorted(by_type[rtype].items(), key=lambda kv: (-kv[1], kv[0]))
-        tree.append((TYPE_LABEL.get(rtype, rtype), sum(n for _, n in cats), cats))
+        tree.append((TYPE_PLURAL.get(rtype, rtype), sum(n for _, n in cats), cats))
     return tree, totals
 
 

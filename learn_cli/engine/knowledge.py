@@ -32,10 +32,11 @@ def key_for(rec: dict) -> str:
     return text_key(str(rec.get("context") or rec.get("fix") or ""))
 
 
-def find_same(store, key: str, path: Path) -> tuple[Path, dict] | None:
-    """The live learning with this key in this file, if any."""
+def find_same(store, key: str, path: Path, matches=lambda rec: True) -> tuple[Path, dict] | None:
+    """The live learning with this key in this file (the first that `matches` accepts: capture
+    asks for the same fix too), if any: what every entry point that stores a learning asks."""
     for rel, _scope, _pid, rec in store.index.by_key(key, LIVE):
-        if store.path_of(rel) == Path(path):
+        if store.path_of(rel) == Path(path) and matches(rec):
             return store.path_of(rel), rec
     return None
 

@@ -46,6 +46,7 @@ from pathlib import Path
 
 from learn_cli.engine import scoring
 from learn_cli.store import index as _index
+from learn_cli.store.paths import number
 from learn_cli.store.record import SHOWN_STATUSES, new_id
 
 WHOLE_STORE = _index.WHOLE_STORE  # what a whole-store run reads (its live rows)
@@ -303,8 +304,8 @@ class _Promotion:
         self.entries = entries
         self.now = scoring.parse_time(now) or datetime.now(UTC)
         cfg = store.config()
-        self.min_projects = _positive(cfg.get("promote_min_projects"), scoring.DEFAULT_PROMOTE_MIN_PROJECTS)
-        self.archive_days = _positive(cfg.get("archive_days"), scoring.DEFAULT_ARCHIVE_DAYS)
+        self.min_projects = number(cfg.get("promote_min_projects"), "promote_min_projects")
+        self.archive_days = number(cfg.get("archive_days"), "archive_days")
         self.focus = focus
         self.focus_pid = next((e.pid for e in entries if (e.path, e.rec["id"]) in focus), "") if focus else ""
         self.progress = progress or (lambda phase, done, total: None)
@@ -767,12 +768,6 @@ def _union(first, second) -> list:
 
 def _count(value) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 0
-
-
-def _positive(value, default):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        return default
-    return value
 
 
 def _fast_loads() -> Callable:

@@ -41,6 +41,7 @@ from learn_cli.engine.promotion import (
     summary,
     write_entries,
 )
+from learn_cli.store.paths import number
 
 NEAR_DUPLICATE = 0.85
 LARGE_ARCHIVE_BYTES = 5 * 1024 * 1024
@@ -101,21 +102,21 @@ class PruneReport:
 
 def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool = False,
               loads: Callable | None = None, progress: Callable | None = None) -> PruneReport:
-    from learn_cli.engine.promotion import _fast_loads, _positive
+    from learn_cli.engine.promotion import _fast_loads
 
     loads = loads or _fast_loads()
     now = scoring.parse_time(now) or datetime.now(UTC)
     cfg = store.config()
     report = PruneReport(dry_run=dry_run, hard=hard)
-    report.hard_delete_days = _positive(cfg.get("hard_delete_days"), 90)
+    report.hard_delete_days = number(cfg.get("hard_delete_days"), "hard_delete_days")
     report.disk_before = data_bytes(store)
     store.refresh(loads=loads)
     store.index.derive = DERIVE
     entries = load_entries(store, WHOLE_STORE, loads)
     report.entries_before = len(entries)
     report.scored, report.rescored = rescore(entries, now, progress=progress)
-    report.archived = archive_stale(entries, now, _positive(cfg.get("promote_min_projects"), 2),
-                                    _positive(cfg.get("archive_days"), 30), store, loads)
+    report.archived = archive_stale(entries, now, number(cfg.get("promote_min_projects"), "promote_min_projects"),
+                                    number(cfg.get("archive_days"), "archive_days"), store, loads)
     checked = _checked_files(store)
     merge_duplicates(entries, now, report, skip=checked, full=lambda group: ensure_full(store, group, loads),
                      done=slim)
@@ -128,7 +129,7 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     _compact(store, report, dry_run)
     if not dry_run:
         _remember_checked(store, {e.path for e in entries})
-    _clean_sessions(store, now, report, dry_run, _positive(cfg.get("session_max_age_days"), 14))
+    _clean_sessions(store, now, report, dry_run, number(cfg.get("session_max_age_days"), "session_max_age_days"))
     _archive_usage(store, now, report, doomed)
     _context(store, project, report, loads)
     report.disk_after = data_bytes(store) if not dry_run else report.disk_before
@@ -286,11 +287,10 @@ def _archive_usage(store, now: datetime, report: PruneReport, deleted: dict) -> 
 
 def _context(store, project, report: PruneReport, loads: Callable) -> None:
     from learn_cli.engine.digest import session_digest
-    from learn_cli.engine.promotion import _positive
 
     if project is None:
         return
-    report.budget = int(_positive(store.setting("budget", project.id), 2000))
+    report.budget = store.number("budget", project.id)
     result = session_digest(store, project, report.budget, loads=loads, keep=not report.dry_run)
     report.tokens_before, report.tokens_after = result.before_tokens, result.tokens
 

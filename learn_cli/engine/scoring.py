@@ -12,7 +12,7 @@ frequency counts as 1, impact as 0.5, last_used falls back to created, then to n
 
 from __future__ import annotations
 
-from learn_cli.store.paths import DEFAULT_CONFIG, positive
+from learn_cli.store.paths import DEFAULT_CONFIG, number
 from learn_cli.store.score import (  # noqa: F401  (the formula: re-exported for the engine)
     FREQUENCY_CAP,
     _now,
@@ -100,8 +100,8 @@ def classify(rec: dict, now=None, cfg: dict | None = None) -> str:
     return lifecycle(
         rec,
         now,
-        promote_min_projects=positive(cfg.get("promote_min_projects"), "promote_min_projects"),
-        archive_days=positive(cfg.get("archive_days"), "archive_days"),
+        promote_min_projects=number(cfg.get("promote_min_projects"), "promote_min_projects"),
+        archive_days=number(cfg.get("archive_days"), "archive_days"),
     )
 
 

@@ -20,7 +20,6 @@ from datetime import UTC
 from learn_cli.engine import scoring
 from learn_cli.store.record import TYPES as TYPE_ORDER
 
-TYPE_LABEL = {"error": "errors", "pattern": "patterns", "preference": "prefs", "workflow": "workflows"}
 HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_helped",
                    "deferred", "replayed", "dropped")
 WINDOW_DAYS = 7
@@ -122,11 +121,10 @@ def _scores_and_helped(index, now, loads: Callable) -> tuple[list, dict]:
 
 def _context(store, project, loads: Callable) -> dict:
     from learn_cli.engine.digest import session_digest
-    from learn_cli.store.paths import positive
 
     if project is None:
         return {"tokens": 0, "budget": 0, "items": 0}
-    budget = int(positive(store.setting("budget", project.id), "budget"))
+    budget = store.number("budget", project.id)
     result = session_digest(store, project, budget, loads=loads)
     return {"tokens": result.tokens, "budget": budget, "items": len(result.items),
             "before_tokens": result.before_tokens, "dropped": result.dropped}

@@ -7,6 +7,7 @@ from rich.text import Text
 
 from learn_cli.render.console import fancy
 from learn_cli.render.learning import safe, write
+from learn_cli.store.record import TYPE_PLURAL_SHORT
 
 WIDTH = 47  # inside the box
 BAR = 16
@@ -47,10 +48,9 @@ def _lines(doc: dict, box: bool) -> list:
                f"{n(doc['total'])} ({n(doc['global'])} global)")
     out.append(f"{pad}Categories:")
     total = doc["total"] or 0
-    labels = {"error": "errors", "pattern": "patterns", "preference": "prefs", "workflow": "workflows"}
     width = max((len(n(v)) for v in doc["types"].values()), default=1)
     for rtype, count in doc["types"].items():
-        label = labels.get(rtype, rtype)
+        label = TYPE_PLURAL_SHORT.get(rtype, rtype)
         share = count / total if total else 0.0
         if box:
             filled = round(share * BAR)

@@ -11,7 +11,7 @@ from pathlib import Path
 from . import jsonl, log
 from .index import Index, cannot_write, is_busy
 from .locks import file_lock
-from .paths import DEFAULT_CONFIG, Layout, make_dir, resolve_home, write_new
+from .paths import DEFAULT_CONFIG, Layout, make_dir, number, resolve_home, write_new
 from .project import Project
 from .record import now_iso, store_file_kind, utf8_safe
 
@@ -76,6 +76,10 @@ class Store:
             if name in over:
                 return over[name]
         return self.config().get(name, DEFAULT_CONFIG.get(name))
+
+    def number(self, name: str, pid: str | None = None):
+        """A numeric setting as it is used (`paths.number`: its type, or its default)."""
+        return number(self.setting(name, pid), name)
 
     def _read_json(self, path: Path) -> dict | None:
         try:

@@ -25,12 +25,28 @@ DEFAULT_CONFIG = {
 }
 
 
-def positive(value, name: str):
-    """A numeric setting as it is used: the value when it is a positive number (not a bool),
-    else the default of `name` (DEFAULT_CONFIG)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+# The numeric settings, each with its type and the least value it takes: counts and days are
+# whole numbers from 1 (a fraction is cut), the search timeout is seconds from 0.
+NUMBERS = {
+    "budget": (int, 1),
+    "min_evidence": (int, 1),
+    "promote_min_projects": (int, 1),
+    "archive_days": (int, 1),
+    "hard_delete_days": (int, 1),
+    "session_max_events": (int, 1),
+    "session_max_age_days": (int, 1),
+    "lookback": (int, 1),
+    "search_timeout_s": (float, 0),
+}
+
+
+def number(value, name: str):
+    """A numeric setting as it is used: `value` as the setting's type when it is a number (not a
+    bool) of at least the setting's least value, else the setting's default (DEFAULT_CONFIG)."""
+    kind, least = NUMBERS[name]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < least:
         return DEFAULT_CONFIG[name]
-    return value
+    return kind(value)
 
 
 class HomeError(ValueError):

@@ -8,6 +8,9 @@ from datetime import UTC, datetime
 
 SCHEMA = 1
 TYPES = ("error", "pattern", "preference", "workflow")
+# A type in a count: `learn graph`'s tree says TYPE_PLURAL, the narrow stats table TYPE_PLURAL_SHORT.
+TYPE_PLURAL = {"error": "errors", "pattern": "patterns", "preference": "preferences", "workflow": "workflows"}
+TYPE_PLURAL_SHORT = {**TYPE_PLURAL, "preference": "prefs"}
 STATUSES = ("pending", "active", "global", "archived", "conflicted")
 LIVE_STATUSES = ("pending", "active", "global", "conflicted")  # not archived: the ones that count
 SHOWN_STATUSES = ("active", "global")  # earned: shown at session start, trusted to guard a command

@@ -55,6 +55,7 @@ permission, then the program (test runners and `… test` → logic, linters, co
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache, lru_cache
 
 __all__ = [
@@ -78,22 +79,23 @@ _SCAN_HEAD = 8000
 _SCAN_TAIL = 8000
 _LINE_CAP = 300
 
+
+def _lazy(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    """A regular expression compiled when first used: the hook skips the compiles it never needs."""
+    return cache(lambda: re.compile(pattern, flags))
+
 # ---------------------------------------------------------------------------
 # Exit code and ANSI
 
 
-@cache
-def _exit_re() -> re.Pattern[str]:
-    return re.compile(
-        r"^\s*(?:error:\s*)?(?:exit code|exit status|exit|"
-        r"command exited with non-zero status code|process exited with code)\s*:?\s*(-?\d+)\s*$",
-        re.IGNORECASE,
-    )
+_exit_re = _lazy(
+    r"^\s*(?:error:\s*)?(?:exit code|exit status|exit|"
+    r"command exited with non-zero status code|process exited with code)\s*:?\s*(-?\d+)\s*$",
+    re.IGNORECASE,
+)
 
 
-@cache
-def _returncode_re() -> re.Pattern[str]:
-    return re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+_returncode_re = _lazy(r"<returncode>\s*(-?\d+)\s*</returncode>")
 
 
 def _first_line(text: str) -> str:
@@ -118,10 +120,8 @@ def parse_exit_code(error_text: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
-@cache
-def _ansi_re() -> re.Pattern[str]:
-    # CSI sequences, OSC sequences (titles, hyperlinks), then lone two-byte escapes.
-    return re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+# CSI sequences, OSC sequences (titles, hyperlinks), then lone two-byte escapes.
+_ansi_re = _lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 
 
 def strip_ansi(text: str | None) -> str:
@@ -137,96 +137,88 @@ def strip_ansi(text: str | None) -> str:
 # Meaningful lines
 
 
-@cache
-def _noise_re() -> re.Pattern[str]:
-    """Lines that never carry the error: viewer chrome, truncation marks, progress."""
-    return re.compile(
-        r"""
-          \.\.\.\s*\[\d+\s+characters?\s+truncated\]\s*\.\.\.
-        | \(ctrl\+[a-z]\b                                  # transcript viewer chrome
-        | ^\s*…\s*\+\d+\s+lines?\b
-        | ^\s*\[rerun:\s*\w+\]\s*$
-        | ^\s*</?(?:returncode|output|error)>(?:\s*-?\d+\s*</returncode>)?\s*$
-        | ^\s*[=\-_*~#+.]{3,}\s*$                           # separators
-        | ^\s*[=_\-]{3,}\s*(?:FAILURES|ERRORS|short\ test\ summary\ info|test\ session\ starts|
-                              warnings\ summary|PASSES)\s*[=_\-]{3,}\s*$      # pytest section headers
-        | ^\s*failures:\s*$                                 # cargo/rspec section headers
-        | ^\s*[\^~]+\s*$                                    # caret/tilde markers under code
-        | ^\s*[.FEsxX]{2,}\s*(?:\[\s*\d+%\s*\])?\s*$         # pytest/unittest progress
-        | \d{1,3}%\s*\|[█▉▊▋▌▍▎▏#\s]*\|                     # tqdm
-        | [━█▓░▒]{4,} | \[[=#>\- ]{6,}\]                    # progress bars
-        | ^\s*[⠁-⣿]                                        # spinners
-        | ^\s*(?:Collecting|Downloading|Using\ cached|Requirement\ already\ satisfied|
-                 Obtaining|Installing\ collected\ packages|Preparing\ metadata|
-                 Building\ wheels?\ for|Created\ wheel|Stored\ in\ directory|
-                 Compiling|Checking|Downloaded|Updating\ crates\.io|Fetching|Resolving|
-                 Blocking\ waiting\ for|Pulling\ fs\ layer|Waiting|Verifying\ Checksum|
-                 Download\ complete|Extracting|Pull\ complete|Digest:|
-                 added\ \d+\ packages?|up\ to\ date|audited\ \d+|found\ 0\ vulnerabilit)\b
-        | ^\s*npm\ (?:WARN|notice)\b
-        """,
-        re.VERBOSE | re.IGNORECASE,
-    )
+# Lines that never carry the error: viewer chrome, truncation marks, progress.
+_noise_re = _lazy(
+    r"""
+      \.\.\.\s*\[\d+\s+characters?\s+truncated\]\s*\.\.\.
+    | \(ctrl\+[a-z]\b                                  # transcript viewer chrome
+    | ^\s*…\s*\+\d+\s+lines?\b
+    | ^\s*\[rerun:\s*\w+\]\s*$
+    | ^\s*</?(?:returncode|output|error)>(?:\s*-?\d+\s*</returncode>)?\s*$
+    | ^\s*[=\-_*~#+.]{3,}\s*$                           # separators
+    | ^\s*[=_\-]{3,}\s*(?:FAILURES|ERRORS|short\ test\ summary\ info|test\ session\ starts|
+                          warnings\ summary|PASSES)\s*[=_\-]{3,}\s*$      # pytest section headers
+    | ^\s*failures:\s*$                                 # cargo/rspec section headers
+    | ^\s*[\^~]+\s*$                                    # caret/tilde markers under code
+    | ^\s*[.FEsxX]{2,}\s*(?:\[\s*\d+%\s*\])?\s*$         # pytest/unittest progress
+    | \d{1,3}%\s*\|[█▉▊▋▌▍▎▏#\s]*\|                     # tqdm
+    | [━█▓░▒]{4,} | \[[=#>\- ]{6,}\]                    # progress bars
+    | ^\s*[⠁-⣿]                                        # spinners
+    | ^\s*(?:Collecting|Downloading|Using\ cached|Requirement\ already\ satisfied|
+             Obtaining|Installing\ collected\ packages|Preparing\ metadata|
+             Building\ wheels?\ for|Created\ wheel|Stored\ in\ directory|
+             Compiling|Checking|Downloaded|Updating\ crates\.io|Fetching|Resolving|
+             Blocking\ waiting\ for|Pulling\ fs\ layer|Waiting|Verifying\ Checksum|
+             Download\ complete|Extracting|Pull\ complete|Digest:|
+             added\ \d+\ packages?|up\ to\ date|audited\ \d+|found\ 0\ vulnerabilit)\b
+    | ^\s*npm\ (?:WARN|notice)\b
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
 
 
-@cache
-def _strong_re() -> re.Pattern[str]:
-    """Lines that state the error itself."""
-    return re.compile(
-        r"""
-          (?-i:(?:^|[\s(])(?:[A-Za-z_]\w*\.)*[A-Z]\w*
-               (?:Error|Exception|Exit|Interrupt|Fault|Failure|Warning)\b(?:\s*\[\w+\])?(?::|$))
-        | ^\S+?:\d+(?::\d+)?:\s                              # file:line[:col]: diagnostics
-        | \berror(?:\[[\w-]+\])?\s*[:!]
-        | \berror\s+(?:TS|CS)\d+\b
-        | ^\s*\d+:\d+\s+error\s
-        | ERR! | ^npm\ error\b | ^E\s{2,}\S | ^error(?=[\s:\[!]|$)
-        | \bfatal(?:\ error)?: | (?-i:\bFATAL\b) | \bpanic(?:ked)?\b | (?-i:\bFAIL(?:ED|URES?)?\b) | ---\ FAIL | \[FAIL
-        | \bfailure/error: | ^not\ ok\ \d+
-        | command\ not\ found | :\ not\ found\s*$ | ^[\w.+-]+\ not\ found\s*$ | not\ recognized\ as
-        | no\ such\ file\ or\ directory | cannot\ access | permission\ denied | operation\ not\ permitted
-        | access\ is\ denied | no\ module\ named | cannot\ find\ module | could\ not\ (?:find|resolve|connect|read|open)
-        | unable\ to\ (?:find|resolve|connect|access|locate|open) | unbound\ variable | connection\ refused
-        | segmentation\ fault | core\ dumped | ^killed\s*$ | ^aborted\b
-        | \b\d+\ (?:failed|failing|failures?|errors?)\b | \btests?\ failed\b
-        | timed\ out | \bdenied\b | \brefused\b | syntax\ error | unexpected\ (?:token|argument|eof|end)
-        | failed\ to\ (?:resolve|load|compile|parse|build|solve)\b
-        | \bmissing\ script | no\ targets\ specified | no\ rule\ to\ make | not\ a\ git\ repository
-        | [✗✖×✕]\s
-        """,
-        re.VERBOSE | re.IGNORECASE | re.MULTILINE,
-    )
+# Lines that state the error itself.
+_strong_re = _lazy(
+    r"""
+      (?-i:(?:^|[\s(])(?:[A-Za-z_]\w*\.)*[A-Z]\w*
+           (?:Error|Exception|Exit|Interrupt|Fault|Failure|Warning)\b(?:\s*\[\w+\])?(?::|$))
+    | ^\S+?:\d+(?::\d+)?:\s                              # file:line[:col]: diagnostics
+    | \berror(?:\[[\w-]+\])?\s*[:!]
+    | \berror\s+(?:TS|CS)\d+\b
+    | ^\s*\d+:\d+\s+error\s
+    | ERR! | ^npm\ error\b | ^E\s{2,}\S | ^error(?=[\s:\[!]|$)
+    | \bfatal(?:\ error)?: | (?-i:\bFATAL\b) | \bpanic(?:ked)?\b | (?-i:\bFAIL(?:ED|URES?)?\b) | ---\ FAIL | \[FAIL
+    | \bfailure/error: | ^not\ ok\ \d+
+    | command\ not\ found | :\ not\ found\s*$ | ^[\w.+-]+\ not\ found\s*$ | not\ recognized\ as
+    | no\ such\ file\ or\ directory | cannot\ access | permission\ denied | operation\ not\ permitted
+    | access\ is\ denied | no\ module\ named | cannot\ find\ module | could\ not\ (?:find|resolve|connect|read|open)
+    | unable\ to\ (?:find|resolve|connect|access|locate|open) | unbound\ variable | connection\ refused
+    | segmentation\ fault | core\ dumped | ^killed\s*$ | ^aborted\b
+    | \b\d+\ (?:failed|failing|failures?|errors?)\b | \btests?\ failed\b
+    | timed\ out | \bdenied\b | \brefused\b | syntax\ error | unexpected\ (?:token|argument|eof|end)
+    | failed\ to\ (?:resolve|load|compile|parse|build|solve)\b
+    | \bmissing\ script | no\ targets\ specified | no\ rule\ to\ make | not\ a\ git\ repository
+    | [✗✖×✕]\s
+    """,
+    re.VERBOSE | re.IGNORECASE | re.MULTILINE,
+)
 
 
-@cache
-def _weak_re() -> re.Pattern[str]:
-    """Lines that hint at trouble when nothing states it outright."""
-    return re.compile(
-        r"error|fail|not found|invalid|cannot|can't|could not|unable|missing|denied|"
-        r"refused|exception|expected|abort|does not exist|no such|not allowed|unknown",
-        re.IGNORECASE,
-    )
+# Lines that hint at trouble when nothing states it outright.
+_weak_re = _lazy(
+    r"error|fail|not found|invalid|cannot|can't|could not|unable|missing|denied|"
+    r"refused|exception|expected|abort|does not exist|no such|not allowed|unknown",
+    re.IGNORECASE,
+)
 
 
-@cache
-def _boilerplate_re() -> re.Pattern[str]:
-    """Error-looking lines that only say "something above failed"."""
-    return re.compile(
-        r"""^(?:
-          (?:npm\ (?:ERR!|error)\s+)?a\ complete\ log\ of\ this\ run
-        | npm\ (?:ERR!|error)\s*(?:$|code\ (?:ELIFECYCLE|1|2|127)\b|errno\b|exit\ status|path\b|command\b|
-                                   failed\ at\ the|this\ is\ probably|lifecycle|\s+/.*_logs/)
-        | g?make(?:\[\d+\])?:\ \*\*\*\ \[.*\]\ error\ \d+
-        | error\ command\ failed\ with\ exit\ code
-        | (?:\[?ELIFECYCLE\]?\s+)?command\ failed\.?$
-        | info\ visit\ https?://
-        | for\ more\ information,\ try
-        | run\ with\ --(?:stacktrace|info|debug)
-        | error:\ process\ completed\ with\ exit\ code
-        | error:\ script\ .*\ failed
-        )""",
-        re.VERBOSE | re.IGNORECASE,
-    )
+# Error-looking lines that only say "something above failed".
+_boilerplate_re = _lazy(
+    r"""^(?:
+      (?:npm\ (?:ERR!|error)\s+)?a\ complete\ log\ of\ this\ run
+    | npm\ (?:ERR!|error)\s*(?:$|code\ (?:ELIFECYCLE|1|2|127)\b|errno\b|exit\ status|path\b|command\b|
+                               failed\ at\ the|this\ is\ probably|lifecycle|\s+/.*_logs/)
+    | g?make(?:\[\d+\])?:\ \*\*\*\ \[.*\]\ error\ \d+
+    | error\ command\ failed\ with\ exit\ code
+    | (?:\[?ELIFECYCLE\]?\s+)?command\ failed\.?$
+    | info\ visit\ https?://
+    | for\ more\ information,\ try
+    | run\ with\ --(?:stacktrace|info|debug)
+    | error:\ process\ completed\ with\ exit\ code
+    | error:\ script\ .*\ failed
+    )""",
+    re.VERBOSE | re.IGNORECASE,
+)
 
 
 def is_boilerplate(line: str) -> bool:
@@ -234,15 +226,11 @@ def is_boilerplate(line: str) -> bool:
     return _boilerplate_re().search(line.strip()) is not None
 
 
-@cache
-def _export_prefix_re() -> re.Pattern[str]:
-    # Transcript exports prefix the tool result with "Error: "; drop it where another marker follows.
-    return re.compile(r"^Error:\s+(?=(?i:error\b|fatal\b|\(eval\)|Exit code|Compiling\b))")
+# Transcript exports prefix the tool result with "Error: "; drop it where another marker follows.
+_export_prefix_re = _lazy(r"^Error:\s+(?=(?i:error\b|fatal\b|\(eval\)|Exit code|Compiling\b))")
 
 
-@cache
-def _decoration_re() -> re.Pattern[str]:
-    return re.compile(r"^[=\-_*!~#]{3,}\s*(.*?)\s*[=\-_*!~#]{3,}$")
+_decoration_re = _lazy(r"^[=\-_*!~#]{3,}\s*(.*?)\s*[=\-_*!~#]{3,}$")
 
 
 def _clean(line: str) -> str:
@@ -315,10 +303,8 @@ def _looks_like_frame_code(line: str) -> bool:
     return _exception_line_re().match(line) is None
 
 
-@cache
-def _exception_line_re() -> re.Pattern[str]:
-    # `KeyError: 'x'`, `requests.exceptions.ConnectionError: …`, `KeyboardInterrupt`
-    return re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::\s|:?$)")
+# `KeyError: 'x'`, `requests.exceptions.ConnectionError: …`, `KeyboardInterrupt`
+_exception_line_re = _lazy(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::\s|:?$)")
 
 
 def _dedupe(lines: list[str]) -> list[str]:
@@ -538,17 +524,13 @@ def _rule(name: str) -> re.Pattern[str]:
     return re.compile(source, re.VERBOSE | re.IGNORECASE | re.MULTILINE)
 
 
-@cache
-def _assignment_not_found_re() -> re.Pattern[str]:
-    # `.env:19: command not found: NAME=value` / `bash: NAME=value: command not found`
-    return re.compile(
-        r"command not found:\s*[\w.-]+=|(?:^|:\s)[\w.-]+=\S*: command not found", re.IGNORECASE | re.MULTILINE
-    )
+# `.env:19: command not found: NAME=value` / `bash: NAME=value: command not found`
+_assignment_not_found_re = _lazy(
+    r"command not found:\s*[\w.-]+=|(?:^|:\s)[\w.-]+=\S*: command not found", re.IGNORECASE | re.MULTILINE
+)
 
 
-@cache
-def _index_unreachable_re() -> re.Pattern[str]:
-    return re.compile(r"\(from versions: none\)", re.IGNORECASE)
+_index_unreachable_re = _lazy(r"\(from versions: none\)", re.IGNORECASE)
 
 
 @cache
@@ -635,9 +617,7 @@ def _tool_kind(tool: str | None) -> str | None:
     return None
 
 
-@cache
-def _read_tool_limit_re() -> re.Pattern[str]:
-    return re.compile(r"exceeds maximum allowed|too large|too many lines|exceeds .*limit", re.IGNORECASE)
+_read_tool_limit_re = _lazy(r"exceeds maximum allowed|too large|too many lines|exceeds .*limit", re.IGNORECASE)
 
 
 _TEST_RUNNERS = frozenset({
@@ -663,9 +643,7 @@ _NETWORK_PROGRAMS = frozenset({
 })
 
 
-@cache
-def _testish_re() -> re.Pattern[str]:
-    return re.compile(r"(?:^|[_\-./:])(?:tests?|spec|e2e)(?:[_\-.:]|$)", re.IGNORECASE)
+_testish_re = _lazy(r"(?:^|[_\-./:])(?:tests?|spec|e2e)(?:[_\-.:]|$)", re.IGNORECASE)
 
 
 def _command_hint(command: str, code: int | None = None) -> str | None:

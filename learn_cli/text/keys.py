@@ -47,6 +47,8 @@ import os
 import re
 from functools import cache
 
+from learn_cli.text.sanitize import shorten_paths
+
 __all__ = [
     "error_signature",
     "error_key",
@@ -580,12 +582,7 @@ def tokens(text: str | None) -> list[str]:
 
 
 # ---------------------------------------------------------------------------
-# Paths in rule text and context lines
-
-
-@cache
-def _any_path_re() -> re.Pattern[str]:
-    return re.compile(r"(?<![\w.:/~-])(?:~|[A-Za-z]:)?[/\\](?:[^\s'\"`:,;()\[\]<>|*?]+)")
+# Paths (`shorten_paths`, re-exported here, lives in text/sanitize.py)
 
 
 def normalize_path(path: str, root: str | None = None) -> str:
@@ -601,30 +598,3 @@ def normalize_path(path: str, root: str | None = None) -> str:
     if path.startswith(("/", "~")) or re.match(r"[A-Za-z]:[\\/]", path):
         return "<abs>/" + re.split(r"[\\/]", path.rstrip("/\\"))[-1]
     return path
-
-
-def shorten_paths(text: str | None, root: str | None = None) -> str:
-    """Paths in text made short: under root relative to it, others `…/last/two`.
-
-    Paths of at most two components (`/tmp/x`, `~/notes`) and URLs are left alone.
-    """
-    if not text:
-        return ""
-    base = (root or "").rstrip("/\\")
-    home = os.path.expanduser("~")
-
-    def shorten(match: re.Match[str]) -> str:
-        path = match.group(0).rstrip(".")
-        trailing = match.group(0)[len(path) :]
-        full = home + path[1:] if path.startswith("~") else path
-        if base and (full == base or full.startswith((base + "/", base + "\\"))):
-            return (full[len(base) + 1 :] or ".") + trailing
-        parts = [p for p in re.split(r"[\\/]+", path) if p]
-        if parts and (parts[0] == "~" or parts[0].endswith(":")):
-            parts = parts[1:]  # the home or drive prefix is not a component
-        if len(parts) <= 2:
-            return match.group(0)
-        sep = "\\" if "\\" in path and "/" not in path else "/"
-        return "…" + sep + sep.join(parts[-2:]) + trailing
-
-    return _any_path_re().sub(shorten, text)

@@ -8,6 +8,7 @@ Stdlib only, cheap to import: patterns are built on first use.
 from __future__ import annotations
 
 import math
+import os
 import re
 from functools import cache
 
@@ -156,29 +157,34 @@ def cut(text: str, limit: int) -> str:
 
 
 @cache
-def _path_patterns():
-    return (
-        re.compile(r"(?:(?<=[\s'\"(=:,\[])|^)(?:~|\.{1,2})?/(?:[^\s'\"():,;`\[\]]+/)+[^\s'\"():,;`\[\]]*"),
-        re.compile(r"[A-Za-z]:\\(?:[^\\\s'\"]+\\)+[^\\\s'\"]*"),
-    )
+def _any_path_re() -> re.Pattern[str]:
+    return re.compile(r"(?<![\w.:/~-])(?:~|[A-Za-z]:)?[/\\](?:[^\s'\"`:,;()\[\]<>|*?]+)")
 
 
-def shorten_paths(text: str, root=None) -> str:
-    """Project paths made relative to root, other absolute paths cut to their last two parts."""
-    if not text or ("/" not in text and "\\" not in text):
+def shorten_paths(text: str | None, root: str | None = None) -> str:
+    """Paths in text made short: under root relative to it, others `…/last/two`.
+
+    Paths of at most two components (`/tmp/x`, `~/notes`) and URLs are left alone.
+    """
+    if not text:
+        return ""
+    if "/" not in text and "\\" not in text:
         return text
-    if root:
-        base = str(root).rstrip("/\\")
-        if len(base) > 1:
-            text = text.replace(base + "/", "").replace(base + "\\", "")
-    unix, windows = _path_patterns()
-    text = unix.sub(_tail_of_path, text)
-    return windows.sub(lambda m: _tail_of_path(m, "\\"), text) if ":\\" in text else text
+    base = (root or "").rstrip("/\\")
+    home = os.path.expanduser("~")
 
+    def shorten(match: re.Match[str]) -> str:
+        path = match.group(0).rstrip(".")
+        trailing = match.group(0)[len(path) :]
+        full = home + path[1:] if path.startswith("~") else path
+        if base and (full == base or full.startswith((base + "/", base + "\\"))):
+            return (full[len(base) + 1 :] or ".") + trailing
+        parts = [p for p in re.split(r"[\\/]+", path) if p]
+        if parts and (parts[0] == "~" or parts[0].endswith(":")):
+            parts = parts[1:]  # the home or drive prefix is not a component
+        if len(parts) <= 2:
+            return match.group(0)
+        sep = "\\" if "\\" in path and "/" not in path else "/"
+        return "…" + sep + sep.join(parts[-2:]) + trailing
 
-def _tail_of_path(match: re.Match, sep: str = "/") -> str:
-    path = match.group(0)
-    parts = [p for p in path.split(sep) if p]
-    if len(parts) <= 2:
-        return path
-    return "…" + sep + sep.join(parts[-2:])
+    return _any_path_re().sub(shorten, text)

@@ -37,118 +37,26 @@ def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
-# (kind, prefix, body length, alphabet, template): a prefixed token in a line where its only
-# clue is its shape (an error, a log, a command), not a label.
-_PREFIXED = [
-    ("aws-access-key", "AKIA", 16, UP, "An error occurred (InvalidClientTokenId) for {s} in us-east-1"),
-    ("aws-access-key", "ASIA", 16, UP, "assumed role session key {s} expires soon"),
-    ("github-token", "ghp_", 36, B62, "fatal: Authentication failed for {s}"),
-    ("github-token", "gho_", 36, B62, "gh: token {s} lacks scope read:org"),
-    ("github-token", "ghs_", 36, B62, "remote: Invalid username or token {s}."),
-    ("github-token", "ghu_", 36, B62, "app user token {s} revoked"),
-    ("github-token", "ghr_", 36, B62, "refresh with {s} failed"),
-    ("github-token", "github_pat_", 82, B62 + "_", "using {s} from the keychain"),
-    ("gitlab-token", "glpat-", 20, URL, "401 Unauthorized for token {s}"),
-    ("gitlab-token", "gldt-", 20, URL, "deploy token {s} expired"),
-    ("gitlab-token", "glrt-", 20, URL, "runner registered with {s}"),
-    ("gitlab-token", "glptt-", 40, HEX, "trigger pipeline {s}"),
-    ("gitlab-token", "GR1348941", 20, URL, "gitlab-runner register --registration-token {s}"),
-    ("gitlab-token", "glft-", 20, URL, "feed {s} denied"),
-    ("gitlab-token", "gloas-", 64, URL, "oauth app secret {s}"),
-    ("slack-token", "xoxb-", 50, string.digits + "-" + B62, "slack: invalid_auth for {s}"),
-    ("slack-token", "xoxp-", 60, string.digits + "-" + HEX, "posting as {s}"),
-    ("slack-token", "xapp-1-", 60, UP + "-", "socket mode with {s}"),
-    ("anthropic-key", "sk-ant-api03-", 93, URL, "anthropic.AuthenticationError: invalid x-api-key {s}"),
-    ("anthropic-key", "sk-ant-admin01-", 93, URL, "admin call with {s} rejected"),
-    ("openai-key", "sk-proj-", 120, URL, "Incorrect API key provided: {s}."),
-    ("openai-key", "sk-svcacct-", 120, URL, "service account {s} disabled"),
-    ("openai-key", "sk-", 48, B62, "openai.error: key {s} quota exceeded"),
-    ("openrouter-key", "sk-or-v1-", 64, HEX, "openrouter 401 for {s}"),
-    ("google-api-key", "AIza", 35, URL, "API key not valid: {s}"),
-    ("google-oauth-token", "ya29.", 150, URL, "token {s} expired"),
-    ("google-oauth-secret", "GOCSPX-", 28, URL, "client secret {s} from console"),
-    ("stripe-key", "sk_live_", 99, B62, "No such customer; request made with {s}"),
-    ("stripe-key", "rk_live_", 99, B62, "restricted key {s} lacks permission"),
-    ("stripe-key", "sk_test_", 99, B62, "test mode key {s}"),
-    ("stripe-key", "whsec_", 32, B62, "webhook signing secret {s}"),
-    ("npm-token", "npm_", 36, B62, "npm ERR! 403 for token {s}"),
-    ("pypi-token", "pypi-AgEIcHlwaS5vcmc", 150, URL, "HTTPError: 403 Forbidden with {s}"),
-    ("huggingface-token", "hf_", 34, string.ascii_letters, "huggingface_hub: invalid token {s}"),
-    ("huggingface-token", "api_org_", 34, string.ascii_letters, "org token {s}"),
-    ("digitalocean-token", "dop_v1_", 64, HEX, "doctl: unable to authenticate {s}"),
-    ("digitalocean-token", "doo_v1_", 64, HEX, "oauth {s}"),
-    ("shopify-token", "shpat_", 32, HEX, "Shopify 401 with {s}"),
-    ("shopify-token", "shpss_", 32, HEX, "shared secret {s}"),
-    ("doppler-token", "dp.pt.", 43, B62, "doppler: token {s} invalid"),
-    ("doppler-token", "dp.st.", 43, B62, "service token {s}"),
-    ("vault-token", "hvs.", 90, URL, "vault: permission denied for {s}"),
-    ("vault-token", "hvb.", 140, URL, "batch token {s}"),
-    ("age-secret-key", "AGE-SECRET-KEY-1", 58, UP, "age: key {s} loaded"),
-    ("1password-token", "ops_eyJ", 260, B62, "op: service account {s}"),
-    ("adobe-client-secret", "p8e-", 32, B62, "adobe io secret {s}"),
-    ("alibaba-access-key", "LTAI", 20, B62, "aliyun: InvalidAccessKeyId {s}"),
-    ("atlassian-token", "ATATT3", 186, URL, "jira: 401 for {s}"),
-    ("bitbucket-token", "ATBB", 32, B62, "bitbucket app password {s}"),
-    ("artifactory-token", "AKCp", 69, B62, "artifactory api key {s}"),
-    ("clojars-token", "CLOJARS_", 60, LOW, "deploy with {s}"),
-    ("cloudflare-ca-key", "v1.0-", 171, HEX + "-", "origin ca key {s}"),
-    ("databricks-token", "dapi", 32, HEX, "databricks: invalid token {s}"),
-    ("dynatrace-token", "dt0c01.", 89, UP + ".", "dynatrace token {s}"),
-    ("easypost-token", "EZAK", 54, B62, "easypost: {s} unauthorized"),
-    ("facebook-token", "EAAC", 120, B62, "graph api: token {s} expired"),
-    ("square-token", "sq0atp-", 22, URL, "square 401 for {s}"),
-    ("square-token", "EAAA", 60, URL, "square prod token {s}"),
-    ("flutterwave-key", "FLWSECK_TEST-", 32, HEX, "flutterwave key {s}-X"),
-    ("flyio-token", "fo1_", 43, URL, "flyctl: token {s}"),
-    ("frameio-token", "fio-u-", 64, URL, "frame.io {s}"),
-    ("grafana-token", "glc_", 80, B64, "grafana cloud {s}"),
-    ("grafana-token", "glsa_", 32, B62, "grafana sa token {s}_0a1b2c3d"),
-    ("heroku-token", "HRKU-AA", 58, URL, "heroku: {s} invalid"),
-    ("intra42-secret", "s-s4t2ud-", 64, HEX, "42 api secret {s}"),
-    ("linear-key", "lin_api_", 40, B62, "linear: {s} unauthorized"),
-    ("new-relic-key", "NRAK-", 27, UP, "newrelic user key {s}"),
-    ("openshift-token", "sha256~", 43, URL, "oc login --token={s}"),
-    ("planetscale-token", "pscale_tkn_", 43, URL, "pscale: {s}"),
-    ("planetscale-token", "pscale_pw_", 43, URL, "mysql -h aws.connect.psdb.cloud -u app -p{s}"),
-    ("postman-key", "PMAK-", 59, HEX + "-", "postman api key {s}"),
-    ("prefect-token", "pnu_", 36, B62, "prefect cloud login -k {s}"),
-    ("readme-token", "rdme_", 70, LOW, "readme key {s}"),
-    ("rubygems-token", "rubygems_", 48, HEX, "gem push with {s}"),
-    ("scalingo-token", "tk-us-", 48, URL, "scalingo {s}"),
-    ("sendinblue-key", "xkeysib-", 81, HEX + "-", "brevo key {s}"),
-    ("sentry-token", "sntryu_", 64, HEX, "sentry-cli: {s} invalid"),
-    ("settlemint-token", "sm_pat_", 16, B62, "settlemint {s}"),
-    ("shippo-token", "shippo_live_", 40, HEX, "shippo {s}"),
-    ("typeform-token", "tfp_", 59, URL, "typeform {s}"),
-    ("sourcegraph-token", "sgp_", 40, HEX, "src login with {s}"),
-    ("yandex-key", "AQVN", 38, URL, "yandex api key {s}"),
-    ("duffel-token", "duffel_live_", 43, URL, "duffel {s}"),
-    ("mapbox-token", "sk.eyJ", 90, URL + ".", "mapbox secret {s}"),
-    ("contentful-token", "CFPAT-", 43, URL, "contentful cma token {s}"),
-    ("xai-key", "xai-", 80, B62, "xai: incorrect API key {s}"),
-    ("groq-key", "gsk_", 52, B62, "groq.AuthenticationError {s}"),
-    ("perplexity-key", "pplx-", 48, B62, "perplexity 401 {s}"),
-    ("tavily-key", "tvly-dev-", 32, B62, "tavily key {s}"),
-    ("nvidia-key", "nvapi-", 64, URL, "nvidia nim {s}"),
-    ("pinecone-key", "pcsk_", 70, URL, "pinecone: {s} rejected"),
-    ("langsmith-key", "lsv2_pt_", 43, HEX + "_", "langsmith {s}"),
-    ("supabase-key", "sbp_", 40, HEX, "supabase login --token {s}"),
-    ("notion-token", "ntn_", 46, B62, "notion: API token is invalid {s}"),
-    ("figma-token", "figd_", 40, URL, "figma 403 {s}"),
-    ("docker-token", "dckr_pat_", 27, URL, "docker login -u me --password-stdin <<< {s}"),
-    ("circleci-token", "CCIPAT_", 48, B62 + "_", "circleci token {s}"),
-    ("buildkite-token", "bkua_", 40, HEX, "buildkite agent {s}"),
-    ("deno-token", "ddp_", 36, B62, "deployctl --token {s}"),
-    ("tailscale-key", "tskey-auth-", 40, URL, "tailscale up --authkey {s}"),
-    ("render-key", "rnd_", 32, B62, "render api {s}"),
-    ("netlify-token", "nfp_", 40, B62, "netlify deploy auth {s}"),
-    ("neon-key", "napi_", 64, LOW, "neonctl {s}"),
-    ("replicate-token", "r8_", 37, B62, "replicate: {s} invalid"),
-    ("sendgrid-key", "SG.", 66, URL[:-1] + ".", "sendgrid 401 {s}"),
-    ("mailgun-key", "key-", 32, B62, "mailgun: {s} forbidden"),
-    ("twilio-key", "SK", 32, HEX, "twilio: api key {s} disabled"),
-    ("plaid-token", "access-production-", 36, HEX + "-", "plaid item {s}"),
-]
+# The alphabets of a token's body, by the names tests/data/leaks_prefixed.tsv uses.
+ALPHABETS = {
+    "UP": UP, "UP-": UP + "-", "UP.": UP + ".", "B62": B62, "B62_": B62 + "_", "B64": B64, "URL": URL,
+    "URL.": URL + ".", "URL[:-1].": URL[:-1] + ".", "HEX": HEX, "HEX-": HEX + "-", "HEX_": HEX + "_", "LOW": LOW,
+    "LETTERS": string.ascii_letters, "DIGITS-B62": string.digits + "-" + B62, "DIGITS-HEX": string.digits + "-" + HEX,
+}
+
+
+def _prefixed() -> list[tuple[str, str, int, str, str]]:
+    """(kind, prefix, body length, alphabet, template): a prefixed token in a line where its only
+    clue is its shape (an error, a log, a command), not a label. A table: leaks_prefixed.tsv."""
+    rows = []
+    for line in Path(__file__).with_name("leaks_prefixed.tsv").read_text().splitlines():
+        if line and not line.startswith("#"):
+            kind, prefix, length, alphabet, template = line.split("\t")
+            rows.append((kind, prefix, int(length), ALPHABETS[alphabet], template))
+    return rows
+
+
+_PREFIXED = _prefixed()
 
 # (kind, value, template): secrets known only by where they are (a URL, a header, a flag, a
 # label, a shape without a prefix).

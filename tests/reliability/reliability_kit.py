@@ -25,6 +25,14 @@ TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 DATA = TESTS / "data"
 HERE = Path(__file__).resolve().parent
+# `make fuzz` (LEARN_TESTS_FULL=1): the volume attacks at full size; `make test` sizes them
+# down (tests/conftest.py).
+FULL = os.environ.get("LEARN_TESTS_FULL") == "1"
+
+
+def volume(full: int, ci: int) -> int:
+    """How many of something an attack makes: `full` with `make fuzz`, `ci` in `make test`."""
+    return full if FULL else ci
 
 # Letters only, no a-f-only runs: random words never look like hex, numbers or versions, so
 # error keys and near-duplicate detection treat every generated text as distinct.

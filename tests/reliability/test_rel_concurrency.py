@@ -1,4 +1,4 @@
-"""Concurrency: 64 capture processes × 100 hook calls into one project and the global files,
+"""Concurrency: 64 capture processes (16 in `make test`) × 100 hook calls into one project and the global files,
 while `learn prune` and `learn promote` run again and again beside them. Afterwards every
 record is present exactly once, every counter adds up (no lost update), every file parses and
 the index agrees with the files.
@@ -24,7 +24,7 @@ import pytest
 
 import reliability_kit as kit
 
-WORKERS = 64
+WORKERS = kit.volume(64, 16)  # capture processes
 CALLS_PER_WORKER = 100
 SHARED = 5
 SHARED_PAIRS_PER_WORKER = 25
@@ -94,7 +94,7 @@ class _Housekeeping(threading.Thread):
 
 
 @pytest.mark.slow
-def test_64_processes_x_100_captures_beside_prune_and_promote(tmp_path):
+def test_processes_x_100_captures_beside_prune_and_promote(tmp_path):
     rng = random.Random(20261129)
     home, base = tmp_path / "home", tmp_path / "work"
     specs = _shared_specs(rng)

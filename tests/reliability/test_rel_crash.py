@@ -25,7 +25,10 @@ import pytest
 
 import reliability_kit as kit
 
-MOMENTS = 50
+MOMENTS = kit.volume(50, 20)  # kills per operation
+# Kills that must land inside the work: a quiet machine lands ~30% of them (13 and 17 of 50
+# seen), so 1 in 5 of 50, and 2 of 20 in `make test` (missed about once in 130 runs there).
+KILLS_NEEDED = kit.volume(MOMENTS // 5, 2)
 DAY = 86400
 
 
@@ -382,7 +385,7 @@ def test_kill_9_at_random_moments(server, tmp_path, name, build):
     # Enough kills land inside the work for the attack to mean something. The delays are drawn
     # over the shortest clean run, measured once: on a quiet machine a run can finish sooner
     # than that, so 13 and 17 of 50 were seen; 2 in 5 failed there without any fault.
-    assert result["killed"] >= MOMENTS // 5, result
+    assert result["killed"] >= KILLS_NEEDED, result
 
 
 @pytest.mark.parametrize("name,build", [("prune", build_prune), ("promote", build_promote),

@@ -1,4 +1,6 @@
-"""Fuzzing with hypothesis (10,000 generated inputs each):
+"""Fuzzing with hypothesis (10,000 generated inputs each with `make fuzz`; `make test` draws a
+tenth of them, the hypothesis profile "ci" of tests/conftest.py, and sends a tenth as many
+through the executable):
 
 - hook payloads through the in-process entry point `learn_cli.capture.hook.main` (the code
   `learn capture` runs): it always returns 0, prints nothing or one valid hook JSON object,
@@ -25,10 +27,10 @@ from hypothesis import strategies as st
 
 import reliability_kit as kit
 
-EXAMPLES = 10_000
-THROUGH_EXECUTABLE = {"hook": 300, "import": 60}
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
-                    suppress_health_check=list(HealthCheck))
+FULL = 10_000  # `make fuzz`
+EXAMPLES = settings().max_examples  # the profile's: FULL with `make fuzz`, 1,000 with `make test`
+THROUGH_EXECUTABLE = {"hook": 300 * EXAMPLES // FULL, "import": 60 * EXAMPLES // FULL}
+SETTINGS = settings(deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
 
 _CORPUS = kit.secrets_corpus()
 NASTY_TEXT = [
