@@ -248,14 +248,23 @@ def test_known_fix_comes_back_from_another_project(home, proj):
     assert stats(home)["suggestions"] == 2  # api's own 2nd session, then here
 
 
-def test_one_sighting_is_offered_only_for_the_same_command_in_its_project(home, proj):
+def test_one_sighting_is_offered_only_for_the_same_failure_in_its_project(home, proj):
     a, b = proj("api"), proj("cli")
     _teach(home, a, sessions=1)
     assert Agent(home, b).fail("pytest tests", NOT_FOUND, 127) is None  # another project: pending
-    # Another command of the same job, failing the same way: one sighting is a guess there.
-    assert Agent(home, a).fail("pytest tests/unit", NOT_FOUND, 127) is None
     text = context_of(Agent(home, a).fail("pytest tests", NOT_FOUND, 127))  # the very same failure
     assert text.startswith("learn: known fix (seen once in this project): `python -m pytest tests` instead of")
+    # Another command that the lesson's change fits (here: the program) is the same failure too.
+    text = context_of(Agent(home, a).fail("pytest tests/unit -x", NOT_FOUND, 127))
+    assert "`python -m pytest tests/unit -x` instead of `pytest tests/unit -x`" in text
+    # A fix that changes nothing that travels fits only its own command: one sighting is a guess elsewhere.
+    missing = "Error: Cannot find module 'express'"
+    s = Agent(home, a)
+    s.fail("node server.js", missing, 1)
+    s.ok("npm install express")
+    s.ok("node server.js")
+    assert Agent(home, a).fail("node worker.js", missing, 1) is None
+    assert "run `npm install express` first" in context_of(Agent(home, a).fail("node server.js", missing, 1))
 
 
 def test_this_project_wins_over_global_and_lateral(home, proj):

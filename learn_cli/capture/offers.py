@@ -92,10 +92,12 @@ class Fix:
         return change[0] == "no cd" and pid in self.projects and cd_failed(rec.get("error") or "", change[1])
 
     def recurs(self, command: str, pid: str) -> bool:
-        """The very command that failed before, failing the same way in the same project: what
-        worked then is the best guess there is, so one sighting is enough (an exact memory of
-        the earlier pair). Another command, or another project, needs `min_evidence`."""
-        return bool(command) and pid in self.projects and self._failed_as(command)
+        """The same failure again in the project where it was fixed: the very command that
+        failed before, or one its lesson's change applies to (`python b.py` after `python a.py`
+        → `python3 a.py`; set by applies_to). What worked then is the best guess there is, so
+        one sighting is enough (an exact memory of the earlier pair); another project needs
+        `min_evidence`."""
+        return bool(command) and pid in self.projects and (self._failed_as(command) or bool(self.rewrite))
 
     def _failed_as(self, command: str) -> bool:
         return any(_normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
