@@ -687,8 +687,9 @@ class Index:
     def _row(
         self, rel: str, scope: str, pid: str, rec: dict, body: str | None = None, features: str | None = None
     ) -> tuple:
-        """The learnings row of a record (`features` when already known)."""
-        derive = self.derive
+        """The learnings row of a record (`features` when already known). Archived rows get no
+        derived columns: only live rows are read through them."""
+        derive = self.derive if scope in ("project", "global") else None
         if features is None and derive:
             features = derive[1](rec)
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
