@@ -127,3 +127,27 @@ def test_wide_learnings_are_hubs_not_pairs(learn):
 def test_bad_format_is_a_usage_error(learn):
     proc = learn("graph", "--format", "svg", check=2)
     assert "Traceback" not in proc.stderr and "svg" in proc.stderr
+
+
+def test_projects_of_every_key_are_read_from_an_index_not_the_rows(learn, seeded):
+    """`graph`'s one scan of every live learning reads (key, pid, projects) from the partial
+    index on the expression, never the wide rows (a query worded unlike the index would)."""
+    from learn_cli.engine.graph import _keys
+
+    store = Store(learn.home, warn_stderr=False)
+    plans = []
+    real = store.index.db
+
+    class Spy:
+        def execute(self, sql, *args):
+            plans.extend(row[3] for row in real.execute("EXPLAIN QUERY PLAN " + sql, *args))
+            return real.execute(sql, *args)
+
+    store.index.db = Spy()
+    try:
+        projects_of = _keys(store.index, json.loads)
+    finally:
+        store.index.db = real
+        store.close()
+    assert plans == ["SCAN learnings USING INDEX learnings_key_projects"]
+    assert projects_of["txt:docker"] >= {identify(learn.cwd).id}

@@ -184,6 +184,11 @@ def test_workers_and_in_process_import_the_same(tmp_path, monkeypatch):
         pools.append(self.pool is not None)
 
     monkeypatch.setattr(exchange._Helpers, "__init__", spy)
+    # One clock for both imports: the archive clocks (`low_since`) they start are stamped with it.
+    from datetime import UTC, datetime
+
+    clock = datetime.now(UTC)
+    monkeypatch.setattr("learn_cli.engine.exchange.importer._now", lambda: clock)
     for parallel in (False, True):
         monkeypatch.setattr(exchange._Helpers, "PARALLEL_BYTES", 0 if parallel else 1 << 40)
         monkeypatch.setattr(exchange._Helpers, "batch", 37)
@@ -365,4 +370,35 @@ def test_load_rows_records_the_stat_of_the_file_renamed_onto_the_path(tmp_path):
     assert not store.index.expect_stat(path)  # not there yet: a refresh would forget the rows
     os.replace(staged, path)
     assert store.index.expect_stat(path) and store.index.count_in_file("global/errors.jsonl") == 3
+    store.close()
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_import_leaves_nothing_for_the_first_promotion_to_write(tmp_path, monkeypatch, parallel):
+    """The import writes its records as the first promote would leave them: archive clocks
+    started (`low_since`), and the index's derived columns filled, by the workers as in process.
+    A first promotion at the import's clock then derives nothing and changes no clock."""
+    from datetime import UTC, datetime, timedelta
+
+    from learn_cli.engine import promotion
+    from learn_cli.store import index as _index
+
+    old = make_record(key="txt:old", context="an old lesson", fix="x", last_used="2020-01-01T00:00:00Z",
+                      created="2020-01-01T00:00:00Z")
+    projects = {f"{n:012x}": [*entries(60, f"p{n}"), dict(old, id=f"learn-20200101T000000Z-00000{n}")]
+                for n in range(4)}
+    path = tmp_path / "team.json"
+    path.write_text(json.dumps(export_doc(projects, entries(20, "g"), entries(5, "a"))))
+    clock = datetime.now(UTC)
+    monkeypatch.setattr("learn_cli.engine.exchange.importer._now", lambda: clock)
+    monkeypatch.setattr(exchange._Helpers, "PARALLEL_BYTES", 0 if parallel else 1 << 40)
+    store = Store(tmp_path / "home", warn_stderr=False)
+    exchange.import_file(store, path, loads=orjson.loads)
+    store.refresh()
+    assert store.index.rowids_to_derive(_index.WHOLE_STORE, promotion._DERIVED_VERSION) == []
+    clocks = [json.loads(d).get("low_since") for (d,) in store.index.db.execute(
+        "SELECT data FROM learnings WHERE scope = 'project'")]
+    assert clocks.count(None) < len(clocks) and set(clocks) - {None} == {promotion.scoring.format_time(clock)}
+    report = promotion.run_promotion(store, now=clock + timedelta(seconds=1), dry_run=True)
+    assert report.counts()["low_since_changed"] == 0 and report.counts()["rescored"] == 4 * 61 + 20
     store.close()

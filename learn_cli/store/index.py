@@ -26,7 +26,7 @@ from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 from .record import LIVE_STATUSES
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime_ns INT, ino INT,
@@ -43,6 +43,9 @@ CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
 CREATE INDEX IF NOT EXISTS learnings_counts ON learnings(category, type, status, scope);
 -- v6: the few rows that count helped / not_helped (`stats`), without a scan of every `data`
 CREATE INDEX IF NOT EXISTS learnings_helped ON learnings(scope, status) WHERE instr(data, 'helped"') > 0;
+-- v7: `graph` reads (key, pid, id, projects) of every live row from this index alone (an
+-- index on an expression gives its value): 250 -> 55 ms of SQLite at 100,000 (issue 14).
+CREATE INDEX IF NOT EXISTS learnings_key_projects ON learnings(key, pid, id, {PROJECTS}) WHERE {LIVE};
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='learnings',
     content_rowid='rowid', tokenize="unicode61");
 DROP TRIGGER IF EXISTS learnings_ai;
@@ -58,6 +61,8 @@ SEARCH_FIELDS = ("context", "error", "fix", "command", "fix_command", "category"
 
 # Live learnings: in a project or the global file, not archived.
 LIVE_SQL = "scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')"
+_PROJECTS = "json_extract(data, '$.projects')"  # as written in learnings_key_projects (the planner matches text)
+_SCHEMA = _SCHEMA.replace("{PROJECTS}", _PROJECTS).replace("{LIVE}", LIVE_SQL)
 
 
 def score_sql(frequency: str, impact: str, used: str, now: str = "'now'") -> str:
@@ -471,7 +476,7 @@ class Index:
     def projects_by_key(self) -> Iterable[tuple[str, str, str | None]]:
         """(key, or `id:` + id for a learning without one; pid; `projects` as JSON text) of
         every live learning."""
-        return self.db.execute(f"SELECT coalesce(nullif(key, ''), 'id:' || id), pid, json_extract(data, '$.projects') "
+        return self.db.execute(f"SELECT coalesce(nullif(key, ''), 'id:' || id), pid, {_PROJECTS} "
                                f"FROM learnings WHERE {LIVE_SQL}")
 
     def uses(self, column: str, values: list[str]) -> Iterable[tuple[str, int, int]]:
@@ -687,8 +692,9 @@ class Index:
     def _row(
         self, rel: str, scope: str, pid: str, rec: dict, body: str | None = None, features: str | None = None
     ) -> tuple:
-        """The learnings row of a record (`features` when already known)."""
-        derive = self.derive
+        """The learnings row of a record (`features` when already known). Archived rows get no
+        derived columns: only live rows are read through them."""
+        derive = self.derive if scope in ("project", "global") else None
         if features is None and derive:
             features = derive[1](rec)
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),

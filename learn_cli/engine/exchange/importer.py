@@ -108,7 +108,11 @@ class _Importer:
         self.receiving: set[str] = set()  # pids that entries went to
         self.lay = _Paths(store.layout)
         store.refresh(loads=loads)
-        self.merger = _Merger(store, self.report, loads, None if dry_run else _Staging(store, helpers))
+        if not dry_run:  # rows written with what promote and prune read (workers.py does the same)
+            from learn_cli.engine.promotion import DERIVE
+
+            store.index.derive = DERIVE
+        self.merger = _Merger(store, self.report, loads, None if dry_run else _Staging(store, helpers), self.now)
         self.merger.trusted = trust
 
     def begin(self, version: str) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from learn_cli.store.paths import ARCHIVE_FILE
+
 from .common import (
     _LIVE,
     MAX_MERGED_FROM,
@@ -25,8 +27,9 @@ class _Merger:
     docstring). A target with nothing in it yet is written whole as soon as its entries are
     merged (staged, or held in memory by a dry run); the others are written at the end."""
 
-    def __init__(self, store, report: ImportReport, loads: Callable, staging: _Staging | None):
+    def __init__(self, store, report: ImportReport, loads: Callable, staging: _Staging | None, now=None):
         self.store = store
+        self.now = now  # the import's clock: the archive clocks of the records it writes start then
         self.report = report
         self.loads = loads
         self.staging = staging
@@ -59,6 +62,7 @@ class _Merger:
             if self.staging is None:
                 self.held[target] = b"\n".join(_dumps(r)[0] for r in recs)  # read for a project listed twice
             else:
+                self._start_clocks(target, recs)
                 self.staging.add(target, recs)
 
     def _is_empty(self, target: Path) -> bool:
@@ -187,11 +191,24 @@ class _Merger:
         self.staging.commit()
         for target, recs in self.new.items():
             target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._start_clocks(target, recs)
             self.store.put_many(target, recs)
         for target, patches in self.patches.items():
             changes = {rid: _setter(fields) for rid, fields in patches.items()}
             size = self.store.index.count_in_file(self.store.index.rel(target))
             self.store.update_many(target, changes, rewrite=2 * len(changes) >= max(size, 1))
+
+    def _start_clocks(self, target: Path, recs: list[dict]) -> None:
+        """Start (or stop) the archive clock, `low_since`, of the live records about to be
+        written, as the next promote or prune would (scoring.update_low_since): the first run
+        after an import then has no clock to write into every file it brought."""
+        from learn_cli.engine.scoring import update_low_since
+
+        if self.now is None or target.name == ARCHIVE_FILE:
+            return
+        for rec in recs:
+            if rec.get("status") in _LIVE or rec.get("status") is None:
+                update_low_since(rec, self.now)
 
 
 def _flag(rec: dict, other: str) -> None:

@@ -104,11 +104,15 @@ def index_in_worker(home: str, files: list) -> str | None:
 
 
 def _load_rows(index, files: list[tuple[Path, bytes, Path, bool]]) -> str | None:
-    """index.load_rows from the lines of staged files; what went wrong, if anything."""
+    """index.load_rows from the lines of staged files, with their derived columns (what promote
+    and prune read: the first run after an import derives nothing); what went wrong, if anything."""
     import sqlite3
 
     import orjson
 
+    from learn_cli.engine.promotion import DERIVE
+
+    index.derive = DERIVE
     def records(lines: bytes, exact: bool) -> list[dict]:
         return [(json.loads if exact else orjson.loads)(line) for line in lines.splitlines()]
 
