@@ -241,11 +241,19 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
                             "fix": _fix_of_record(rec)}
             text = offers.describe_fix(cap, rec, fixes, entry.get("cmd") or "")
             cap.count("suggestions")
-        cap.buffer.append(updates + [entry])
-        cap.count("events")
-        cap.count("failures")
+        _append_counted(cap, updates + [entry], "failures")
         _pay(cap, updates)
     return text
+
+
+def _append_counted(cap: Capture, entries: list[dict], kind: str) -> None:
+    """The event into the session buffer and its counts, with the hook's alarm held between
+    them: the hard stop reads "counted" as "in the buffer" (hook._hard_stop), so a stop that
+    fell between the two lost the count (the replay finds the event already there)."""
+    with store_deadline.held():
+        cap.buffer.append(entries)
+        cap.count("events")
+        cap.count(kind)
 
 
 def _unanswered_suggestion(window: list[dict], entry: dict) -> dict | None:
@@ -356,9 +364,7 @@ def on_success(cap: Capture, event: ev.Event) -> None:
             if settled is not None:
                 consumed = _owing(cap, consumed, dict(consumed.get("todo") or {}, settled=settled))
             updates.append(consumed)
-        cap.buffer.append(updates + [entry])
-        cap.count("events")
-        cap.count("successes")
+        _append_counted(cap, updates + [entry], "successes")
         _pay(cap, updates)
 
 
