@@ -402,3 +402,23 @@ def test_import_leaves_nothing_for_the_first_promotion_to_write(tmp_path, monkey
     report = promotion.run_promotion(store, now=clock + timedelta(seconds=1), dry_run=True)
     assert report.counts()["low_since_changed"] == 0 and report.counts()["rescored"] == 4 * 61 + 20
     store.close()
+
+
+def test_another_fix_of_a_known_key_is_kept_as_an_alternative(tmp_path):
+    """One learning is one key and one fix (issue 10), for import as for capture and prune: a
+    second, different fix of a key arrives beside the first; a refinement of it merges."""
+    error = "ModuleNotFoundError: No module named 'jose'"
+    fixes = ["pip install python-jose", "pip install 'python-jose[cryptography]'", "uv add python-jose"]
+    docs = [[make_record(key="err:jose", error=error, command="python app.py", fix=fix, fix_command=fix)]
+            for fix in fixes]
+    store = Store(tmp_path / "home", warn_stderr=False)
+    reports = []
+    for n, learnings in enumerate(docs):
+        path = tmp_path / f"part{n}.json"
+        path.write_text(json.dumps({"format": "self-learning-agent", "version": "1.0.0", "projects": {
+            "team/app": {"name": "app", "remote": "git@example.com:team/app.git", "learnings": learnings}}}))
+        reports.append(exchange.import_file(store, path, trust=True).as_json())
+    store.close()
+    assert [(r["new"], r["merged"]) for r in reports] == [(1, 0), (0, 1), (1, 0)]
+    (recs,) = [recs for rel, recs in stored(tmp_path / "home").items() if rel.endswith("learnings.jsonl")]
+    assert sorted(r["fix"] for r in recs.values()) == ["pip install 'python-jose[cryptography]'", "uv add python-jose"]

@@ -22,6 +22,17 @@ class Outcome(NamedTuple):
     global_merge: tuple | None  # (old frequency, new frequency) of a global learning bumped too
 
 
+def same_learning(a: dict, b: dict) -> bool:
+    """Are two records of one key the same learning? The same fix, or one a more or less
+    detailed version of the other (`pip install x` / `pip install 'x[extra]'`). Another fix of
+    the key is an alternative, kept beside it (issue 10). Import and prune apply this rule;
+    capture asks for the very steps it just saw work (a refinement is folded by the next prune)."""
+    from learn_cli.engine.conflicts import is_refinement
+    from learn_cli.engine.merge import fix_text
+
+    return a.get("key") == b.get("key") and is_refinement(fix_text(a), fix_text(b))
+
+
 def key_for(rec: dict) -> str:
     """The dedup key of a record that has none yet."""
     from learn_cli.text.keys import error_key, text_key

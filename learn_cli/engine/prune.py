@@ -177,12 +177,11 @@ def merge_duplicates(entries: list[Entry], now: datetime, report: PruneReport,
 def _same_fix(same_key: list[Entry]) -> list[list[Entry]]:
     """Copies of one key grouped by fix, best first: a fix and its refinements (`pip install x`,
     `pip install x[extra]`) are one learning; two different fixes are alternatives, both kept."""
-    from learn_cli.engine.conflicts import is_refinement
-    from learn_cli.engine.merge import fix_text
+    from learn_cli.engine.knowledge import same_learning
 
     groups: list[list[Entry]] = []
     for e in same_key:
-        home = next((g for g in groups if is_refinement(fix_text(g[0].rec), fix_text(e.rec))), None)
+        home = next((g for g in groups if same_learning(g[0].rec, e.rec)), None)
         if home is None:
             groups.append([e])
         else:

@@ -92,18 +92,20 @@ class _Merger:
             fresh.append(inc.rec)
         if not fresh:
             return
+        from learn_cli.engine.knowledge import same_learning
+
         conflicted = self._conflicts(target, existing, fresh) if existing else set()
-        by_key = {}
+        by_key: dict[str, list[dict]] = {}
         for rec in existing.values():
-            by_key.setdefault(rec.get("key"), rec)
+            by_key.setdefault(rec.get("key"), []).append(rec)
         added: list[dict] = []
         for rec in fresh:
             if rec["id"] in conflicted:
                 added.append(rec)
                 continue
-            same = by_key.get(rec["key"])
-            if same is None:
-                by_key[rec["key"]] = rec
+            same = next((old for old in by_key.get(rec["key"], ()) if same_learning(old, rec)), None)
+            if same is None:  # a new key, or another fix of a known one: an alternative
+                by_key.setdefault(rec["key"], []).append(rec)
                 added.append(rec)
                 self.unwritten.add(rec["id"])
             elif _same_text(same, rec):
