@@ -340,9 +340,13 @@ class Server:
 
 
 def cpu_wait(schedstat: str = "/proc/thread-self/schedstat") -> float:
-    """Seconds a task has spent runnable but not running (field 2 of /proc/…/schedstat)."""
-    with open(schedstat) as fh:
-        return int(fh.read().split()[1]) / 1e9
+    """Seconds a task has spent runnable but not running (field 2 of /proc/…/schedstat); 0
+    where there is no /proc (macOS): the wall clock is then all there is to go by."""
+    try:
+        with open(schedstat) as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except FileNotFoundError:
+        return 0.0
 
 
 Timed = collections.namedtuple("Timed", "own wall proc")
