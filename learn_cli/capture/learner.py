@@ -28,7 +28,6 @@ import time
 
 from learn_cli.capture import events as ev
 from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todos, read_todo, todo_session_id
-from learn_cli.engine.knowledge import find_same
 from learn_cli.store import deadline as store_deadline
 from learn_cli.store.locks import file_lock
 from learn_cli.store.paths import number
@@ -628,6 +627,8 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
     sighting = (evidence["session"], evidence["event"])
     # One writer at a time decides "new or existing" for this project: no duplicate records
     # when parallel sessions learn the same thing at the same moment.
+    from learn_cli.engine.knowledge import find_same  # here: it imports typing (~3 ms), every hook would pay
+
     with file_lock(path.with_name("capture")):
         _fresh(store, path)
         found = find_same(store, key, path, matches)
