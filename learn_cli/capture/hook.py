@@ -43,6 +43,7 @@ SPOOL_RESERVE = 0.5
 REPLAY_SHARE = 0.25  # of the deadline a hook may spend learning events earlier hooks spooled
 REPLAY_MAX_S = 1.0
 START_AGE_MAX_S = 120.0  # the oldest believable start of this process (/proc/self/stat)
+IN_PROCESS_AGE_MAX_S = 5.0  # the same, in a process that is not the hook's own (tests, ingest workers)
 HARD_GRACE = 0.3  # past the deadline: the hard stop (an agent waits this much longer at worst)
 # The hard stop ends the process (os._exit); set by the `learn` executable's entry point
 # (__main__). In process (tests, ingest) the alarm raises _Deadline into the work instead.
@@ -127,9 +128,9 @@ def _process_started() -> float:
         return now
     # A starved machine can take a minute to start an interpreter: that minute counts (the event
     # then goes straight to the spool). Beyond START_AGE_MAX_S the clock is not believed, nor
-    # beyond 5 s in a process that is not the hook's own (tests and workers call main() in a
-    # process that may have run for minutes).
-    return now - age if 0 <= age < (START_AGE_MAX_S if HARD_EXIT else 5) else now
+    # beyond IN_PROCESS_AGE_MAX_S in a process that is not the hook's own (tests and workers
+    # call main() in a process that may have run for minutes).
+    return now - age if 0 <= age < (START_AGE_MAX_S if HARD_EXIT else IN_PROCESS_AGE_MAX_S) else now
 
 
 def handle(payload: bytes | str | dict, agent: str = "claude-code", home: str | None = None,

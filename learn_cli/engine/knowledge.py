@@ -1,7 +1,8 @@
-"""Storing a learning the way every entry point must: the same key merges, never duplicates.
+"""Storing a learning the way every entry point must: the same learning merges, never
+duplicates, and another fix of a key is an alternative beside it (`same_learning`).
 
-Used by `learn`, `learn add`, `learn import` and automatic capture, so the merge rule (SPEC
-§2.2) lives in exactly one place.
+Used by `learn`, `learn add`, `learn import`, prune and automatic capture, so the lookup
+(`find_same`) and the rule of what is one learning live in one place.
 """
 
 from __future__ import annotations
