@@ -164,6 +164,12 @@ RETRIES = [
     # cause 2: plumbing is not a change (histories: the export's timeout note, `timeout N`)
     ("npm run lint 2>&1) timeout: 1m 0s", "npm run lint 2>&1 | tail -5) timeout: 1m 0s"),
     ("cd <ROOT> && timeout 30 cargo test", "cargo test 2>&1 | tail -20 && echo OK"),
+    # the project's pinned copy of a tool, an installer's other spelling, another search tool
+    ("mvn test", "./mvnw test"),
+    ("gradle build", "./gradlew build"),
+    ("npm ci", "npm install"),
+    ("pnpm i", "pnpm install --no-frozen-lockfile"),
+    ("rg TODO src/", "grep -rn TODO src/"),
 ]
 
 NOT_RETRIES = [
@@ -206,6 +212,9 @@ NOT_RETRIES = [
     ("pytest -k login", "pytest -k logout"),
     ("make", "cargo test"),
     ("./build.sh --mode=self-host", "cmake --build build"),  # a script is its own job
+    ("mvn test", "./mvnw package"),  # the pinned copy, another job
+    ("npm ci", "npm test"),
+    ("rg TODO src", "grep -rn FIXME lib"),  # another search
     ("", "ls"),
     ("ls", ""),
 ]

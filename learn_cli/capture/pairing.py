@@ -69,10 +69,14 @@ NOISE_WORDS = frozenset({"head", "tail", "cat", "grep", "awk", "sed", "sort", "u
 #     classic "this repo uses pnpm" lesson (headroom missed it, §5 item 5).
 #   pip/`uv pip`/pip3: the same installer interface ("externally managed" -> uv pip).
 #   apt/apt-get, yum/dnf: the same system package manager.
+#   mvnw/gradlew: the project's pinned copy of mvn/gradle (`mvn: command not found` -> `./mvnw`).
+#   rg/ag/grep: one search, by whichever tool is installed (`rg: command not found` -> `grep -r`).
 _FAMILIES = {
     "npm": "js-pm", "pnpm": "js-pm", "yarn": "js-pm", "bun": "js-pm",
     "pip": "pip",
     "apt": "apt", "apt-get": "apt", "aptitude": "apt", "yum": "dnf", "dnf": "dnf",
+    "mvn": "mvn", "mvnw": "mvn", "gradle": "gradle", "gradlew": "gradle",
+    "rg": "search", "ag": "search", "grep": "search",
 }
 # Subcommands that are the package manager itself; any other first word of
 # `yarn X`/`pnpm X`/`bun X` runs a script or a binary named X (`yarn prettier`).
@@ -111,9 +115,12 @@ def _parts(command: str) -> tuple[tuple[str, ...], ...]:
 
 
 def _canonical_form(name: str, tokens: Sequence[str]) -> list[str]:
-    """Spellings of one command made equal: `npm run test` -> `npm test`, `uv pip` -> `pip`."""
+    """Spellings of one command made equal: `npm run test` -> `npm test`, `npm ci` -> `npm install`,
+    `uv pip` -> `pip`."""
     if name in ("npm", "pnpm", "yarn", "bun") and len(tokens) > 2 and tokens[1] in ("run", "run-script"):
         return [tokens[0], *tokens[2:]]
+    if name in ("npm", "pnpm", "yarn", "bun") and len(tokens) > 1 and tokens[1] in _VERB_ALIASES:
+        return [tokens[0], _VERB_ALIASES[tokens[1]], *tokens[2:]]  # `npm ci`, `npm i` -> `npm install`
     if name in ("docker", "podman") and len(tokens) > 1 and tokens[1] == "compose":
         return ["docker-compose", *tokens[2:]]
     if name == "yarn" and len(tokens) > 3 and tokens[1] == "workspace":
@@ -140,7 +147,7 @@ _GLOBAL_VALUE_OPTIONS = frozenset({
     "--context", "--namespace", "-n", "--profile", "--region", "--cwd",
 })
 # Subcommand spellings that mean the same thing.
-_VERB_ALIASES = {"i": "install", "add": "install", "rm": "remove", "uninstall": "remove",
+_VERB_ALIASES = {"i": "install", "add": "install", "ci": "install", "rm": "remove", "uninstall": "remove",
                  "un": "remove", "t": "test", "tst": "test", "run-script": "run", "ls": "list"}
 
 
@@ -346,6 +353,7 @@ def is_retry(failed: str, ok: str) -> bool:
        step that failed is often not the first), wrappers removed (see
        text.shell.unwrap; `python`≈`python3`, `npm`≈`pnpm`≈`yarn`≈`bun`,
        `pip`≈`uv pip`, `docker compose`≈`docker-compose`, `yarn X`≈`X`,
+       `mvn`≈`./mvnw`, `rg`≈`grep`, `npm ci`≈`npm install`,
        `./x.sh`≈`python x.py`) with a compatible subcommand (`build` vs `lint` is
        another job; typos, prefixes and aliases such as `i`/`install` are not),
        and not the same command on another, unrelated path (`pytest tests/unit`
