@@ -178,6 +178,24 @@ def test_fix_in_between_keys_on_the_error_and_travels(home, proj):
     assert "pip install requests" in text and "first" in text and "web" in text
 
 
+PUSH_REJECTED = ("To https://github.com/o/r.git\n ! [rejected]          main -> main (fetch first)\n"
+                 "error: failed to push some refs to 'https://github.com/o/r.git'\n"
+                 "hint: Updates were rejected because the remote contains work that you do not have locally.")
+
+
+def test_a_chain_fails_as_its_failing_step(home, proj):
+    """`git add && git commit && git push` rejected is a `git push` failure (the error's line
+    names the step): its fix answers a plain `git push` rejected the same way."""
+    a = proj("docs")
+    for files in ("a.md", "b.md"):
+        s = Agent(home, a)
+        s.fail(f'git add {files} && git commit -m "docs: {files}" && git push', PUSH_REJECTED)
+        s.ok("git pull origin main --no-rebase && git push")
+        s.end()
+    text = context_of(Agent(home, a).fail("git push", PUSH_REJECTED))
+    assert "`git pull origin main --no-rebase && git push`" in text
+
+
 def test_same_command_working_again_alone_teaches_nothing(home, proj):
     a = proj("api")
     s = Agent(home, a)

@@ -325,6 +325,17 @@ def test_text_key_matches_trivial_rewordings():
     assert a.startswith("txt:") and len(a) == 20
 
 
+def test_a_chain_is_keyed_by_the_step_its_error_names():
+    rejected = "error: failed to push some refs to 'https://github.com/o/r.git'"
+    push = error_key(rejected, "git push", "Bash")
+    assert error_key(rejected, 'git add a.md && git commit -m "x" && git push', "Bash") == push
+    assert error_key(rejected, "cd repo && git push 2>&1 | tail -3", "Bash") == push
+    # no step named, or two: the first working step, as for any command
+    pathspec = "fatal: pathspec 'docs/a.md' did not match any files"
+    assert error_key(pathspec, "git add docs/a.md && git commit -m x", "Bash") == error_key(pathspec, "git add b.md", "Bash")
+    assert error_key(pathspec, "git add docs/a.md && git commit -m x", "Bash") != error_key(pathspec, "git commit", "Bash")
+
+
 def test_text_key_keeps_negation_and_meaning_apart():
     assert text_key("use npm for installs") != text_key("don't use npm for installs")
     assert text_key("never commit .env") != text_key("always commit .env")

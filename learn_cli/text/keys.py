@@ -28,9 +28,11 @@ error_key(text, command, tool) = `err:` + 16 hex of sha1 of the key material:
   segmentation fault are set aside): the signature alone. The key is the error, not the
   command (SPEC §2.4): `No module named 'jose'` from two projects is one learning.
 - shell failures with a *generic* signature (empty, `exit code 1`, `1 failed, 3 passed`,
-  `npm err! code 1`, `segmentation fault`): the signature plus the program and its
-  subcommand or script (`pytest`, `npm run build`, `python train.py`), so unrelated generic
-  failures do not merge while the same one of the same command does.
+  `npm err! code 1`, `segmentation fault`) or one whose path was shaped away: the signature
+  plus the program and its subcommand or script (`pytest`, `npm run build`, `python
+  train.py`), so unrelated generic failures do not merge while the same one of the same
+  command does. In a chain (`a && b && c`) that is the step the error's line names (`failed
+  to push` → `git push`), else the first working step.
 - non-shell tools (Read, Edit, Write, WebFetch, …; pass the path or URL as `command`): the
   tool's message is boilerplate, so the tool name and the target's last two path components
   (or the URL's host) are always folded in. Two projects' `src/config.ts` still meet; a
@@ -478,8 +480,32 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
     elif (specific and shape == signature) or not command:
         material = shape
     else:
-        material = f"{shape}\x1f{_command_scope(command)}"
+        material = f"{shape}\x1f{_command_scope(_failing_step(command, signature))}"
     return "err:" + _sha16(material)
+
+
+def _failing_step(command: str, signature: str) -> str:
+    """The step of a chain that the error is about, when its line names that step's
+    subcommand and no other's: `git add a && git commit -m x && git push` failing with
+    "failed to push some refs" is a `git push` failure, the same as a plain `git push`
+    failing so (a chain stops at the step that failed; it is rarely the first). Otherwise
+    the command itself (its first working step gives the scope)."""
+    from learn_cli.text.shell import SETUP_PROGRAMS, split_segments_ops
+
+    steps, piped = [], False
+    for text, op in split_segments_ops(" ".join(command.split())):
+        words = text.split()
+        if words and not piped and words[0] not in SETUP_PROGRAMS:
+            steps.append(text)
+        piped = op in ("|", "|&")
+    if len(steps) < 2:
+        return command
+    named = set(re.findall(r"[a-z][a-z0-9_-]+", signature))
+    scopes = [_command_scope(step).split(" ") for step in steps]
+    hits = {i for i, scope in enumerate(scopes) if len(scope) == 2 and scope[1] in named}
+    if len({" ".join(scopes[i]) for i in hits}) != 1:
+        return command
+    return steps[min(hits)]
 
 
 def _path_shape(signature: str) -> str:
