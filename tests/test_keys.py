@@ -332,8 +332,9 @@ def test_a_chain_is_keyed_by_the_step_its_error_names():
     assert error_key(rejected, "cd repo && git push 2>&1 | tail -3", "Bash") == push
     # no step named, or two: the first working step, as for any command
     pathspec = "fatal: pathspec 'docs/a.md' did not match any files"
-    assert error_key(pathspec, "git add docs/a.md && git commit -m x", "Bash") == error_key(pathspec, "git add b.md", "Bash")
-    assert error_key(pathspec, "git add docs/a.md && git commit -m x", "Bash") != error_key(pathspec, "git commit", "Bash")
+    chain = error_key(pathspec, "git add docs/a.md && git commit -m x", "Bash")
+    assert chain == error_key(pathspec, "git add b.md", "Bash")
+    assert chain != error_key(pathspec, "git commit", "Bash")
 
 
 def test_text_key_keeps_negation_and_meaning_apart():
