@@ -196,6 +196,21 @@ def test_a_chain_fails_as_its_failing_step(home, proj):
     assert "`git pull origin main --no-rebase && git push`" in text
 
 
+def test_dropping_a_looking_aid_is_not_a_lesson(home, proj):
+    """`RUST_BACKTRACE=1 cargo test t` failed, the code was changed, `cargo test t` passed: the
+    backtrace did not break the test (histories: rjpower-zopfli), so nothing is offered later."""
+    a = proj("rs")
+    panic = "thread 'tests::t' panicked at src/lib.rs:10:5:\nassertion failed: x == y"
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail("RUST_BACKTRACE=1 cargo test tests::t -- --nocapture", panic, code=101)
+        s.edit_ok(str(a / "src" / "lib.rs"))
+        s.ok("cargo test tests::t -- --nocapture")
+        s.end()
+    assert Agent(home, a).fail("RUST_BACKTRACE=1 cargo test tests::t -- --nocapture", panic, code=101) is None
+    assert not [r for r in learnings(home, a) if r.get("fix_kind") == "retry"]
+
+
 def test_same_command_working_again_alone_teaches_nothing(home, proj):
     a = proj("api")
     s = Agent(home, a)
