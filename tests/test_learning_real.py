@@ -104,6 +104,10 @@ def test_moving_on_to_the_next_test_is_not_a_lesson(home, proj):
     ("cargo fuzz run fuzz_symbols", "cargo fuzz run fuzz_tree", "", False),  # another target
     ('git commit -m "a"', 'git commit -m "b"', "nothing added to commit", False),  # another message
     ("pytest tests/unit", "pytest tests/integration", "", False),
+    ("git pull origin main", "git stash && git pull origin main && git stash pop", "", True),  # steps first
+    # a conflicted pull resolved by hand, ending with another pull: that occasion's work, not a lesson
+    ("git pull origin main --no-rebase", "git checkout --theirs a.ts && git add a.ts && git commit -m m && "
+     "git push && git checkout main && git pull origin main", "", False),
 ])
 def test_a_lesson_changes_how_not_what(failed, ok, error, lesson):
     assert is_lesson(failed, ok, error) is lesson

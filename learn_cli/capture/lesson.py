@@ -15,7 +15,8 @@ A lesson changes *how* the same job is done, not *what* it is done on:
   --legacy-peer-deps`);
 - a target corrected, not replaced: a typo (`isntall` → `install`), the same file in the right
   folder (`src/app.py` → `app.py`), the same package at another version (`x==1` → `x`);
-- steps run first (`pip install x && pytest`), or another folder (`cd build && make`).
+- steps run first (`pip install x && pytest`, at most MAX_ADDED_STEPS of them), or another
+  folder (`cd build && make`).
 
 Not a lesson: a target replaced, narrowed or widened (another test, file, branch, message or
 script), which is the ordinary work loop. Stdlib only (hook path).
@@ -39,6 +40,11 @@ __all__ = ["is_lesson", "same_work", "moved_to", "option_change", "apply_option_
            "added_setup", "apply_added_setup"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
+# A lesson adds a few steps at most (`pip install x && pytest`, `git stash && git pull && git
+# stash pop`); a retry with more is a piece of work that ends with the job again: its steps
+# are about this one occasion (`git checkout --theirs a.ts && git add a.ts && git commit … &&
+# git push && git checkout main && git pull` after a conflicted pull, histories).
+MAX_ADDED_STEPS = 3
 
 
 def is_lesson(failed: str, ok: str, error: str = "") -> bool:
@@ -48,6 +54,8 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     failed_segments, ok_segments = _working(failed), _working(ok)
     if not failed_segments or not ok_segments:
         return False
+    if len(ok_segments) - len(failed_segments) > MAX_ADDED_STEPS:
+        return False  # a workflow that ends with the job again (a merge resolved by hand), not a change
     wrong = _named_as_missing(error)
     pairs = [(c, ok_tokens) for ok_tokens in ok_segments if (c := _counterpart(failed_segments, ok_tokens))]
     if not pairs:
