@@ -36,7 +36,7 @@ def _text(value, cap: int) -> str:
 
 
 def _utf8(text: str) -> str:
-    """JSON may carry lone surrogates (`"\ud800"`), which cannot be written as UTF-8."""
+    """JSON may carry lone surrogates (`"\\ud800"`), which cannot be written as UTF-8."""
     try:
         text.encode("utf-8")
         return text
