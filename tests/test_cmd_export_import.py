@@ -272,14 +272,16 @@ def test_a_deleted_marker_cannot_delete_existing_learnings(learn, seeded, tmp_pa
      "unsupported export version 2.0.0 (this learn reads 1.x)"),
     ('{"format": "self-learning-agent", "global": []}', "missing or malformed version None (expected 1.x)"),
     ('{"format": "self-learning-agent", "version": "1.0.0"}', 'no "global", "projects" or "archived" section'),
-    ("[" * 5000 + "]" * 5000, "nested too deeply to be an export"),
+    # Python 3.11 runs out of stack parsing it; 3.13's parser does not, and sees an array
+    ("[" * 5000 + "]" * 5000, ("nested too deeply to be an export", "the top level is a JSON array")),
 ])
 def test_files_that_are_not_exports_are_refused_in_one_line(learn, tmp_path, content, message):
     ready(learn)
     path = tmp_path / "in.json"
     path.write_text(content)
     proc = learn("import", path, check=1)
-    assert proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
+    messages = message if isinstance(message, tuple) else (message,)
+    assert proc.stderr.count("\n") == 1 and any(m in proc.stderr for m in messages), proc.stderr
     assert proc.stderr.startswith("learn: error: ") and "Traceback" not in proc.stderr
 
 
