@@ -39,6 +39,7 @@ from pathlib import Path
 
 from learn_cli.capture import events as ev
 from learn_cli.capture import ingest_logs
+from learn_cli.store.api import Store
 from learn_cli.store.paths import number
 
 STATE_FILE = "ingest.json"
@@ -106,6 +107,7 @@ class Ingest:
     """One ingest run: one store, one state file, counters for the summary."""
 
     def __init__(self, store, loads: Callable = json.loads, progress: Callable[[int], None] | None = None):
+        self.home_store = store  # as it is: end-of-session work sees the settings unchanged
         self.store = _IngestStore(store)
         self.loads = loads
         self.progress = progress or (lambda _n: None)
@@ -145,7 +147,7 @@ class Ingest:
         from learn_cli.capture.session import todo_dir
 
         if todo_dir(self.store.layout.sessions_dir).is_dir():  # finish_pending needs it to exist
-            learner.finish_pending(self.store.inner)
+            learner.finish_pending(self.home_store)
 
     def summary(self, seconds: float) -> dict:
         c = dict(self.counts, **{k: self.learned.get(k, 0) for k in LEARNER_COUNTS})
@@ -379,41 +381,31 @@ class _FileContext:
         self.meta = meta if meta is not None else {}
 
 
-class _IngestStore:
+class _IngestStore(Store):
     """The store as the learner sees it during ingest: records it creates get source `ingest`,
     a project's overrides are read once per run, not once per event, and session buffers are
-    kept short (every event reads its buffer back; the learner needs only `lookback` events)."""
+    kept short (every event reads its buffer back; the learner needs only `lookback` events).
+    A Store of the same home, so that every other call is the Store's own."""
 
-    def __init__(self, inner):
-        self.inner = inner
-        self._overrides: dict[str, dict] = {}
-        cfg = dict(inner.config())
+    def __init__(self, store: Store):
+        super().__init__(store.home, create=False, warn_stderr=store.warn_stderr)
+        self._project_overrides: dict[str, dict] = {}
+        cfg = dict(super().config())
         lookback = number(cfg.get("lookback"), "lookback")
         current = cfg.get("session_max_events")
         if isinstance(current, int) and not isinstance(current, bool):
             cfg["session_max_events"] = min(current, max(INGEST_BUFFER, 2 * lookback))
         self._config = cfg
 
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def config(self) -> dict:
-        return self._config
-
     def overrides(self, pid: str) -> dict:
-        if pid not in self._overrides:
-            self._overrides[pid] = self.inner.overrides(pid)
-        return self._overrides[pid]
-
-    def setting(self, name: str, pid: str | None = None):
-        if pid and name in self.overrides(pid):
-            return self.overrides(pid)[name]
-        return self.inner.setting(name)
+        if pid not in self._project_overrides:
+            self._project_overrides[pid] = super().overrides(pid)
+        return self._project_overrides[pid]
 
     def put(self, path, rec: dict) -> dict:
         if rec.get("source") == "auto":
             rec["source"] = "ingest"
-        return self.inner.put(path, rec)
+        return super().put(path, rec)
 
 
 # ---------------------------------------------------------------------------------------------
