@@ -548,9 +548,8 @@ METHOD = """
 - **promote** and **prune** (daily) run on a fresh copy of the maintained home each time (the
   copy's index is made as fresh as the original's: `cp -a` keeps sizes and mtimes, the runner
   records the new inodes), so every run has the same work: a day of score decay, plus the
-  captures the benchmark itself wrote; from 100,000 (one run each) they run once on the home
-  itself after every other figure, promote then prune, as a day's last session end and the
-  daily cron would. **import** reads the `learn export` of the same home into
+  captures the benchmark itself wrote; from 100,000 (one run each) prune runs on the home
+  itself, after every other figure of that home. **import** reads the `learn export` of the same home into
   a new, empty home each run. The copies and homes of all runs are deleted after the last
   one: deleting 300 MB between runs (on a disk mounted with `discard`) slowed the next run.
 - **ripgrep** searches the same JSONL files as `learn recall` (projects' learnings and the global
