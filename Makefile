@@ -79,7 +79,7 @@ man: install
 	$(BIN)/python tools/gen_man.py > man/learn.1
 
 bench: install
-	$(BIN)/python bench/run.py --boost
+	$(BIN)/python bench/run.py --boost --jobs 2
 
 bench-smoke: install
 	$(BIN)/python bench/run.py --smoke

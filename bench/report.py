@@ -341,8 +341,15 @@ def _machine_section(m: dict) -> str:
             ["Python", f"{m['python']} (the interpreter of the `learn` entry point)"],
             ["disk", m["disk"]], ["ripgrep", m["ripgrep"]], ["valgrind", m.get("valgrind", "?")],
             ["load average (1, 5, 15 min)", f"{m.get('load_before', '?')} before the run, {m.get('load', '?')} after"],
-            ["runner priority", m.get("priority", "normal")]]
+            ["runner priority", m.get("priority", "normal")],
+            ["profiles measured side by side", _side_by_side(m.get("side_by_side", 1))]]
     return "## Machine\n\n" + _table(["", ""], ["---", "---"], rows)
+
+
+def _side_by_side(jobs: int) -> str:
+    if jobs <= 1:
+        return "no: one after the other"
+    return f"yes: the homes shared between {jobs} processes that run at once (`--jobs {jobs}`)"
 
 
 def _targets_section(data: dict) -> str:
@@ -362,7 +369,8 @@ def _medians_section(data: dict, profile: str, sizes: list[int], field: str, wha
     bare_field = "bare_cpu_ms" if field == "cpu_ms" else "bare_ms"
     rows.append(["bare interpreter (`python -c pass`)"] + [_ms(_bare_median(data, s, profile, bare_field))
                                                           for s in sizes])
-    title = f"### {profile.capitalize() or 'Synthetic'} profile: median {what}, {data['runs']} runs after a warm-up\n\n"
+    title = (f"### {profile.capitalize() or 'Synthetic'} profile: median {what}, {data['runs']} runs after a "
+             "warm-up (fewer for the slow commands: see *runs* below)\n\n")
     return title + _table(["operation"] + [f"{s:,}" for s in sizes], ["---"] + ["---:"] * len(sizes), rows)
 
 
@@ -505,6 +513,14 @@ METHOD = """
   (`SELF_LEARNING_HOME` set, stdout to a file, the benchmark project's folder as the working
   directory). One warm-up run (bytecode and page caches), then the timed runs; wall time is
   spawn to reap. Peak memory is the process's own `ru_maxrss` from `os.wait4`.
+- **Runs**: 5 timed runs after the warm-up; a command whose warm-up took over 1 s gets 2, over
+  4 s its warm-up is the only run, and from 100,000 the heavy commands (promote, prune, export,
+  import) get one run without a warm-up (the *runs* column says which). A run of seconds varies
+  by a few per cent in CPU time; repeating it would not fit the 15 minutes `make bench` has.
+- **Side by side**: with `--jobs 2` (what `make bench` runs) the homes (a profile at a size) are
+  shared between two processes that run at the same time on the machine's 2 cores, so that the
+  run takes about half the time. CPU time and instruction counts are what the verdicts use;
+  wall times are those of a machine with the other process's work on its second core.
 - **The bare interpreter** is `python -c pass` with the interpreter of the `learn` entry point,
   run right after every timed run of every operation, so each ratio compares figures taken at
   the same moment.
@@ -519,21 +535,26 @@ METHOD = """
   completes the pair and writes the learning. Captures append to the home (a few lines per run).
 - **The realistic homes** are built by `learn import` of bench/realistic.py's file into an empty
   home (timed: that is the *import into an empty home* figure); *import into a full home* reads
-  the same file again into a copy of the maintained home. The synthetic homes are generated as a year of learnings that no promotion has seen. A real home
-  is promoted at every session end and pruned daily, so each is first measured as it comes
-  (**promote / prune, first run**: once each, on a copy: tens of thousands of scores to start
-  or stop, conflicts to flag, records to archive) and then maintained: `learn promote` and
-  `learn prune` run over it in process with the clock set to the day before. Every other figure
-  is taken on the maintained home, a day later.
+  the same file again into a copy of the maintained home (up to 100,000: above, one run takes
+  over 5 minutes). The synthetic homes are generated as a year of learnings that no promotion
+  has seen. A real home is promoted at every session end and pruned daily, so each is first
+  maintained as it comes, and that maintenance is the **promote / prune, first run** figure:
+  `learn promote --json`, then `learn prune --json`, once each, on the home itself, with the
+  process's clock set to the day before (`libfaketime`, Debian's `faketime`, preloaded: the wall
+  clock only; tens of thousands of scores to start or stop, conflicts to flag, records to
+  archive). The first prune runs after the first promote, as it would in use. Every other figure
+  is taken on the maintained home, a day later. (Without libfaketime the runner measures the
+  first runs on copies and maintains the home in process.)
 - **promote** and **prune** (daily) run on a fresh copy of the maintained home each time (the
   copy's index is made as fresh as the original's: `cp -a` keeps sizes and mtimes, the runner
   records the new inodes), so every run has the same work: a day of score decay, plus the
-  captures the benchmark itself wrote. **import** reads the `learn export` of the same home into
+  captures the benchmark itself wrote; from 100,000 (one run each) prune runs on the home
+  itself, after every other figure of that home. **import** reads the `learn export` of the same home into
   a new, empty home each run. The copies and homes of all runs are deleted after the last
   one: deleting 300 MB between runs (on a disk mounted with `discard`) slowed the next run.
 - **ripgrep** searches the same JSONL files as `learn recall` (projects' learnings and the global
   files, archives excluded), case-insensitive, printing the matching lines to a file.
-"""  # noqa: E501 - BENCHMARKS.md text as generated; a line rewrapped here would change that file
+"""
 
 
 def _ordered_names(data: dict, profile: str | None = None) -> list[str]:
@@ -554,8 +575,8 @@ DISPLAY = {
     "capture SessionEnd": "`learn capture` (SessionEnd)",
     "promote": "`learn promote` (run again: daily, on a copy)",
     "prune": "`learn prune` (run again: daily, on a copy)",
-    "promote (first run)": "`learn promote`, first run (on a copy, once)",
-    "prune (first run)": "`learn prune`, first run (on a copy, once)",
+    "promote (first run)": "`learn promote`, first run (yesterday's maintenance, once)",
+    "prune (first run)": "`learn prune`, first run (yesterday's maintenance, once)",
     "import": "`learn import` (into an empty home)",
     "import (into a full home)": "`learn import` (the same file into the full home, on a copy)",
     "rg -i docker": "`rg -i docker` (comparator)",

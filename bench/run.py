@@ -2,9 +2,13 @@
 
     python bench/run.py                 the full run: the synthetic profile at 1k / 10k / 100k
                                         learnings, the realistic one at 1k / 10k / 100k / 300k
-                                        entries (~15 minutes on 2 idle cores)
+                                        entries, one home after the other (~20 minutes on 2 cores)
+    python bench/run.py --jobs 2        the same, the homes shared between 2 processes at once
+                                        (`make bench`: ~10 minutes on 2 cores)
     python bench/run.py --smoke         a tiny home, few runs, report in the work folder (CI)
     python bench/run.py --boost         as root on a busy shared machine: top scheduling priority
+    python bench/run.py --profiles realistic --sizes 100000:1000
+                                        one profile at one size (learnings:projects), to time a part
 
 Profiles: *synthetic* (bench/generate.py, written straight in the store format; the home of
 the earlier runs, kept for continuity) and *realistic* (bench/realistic.py: an export file with
@@ -20,14 +24,17 @@ at all. Peak memory is the child's own ru_maxrss (os.wait4). Commands
 that change the home (promote, prune) run on a fresh copy each time; `import` runs into a fresh
 empty home each time; captures append to the benchmark project's session and learnings (a few
 lines per run, accepted). In-process figures come from bench/inproc.py in a child process.
-An operation too slow to repeat within the 15-minute budget gets 3 runs (warm-up over SLOW_S)
-or its warm-up as the only run (over VERY_SLOW_S); the heavy commands get at most 3 runs at
-100,000 and one at 300,000; the report says so.
+An operation too slow to repeat within the 15-minute budget gets 2 runs (warm-up over SLOW_S)
+or its warm-up as the only run (over VERY_SLOW_S); the heavy commands get one run without a
+warm-up from 100,000; the report says so. The first promote and prune of a home are measured
+on the home itself with its clock a day back (libfaketime): they are the home's maintenance,
+which would otherwise cost as much again in process.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -44,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import realistic, report
-from bench.generate import BENCH_FAILURE, DAY, generate, maintain
+from bench.generate import BENCH_FAILURE, DAY, generate, iso, maintain
 from learn_cli.store.paths import Layout
 
 FULL_SIZES = {"synthetic": [(1_000, 10), (10_000, 100), (100_000, 1_000)],
@@ -53,9 +60,11 @@ SMOKE_SIZES = {"synthetic": [(200, 5)], "realistic": [(200, 5)]}
 CAPTURE_NAMES = {"failure": "capture failure", "pair": "capture success (pair)", "success": "capture success (plain)",
                  "prompt": "capture prompt", "start": "capture SessionStart", "end": "capture SessionEnd"}
 TOPIC = "docker"
-SLOW_S = 3  # a warm-up slower than this ...
-SLOW_RUNS = 3  # ... gets this many timed runs instead of 7
-VERY_SLOW_S = 20  # a warm-up slower than this is the only run
+# CPU time of a run of seconds varies by a few per cent between runs (the bare interpreter's
+# ratio is what moves), so the slow operations are not repeated for the 15-minute budget:
+SLOW_S = 1  # a warm-up slower than this ...
+SLOW_RUNS = 2  # ... gets this many timed runs instead of `--runs`
+VERY_SLOW_S = 4  # a warm-up slower than this is the only run
 PROCESS_TIMEOUT_S = 300  # a process still running then is killed and reported
 
 
@@ -160,6 +169,7 @@ class Bench:
         self.launcher = Launcher(self.workdir)
         # Instruction counts take seconds a run under valgrind: not in --smoke (CI).
         self.valgrind = None if self.smoke else shutil.which("valgrind")
+        self.faketime = faketime_library()
         self.instructions: list[dict] = []
         self.profile = ""
         self.available = self._available_commands()
@@ -169,12 +179,17 @@ class Bench:
     def say(self, msg: str) -> None:
         print(f"[{time.monotonic() - self.log_started:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
-    def env(self, home: Path) -> dict:
+    def env(self, home: Path, at: float | None = None) -> dict:
+        """The environment of a measured process; with `at`, its clock starts at that moment
+        (libfaketime: the wall clock only, so file times and timeouts stay real)."""
         # No PYTHON* variables: a PYTHONPATH or PYTHONDONTWRITEBYTECODE would change what is measured.
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("CLAUDE", "LEARN_", "SELF_LEARNING", "PYTHON"))}
+               if not k.startswith(("CLAUDE", "LEARN_", "SELF_LEARNING", "PYTHON", "FAKETIME", "LD_PRELOAD"))}
         env.update(SELF_LEARNING_HOME=str(home), HOME=str(self.userhome), NO_COLOR="1", COLUMNS="100",
                    LC_ALL="C.UTF-8")
+        if at is not None:
+            env.update(LD_PRELOAD=self.faketime, TZ="UTC", FAKETIME_DONT_FAKE_MONOTONIC="1",
+                       FAKETIME=time.strftime("@%Y-%m-%d %H:%M:%S", time.gmtime(at)))
         return env
 
     def _available_commands(self) -> set:
@@ -199,7 +214,7 @@ class Bench:
     # -- the measuring loop ---------------------------------------------------------------
     def measure(self, name: str, size: int, make_argv, *, home: Path, cwd: str, stdin=None, setup=None,
                 teardown=None, timeout: float = PROCESS_TIMEOUT_S, with_bare: bool = True, check=None,
-                once: bool = False, max_runs: int = 0) -> Result:
+                once: bool = False, max_runs: int = 0, at: float | None = None) -> Result:
         """Warm-up, then `runs` timed runs, each followed by a bare interpreter run; with `once`,
         a single timed run and no warm-up (work that happens once, like a first promotion).
 
@@ -220,7 +235,7 @@ class Bench:
             argv = make_argv(ctx)
             payload = stdin(ctx) if callable(stdin) else stdin
             run_home = ctx.get("home", home)
-            sample = self.launcher.run(argv, self.env(run_home), ctx.get("cwd", cwd), payload, timeout)
+            sample = self.launcher.run(argv, self.env(run_home, at), ctx.get("cwd", cwd), payload, timeout)
             done.append(ctx)
             if sample.code == -9 and sample.wall_ms >= timeout * 1000:
                 res.error = f"killed after {timeout:.0f} s"
@@ -303,10 +318,9 @@ class Bench:
         return {"out": out, "summary": summary, "home": gen.home, "export": export}
 
     def runs_for(self, size: int, slow_cap: int) -> int:
-        """Timed runs of the heavy commands: fewer at the largest sizes, for the 15-minute budget."""
-        if size >= 300_000:
-            return 1
-        return min(self.runs, slow_cap) if size >= 100_000 else self.runs
+        """Timed runs of the heavy commands: one, without a warm-up, from 100,000 (seconds of CPU
+        each, stable to a few per cent), for the 15-minute budget."""
+        return 1 if size >= 100_000 else min(self.runs, slow_cap)
 
     # -- one store size --------------------------------------------------------------------
     def bench_size(self, profile: str, learnings: int, projects: int) -> None:
@@ -319,13 +333,15 @@ class Bench:
         heavy = self.runs_for(size, 3)
 
         # The first promotion and prune of a home that never had one (generated, or just
-        # imported), once each on a copy; then yesterday's maintenance, and every other figure
-        # on the maintained home.
-        for command in ("promote", "prune"):
-            self.measure(f"{command} (first run)", size, lambda ctx, c=command: [self.learn, c], home=home,
-                         cwd=bench_root, setup=lambda: {"home": self.clone(home)},
-                         teardown=lambda ctx: _rmtree(ctx["home"].parent), once=True)
-        summary.maintenance = maintain(home, summary.now - DAY)
+        # imported) are yesterday's maintenance; every other figure is taken on the maintained home.
+        if self.faketime:
+            summary.maintenance = self.first_runs(size, home, bench_root, summary.now - DAY)
+        else:  # no clock to set: the first runs on copies, then the maintenance in process
+            for command in ("promote", "prune"):
+                self.measure(f"{command} (first run)", size, lambda ctx, c=command: [self.learn, c], home=home,
+                             cwd=bench_root, setup=lambda: {"home": self.clone(home)},
+                             teardown=lambda ctx: _rmtree(ctx["home"].parent), once=True)
+            summary.maintenance = maintain(home, summary.now - DAY)
         self.homes.setdefault(profile, {})[learnings] = {k: v for k, v in summary.as_dict().items()
                                                          if k != "projects_list"}
         m = summary.maintenance
@@ -336,10 +352,8 @@ class Bench:
         self.bench_hook_instructions(size, home, bench_root, sessions)
         self.bench_reads(size, home, bench_root)
 
-        for command in ("promote", "prune"):
-            self.measure(command, size, lambda ctx, c=command: [self.learn, c], home=home, cwd=bench_root,
-                         setup=lambda: {"home": self.clone(home)}, teardown=lambda ctx: _rmtree(ctx["home"].parent),
-                         max_runs=heavy)
+        if heavy > 1:
+            self.bench_daily(size, home, bench_root, heavy)
 
         export_file = made["out"] / "bench-export.json"
         self.measure("export", size, lambda ctx: [self.learn, "export", "-o", str(export_file)], home=home,
@@ -350,15 +364,51 @@ class Bench:
             self.measure("import", size, lambda ctx: [self.learn, "import", str(export_file)], home=home,
                          cwd=bench_root, setup=lambda: {"home": Path(tempfile.mkdtemp(dir=self.workdir)) / "h"},
                          teardown=lambda ctx: _rmtree(ctx["home"].parent), max_runs=heavy)
+        elif size > 100_000:
+            self.skip("import (into a full home)", size, "not run above 100,000: over 5 minutes, the budget")
         else:  # the same file again, into the full home: every entry meets its own copy
             self.measure("import (into a full home)", size, lambda ctx: [self.learn, "import", str(made["export"])],
                          home=home, cwd=bench_root, setup=lambda: {"home": self.clone(home)},
                          teardown=lambda ctx: _rmtree(ctx["home"].parent), max_runs=heavy)
 
         self.inproc.setdefault(profile, {})[size] = self.in_process(home, bench_root, sessions[0])
+        if heavy == 1:  # last: they change the home
+            self.bench_daily(size, home, bench_root, heavy)
         if not self.args.keep:
             _rmtree(made["out"])
             self.say(f"removed the {profile} {learnings:,} home")
+
+    def bench_daily(self, size: int, home: Path, root: str, runs: int) -> None:
+        """The daily `learn promote` and `learn prune`, each on a fresh copy of the maintained
+        home; with a single run (the largest homes) prune runs on the home itself, last, which
+        saves copying up to 0.8 GB once (a prune after the day's promote would search the files
+        that promote rewrote for duplicates again: a different figure)."""
+        for command in ("promote", "prune"):
+            if runs == 1 and command == "prune":
+                res = self.measure(command, size, lambda ctx: [self.learn, "prune"], home=home, cwd=root, once=True)
+                res.note = "1 run, no warm-up, on the home itself (the last figure of this home): the budget"
+                continue
+            self.measure(command, size, lambda ctx, c=command: [self.learn, c], home=home, cwd=root,
+                         setup=lambda: {"home": self.clone(home)}, teardown=lambda ctx: _rmtree(ctx["home"].parent),
+                         max_runs=runs)
+
+    def first_runs(self, size: int, home: Path, root: str, at: float) -> dict:
+        """`learn promote`, then `learn prune`, each once, on the home itself with the clock at
+        `at` (yesterday): measured as the first runs, and they are the home's maintenance."""
+        reports = {}
+        for command in ("promote", "prune"):
+            res = self.measure(f"{command} (first run)", size, lambda ctx, c=command: [self.learn, c, "--json"],
+                               home=home, cwd=root, once=True, at=at)
+            if not res.ok:
+                raise RuntimeError(f"the first {command} failed: {res.error}")
+            res.note = "once: on the home itself, its clock a day back"
+            reports[command] = (json.loads(res.samples[0].stdout), res.samples[0].wall_ms / 1000)
+        (promoted, s_promote), (pruned, s_prune) = reports["promote"], reports["prune"]
+        counts = promoted["counts"]
+        return {"at": iso(at), "seconds_promote": round(s_promote, 2), "seconds_prune": round(s_prune, 2),
+                "promoted": counts["promoted"], "archived": counts["archived"] + pruned["archived"]["count"],
+                "conflicts": counts["conflicts"], "low_since_changed": counts["low_since_changed"],
+                "merged": pruned["merged"]["removed"]}
 
     # -- the hook path -----------------------------------------------------------------------
     def payloads(self, root: str, sessions: list) -> dict:
@@ -540,6 +590,12 @@ def ensure_tool(binary: str, package: str, allow_install: bool) -> str | None:
     return shutil.which(binary)
 
 
+def faketime_library() -> str | None:
+    """libfaketime (Debian's `faketime`), which runs a command with its clock set back."""
+    found = glob.glob("/usr/lib/*/faketime/libfaketime.so.1") + glob.glob("/usr/lib/faketime/libfaketime.so.1")
+    return found[0] if found else None
+
+
 def callgrind_instructions(valgrind: str, argv: list[str], env: dict, cwd: str, stdin: bytes | None) -> int | None:
     """Instructions the process executed (callgrind's `Collected`), or None if it failed."""
     try:
@@ -598,16 +654,89 @@ def boost_priority() -> str:
     return "boosted: own session, autogroup nice -20, nice -20 (--boost)"
 
 
+def measure_homes(args, tasks: list[tuple[str, int, int]]) -> dict:
+    """Every (profile, learnings, projects) of `tasks`, one after the other: the figures, not the
+    report."""
+    bench = Bench(args)
+    try:
+        for profile, learnings, projects in tasks:
+            bench.bench_size(profile, learnings, projects)
+            # What is measured so far, should a later size not finish (python bench/report.py FILE).
+            (bench.workdir / "partial.json").write_text(json.dumps(
+                {"profile": profile, "results": [{"profile": r.profile, "name": r.name, "size": r.size,
+                                                  **r.stats()} for r in bench.results],
+                 "homes": bench.homes, "instructions": bench.instructions}, default=str) + "\n")
+        return {"python": bench.python, "rg": bench.rg, "runs": bench.runs, "homes": bench.homes,
+                "inproc": bench.inproc, "instructions": bench.instructions,
+                "valgrind": _version_line(bench.valgrind) if not args.smoke else "not run in --smoke",
+                "results": [{"profile": r.profile, "name": r.name, "size": r.size, **r.stats()}
+                            for r in bench.results]}
+    finally:
+        bench.launcher.close()
+        if not (args.keep or args.workdir or args.smoke):
+            _rmtree(bench.workdir)
+
+
+# Rough CPU seconds of one home of each profile, per learning and fixed (the 2026-12-01 runs):
+# enough to share the homes between the `--jobs` processes so that they finish together.
+COST_PER_LEARNING = {"realistic": 1.2e-3, "synthetic": 2.8e-3}
+COST_PER_HOME = 25
+
+
+def share(tasks: list[tuple[str, int, int]], jobs: int) -> list[list[tuple[str, int, int]]]:
+    """The homes split into `jobs` lists of about equal cost (longest first, each to the least
+    loaded list), each list in that order."""
+    loads = [[0.0, []] for _ in range(jobs)]
+    for task in sorted(tasks, key=lambda t: -(COST_PER_LEARNING.get(t[0], 2e-3) * t[1] + COST_PER_HOME)):
+        least = min(loads, key=lambda load: load[0])
+        least[0] += COST_PER_LEARNING.get(task[0], 2e-3) * task[1] + COST_PER_HOME
+        least[1].append(task)
+    return [tasks for _, tasks in loads if tasks]
+
+
+def measure_side_by_side(args, tasks: list[tuple[str, int, int]], workdir: Path) -> dict:
+    """The homes shared between `--jobs` child processes that run at once (`share`): on 2 cores
+    the run takes about half the time. Each child writes its figures to a file."""
+    children = []
+    for n, part_tasks in enumerate(share(tasks, args.jobs)):
+        part = workdir / f"part{n}.json"
+        argv = [sys.executable, str(Path(__file__).resolve()), "--part", str(part),
+                "--tasks", ",".join(f"{p}:{s}:{k}" for p, s, k in part_tasks),
+                "--workdir", str(workdir / f"part{n}"), "--seed", str(args.seed), "--runs", str(args.runs)]
+        argv += ["--smoke"] if args.smoke else []
+        argv += ["--keep"] if args.keep else []
+        children.append((part, subprocess.Popen(argv)))
+    parts = []
+    for part, child in children:
+        if child.wait() != 0:
+            raise RuntimeError(f"a part of the run failed (exit {child.returncode}): {part}")
+        parts.append(json.loads(part.read_text()))
+    merged = dict(parts[0], homes={}, inproc={}, instructions=[], results=[])
+    for part in parts:
+        for key in ("homes", "inproc"):
+            for profile, by_size in part[key].items():
+                merged[key].setdefault(profile, {}).update(by_size)
+        merged["instructions"] += part["instructions"]
+        merged["results"] += part["results"]
+    order = {task: n for n, task in enumerate((p, s) for p, s, _ in tasks)}
+    merged["results"].sort(key=lambda r: order.get((r["profile"], r["size"]), 0))  # stable: runs' order within
+    merged["instructions"].sort(key=lambda r: order.get((r["profile"], r["size"]), 0))
+    return merged
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Benchmark learn on two profiles of home, 1k to 300k learnings.")
     ap.add_argument("--smoke", action="store_true", help="tiny homes, 3 runs; report in the work folder")
     ap.add_argument("--runs", type=int, default=0, help="timed runs per operation (default 5; smoke 3)")
     ap.add_argument("--profiles", default="realistic,synthetic", help="which profiles, in order")
     ap.add_argument("--sizes", default="", help="e.g. 1000:10,10000:100 (learnings:projects), for every profile")
+    ap.add_argument("--jobs", type=int, default=1, help="profiles measured side by side, one process each")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workdir", default="", help="where homes are generated (default: a temp folder)")
     ap.add_argument("--out", default="", help="report path (default BENCHMARKS.md; smoke: in the work folder)")
     ap.add_argument("--svg", default="", help="plot path (default bench/latency.svg; smoke: in the work folder)")
+    ap.add_argument("--part", default="", help=argparse.SUPPRESS)  # --jobs: a child's figures, no report
+    ap.add_argument("--tasks", default="", help=argparse.SUPPRESS)  # --jobs: a child's profile:learnings:projects
     ap.add_argument("--keep", action="store_true", help="keep the generated homes")
     ap.add_argument("--boost", action="store_true",
                     help="as root: run at the highest scheduling priority (for a busy, shared machine)")
@@ -616,48 +745,43 @@ def main(argv: list[str] | None = None) -> int:
     profiles = [p for p in args.profiles.split(",") if p]
     plan = {p: [tuple(int(x) for x in part.split(":")) for part in args.sizes.split(",")] if args.sizes
             else (SMOKE_SIZES if args.smoke else FULL_SIZES)[p] for p in profiles}
+    tasks = [(p, learnings, projects) for p in profiles for learnings, projects in plan[p]]
+    if args.part:
+        tasks = [(p, int(s), int(k)) for p, s, k in (t.split(":") for t in args.tasks.split(","))]
+        Path(args.part).write_text(json.dumps(measure_homes(args, tasks), default=str) + "\n")
+        return 0
     started = time.time()
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     ensure_tool("rg", "ripgrep", allow_install=not args.smoke)
     ensure_tool("valgrind", "valgrind", allow_install=not args.smoke)
-    bench = Bench(args)
+    ensure_tool("faketime", "faketime", allow_install=True)
+    side_by_side = args.jobs > 1 and len(tasks) > 1
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="learn-bench-"))
     try:
-        for profile in profiles:
-            for learnings, projects in plan[profile]:
-                bench.bench_size(profile, learnings, projects)
-                # What is measured so far, should a later size not finish (python bench/report.py FILE).
-                (bench.workdir / "partial.json").write_text(json.dumps(
-                    {"profile": profile, "results": [{"profile": r.profile, "name": r.name, "size": r.size,
-                                                      **r.stats()} for r in bench.results],
-                     "homes": bench.homes, "instructions": bench.instructions}, default=str) + "\n")
-        out = (
-            Path(args.out) if args.out else (bench.workdir / "BENCHMARKS.md" if args.smoke else ROOT / "BENCHMARKS.md")
-        )
-        svg = (
-            Path(args.svg)
-            if args.svg
-            else (bench.workdir / "latency.svg" if args.smoke else ROOT / "bench" / "latency.svg")
-        )
+        figures = measure_side_by_side(args, tasks, workdir) if side_by_side else measure_homes(
+            argparse.Namespace(**dict(vars(args), workdir=str(workdir))), tasks)
+        out = Path(args.out) if args.out else (workdir / "BENCHMARKS.md" if args.smoke else ROOT / "BENCHMARKS.md")
+        svg = Path(args.svg) if args.svg else (
+            workdir / "latency.svg" if args.smoke else ROOT / "bench" / "latency.svg")
         data = {
-            "machine": dict(report.machine_info(bench.python, bench.rg), load_before=load_before,
-                            priority=priority,
-                            valgrind=_version_line(bench.valgrind) if not args.smoke else "not run in --smoke"),
-            "runs": bench.runs, "smoke": args.smoke, "seed": args.seed,
+            "machine": dict(report.machine_info(figures["python"], figures["rg"]), load_before=load_before,
+                            priority=priority, valgrind=figures["valgrind"],
+                            side_by_side=args.jobs if side_by_side else 1),
+            "runs": figures["runs"], "smoke": args.smoke, "seed": args.seed,
             "sizes": sorted({s for sizes in plan.values() for s, _ in sizes}),
             "profiles": {p: [s for s, _ in plan[p]] for p in profiles},
-            "homes": bench.homes, "inproc": bench.inproc, "topic": TOPIC, "instructions": bench.instructions,
-            "results": [{"profile": r.profile, "name": r.name, "size": r.size, **r.stats()} for r in bench.results],
+            "homes": figures["homes"], "inproc": figures["inproc"], "topic": TOPIC,
+            "instructions": figures["instructions"], "results": figures["results"],
             "started": started, "seconds": time.time() - started,
         }
         raw = out.parent / (out.stem + ".json") if args.smoke or args.out else ROOT / "bench" / "results.json"
         raw.write_text(json.dumps(data, indent=1) + "\n")
         report.write(data, out, svg)
-        bench.say(f"wrote {out} and {svg} ({data['seconds']:.0f} s in all)")
+        print(f"wrote {out} and {svg} ({data['seconds']:.0f} s in all)", file=sys.stderr)
         print(out)
     finally:
-        bench.launcher.close()
         if not (args.keep or args.workdir or args.smoke):
-            _rmtree(bench.workdir)
+            _rmtree(workdir)
     return 0
 
 

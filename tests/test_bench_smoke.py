@@ -13,11 +13,13 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.generate import generate
-from bench.run import callgrind_instructions, fix_index_inodes, index_rows
+from bench.run import callgrind_instructions, faketime_library, fix_index_inodes, index_rows, share
 
 NOW = 1_795_000_000.0  # a fixed clock: the same seed must give the same bytes
 ID_RE = re.compile(r"^learn-\d{8}T\d{6}Z-[0-9a-f]{6}$")
@@ -179,3 +181,31 @@ def test_instruction_counts_come_from_callgrind():
         pytest.skip("valgrind is not installed (make bench installs it)")
     count = callgrind_instructions(valgrind, [sys.executable, "-S", "-c", "pass"], dict(os.environ), str(ROOT), None)
     assert count and count > 1_000_000
+
+
+def test_the_homes_are_shared_by_cost_between_the_jobs():
+    """`--jobs 2`: every home measured once, the costly ones apart, the two lists close in cost."""
+    tasks = [("realistic", 1_000, 10), ("realistic", 10_000, 100), ("realistic", 100_000, 1_000),
+             ("realistic", 300_000, 3_000), ("synthetic", 1_000, 10), ("synthetic", 10_000, 100),
+             ("synthetic", 100_000, 1_000)]
+    parts = share(tasks, 2)
+    assert sorted(t for part in parts for t in part) == sorted(tasks)
+    firsts = {part[0] for part in parts}
+    assert firsts == {("realistic", 300_000, 3_000), ("synthetic", 100_000, 1_000)}  # longest first, apart
+    assert share(tasks[:1], 2) == [tasks[:1]]  # no empty part
+
+
+def test_a_process_run_with_yesterdays_clock_sees_it(tmp_path):
+    """The first promote and prune are yesterday's maintenance: their process's clock is set back."""
+    if not faketime_library():
+        pytest.skip("libfaketime not installed (apt-get install faketime)")
+    from bench.run import Bench
+
+    bench = Bench.__new__(Bench)  # only env(): no launcher, no generated home
+    bench.userhome, bench.faketime = tmp_path, faketime_library()
+    at = NOW - 86400
+    env = bench.env(tmp_path / "home", at)
+    out = subprocess.run([sys.executable, "-c", "import time; print(time.time())"], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    assert abs(float(out) - at) < 60
+    assert "LD_PRELOAD" not in bench.env(tmp_path / "home")
