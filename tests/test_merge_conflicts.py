@@ -161,7 +161,7 @@ def test_near_duplicates_groups_similar_learnings_per_type_and_category():
 
 def _brute_force_leaders(records, threshold):
     """The same leader clustering without any candidate filter."""
-    from learn_cli.engine.merge import fix_text, normalize_text, problem_text
+    from learn_cli.engine.merge import fix_text, is_near_duplicate, normalize_text, problem_text
 
     leaders = []
     for rec in records:
@@ -170,7 +170,7 @@ def _brute_force_leaders(records, threshold):
         bucket = (rec.get("type"), rec.get("category"), bool(normalize_text(problem_text(rec))),
                   bool(normalize_text(fix_text(rec))))
         for leader, members in leaders:
-            if leader[0] == bucket and similarity(leader[1], rec) >= threshold:
+            if leader[0] == bucket and is_near_duplicate(leader[1], rec, threshold):
                 members.append(rec["id"])
                 break
         else:
@@ -197,6 +197,20 @@ def test_the_candidate_filter_loses_no_pair(seed):
     for threshold in (0.6, 0.85, 0.95):
         found = sorted(sorted(r["id"] for r in g) for g in near_duplicates(records, threshold))
         assert found == _brute_force_leaders(records, threshold)
+
+
+def test_a_word_swapped_for_another_is_another_learning():
+    """Alike as text, apart in meaning: prune folded 8 users' corrections into one
+    (tests/reliability: "Don't use npm here, use toolgx instead." ... "toolnx")."""
+    prefs = [learning(str(i), type="preference", category="preference",
+                      context=f"Don't use npm here, use tool{letter}x instead.") for i, letter in enumerate("ghijklmn")]
+    flags = [learning("q", type="preference", context="Always run tests with pytest -q before committing"),
+             learning("x", type="preference", context="Always run tests with pytest -x before committing")]
+    assert near_duplicates(prefs) == [] and near_duplicates(flags) == []
+    # words added or dropped, or reordered, are still one learning
+    same = [learning("a", type="preference", context="Use pnpm in this repo."),
+            learning("b", type="preference", context="use pnpm in this repo, always")]
+    assert [[r["id"] for r in g] for g in near_duplicates(same, 0.7)] == [["a", "b"]]
 
 
 def test_near_duplicates_scales_to_ten_thousand_records():

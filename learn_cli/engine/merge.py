@@ -244,7 +244,8 @@ similar = similarity  # ARCHITECTURE's name
 
 
 def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[dict]]:
-    """Groups (≥ 2 records each) of learnings whose similarity() ≥ threshold.
+    """Groups (≥ 2 records each) of learnings whose similarity() ≥ threshold and whose words
+    differ only by additions (a word swapped for another is another learning: _substitutes).
 
     Leader clustering in input order (pass records best first to make the best one the
     leader): each record joins the first earlier leader it is similar to, else leads a new
@@ -268,7 +269,7 @@ def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[d
         if not problem and not fix:
             continue
         bucket = (str(rec.get("type") or ""), str(rec.get("category") or ""), bool(problem), bool(fix))
-        parts = tuple(frozenset(text.split()) for text in (problem, fix) if text)
+        parts = _word_sets(problem, fix)
         buckets.setdefault(bucket, []).append((rec, problem + "\x00" + fix, parts))
     groups: list[list[dict]] = []
     for entries in buckets.values():
@@ -319,10 +320,30 @@ def _find_leader(rec, parts, probe, index, leaders, threshold, jaccard_floor):
     candidates = sorted({leader_at for key in probe for leader_at in index.get(key, ())})
     for leader_at in candidates:
         leader, leader_parts, members = leaders[leader_at]
-        passes_bound = all(_jaccard_at_least(x, y, floor) for x, y in zip(parts, leader_parts, strict=True))
-        if passes_bound and similarity(leader, rec) >= threshold:
+        pairs = list(zip(parts, leader_parts, strict=True))
+        passes_bound = all(_jaccard_at_least(x, y, floor) for x, y in pairs)
+        if passes_bound and not any(_substitutes(x, y) for x, y in pairs) and similarity(leader, rec) >= threshold:
             return members
     return None
+
+
+def is_near_duplicate(a: dict, b: dict, threshold: float) -> bool:
+    """The rule near_duplicates applies to two records (of one bucket)."""
+    words_a = _word_sets(normalize_text(problem_text(a)), normalize_text(fix_text(a)))
+    words_b = _word_sets(normalize_text(problem_text(b)), normalize_text(fix_text(b)))
+    swapped = any(_substitutes(x, y) for x, y in zip(words_a, words_b, strict=False))  # parts absent: bucketed apart
+    return not swapped and similarity(a, b) >= threshold
+
+
+def _word_sets(problem: str, fix: str) -> tuple[frozenset, ...]:
+    return tuple(frozenset(text.split()) for text in (problem, fix) if text)
+
+
+def _substitutes(x: frozenset, y: frozenset) -> bool:
+    """Does each text have a word the other lacks? Then one says something else, however alike
+    they read ("use toolgx" / "use toolhx", `pytest -x` / `pytest -q`, `no module named foo` /
+    `bar`): two learnings, not one. Near-duplicates only add or drop words, or reorder them."""
+    return bool(x - y) and bool(y - x)
 
 
 def _jaccard_at_least(x: frozenset, y: frozenset, floor: float) -> bool:
