@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from pathlib import Path
 
 from . import deadline
 from .paths import NOFOLLOW
@@ -24,9 +23,8 @@ except ImportError:  # pragma: no cover - Windows
 LOCK_MODE = 0o600
 
 
-def lock_path(path: Path) -> Path:
-    path = Path(path)
-    return path.with_name(path.name + ".lock")
+def lock_path(path: Path) -> str:
+    return os.fspath(path) + ".lock"
 
 
 @contextlib.contextmanager
