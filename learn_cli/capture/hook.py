@@ -236,8 +236,9 @@ def _free(stage: str = "free") -> None:
 
 def _ready_to_spool() -> None:
     """Import now what the hard stop needs to spool an event (see _hard_stop)."""
-    from learn_cli.capture import redact, spool  # noqa: F401
+    from learn_cli.capture import spool  # noqa: F401
     from learn_cli.store import analytics, log, paths, project  # noqa: F401
+    from learn_cli.text import redact  # noqa: F401
 
     _pending["ready"] = True
 
