@@ -810,7 +810,8 @@ def _session_start(event, home: str | None, budget: int | None):
     store, project = _open(event, home)
     try:
         result = session_digest(store, project, budget)
-        _bump(store, {"sessions": 1}, values=_start_gauges(result.tokens, budget or store.setting("budget", project.id)))
+        gauges = _start_gauges(result.tokens, budget or store.setting("budget", project.id))
+        _bump(store, {"sessions": 1}, values=gauges)
         return _hook_json(event, "SessionStart", _fit(result.text, CONTEXT_MAX_CHARS))
     finally:
         store.close()

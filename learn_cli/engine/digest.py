@@ -32,6 +32,10 @@ from collections.abc import Callable
 
 from learn_cli.store.paths import GLOBAL_DIR, GLOBAL_FILES, LEARNINGS_FILE, PROJECTS_DIR
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
+if TYPE_CHECKING:
+    from learn_cli.engine.context import ContextResult
+
 GLOBAL_POOL = 500  # global learnings considered (best approximate score first)
 GLOBAL_KEEP = 60  # of those, parsed for build_context (most relevant to the stack first)
 PROJECT_POOL = 300  # this project's active learnings parsed (best approximate score first)
