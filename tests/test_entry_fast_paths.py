@@ -40,3 +40,103 @@ def test_a_plain_success_captured_imports_no_typing(tmp_path):
         out = subprocess.run([sys.executable, "-c", probe], input=payload, capture_output=True, text=True,
                              check=True, env=env, cwd=tmp_path).stdout
     assert out.splitlines()[-1] == "0 []"
+
+
+# What the hook path leaves out, per event kind (issue 14: every hook call at most 3x the bare
+# interpreter; each of these modules is milliseconds of import). `_hook` runs the entry point
+# in a fresh interpreter and reports which of them it imported.
+HEAVY = ("sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api", "learn_cli.store.index",
+         "learn_cli.text.redact", "learn_cli.text.keys", "learn_cli.capture.pairing", "learn_cli.engine.context")
+
+
+def _hook(tmp_path, argv: list[str], payload: dict, cwd) -> tuple[str, set[str]]:
+    import json
+
+    probe = (f"import sys; from learn_cli.__main__ import main; code = main({argv!r}); "
+             f"print(code, ' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+    env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", probe], input=json.dumps(payload), capture_output=True, text=True,
+                         check=True, env=env, cwd=cwd).stdout
+    answer, _, last = out.rstrip("\n").rpartition("\n")  # the hook's JSON line (if any), then the probe's
+    code, _, modules = last.partition(" ")
+    assert code == "0"
+    return answer.strip(), set(modules.split())
+
+
+def _project(tmp_path, name: str = "proj"):
+    cwd = tmp_path / name
+    (cwd / ".git").mkdir(parents=True)
+    (cwd / "pyproject.toml").write_text("")
+    return cwd
+
+
+def test_a_plain_success_and_a_prompt_neither_open_the_index_nor_parse_commands(tmp_path):
+    """sqlite3 (and datetime with it) is imported when the index is opened: a success that
+    resolves no failure and a prompt that corrects nothing never open it."""
+    cwd = _project(tmp_path)
+    base = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd)}
+    success = dict(base, hook_event_name="PostToolUse", tool_name="Bash", tool_use_id="t1",
+                   tool_input={"command": "ls src"}, tool_response={"stdout": "a", "stderr": ""})
+    _hook(tmp_path, ["capture"], success, cwd)  # creates the store
+    for payload in (dict(success, tool_use_id="t2"), dict(base, hook_event_name="UserPromptSubmit", prompt="go on")):
+        _answer, modules = _hook(tmp_path, ["capture"], payload, cwd)
+        assert not modules & {"sqlite3", "datetime", "typing", "learn_cli.store.index", "learn_cli.text.keys",
+                              "learn_cli.capture.pairing"}, payload["hook_event_name"]
+
+
+def _seed_active(tmp_path, cwd, context: str):
+    from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
+    from learn_cli.store.record import make_record
+    from learn_cli.text.redact import redact_project
+
+    project = redact_project(identify(cwd))
+    store = Store(tmp_path / "home", warn_stderr=False)
+    store.register_project(project)
+    store.put(store.layout.learnings(project.id), make_record(projects=[project.id], context=context,
+                                                              fix="run make setup first", key=f"txt:{context}"))
+    store.close()
+    return project
+
+
+def _sessions_counted(tmp_path) -> int:
+    from learn_cli.store import analytics
+
+    return analytics.read(tmp_path / "home" / "analytics" / "stats.json").get("totals", {}).get("sessions", 0)
+
+
+def test_a_session_start_answers_from_the_kept_digest_without_the_store(tmp_path):
+    """The first SessionStart makes the digest and keeps it; the next ones read that file: the
+    same answer and the same counts, without sqlite3, pathlib, the Store or the redactor. A
+    write to the project's learnings makes the kept digest stale: the next answer shows it."""
+    cwd = _project(tmp_path)
+    _seed_active(tmp_path, cwd, "the build needs generated headers")
+    start = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "hook_event_name": "SessionStart",
+             "source": "startup"}
+    made, made_with = _hook(tmp_path, ["capture"], start, cwd)
+    assert "the build needs generated headers" in made and "sqlite3" in made_with
+    for argv in (["capture"], ["context", "--hook"]):
+        kept, modules = _hook(tmp_path, argv, start, cwd)
+        assert kept == made
+        assert not modules & {"sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api",
+                              "learn_cli.text.redact", "learn_cli.engine.context"}, argv
+    assert _sessions_counted(tmp_path) == 3
+
+    _seed_active(tmp_path, cwd, "the linter wants tabs")
+    fresh, modules = _hook(tmp_path, ["capture"], start, cwd)
+    assert "the linter wants tabs" in fresh and "sqlite3" in modules
+
+
+def test_a_project_whose_root_holds_a_secret_is_never_answered_unredacted(tmp_path):
+    """The kept digest's stamp holds the project's name and root as stored (redacted); the
+    fast path compares them with the raw ones, so a root that holds a token never matches and
+    every SessionStart goes the Store's way, which redacts."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    cwd = _project(tmp_path, token)
+    _seed_active(tmp_path, cwd, "the build needs generated headers")
+    start = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "hook_event_name": "SessionStart",
+             "source": "startup"}
+    for _ in range(2):
+        answer, modules = _hook(tmp_path, ["capture"], start, cwd)
+        assert "the build needs generated headers" in answer and token not in answer
+        assert "learn_cli.text.redact" in modules

@@ -236,8 +236,9 @@ def _free(stage: str = "free") -> None:
 
 def _ready_to_spool() -> None:
     """Import now what the hard stop needs to spool an event (see _hard_stop)."""
-    from learn_cli.capture import redact, spool  # noqa: F401
+    from learn_cli.capture import spool  # noqa: F401
     from learn_cli.store import analytics, log, paths, project  # noqa: F401
+    from learn_cli.text import redact  # noqa: F401
 
     _pending["ready"] = True
 
@@ -368,10 +369,10 @@ def _options(argv: list[str], allowed: tuple[str, ...]) -> dict:
 def _regex_cache(argv: list[str]):
     """Compiled regular expressions from the store's cache file (see capture.regex_cache)."""
     from learn_cli.capture import regex_cache
-    from learn_cli.store.paths import resolve_home
+    from learn_cli.store.paths import GLOBAL_DIR, home_dir
 
     try:
-        regex_cache.install(os.path.join(resolve_home(_home_arg(argv)), "global", regex_cache.FILE_NAME))
+        regex_cache.install(os.path.join(home_dir(_home_arg(argv)), GLOBAL_DIR, regex_cache.FILE_NAME))
     except Exception:  # noqa: BLE001 - only a cache: the hook works without it
         pass
     return regex_cache
@@ -709,22 +710,30 @@ def _project_dir(event) -> str:
 
 
 def _bump(store, counters: dict, values: dict | None = None) -> None:
+    _bump_at(str(store.home), counters, values)
+
+
+def _bump_at(home: str, counters: dict, values: dict | None = None) -> None:
     """Counters for `learn stats`; skipped where the home cannot be written (a read-only home
     still answers), and never a reason to lose the answer."""
-    if (not counters and not values) or not store.writable():
+    if (not counters and not values) or not os.access(home, os.W_OK):  # Store.writable
         return
     from learn_cli.store import analytics, deadline
+    from learn_cli.store.paths import ANALYTICS_DIR, LOG_FILE, STATS_FILE
 
+    stats = os.path.join(home, ANALYTICS_DIR, STATS_FILE)
     try:
         with deadline.held():  # counts cut short by the alarm were counts lost
             if deadline.active() and not deadline.remaining(1.0) and not values:
-                analytics.bump_later(store.layout.stats, counters)  # out of time: no fold, one small write
+                analytics.bump_later(stats, counters)  # out of time: no fold, one small write
             else:
-                analytics.bump(store.layout.stats, counters, values=values)
+                analytics.bump(stats, counters, values=values)
             if _pending.get("counters") is counters:
                 _free()  # learned and counted: nothing left for the hard stop to do
     except OSError as exc:
-        store.note(f"capture counters not saved ({exc})")
+        from learn_cli.store import log
+
+        log.warn(f"capture counters not saved ({exc})", os.path.join(home, LOG_FILE), stderr=False)  # Store.note
 
 
 def _bump_home(home: str | None, counters: dict) -> None:
@@ -790,34 +799,70 @@ def _context(argv: list[str]):
 
 
 def _session_start(event, home: str | None, budget: int | None):
+    project = _known_project(event, home)
+    if project is None:
+        return None
+    kept = _kept_start(event, home, project, budget)
+    if kept is not None:
+        return kept[0]
     from learn_cli.engine.digest import session_digest
 
-    if not _has_history(event, home):
-        return None
     store, project = _open(event, home)
     try:
         result = session_digest(store, project, budget)
-        used_budget = budget or store.setting("budget", project.id)
-        gauges = {"context_tokens": int(result.tokens)}
-        if isinstance(used_budget, int) and not isinstance(used_budget, bool):
-            gauges["context_budget"] = used_budget
+        gauges = _start_gauges(result.tokens, budget or store.setting("budget", project.id))
         _bump(store, {"sessions": 1}, values=gauges)
         return _hook_json(event, "SessionStart", _fit(result.text, CONTEXT_MAX_CHARS))
     finally:
         store.close()
 
 
-def _has_history(event, home: str | None) -> bool:
-    """The session start only reads: no store yet, or a folder outside git the store never
-    saw, is an empty answer, and creates nothing (captures create the store and projects)."""
-    from learn_cli.store.paths import Layout, resolve_home
+def _kept_start(event, home: str | None, project, budget: int | None) -> tuple | None:
+    """The SessionStart answer from the project's kept digest (engine.digest.cached), with no
+    Store, index, pathlib or redaction: `(answer,)`, or None when the Store's way must run
+    (the digest is stale or missing; the project is not registered yet, which writes; the
+    home lacks its analytics folder, which the Store makes; a settings file is unreadable,
+    which the Store reports; or the project's name or root holds what redaction replaces:
+    the kept stamp holds them redacted, so it never matches the raw ones)."""
+    from learn_cli.engine import digest
+    from learn_cli.store import paths
+
+    base = paths.home_dir(home)
+    if not (os.path.isdir(os.path.join(base, paths.ANALYTICS_DIR))
+            and os.path.isfile(os.path.join(base, paths.PROJECTS_DIR, project.id, paths.PROJECT_FILE))):
+        return None
+    try:
+        setting = paths.setting_from_files(base, project.id, "budget")
+    except (OSError, ValueError):
+        return None
+    doc = digest.cached(base, project, budget or paths.number(setting, "budget"))
+    if doc is None:
+        return None
+    _bump_at(base, {"sessions": 1}, values=_start_gauges(doc["tokens"], budget or setting))
+    return (_hook_json(event, "SessionStart", _fit(doc["text"], CONTEXT_MAX_CHARS)),)
+
+
+def _start_gauges(tokens: int, used_budget) -> dict:
+    gauges = {"context_tokens": int(tokens)}
+    if isinstance(used_budget, int) and not isinstance(used_budget, bool):
+        gauges["context_budget"] = used_budget
+    return gauges
+
+
+def _known_project(event, home: str | None):
+    """The session's project (store.project.identify, not redacted), or None: the session start
+    only reads, so no store yet, or a folder outside git the store never saw, is an empty
+    answer and creates nothing (captures create the store and projects)."""
+    from learn_cli.store.paths import CONFIG_FILE, PROJECT_FILE, PROJECTS_DIR, home_dir
     from learn_cli.store.project import identify, in_repository
 
-    layout = Layout(resolve_home(home))
-    if not layout.config.is_file():
-        return False
+    base = home_dir(home)
+    if not os.path.isfile(os.path.join(base, CONFIG_FILE)):
+        return None
     project = identify(_project_dir(event))
-    return in_repository(project) or layout.project_json(project.id).exists()
+    if in_repository(project) or os.path.exists(os.path.join(base, PROJECTS_DIR, project.id, PROJECT_FILE)):
+        return project
+    return None
 
 
 def _fit(text: str, limit: int) -> str:

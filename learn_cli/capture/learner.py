@@ -102,7 +102,7 @@ def tool_entry(cap: Capture, event: ev.Event) -> dict:
     if event.kind == ev.FAILURE:
         _describe_failure(entry, redact(event.error), event.exit_code)
     elif event.is_shell:
-        from learn_cli.capture.pairing import is_mutating
+        from learn_cli.text.effects import is_mutating
 
         entry["mut"] = is_mutating(command)
     else:
@@ -879,7 +879,7 @@ def _normalize(command: str, root: str | None) -> str:
 
 
 def _relative(path: str, root: str | None) -> str:
-    from learn_cli.text.keys import normalize_path
+    from learn_cli.text.sanitize import normalize_path
 
     return normalize_path(path, root) if path else ""
 

@@ -22,9 +22,9 @@ def damaged_index(path: Path) -> bool:
 
 
 def index(store, damaged: bool = False) -> Check:
-    from learn_cli.store.api import _MemoryIndex
+    from learn_cli.store.index import MemoryIndex
 
-    if isinstance(store.index, _MemoryIndex):
+    if isinstance(store.index, MemoryIndex):
         _refresh_quietly(store)
         return Check("index", WARN, "the index cannot be written here; searches read the files directly (slower)")
     if damaged:

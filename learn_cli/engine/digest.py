@@ -17,7 +17,10 @@ budget, the stack signals, the project's name and root, and the UTC day (scores 
 week). A SessionStart whose stamp matches reads that one small file and never opens the index
 (issue 14: 95 ms of CPU at 100,000 learnings, most of it the two queries above); any write to
 those files, by a hook, a command or a hand edit, changes the stamp. `precompute` makes it
-ahead of time, for the writers that end a session (promotion at SessionEnd).
+ahead of time, for the writers that end a session (promotion at SessionEnd). `cached` is that
+read with no `Store` at all (the home as a string): the SessionStart hook answers from it
+without importing sqlite3, pathlib or engine.context (issue 14: the hook at most 3x the bare
+interpreter), and falls back to `session_digest` when it finds nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +30,11 @@ import os
 import time
 from collections.abc import Callable
 
-from learn_cli.engine.context import STACK_KEYWORDS, ContextResult, build_context
+from learn_cli.store.paths import GLOBAL_DIR, GLOBAL_FILES, LEARNINGS_FILE, PROJECTS_DIR
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
+if TYPE_CHECKING:
+    from learn_cli.engine.context import ContextResult
 
 GLOBAL_POOL = 500  # global learnings considered (best approximate score first)
 GLOBAL_KEEP = 60  # of those, parsed for build_context (most relevant to the stack first)
@@ -76,15 +83,23 @@ def session_digest(store, project, budget: int | None = None, *, loads: Callable
     signals = stack_signals(project.root)
     if now is not None:
         return _compute(store, project, budget, signals, loads, now)
-    cache = os.path.join(store.layout.project_dir(project.id), CACHE_FILE)
-    stamp = _stamp(store, project, budget, signals)
-    cached = _read_cache(cache, stamp)
-    if cached is not None:
-        return cached
+    home = str(store.home)
+    cache = _cache_path(home, project.id)
+    stamp = _stamp(home, project, budget, signals)
+    doc = _read_cache(cache, stamp)
+    if doc is not None:
+        return _result_of(doc)
     result = _compute(store, project, budget, signals, loads, None)
-    if keep and _stamp(store, project, budget, signals) == stamp:  # nothing was written meanwhile
+    if keep and _stamp(home, project, budget, signals) == stamp:  # nothing was written meanwhile
         _write_cache(cache, stamp, result)
     return result
+
+
+def cached(home: str, project, budget: int) -> dict | None:
+    """The kept digest of `project` (a store.project.Project) when its stamp still matches, as
+    the cache file holds it (`text`, `tokens`, ...); None when it must be made (missing, stale,
+    damaged). Reads one small file and stats four: no index, no `Store`."""
+    return _read_cache(_cache_path(home, project.id), _stamp(home, project, budget, stack_signals(project.root)))
 
 
 def precompute(store, project, *, loads: Callable = json.loads) -> None:
@@ -96,10 +111,20 @@ CACHE_FILE = "digest-cache.json"
 _CACHE_VERSION = 1
 
 
-def _stamp(store, project, budget: int, signals: frozenset[str]) -> list:
-    lay = store.layout
+def _cache_path(home: str, pid: str) -> str:
+    return os.path.join(home, PROJECTS_DIR, pid, CACHE_FILE)
+
+
+def _sources(home: str, pid: str) -> list[str]:
+    """The files a digest is made from: the global record files and the project's learnings
+    (store.paths.Layout's `global_files()` and `learnings(pid)`, as strings)."""
+    return [*(os.path.join(home, GLOBAL_DIR, name) for name in GLOBAL_FILES),
+            os.path.join(home, PROJECTS_DIR, pid, LEARNINGS_FILE)]
+
+
+def _stamp(home: str, project, budget: int, signals: frozenset[str]) -> list:
     files = []
-    for path in (*lay.global_files(), lay.learnings(project.id)):
+    for path in _sources(home, project.id):
         try:
             st = os.stat(path)
             files.append([st.st_size, st.st_mtime_ns, st.st_ino])
@@ -109,17 +134,28 @@ def _stamp(store, project, budget: int, signals: frozenset[str]) -> list:
     return [_CACHE_VERSION, day, budget, sorted(signals), project.name, str(project.root), MAX_CHARS, files]
 
 
-def _read_cache(path: str, stamp: list) -> ContextResult | None:
+_CACHE_FIELDS = {"text": str, "tokens": int, "items": list, "dropped": int, "merged": int, "before_tokens": int}
+
+
+def _read_cache(path: str, stamp: list) -> dict | None:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
         if doc.get("stamp") != stamp:
             return None
-        result = ContextResult(doc["text"], doc["tokens"], doc["items"], doc["dropped"], doc["merged"])
-        result._before = doc["before_tokens"]
-        return result
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, AttributeError):
         return None  # missing, partly written by a crash, or of another version: make it again
+    if not all(isinstance(doc.get(name), kind) for name, kind in _CACHE_FIELDS.items()):
+        return None
+    return doc
+
+
+def _result_of(doc: dict) -> ContextResult:
+    from learn_cli.engine.context import ContextResult
+
+    result = ContextResult(doc["text"], doc["tokens"], doc["items"], doc["dropped"], doc["merged"])
+    result._before = doc["before_tokens"]
+    return result
 
 
 def _write_cache(path: str, stamp: list, result: ContextResult) -> None:
@@ -139,6 +175,8 @@ def _write_cache(path: str, stamp: list, result: ContextResult) -> None:
 
 
 def _compute(store, project, budget: int, signals: frozenset[str], loads: Callable, now) -> ContextResult:
+    from learn_cli.engine.context import build_context
+
     lay = store.layout
     store.refresh([*lay.global_files(), lay.learnings(project.id)], loads)
     globals_ = _global_candidates(store.index, signals, loads)
@@ -162,5 +200,7 @@ def _stack_hits(body: str, signals: frozenset[str]) -> int:
     engine.context.relevance, used only to choose which records to parse)."""
     if not signals or not body:
         return 0
+    from learn_cli.engine.context import STACK_KEYWORDS
+
     words = set(body.lower().replace("/", " ").replace(",", " ").split())
     return sum(1 for s in signals if words & STACK_KEYWORDS.get(s, frozenset((s,))))

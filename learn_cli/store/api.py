@@ -4,20 +4,32 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from . import jsonl, log
-from .index import Index, cannot_write, is_busy
 from .locks import file_lock
 from .paths import DEFAULT_CONFIG, Layout, make_dir, number, resolve_home, write_new
 from .project import Project
 from .record import now_iso, store_file_kind, utf8_safe
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
+if TYPE_CHECKING:
+    from .index import Index
+
 
 class StoreError(Exception):
     """A problem a person can act on; commands print it as one line."""
+
+
+def _db():
+    """The sqlite3 module. Imported when the index is first opened (`Store.index`), not with
+    this module: a hook that never opens it (a plain success, a prompt) saves ~3 ms. An
+    `except _db().Error` clause is evaluated only when an exception is raised, by then the
+    index is open and the module imported."""
+    import sqlite3
+
+    return sqlite3
 
 
 class Store:
@@ -102,7 +114,7 @@ class Store:
         write_new(pj, json.dumps(doc, indent=2) + "\n")
         try:
             self.index.note_project(project.id, project.name, project.root, project.remote)
-        except sqlite3.Error:
+        except _db().Error:
             pass
 
     def projects(self) -> dict[str, dict]:
@@ -119,7 +131,7 @@ class Store:
                               "remote": doc.get("remote")}
                 try:
                     self.index.note_project(pid, known[pid]["name"], known[pid]["root"] or "", known[pid]["remote"])
-                except sqlite3.Error:
+                except _db().Error:
                     pass
         live = set(pids)
         known = {p: v for p, v in known.items() if p in live}
@@ -146,23 +158,29 @@ class Store:
         return self._index
 
     def _open_index(self) -> Index:
+        from .index import Index
+
         try:
             return Index(self.layout, on_event=self.note)
-        except (sqlite3.Error, OSError) as exc:
+        except (_db().Error, OSError) as exc:
             return self._memory_index(exc)
 
     def _memory_index(self, exc: Exception) -> Index:
         """A read-only or full home: answer from an index in memory, built from the files."""
         self.note(f"index unavailable ({exc}); reading the files directly")
+        from .index import MemoryIndex
+
         mem = Layout(self.home)
         mem.index_db = Path(":memory:")
-        return _MemoryIndex(mem, on_event=self.note)
+        return MemoryIndex(mem, on_event=self.note)
 
     def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = json.loads, progress=None) -> list:
         """Bring the index up to date (all files, or just `paths`). Returns bad lines."""
         try:
             bad = self._refresh(paths, loads, progress)
-        except sqlite3.DatabaseError as exc:
+        except _db().DatabaseError as exc:
+            from .index import cannot_write, is_busy
+
             if is_busy(exc):
                 raise
             if not cannot_write(exc):
@@ -362,26 +380,26 @@ class Store:
                 for b in bad:
                     self.warn(b.describe())
             return True
-        except sqlite3.DatabaseError as exc:
+        except _db().DatabaseError as exc:
             self._index_failed(exc)
             return False
 
     def _index_rewrite(self, path: Path, changed: list[dict], lines: int) -> None:
         try:
             self.index.record_rewrite(path, changed, lines)
-        except sqlite3.DatabaseError as exc:
+        except _db().DatabaseError as exc:
             self._index_failed(exc)
 
     def _index_write(self, path: Path, recs: list[dict]) -> None:
         try:
             self.index.record_write(path, recs, len(recs))
-        except sqlite3.DatabaseError as exc:
+        except _db().DatabaseError as exc:
             self._index_failed(exc)
 
     def _reindex_locked(self, path: Path) -> None:
         try:
             self.index._reindex_locked(path)
-        except sqlite3.DatabaseError as exc:
+        except _db().DatabaseError as exc:
             self._index_failed(exc)
 
     def _index_failed(self, exc: Exception) -> None:
@@ -412,19 +430,3 @@ class Store:
         if self._index is not None:
             self._index.close()
             self._index = None
-
-
-class _MemoryIndex(Index):
-    """An index that lives in memory, for homes we may not write to."""
-
-    def _connect(self):
-        db = sqlite3.connect(":memory:", isolation_level=None)
-        from .index import _SCHEMA
-
-        db.executescript(_SCHEMA)
-        return db
-
-    def _open(self):
-        db = self._connect()
-        self.db = db
-        return db

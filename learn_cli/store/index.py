@@ -862,3 +862,17 @@ def _stat(path: Path) -> tuple | None:
     except FileNotFoundError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+class MemoryIndex(Index):
+    """An index that lives in memory, for homes we may not write to (`Store._memory_index`)."""
+
+    def _connect(self):
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        db.executescript(_SCHEMA)
+        return db
+
+    def _open(self):
+        db = self._connect()
+        self.db = db
+        return db

@@ -14,10 +14,13 @@ import json
 import os
 from collections import namedtuple
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from .locks import file_lock
 from .paths import FILE_MODE, open_private
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MAX_LINE = 1 << 20  # a record line over 1 MiB is not ours: skip and report it
 
@@ -63,7 +66,7 @@ def no_surrogates(text: str) -> str:
 def load(path: Path, loads: Callable = json.loads) -> Loaded:
     """Read a record file; a missing file is an empty one."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         return Loaded({}, [], 0, 0)
     if str(path).endswith(".json"):
@@ -176,7 +179,7 @@ def set_aside(path: Path, data: bytes) -> None:
     """Keep bytes that a rewrite is about to drop in `<file>.corrupt` (appended, synced)."""
     if not data:
         return
-    fd = open_private(Path(path).with_name(Path(path).name + ".corrupt"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    fd = open_private(os.fspath(path) + ".corrupt", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
         _write_all(fd, data if data.endswith(b"\n") else data + b"\n")
         os.fsync(fd)
@@ -269,7 +272,6 @@ def tombstone(rid: str) -> dict:
 
 def rewrite(path: Path, records: Iterable[dict], durable: bool = True) -> None:
     """Replace the file's content atomically (temp file, fsync, rename, fsync folder)."""
-    path = Path(path)
     if str(path).endswith(".json"):
         body = json.dumps({"schema": 1, "learnings": list(records)}, ensure_ascii=False, indent=1) + "\n"
     else:
@@ -277,8 +279,14 @@ def rewrite(path: Path, records: Iterable[dict], durable: bool = True) -> None:
     atomic_write(path, utf8(body), durable)
 
 
+def read_bytes(path) -> bytes:
+    """A file's bytes (Path.read_bytes without pathlib: the store takes paths as strings too)."""
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
 def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int = FILE_MODE) -> None:
-    path = Path(path)
+    path = os.fspath(path)
     fd, tmp = _temp_beside(path)
     try:
         os.fchmod(fd, mode)
@@ -289,7 +297,7 @@ def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int = FILE
         fd = -1
         os.replace(tmp, path)
         if durable:
-            _fsync_dir(path.parent)
+            _fsync_dir(os.path.dirname(path) or ".")
     except BaseException as exc:
         if fd >= 0:
             os.close(fd)
@@ -306,7 +314,8 @@ def _temp_beside(path: Path) -> tuple[int, str]:
     """A new private temp file in the target's folder (tempfile.mkstemp without importing
     tempfile, which costs ~2 ms on every hook call)."""
     while True:
-        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        folder, name = os.path.split(path)
+        tmp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
         try:
             return open_private(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL), tmp
         except FileExistsError:
@@ -340,7 +349,7 @@ def compact(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
 def compact_locked(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
     """compact() for a caller that holds the file's lock."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         return 0, 0
     loaded = parse_log(str(path), data, loads)

@@ -11,10 +11,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from pathlib import Path
 
 from . import deadline
 from .paths import NOFOLLOW
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 try:
     import fcntl
@@ -24,9 +27,8 @@ except ImportError:  # pragma: no cover - Windows
 LOCK_MODE = 0o600
 
 
-def lock_path(path: Path) -> Path:
-    path = Path(path)
-    return path.with_name(path.name + ".lock")
+def lock_path(path: Path) -> str:
+    return os.fspath(path) + ".lock"
 
 
 @contextlib.contextmanager

@@ -1,14 +1,31 @@
-"""Where the store lives and what its layout is (SPEC §1)."""
+"""Where the store lives and what its layout is (SPEC §1).
+
+`pathlib` is imported where a `Path` is built (`resolve_home`, `Layout`, `make_dir`), not at
+the top: with `urllib.parse` and `ipaddress` it costs ~4 ms, and the hook's SessionStart and
+its regex cache need only the home as a string (`home_dir`) and a few file names."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 LEARNINGS_FILE = "learnings.jsonl"  # in every project folder
 ARCHIVE_FILE = "archive.jsonl"  # in every project folder and in global/
+CONFIG_FILE = "config.json"
+GLOBAL_DIR = "global"
+PROJECTS_DIR = "projects"
+PROJECT_FILE = "project.json"  # in every project folder
+OVERRIDES_FILE = "overrides.json"  # in a project folder, when it has its own settings
+# The global record files, in the order Layout.global_files gives them.
+GLOBAL_FILES = ("errors.jsonl", "patterns.jsonl", "preferences.json")
+ANALYTICS_DIR = "analytics"
+STATS_FILE = "stats.json"  # in ANALYTICS_DIR
+LOG_FILE = "learn.log"
 
 DEFAULT_CONFIG = {
     "schema": 1,
@@ -49,6 +66,27 @@ def number(value, name: str):
     return kind(value)
 
 
+def setting_from_files(home: str, pid: str | None, name: str):
+    """`Store.setting(name, pid)` read straight from the files (the project's overrides, then
+    config.json, then the default), for the hook's fast paths that open no Store. Raises
+    OSError or ValueError for a file that is there but unreadable: the caller then goes the
+    Store's way, which says so."""
+    import json
+
+    files = [os.path.join(home, CONFIG_FILE)]
+    if pid:
+        files.insert(0, os.path.join(home, PROJECTS_DIR, pid, OVERRIDES_FILE))
+    for path in files:
+        try:
+            with open(path, "rb") as fh:
+                doc = json.loads(fh.read() or b"{}")
+        except FileNotFoundError:
+            continue
+        if isinstance(doc, dict) and name in doc:
+            return doc[name]
+    return DEFAULT_CONFIG.get(name)
+
+
 class HomeError(ValueError):
     """The home given is unusable (a relative path); the message is one line for the user."""
 
@@ -58,33 +96,41 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
 
     A relative home is refused: the hook runs in whatever folder the agent is in, so a relative
     path would put a store of private learnings inside each repository it runs in."""
+    from pathlib import Path
+
+    return Path(home_dir(explicit))
+
+
+def home_dir(explicit: str | os.PathLike | None = None) -> str:
+    """The home `resolve_home` names, as a string (no pathlib: the hook's fast paths)."""
     for value, name in ((explicit, "--home"), (os.environ.get("SELF_LEARNING_HOME"), "SELF_LEARNING_HOME")):
         if value:
-            path = Path(value).expanduser()
-            if not path.is_absolute():
+            path = os.path.expanduser(os.fspath(value))
+            if not os.path.isabs(path):
                 raise HomeError(f"{name} must be an absolute path, got {str(value)[:200]!r}")
             return path
-    return Path.home() / ".openclaw" / "self-learning"
+    return os.path.join(os.path.expanduser("~"), ".openclaw", "self-learning")
 
 
 class Layout:
     """Every path of the store, in one place."""
 
     def __init__(self, home: Path):
+        from pathlib import Path
+
         self.home = Path(home)
-        self.config = self.home / "config.json"
-        self.global_dir = self.home / "global"
-        self.global_errors = self.global_dir / "errors.jsonl"
-        self.global_patterns = self.global_dir / "patterns.jsonl"
-        self.global_preferences = self.global_dir / "preferences.json"
+        self.config = self.home / CONFIG_FILE
+        self.global_dir = self.home / GLOBAL_DIR
+        self.global_errors, self.global_patterns, self.global_preferences = (
+            self.global_dir / name for name in GLOBAL_FILES)
         self.global_archive = self.global_dir / ARCHIVE_FILE
         self.index_json = self.global_dir / "index.json"
         self.index_db = self.global_dir / "index.db"
-        self.projects_dir = self.home / "projects"
+        self.projects_dir = self.home / PROJECTS_DIR
         self.sessions_dir = self.home / "sessions"
-        self.analytics = self.home / "analytics"
-        self.stats = self.analytics / "stats.json"
-        self.log = self.home / "learn.log"
+        self.analytics = self.home / ANALYTICS_DIR
+        self.stats = self.analytics / STATS_FILE
+        self.log = self.home / LOG_FILE
 
     def project_dir(self, pid: str) -> Path:
         return self.projects_dir / pid
@@ -96,10 +142,10 @@ class Layout:
         return self.projects_dir / pid / ARCHIVE_FILE
 
     def overrides(self, pid: str) -> Path:
-        return self.projects_dir / pid / "overrides.json"
+        return self.projects_dir / pid / OVERRIDES_FILE
 
     def project_json(self, pid: str) -> Path:
-        return self.projects_dir / pid / "project.json"
+        return self.projects_dir / pid / PROJECT_FILE
 
     def session(self, sid: str) -> Path:
         return self.sessions_dir / f"{session_file_stem(sid)}.jsonl"
@@ -178,6 +224,8 @@ def open_private(path, flags: int, mode: int = FILE_MODE) -> int:
 
 def make_dir(path: Path) -> None:
     """Create `path` and any missing parent 0700, whatever the umask (`~/.openclaw` too)."""
+    from pathlib import Path
+
     path = Path(path)
     if path.is_dir():
         return

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
-from pathlib import Path
 
 from learn_cli.text.hashes import sha256_hex
 
@@ -18,16 +17,18 @@ class Project(namedtuple("Project", "id name root remote")):
 
 
 def identify(path: str | os.PathLike | None = None) -> Project:
-    start = Path(path or os.getcwd()).expanduser()
+    """The project a folder belongs to. Strings and os.path only: every hook call starts here,
+    and pathlib (with urllib.parse and ipaddress) costs more than the rest of this module."""
+    start = os.path.expanduser(os.fspath(path or os.getcwd()))
     try:
-        start = start.resolve()
+        start = os.path.realpath(start)
     except OSError:
-        start = start.absolute()
+        start = os.path.abspath(start)
     root, git_dir = find_git_root(start)
     remote = origin_url(git_dir) if git_dir else None
-    material = normalize_remote(remote) if remote else str(root)
+    material = normalize_remote(remote) if remote else root
     pid = sha256_hex(material.encode("utf-8", "replace"))[:12]
-    return Project(id=pid, name=root.name or str(root), root=str(root), remote=without_userinfo(remote))
+    return Project(id=pid, name=os.path.basename(root) or root, root=root, remote=without_userinfo(remote))
 
 
 def without_userinfo(url: str | None) -> str | None:
@@ -49,41 +50,49 @@ def in_repository(project: Project) -> bool:
     return os.path.exists(os.path.join(project.root, ".git"))
 
 
-def find_git_root(start: Path) -> tuple[Path, Path | None]:
-    """Walk up to the folder holding `.git` (a folder, or a file for worktrees/submodules)."""
-    here = start if start.is_dir() else start.parent
-    for folder in (here, *here.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
+def find_git_root(start: str) -> tuple[str, str | None]:
+    """Walk up from an absolute folder to the one holding `.git` (a folder, or a file for
+    worktrees/submodules): (that folder, its git dir), or (`start`'s folder, None)."""
+    here = start if os.path.isdir(start) else os.path.dirname(start)
+    folder = here
+    while True:
+        dot_git = os.path.join(folder, ".git")
+        if os.path.isdir(dot_git):
             return folder, dot_git
-        if dot_git.is_file():
+        if os.path.isfile(dot_git):
             return folder, _gitdir_from_file(dot_git, folder)
-    return here, None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return here, None
+        folder = parent
 
 
-def _gitdir_from_file(dot_git: Path, folder: Path) -> Path | None:
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
+def _gitdir_from_file(dot_git: str, folder: str) -> str | None:
     try:
-        text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        text = _read_text(dot_git).strip()
     except OSError:
         return None
     if not text.startswith("gitdir:"):
         return None
-    git_dir = Path(text[len("gitdir:"):].strip())
-    if not git_dir.is_absolute():
-        git_dir = folder / git_dir
-    common = git_dir / "commondir"  # a worktree shares the main repository's config
-    if common.is_file():
+    git_dir = os.path.join(folder, text[len("gitdir:"):].strip())  # an absolute gitdir stays as it is
+    common = os.path.join(git_dir, "commondir")  # a worktree shares the main repository's config
+    if os.path.isfile(common):
         try:
-            git_dir = (git_dir / common.read_text().strip()).resolve()
+            git_dir = os.path.realpath(os.path.join(git_dir, _read_text(common).strip()))
         except OSError:
             pass
     return git_dir
 
 
-def origin_url(git_dir: Path) -> str | None:
+def origin_url(git_dir: str) -> str | None:
     """The `origin` remote (else the first remote) from .git/config, read without git."""
     try:
-        text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
+        text = _read_text(os.path.join(git_dir, "config"))
     except OSError:
         return None
     remotes: dict[str, str] = {}

@@ -49,7 +49,7 @@ import os
 import re
 from functools import cache
 
-from learn_cli.text.sanitize import shorten_paths
+from learn_cli.text.sanitize import normalize_path, shorten_paths  # re-exported: one home each
 
 __all__ = [
     "error_signature",
@@ -608,19 +608,4 @@ def tokens(text: str | None) -> list[str]:
 
 
 # ---------------------------------------------------------------------------
-# Paths (`shorten_paths`, re-exported here, lives in text/sanitize.py)
-
-
-def normalize_path(path: str, root: str | None = None) -> str:
-    """A path as learnings store it: project-relative under root, else `<abs>/basename`."""
-    if not path:
-        return path
-    if root:
-        base = root.rstrip("/\\")
-        if path == base:
-            return "."
-        if base and path.startswith(base) and path[len(base)] in "/\\":
-            return path[len(base) + 1 :]
-    if path.startswith(("/", "~")) or re.match(r"[A-Za-z]:[\\/]", path):
-        return "<abs>/" + re.split(r"[\\/]", path.rstrip("/\\"))[-1]
-    return path
+# Paths (`shorten_paths` and `normalize_path`, re-exported here, live in text/sanitize.py)

@@ -178,8 +178,8 @@ def _head(prefix: str) -> str:
 def _prefix_table() -> dict[str, list]:
     """First (up to) 4 characters of a prefix -> [(prefix, rule, pattern source), ...],
     longest prefix first. The patterns are compiled when a token starts with their prefix
-    (`_token_end`): compiling all ~180 up front cost ~17 ms in every process that redacted
-    anything, a command naming its project included."""
+    (`_token_end`): a text holds few of them, and compiling all ~180 up front cost ~17 ms in
+    every process that redacted anything (a hook call, a command naming its project)."""
     table: dict[str, list] = {}
     for rule in _PREFIXED:
         kind, prefixes, chars, _length, _cut, _check = rule

@@ -188,3 +188,20 @@ def shorten_paths(text: str | None, root: str | None = None) -> str:
         return "…" + sep + sep.join(parts[-2:]) + trailing
 
     return _any_path_re().sub(shorten, text)
+
+
+def normalize_path(path: str, root: str | None = None) -> str:
+    """A path as learnings store it: project-relative under root, else `<abs>/basename`.
+    (Here, beside `shorten_paths`, not in text.keys: every capture of a shell command
+    stores its folder this way, and text.keys costs ~2 ms to import.)"""
+    if not path:
+        return path
+    if root:
+        base = root.rstrip("/\\")
+        if path == base:
+            return "."
+        if base and path.startswith(base) and path[len(base)] in "/\\":
+            return path[len(base) + 1 :]
+    if path.startswith(("/", "~")) or re.match(r"[A-Za-z]:[\\/]", path):
+        return "<abs>/" + re.split(r"[\\/]", path.rstrip("/\\"))[-1]
+    return path
