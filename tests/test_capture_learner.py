@@ -365,6 +365,28 @@ def test_same_key_with_another_fix_is_a_separate_learning(home, proj):
     assert len({r["key"] for r in recs}) == 1  # a conflict for `learn promote` to flag
 
 
+def test_a_refined_fix_is_one_more_sighting_a_swapped_option_is_not(home, proj):
+    """Capture merges as import and prune do (engine.knowledge.same_learning)."""
+    a = proj("api")
+
+    def pair(failed: str, error: str, fix: str) -> None:
+        s = Agent(home, a)
+        s.fail(failed, error)
+        s.ok(fix)
+        s.ok(failed)
+        s.end()
+
+    missing = "ModuleNotFoundError: No module named 'jose'"
+    pair("python app.py", missing, "pip install python-jose")
+    pair("python app.py", missing, "pip install --user python-jose")  # more detailed: the same fix
+    diverged = "fatal: Need to specify how to reconcile divergent branches."
+    pair("git pull origin main", diverged, "git pull origin main --rebase")
+    pair("git pull origin main", diverged, "git pull origin main --no-rebase")  # another fix
+    found = sorted((r["fix_command"], r["frequency"]) for r in learnings(home, a))
+    assert found == [("git pull origin main --no-rebase", 1), ("git pull origin main --rebase", 1),
+                     ("pip install python-jose", 2)]
+
+
 # ---------------------------------------------------------------------------------------------
 # The pre-tool guard, prompts
 

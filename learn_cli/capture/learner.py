@@ -502,7 +502,7 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
             exit_code=failed.get("code"), env=_env(), evidence=[], helped=0, not_helped=0, now=cap.now)
 
     own_suggestion = followed and cap.store.path_of(str(sug.get("file") or "")) == cap.learnings_path
-    record = add_sighting(cap, key, lambda rec: _same_fix(rec, fix_cmd), new_record, evidence,
+    record = add_sighting(cap, key, lambda rec: _same_learning(rec, key, fix_cmd), new_record, evidence,
                           corroborated=followed, helped_id=sug.get("id") if own_suggestion else None)
     if record is not None:
         cap.count("pairs")
@@ -685,6 +685,17 @@ def _distinct(evidence: list) -> int:
 
 def _same_fix(rec: dict, fix_cmd: str) -> bool:
     return _fix_matches(_fix_of_record(rec), fix_cmd)
+
+
+def _same_learning(rec: dict, key: str, fix_cmd: str) -> bool:
+    """Is the pair just seen one more sighting of `rec`? The one rule of import and prune
+    (engine.knowledge.same_learning: the same fix, or a refinement of it); the exact
+    comparison first, so the common case imports nothing more."""
+    if _same_fix(rec, fix_cmd):
+        return True
+    from learn_cli.engine.knowledge import same_learning
+
+    return same_learning(rec, {"key": key, "fix": fix_cmd})
 
 
 def _fix_matches(known: str, fix_cmd: str) -> bool:

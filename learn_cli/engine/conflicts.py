@@ -196,10 +196,21 @@ def is_refinement(fix_a, fix_b) -> bool:
         return True
     if contradicts(fix_a, fix_b):
         return False  # "never X" is no refinement of "X"
+    if _options_swapped(fix_a, fix_b):
+        return False  # `--rebase` / `--no-rebase` read alike once the dashes are gone
     short, long_ = sorted((na.split(), nb.split()), key=len)
     if _in_order(short, long_):  # `pip install x` ⊂ `pip install --user x`
         return True
     return text_similarity(na, nb) >= REFINEMENT_SIMILARITY
+
+
+def _options_swapped(fix_a, fix_b) -> bool:
+    """Does each fix pass an option the other does not? A more detailed command adds options;
+    it does not trade one for another."""
+    if not isinstance(fix_a, str) or not isinstance(fix_b, str):
+        return False
+    opts_a, opts_b = ({word for word in fix.split() if word.startswith("-")} for fix in (fix_a, fix_b))
+    return bool(opts_a - opts_b) and bool(opts_b - opts_a)
 
 
 def _in_order(needle: list[str], haystack: list[str]) -> bool:

@@ -26,8 +26,9 @@ class Outcome(NamedTuple):
 def same_learning(a: dict, b: dict) -> bool:
     """Are two records of one key the same learning? The same fix, or one a more or less
     detailed version of the other (`pip install x` / `pip install 'x[extra]'`). Another fix of
-    the key is an alternative, kept beside it (issue 10). Import and prune apply this rule;
-    capture asks for the very steps it just saw work (a refinement is folded by the next prune)."""
+    the key is an alternative, kept beside it (issue 10). Capture, import and prune apply this
+    rule; `learn add` keys a hand-written rule by its lesson's text, so the same lesson is one
+    learning whatever its fix."""
     from learn_cli.engine.conflicts import is_refinement
     from learn_cli.engine.merge import fix_text
 
