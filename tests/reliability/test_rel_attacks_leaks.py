@@ -151,7 +151,7 @@ def _import_doc(lines: list[tuple[str, str]], pid: str) -> dict:
             "global": [dict(e, id=e["id"][:-6] + f"{n + 4096:06x}") for n, e in enumerate(entries)]}
 
 
-FORMATS_PER_SESSION = 15
+FORMATS_PER_SESSION = 45
 
 
 @pytest.mark.slow
