@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,7 @@ class Learn:
     (returncode, stdout, stderr). Typer commands run IN THIS PROCESS: `learn_cli.__main__.main`,
     what the installed script calls, with the state a fresh process would have: the environment
     is exactly `self.env` (+ `env`), the working directory `cwd`, `sys.argv[0]` the installed
-    executable, stdin a pipe holding `input` (empty without it), stdout and stderr pipes (not a
+    executable, stdin a file holding `input` (empty without it), stdout and stderr pipes (not a
     terminal); `SystemExit` becomes the exit code. Afterwards the environment, cwd, argv,
     streams, umask, the garbage collector (`learn_cli.cli.run` disables it for the command's
     short life) and the store's deadline are put back, so nothing leaks into the next call.
@@ -84,7 +85,8 @@ class Learn:
     `learn.proc(...)` (same arguments, plus `timeout`) runs the installed executable in a real
     process. Kept for:
       - the hook path (`learn capture ...`, `learn context --hook`): `learn(...)` sends those to
-        `proc` itself, as the agents run them;
+        `proc` itself, as the agents run them; `learn.hook(...)` runs them in this process, for
+        tests about what a hook learns rather than about its process;
       - end-to-end journeys (test_install_journeys, test_readme, tools/demo.sh) and the
         reliability attacks (tests/reliability, their own kit: crashes, concurrency, limits);
       - what only a process shows: the real binary's exit code and streams, signals,
@@ -106,6 +108,23 @@ class Learn:
         argv = list(map(str, args))
         if _is_hook_call(argv):
             return self.proc(*argv, input=input, cwd=cwd, env=env, timeout=timeout, check=check)
+        return self._in_process(argv, input, cwd, env, check)
+
+    def hook(self, *args, input=None, cwd=None, env=None, check=None) -> subprocess.CompletedProcess:
+        """A hook call (`capture ...`, `context --hook ...`) IN THIS PROCESS: the executable's
+        entry point, argument parsing, guard, stdout JSON and regex cache included, minus the
+        process: its start-up (~0.1 s of CPU a call), and its hard stop (the alarm raises into
+        the work rather than ending the process). For tests about what the hook learns or
+        answers; what only the process shows (exit code and streams of the real binary, the
+        deadline, concurrency, crash-safety) stays with `learn(...)`, a real process."""
+        from learn_cli.capture import regex_cache
+
+        try:
+            return self._in_process(list(map(str, args)), input, cwd, env, check)
+        finally:
+            regex_cache.uninstall()  # the hook patches `re` for its process; commands use it untouched
+
+    def _in_process(self, argv, input, cwd, env, check) -> subprocess.CompletedProcess:
         if isinstance(input, (dict, list)):
             input = json.dumps(input)
         proc = run_in_process(self.exe, argv, input, str(cwd or self.cwd), dict(self.env, **(env or {})))
@@ -177,7 +196,9 @@ def run_in_process(exe: str, argv: list[str], input: str | None, cwd: str, env: 
     umask = os.umask(0o022)
     os.umask(umask)
     out, err = _Pipe(), _Pipe()
-    stdin = io.TextIOWrapper(io.BytesIO((input or "").encode()), encoding="utf-8")
+    stdin = io.TextIOWrapper(tempfile.TemporaryFile(), encoding="utf-8")  # a file: the hook reads its fd
+    stdin.write(input or "")
+    stdin.seek(0)
     stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
     stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True)
     code = 0
@@ -208,6 +229,7 @@ def run_in_process(exe: str, argv: list[str], input: str | None, cwd: str, env: 
         deadline.set_deadline(None)
         if gc_was_on:
             gc.enable()
+        stdin.close()
     return subprocess.CompletedProcess([exe, *argv], code if isinstance(code, int) else 0,
                                        _universal_newlines(out.getvalue(), "strict"),
                                        _universal_newlines(err.getvalue(), "backslashreplace"))

@@ -10,6 +10,7 @@ conservative output rule for agents that give no exit code.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import uuid
 from pathlib import Path
@@ -35,9 +36,18 @@ def install(learn, agent: str, scope: str = "user", cwd: Path | None = None) -> 
 
 
 def run_hook(learn, command: str, payload: dict, cwd: Path):
-    """Run one registered hook command the way the agent does: `sh -c`, payload on stdin."""
-    proc = subprocess.run(["sh", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
-                          env=learn.env, cwd=str(cwd), timeout=60)
+    """Run one registered hook command the way the agent does: `sh -c`, payload on stdin. The
+    first call of each command in a test; later calls run the same `learn` arguments in this
+    process (`learn.hook`): the command is known to work, what it learns is the subject."""
+    ran = learn.__dict__.setdefault("hook_commands_run", set())
+    if command in ran:
+        argv = shlex.split(command)
+        assert argv[0] == learn.exe, command
+        proc = learn.hook(*argv[1:], input=payload, cwd=cwd)
+    else:
+        ran.add(command)
+        proc = subprocess.run(["sh", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
+                              env=learn.env, cwd=str(cwd), timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "warning" not in proc.stderr.lower(), proc.stderr
     return json.loads(proc.stdout) if proc.stdout.strip() else None
@@ -117,13 +127,13 @@ def test_codex_hooks_learn_and_give_the_fix_back(learn):
 def test_same_failure_through_claude_code_and_codex_is_one_learning(learn):
     claude = {"session_id": str(uuid.uuid4()), "transcript_path": "/t.jsonl", "cwd": str(learn.cwd),
               "permission_mode": "default", "tool_name": "Bash"}
-    learn("capture", input=dict(claude, hook_event_name="PostToolUseFailure", tool_use_id="toolu_01a",
-                                tool_input={"command": "pytest tests", "description": "Run tests"},
-                                error=f"Exit code 127\n{PYTEST_MISSING}", is_interrupt=False), check=0)
-    learn("capture", input=dict(claude, hook_event_name="PostToolUse", tool_use_id="toolu_01b",
-                                tool_input={"command": "python -m pytest tests", "description": "Run tests"},
-                                tool_response={"stdout": "2 passed", "stderr": "", "interrupted": False,
-                                               "isImage": False}), check=0)
+    learn.hook("capture", input=dict(claude, hook_event_name="PostToolUseFailure", tool_use_id="toolu_01a",
+                                     tool_input={"command": "pytest tests", "description": "Run tests"},
+                                     error=f"Exit code 127\n{PYTEST_MISSING}", is_interrupt=False), check=0)
+    learn.hook("capture", input=dict(claude, hook_event_name="PostToolUse", tool_use_id="toolu_01b",
+                                     tool_input={"command": "python -m pytest tests", "description": "Run tests"},
+                                     tool_response={"stdout": "2 passed", "stderr": "", "interrupted": False,
+                                                    "isImage": False}), check=0)
     [first] = learned(learn, learn.cwd)
     assert first["status"] == "pending"
     commands = three_level_commands(Path(install(learn, "codex")["path"]))
@@ -419,7 +429,7 @@ def test_openclaw_after_tool_call_payloads(learn):
     for _n, payload in enumerate([call(1, "pytest tests", error=PYTEST_MISSING),
                                  call(2, "python -m pytest tests"),  # neither result nor error: no evidence
                                  call(3, "python -m pytest tests", result={"exitCode": 0, "stdout": "2 passed"})]):
-        proc = learn("capture", "--agent", "openclaw", input=payload)
+        proc = learn.hook("capture", "--agent", "openclaw", input=payload)
         assert proc.returncode == 0 and proc.stdout == "" and "Traceback" not in proc.stderr
     [rec] = learned(learn, learn.cwd)
     assert rec["fix_command"] == "python -m pytest tests" and rec["evidence"][0]["event"] == "call_1"
@@ -495,7 +505,7 @@ def test_context_hook_without_a_payload_speaks_each_agents_shape(learn):
               "gemini": lambda d: d["hookSpecificOutput"]["hookEventName"] == "SessionStart",
               "cursor": lambda d: list(d) == ["additional_context"]}
     for agent, ok in shapes.items():
-        proc = learn("context", "--hook", "--agent", agent)
+        proc = learn.hook("context", "--hook", "--agent", agent)
         assert proc.returncode == 0, proc.stderr
         doc = json.loads(proc.stdout)
         assert ok(doc) and "--platform linux/amd64" in json.dumps(doc)

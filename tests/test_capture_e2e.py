@@ -1,6 +1,8 @@
-"""End to end: realistic Claude Code sessions replayed through the installed `learn`
-executable, one process per hook call, payloads shaped exactly as in
-reference/agent-hooks.md §1.6, in a temporary home (the `learn` fixture).
+"""End to end: realistic Claude Code sessions replayed through `learn capture` and `learn
+context --hook`, payloads shaped exactly as in reference/agent-hooks.md §1.6, in a temporary
+home (the `learn` fixture). The first journey and the guard's answers run the installed
+executable, one process per hook call, as Claude Code does; the other journeys run the same
+entry point in this process (`learn.hook`): they are about what is learned and given back.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from learn_cli.store.project import identify
 
 
 class Session:
-    """One Claude Code session: every hook call is a `learn` process, checked like the agent
-    would check it (exit 0, nothing or one hook JSON object on stdout, no traceback)."""
+    """One Claude Code session: every hook call a `learn` process (`process`) or the same entry
+    point in this process, checked like the agent would check it (exit 0, nothing or one hook
+    JSON object on stdout, no traceback)."""
 
-    def __init__(self, learn, cwd: Path):
+    def __init__(self, learn, cwd: Path, process: bool = False):
         self.learn, self.cwd = learn, cwd
+        self.call = learn if process else learn.hook
         self.sid = str(uuid.uuid4())
         self.n = 0
         self.transcript = f"{learn.tmp}/userhome/.claude/projects/-work-{cwd.name}/{self.sid}.jsonl"
@@ -28,7 +32,7 @@ class Session:
                 "permission_mode": "default", "hook_event_name": event}
 
     def _run(self, payload: dict, *args: str) -> str | None:
-        proc = self.learn(*(args or ("capture",)), input=json.dumps(payload), cwd=self.cwd)
+        proc = self.call(*(args or ("capture",)), input=json.dumps(payload), cwd=self.cwd)
         assert proc.returncode == 0, proc.stderr
         assert "Traceback" not in proc.stderr, proc.stderr
         if not proc.stdout.strip():
@@ -89,8 +93,8 @@ def totals(learn) -> dict:
 PYTEST_MISSING = "/bin/bash: line 1: pytest: command not found"
 
 
-def pytest_session(learn, cwd: Path, follow: str = "python -m pytest tests") -> str | None:
-    s = Session(learn, cwd)
+def pytest_session(learn, cwd: Path, follow: str = "python -m pytest tests", process: bool = False) -> str | None:
+    s = Session(learn, cwd, process)
     s.start()
     s.prompt("run the tests")
     hint = s.bash("pytest tests", fails=PYTEST_MISSING, code=127)
@@ -104,17 +108,17 @@ def test_learned_in_one_project_given_back_in_another_and_helped(learn):
     a = learn.project("web-api", remote="git@github.com:acme/web-api.git")
     b = learn.project("billing", remote="https://github.com/acme/billing")
 
-    assert pytest_session(learn, a) is None
+    assert pytest_session(learn, a, process=True) is None
     [rec] = learned(learn, a)
     assert rec["status"] == "pending" and len(rec["evidence"]) == 1
-    hint = pytest_session(learn, a)  # the same failure again in A: what worked, seen once
+    hint = pytest_session(learn, a, process=True)  # the same failure again in A: what worked, seen once
     assert hint.startswith("learn: known fix (seen once in this project): `python -m pytest tests`")
     [rec] = learned(learn, a)
     assert rec["status"] == "active" and len(rec["evidence"]) == 2 and rec["helped"] == 1
     assert rec["context"] == "`pytest tests` fails (dependency): use `python -m pytest tests` instead."
 
     # Project B, first session: the same failure gets the fix back; the agent does something else.
-    s = Session(learn, b)
+    s = Session(learn, b, process=True)
     s.start()
     hint = s.bash("pytest tests", fails=PYTEST_MISSING, code=127)
     assert hint is not None and "python -m pytest tests" in hint
@@ -123,7 +127,7 @@ def test_learned_in_one_project_given_back_in_another_and_helped(learn):
     assert totals(learn).get("helped", 0) == 1  # only A's own second session
 
     # A later session in B follows the suggestion: it helped.
-    hint = pytest_session(learn, b)
+    hint = pytest_session(learn, b, process=True)
     assert hint is not None and "python -m pytest tests" in hint
     [source] = learned(learn, a)
     assert source["helped"] == 2 and source["frequency"] == 3 and identify(b).id in source["projects"]

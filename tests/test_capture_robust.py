@@ -90,10 +90,11 @@ BAD = {
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_bad_payloads_exit_0_print_nothing_corrupt_nothing(learn, name):
     cwd = learn.project("api")
-    for _ in range(2):  # a store with real records in it
-        learn("capture", input=failure(cwd), cwd=cwd, check=0)
-        learn("capture", input=success(cwd, "python -m pytest tests"), cwd=cwd, check=0)
+    for _ in range(2):  # a store with real records in it (made in this process: not the subject)
+        learn.hook("capture", input=failure(cwd), cwd=cwd, check=0)
+        learn.hook("capture", input=success(cwd, "python -m pytest tests"), cwd=cwd, check=0)
     before = data_snapshot(learn.home)
+    assert any(k.endswith("learnings.jsonl") for k in before)
     proc = learn("capture", input=BAD[name].decode("latin-1"), cwd=cwd)
     assert proc.returncode == 0 and proc.stdout == ""
     assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) <= 1
@@ -177,36 +178,6 @@ def test_broken_home_gives_one_warning_and_no_output(learn):
     assert len([line for line in log_lines if "capture failed" in line]) == 1  # not once per tool call
 
 
-def test_time_limit_stops_the_work(tmp_path, monkeypatch, capsys):
-    from learn_cli.capture import learner
-
-    def stuck(*_args, **_kw):
-        time.sleep(30)
-
-    monkeypatch.setattr(learner, "on_failure", stuck)
-    monkeypatch.setattr(hook, "DEFAULT_DEADLINE", 0.3)
-    stdin = tmp_path / "payload.json"
-    stdin.write_text(json.dumps(failure(tmp_path)))
-    with open(stdin, "rb") as fh:
-        monkeypatch.setattr(sys, "stdin", fh)
-        queued, started = _cpu_wait(), time.monotonic()
-        assert hook.main(["--home", str(tmp_path / "home")]) == 0
-    # its own time: a loaded machine's queue for the CPU is not a wait of the hook's
-    assert time.monotonic() - started - (_cpu_wait() - queued) < 3
-    out = capsys.readouterr()
-    assert out.out == "" and "time limit" in out.err
-
-
-def _cpu_wait() -> float:
-    """Seconds this thread has waited for a CPU (field 2 of its schedstat); 0 where there is no
-    /proc (macOS): the wall clock is all there is to go by."""
-    try:
-        with open("/proc/thread-self/schedstat") as fh:
-            return int(fh.read().split()[1]) / 1e9
-    except FileNotFoundError:
-        return 0.0
-
-
 def test_stray_prints_never_reach_stdout(tmp_path, monkeypatch, capsys):
     from learn_cli.capture import learner
 
@@ -242,9 +213,12 @@ def _parallel(learn, docs, cwd):
 
 
 def test_32_concurrent_captures_lose_nothing(learn):
+    """16 sessions' failures at once, then their fixes at once (test_rel_attack_small and
+    test_rel_concurrency do the same with more processes beside prune and promote); then 32
+    failures of one session at once."""
     cwd = learn.project("api")
-    n = 32
-    tools = [f"tool{i:02d}" for i in range(n)]
+    n, sessions = 32, 16
+    tools = [f"tool{i:02d}" for i in range(sessions)]
     _parallel(learn, [failure(cwd, f"{t} build", f"bash: {t}: command not found", sid=f"s{i}",
                               tool_use_id=f"toolu_f{i}") for i, t in enumerate(tools)], cwd)
     _parallel(learn, [success(cwd, f"npx {t} build", sid=f"s{i}", tool_use_id=f"toolu_o{i}")
@@ -259,8 +233,9 @@ def test_32_concurrent_captures_lose_nothing(learn):
     assert len(events) == n
     # As `learn stats` reads them: stats.json plus the notes of hooks stopped by their deadline.
     totals = analytics.read(learn.home / "analytics" / "stats.json")["totals"]
-    assert totals["failures"] == 2 * n and totals["successes"] == n
-    assert totals["pairs"] == n and totals["learnings_new"] == n and totals["events"] == 3 * n
+    assert totals["failures"] == sessions + n and totals["successes"] == sessions
+    assert totals["pairs"] == sessions and totals["learnings_new"] == sessions
+    assert totals["events"] == 2 * sessions + n
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,55 +252,55 @@ def _secrets():
     return module.SECRETS
 
 
-def test_secrets_never_reach_the_home(tmp_path):
-    secrets = _secrets()
-    assert len({kind for kind, _v, _t in secrets}) >= 10
-    home = tmp_path / "home"
-    cwd = tmp_path / "work" / "api"
-    cwd.mkdir(parents=True)
-    run = lambda doc: hook.handle(json.dumps(doc), home=str(home))  # noqa: E731
+def _plant(run, cwd, secrets, events=("prompt", "pre", "failure", "success", "end")) -> None:
+    """Each secret in a session of its own: the prompt, the command about to run, the failing
+    command and its output, the fixing command and its output, the end of the session."""
     for i, (_kind, value, template) in enumerate(secrets):
         line = template.format(s=value)
         sid = f"secret-{i}"
-        run(payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} into the logs",
-                    prompt_id=f"p{i}"))
-        run(payload(cwd, "PreToolUse", sid, tool_name="Bash", tool_input={"command": f"deploy {line}"},
-                    tool_use_id=f"toolu_pre{i}"))
-        run(failure(cwd, f"deploy push {line}", f"request failed: {line}\nError: unauthorized", 1, sid=sid))
-        run(success(cwd, f"deploy push --retry {line}", stdout=f"pushed with {line}", sid=sid))
-        run(payload(cwd, "SessionEnd", sid, reason="other"))
-    leaks = []
+        docs = {"prompt": payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} into the logs",
+                                  prompt_id=f"p{i}"),
+                "pre": payload(cwd, "PreToolUse", sid, tool_name="Bash", tool_input={"command": f"deploy {line}"},
+                               tool_use_id=f"toolu_pre{i}"),
+                "failure": failure(cwd, f"deploy push {line}", f"request failed: {line}\nError: unauthorized", 1,
+                                   sid=sid),
+                "success": success(cwd, f"deploy push --retry {line}", stdout=f"pushed with {line}", sid=sid),
+                "end": payload(cwd, "SessionEnd", sid, reason="other")}
+        for event in events:
+            run(docs[event])
+
+
+def _leaked(home: Path, secrets) -> list[tuple[str, str]]:
     files = [p for p in home.rglob("*") if p.is_file()]
     assert any(p.name == "learnings.jsonl" and p.stat().st_size for p in files)
-    for path in files:
-        raw = path.read_bytes()
-        for kind, value, _t in secrets:
-            if value.encode() in raw or value[-12:].encode() in raw:
-                leaks.append((kind, str(path.relative_to(home))))
-    assert leaks == []
+    return [(kind, str(path.relative_to(home))) for path in files for raw in [path.read_bytes()]
+            for kind, value, _t in secrets if value.encode() in raw or value[-12:].encode() in raw]
+
+
+def test_secrets_never_reach_the_home(learn):
+    """Every secret of the corpus through the hook's entry point (`learn capture` in this
+    process: its argument parsing, guard and regex cache read from the home)."""
+    secrets = _secrets()
+    assert len({kind for kind, _v, _t in secrets}) >= 10
+    cwd = learn.project("api")
+    _plant(lambda doc: learn.hook("capture", input=doc, cwd=cwd, check=0), cwd, secrets)
+    assert _leaked(learn.home, secrets) == []
 
 
 def test_secrets_never_reach_the_home_through_the_executable(learn):
-    """One secret of each kind, through real `learn capture` processes (prompt, failing
-    command and its output, the fixing command) and the end of the session."""
+    """A few kinds through real `learn capture` processes (prompt, failing command and its
+    output, the fixing command, the end of the session): the process adds nothing the test
+    above does not see, and no secret reaches the home by it either."""
     by_kind = {}
     for kind, value, template in _secrets():
-        by_kind.setdefault(kind, (value, template))
+        by_kind.setdefault(kind, (kind, value, template))
+    sample = sorted(by_kind.values())[::9]
+    assert len(sample) >= 3
     cwd = learn.project("api")
-    for i, (_kind, (value, template)) in enumerate(sorted(by_kind.items())):
-        line = template.format(s=value)
-        sid = f"exe-secret-{i}"
-        learn(
-            "capture", input=payload(cwd, "UserPromptSubmit", sid, prompt=f"never paste {line} here"), cwd=cwd, check=0
-        )
-        learn("capture", input=failure(cwd, f"deploy push {line}", f"denied: {line}", 1, sid=sid), cwd=cwd, check=0)
-        learn("capture", input=success(cwd, f"deploy push --retry {line}", stdout=line, sid=sid), cwd=cwd, check=0)
-    learn("capture", input=payload(cwd, "SessionEnd", "exe-secret-0", reason="other"), cwd=cwd, check=0)
+    _plant(lambda doc: learn("capture", input=doc, cwd=cwd, check=0), cwd, sample,
+           events=("prompt", "failure", "success", "end"))
     assert learn_records(learn.home, cwd)
-    for path in (p for p in learn.home.rglob("*") if p.is_file()):
-        raw = path.read_bytes()
-        for kind, (value, _t) in by_kind.items():
-            assert value.encode() not in raw and value[-12:].encode() not in raw, (kind, path)
+    assert _leaked(learn.home, sample) == []
 
 
 def test_secret_in_a_crash_message_is_redacted_in_the_log(tmp_path, monkeypatch):

@@ -66,11 +66,13 @@ def hook(home: Path, payload: dict) -> str:
     return out
 
 
-def pair(home: Path, cwd: Path, sid: str, n: int, command: str, error: str) -> None:
-    """A failure, its retry that works, and the session's end: an active learning (min_evidence 1)."""
+def pair(home: Path, cwd: Path, sid: str, n: int, command: str, error: str, end: bool = True) -> None:
+    """A failure, its retry that works, and (`end`) the session's end: an active learning
+    (min_evidence 1)."""
     hook(home, kit.failure(cwd, sid, f"f{n}", command, error))
     hook(home, kit.success(cwd, sid, f"s{n}", command + " --retry"))
-    hook(home, kit.session_end(cwd, sid))
+    if end:
+        hook(home, kit.session_end(cwd, sid))
 
 
 def fresh_home(tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
@@ -149,6 +151,9 @@ def _import_doc(lines: list[tuple[str, str]], pid: str) -> dict:
             "global": [dict(e, id=e["id"][:-6] + f"{n + 4096:06x}") for n, e in enumerate(entries)]}
 
 
+FORMATS_PER_SESSION = 45
+
+
 @pytest.mark.slow
 def test_no_format_leaks_from_any_field(tmp_path, monkeypatch):
     formats = CORPUS.FORMATS
@@ -156,9 +161,13 @@ def test_no_format_leaks_from_any_field(tmp_path, monkeypatch):
     home, cwd = fresh_home(tmp_path, monkeypatch)
     lines = [(template.format(s=value), value) for _kind, value, template, _bare in formats]
     planted = [value for _line, value in lines]
+    # Sessions of FORMATS_PER_SESSION formats: every session end re-checks the project's
+    # learnings of one key for conflicts, pair by pair (all `deploy push …` share one key).
     for n, (line, _value) in enumerate(lines):
-        hook(home, kit.prompt(cwd, f"fmt-{n}", f"Never paste {line} into scripts."))
-        pair(home, cwd, f"fmt-{n}", n, f"deploy push {line}", f"request failed: {line}\nError: unauthorized")
+        sid = f"fmt-{n // FORMATS_PER_SESSION}"
+        hook(home, kit.prompt(cwd, sid, f"Never paste {line} into scripts."))
+        pair(home, cwd, sid, n, f"deploy push {line}", f"request failed: {line}\nError: unauthorized",
+             end=n % FORMATS_PER_SESSION == FORMATS_PER_SESSION - 1 or n == len(lines) - 1)
     for n, (_kind, value, _template, bare) in enumerate(formats):  # folder names and git remotes
         folder = value.replace("/", "_").replace("\n", "_")[:200] if bare else f"repo-{n}"
         where = kit.project_dir(tmp_path / "folders" / folder, "svc",

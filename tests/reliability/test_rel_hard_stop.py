@@ -155,3 +155,22 @@ def test_a_hook_starved_after_reading_its_payload_keeps_its_event(tmp_path):
     assert c.get("deferred") == 2 and c.get("replayed") == 2 and not c.get("dropped"), c
     recs = learned(home, "slowq")
     assert len(recs) == 1 and recs[0]["fix_command"].endswith("--frob"), (recs, c)
+
+
+def test_in_process_the_time_limit_stops_stuck_work(tmp_path, monkeypatch):
+    """Where the hook is not its own process (tests, `learn ingest`), the alarm raises into the
+    work instead of ending the process: a learner stuck for 30 s is stopped at the time limit,
+    with one warning on stderr and nothing on stdout."""
+    from learn_cli.capture import hook, learner
+
+    def stuck(*_args, **_kw):
+        time.sleep(30)
+
+    monkeypatch.setattr(learner, "on_failure", stuck)
+    monkeypatch.setattr(hook, "DEFAULT_DEADLINE", 0.3)
+    payload = kit.failure(tmp_path, "s-stuck", "toolu_stuck", "pytest tests", "bash: pytest: command not found", 127)
+    queued, started = kit.cpu_wait(), time.monotonic()
+    code, out, err = kit.run_hook(payload, ["--home", str(tmp_path / "home")])
+    # its own time: a loaded machine's queue for the CPU is not a wait of the hook's
+    assert time.monotonic() - started - (kit.cpu_wait() - queued) < 3
+    assert code == 0 and out == "" and "time limit" in err

@@ -34,7 +34,7 @@ INSTRUCTION = re.compile(r"ignore (all )?(previous|prior) instructions|you are n
                          r"(^|\s)system:|^\s*(human|assistant):", re.IGNORECASE | re.MULTILINE)
 
 
-exe = kit.learn_exe
+exe = kit.learn_here  # in this process: what the commands and hooks write and print
 
 
 def inert(text: str, where: str) -> None:

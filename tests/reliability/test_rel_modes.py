@@ -10,22 +10,21 @@ import json
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import reliability_kit as kit
 
-EXE = str(Path(sys.executable).with_name("learn"))
-
 
 def run(home: Path, cwd: Path, umask: int, *args, input=None) -> subprocess.CompletedProcess:
-    env = kit.learn_env(home, cwd.parent / "userhome")
-    if isinstance(input, (dict, list)):
-        input = json.dumps(input)
-    proc = subprocess.run([EXE, *map(str, args)], input=input, capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120, preexec_fn=lambda: os.umask(umask))
+    """`learn ARGS` in this process under `umask` (the modes come from the code, which sets
+    them whatever the umask: this process's umask is as good as a new one's)."""
+    previous = os.umask(umask)
+    try:
+        proc = kit.learn_here(home, cwd, *args, input=input)
+    finally:
+        os.umask(previous)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 

@@ -52,11 +52,12 @@ def nothing_half_written(home: Path) -> None:
 
 
 def seeded(tmp_path: Path) -> tuple[Path, Path]:
+    """A home with a learning and a session buffer, made in this process (not the subject)."""
     home, cwd = tmp_path / "home", kit.project_dir(tmp_path / "work", "app")
-    assert run(home, cwd, "add", "the glorp cache needs a warm-up", "--fix", "glorp warm").returncode == 0
+    assert kit.learn_here(home, cwd, "add", "the glorp cache needs a warm-up", "--fix", "glorp warm").returncode == 0
     sid = "s-seed"
-    assert run(home, cwd, "capture", input=kit.failure(cwd, sid, "t1", "zorp build", "Error: zorp lost its way")
-               ).returncode == 0
+    assert kit.learn_here(home, cwd, "capture", input=kit.failure(cwd, sid, "t1", "zorp build",
+                                                                  "Error: zorp lost its way")).returncode == 0
     return home, cwd
 
 
@@ -93,10 +94,10 @@ def test_capture_with_a_file_size_limit(tmp_path):
         nothing_half_written(home)
     log = (home / "learn.log").read_text().splitlines() if (home / "learn.log").exists() else []
     assert len(log) <= 3, log  # warned once (per kind), not once per tool call
-    # Space again: everything works and the store is whole.
+    # Space again: everything works and the store is whole (in this process: no limit to apply).
     for payload in pair(cwd, 99):
-        assert run(home, cwd, "capture", input=payload).returncode == 0
-    doctor = run(home, cwd, "doctor", "--json")
+        assert kit.learn_here(home, cwd, "capture", input=payload).returncode == 0
+    doctor = kit.learn_here(home, cwd, "doctor", "--json")
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert checks["data"]["status"] == "ok", checks["data"]
     print(f"\nfile size limits tried: {len(limits)} ({limits[0]}..{limits[-1]} bytes), 2 captures each")
@@ -107,7 +108,7 @@ def test_capture_with_a_file_size_limit(tmp_path):
 def test_commands_with_a_full_disk_give_one_line(tmp_path, args):
     home, cwd = seeded(tmp_path)
     export = tmp_path / "export.json"
-    assert run(home, cwd, "export", "-o", export).returncode == 0
+    assert kit.learn_here(home, cwd, "export", "-o", export).returncode == 0
     args = [str(export) if a == "EXPORT" else str(tmp_path / "out.json") if a == "OUT" else a for a in args]
     if args[0] == "import":  # a learning that is new to this store, so the import must write
         doc = json.loads(export.read_text())

@@ -37,6 +37,7 @@ def leaks_in(blob: str, secrets) -> list[tuple[str, str]]:
 
 
 exe = kit.learn_exe
+here = kit.learn_here  # the commands' output, in this process
 
 
 def cli(monkeypatch, home: Path, cwd: Path, *args) -> int:
@@ -110,24 +111,24 @@ def test_no_secret_reaches_the_home_or_any_output(tmp_path, monkeypatch):
     export_in = tmp_path / "export.json"
     export_in.write_text(json.dumps(_import_doc([(line, value) for _k, line, value in lines],
                                                 identify(cwd).id)))
-    imported = exe(home, cwd, "import", export_in)
+    imported = here(home, cwd, "import", export_in)
     assert imported.returncode == 0, imported.stderr
     for n, (_kind, line, _value) in enumerate(lines[::6]):  # and a sample through the executable
         for payload in (kit.failure(cwd, f"exe-{n}", f"xf{n}", f"publish {line}", f"denied: {line}"),
                         kit.success(cwd, f"exe-{n}", f"xs{n}", f"publish --token-file t {line}")):
             assert exe(home, cwd, "capture", input=payload).returncode == 0
-        assert exe(home, cwd, "add", f"exe lesson {n}: {line}", "--fix", f"rotate {line}").returncode == 0
+        assert here(home, cwd, "add", f"exe lesson {n}: {line}", "--fix", f"rotate {line}").returncode == 0
 
     outputs = {
-        "export": exe(home, cwd, "export", "-o", "-"),
-        "context": exe(home, cwd, "context", "--budget", "8000"),
-        "context --hook": exe(home, cwd, "context", "--hook",
+        "export": here(home, cwd, "export", "-o", "-"),
+        "context": here(home, cwd, "context", "--budget", "8000"),
+        "context --hook": here(home, cwd, "context", "--hook",
                               input={**kit.session_end(cwd, "ctx"), "hook_event_name": "SessionStart"}),
-        "recall": exe(home, cwd, "recall", "deploy", "lesson", "rotate", "--all", "--limit", "200"),
-        "recall --json": exe(home, cwd, "recall", "deploy", "--json", "--limit", "200"),
-        "stats": exe(home, cwd, "stats"),
-        "graph": exe(home, cwd, "graph", "--format", "json"),
-        "flush": exe(home, cwd, "flush", "--target", "CLAUDE.md"),
+        "recall": here(home, cwd, "recall", "deploy", "lesson", "rotate", "--all", "--limit", "200"),
+        "recall --json": here(home, cwd, "recall", "deploy", "--json", "--limit", "200"),
+        "stats": here(home, cwd, "stats"),
+        "graph": here(home, cwd, "graph", "--format", "json"),
+        "flush": here(home, cwd, "flush", "--target", "CLAUDE.md"),
     }
     for name, proc in outputs.items():
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, (name, proc.stderr)
@@ -166,12 +167,12 @@ def test_lookalikes_are_left_intact(tmp_path, monkeypatch):
                {"id": f"learn-20260101T000000Z-{n:06x}", "type": "pattern", "context": f"imported {n}",
                 "error": text, "fix": text} for n, text in enumerate(lookalikes)]}}}
     (tmp_path / "plain.json").write_text(json.dumps(doc))
-    assert exe(home, cwd, "import", tmp_path / "plain.json").returncode == 0
+    assert here(home, cwd, "import", tmp_path / "plain.json").returncode == 0
     for n, text in enumerate(lookalikes):
         payload = kit.failure(cwd, f"look-{n}", f"lf{n}", f"check item{n}", f"Error: {text}")
         assert kit.run_hook(payload, ["--home", str(home)])[0] == 0
 
-    exported = json.loads(exe(home, cwd, "export", "-o", "-").stdout)
+    exported = json.loads(here(home, cwd, "export", "-o", "-").stdout)
     records = [r for p in exported["projects"].values() for r in p["learnings"]]
     changed = []
     for n, text in enumerate(lookalikes):
