@@ -185,8 +185,12 @@ class _Groups:
 
 def contradicts(fix_a, fix_b) -> bool:
     """True when one fix says the opposite of the other: "never X" vs "X"."""
-    cores_b = clause_cores(fix_b)
-    return any((not negative, core) in cores_b for negative, core in clause_cores(fix_a))
+    cores_b = _cores(fix_b)  # cached: a key with many fixes compares each with every other
+    return any((not negative, core) in cores_b for negative, core in _cores(fix_a))
+
+
+def _cores(text) -> frozenset:
+    return _text_cores(text) if isinstance(text, str) else frozenset()
 
 
 def is_refinement(fix_a, fix_b) -> bool:
