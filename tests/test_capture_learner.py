@@ -240,6 +240,9 @@ def test_read_of_a_mistyped_path_learns_the_right_path(home, proj):
     assert rec["tool"] == "Read" and rec["fix_kind"] == "path"
     assert rec["command"] == "Read src/confg.py" and rec["fix_command"] == "src/config.py"
     assert str(a) not in json.dumps(rec)  # project-relative, no absolute paths
+    # the same read failing again in this project is answered at once, as a command is
+    text = context_of(Agent(home, a).read_fail(str(a / "src" / "confg.py")))
+    assert "seen once in this project" in text and "`src/config.py`" in text
 
 
 def test_read_of_an_unrelated_file_is_not_a_fix(home, proj):

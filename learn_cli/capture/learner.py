@@ -469,6 +469,17 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     return folder if folder != where else None
 
 
+def failed_as_stored(entry: dict, root: str | None) -> str:
+    """A failed call as learnings store it in `command`: the normalised command, or for a path
+    tool its name and the path ("Read src/a.py"); what the lookup compares the next failure
+    with (offers: the same failure again is answered at once)."""
+    if entry.get("cmd"):
+        return _normalize(entry["cmd"], root)
+    if entry.get("path") and entry.get("tool") in ev.PATH_TOOLS:
+        return f"{entry['tool']} {_relative(entry['path'], root)}"
+    return ""
+
+
 def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str | None:
     """Store the pair as a learning or as one more sighting of it. Returns the outcome of the
     suggestion the failure had ("helped", "ignored") or None."""
@@ -476,11 +487,10 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
         return None
     root = cap.project.root
     tool = failed.get("tool") or ""
+    failed_cmd = failed_as_stored(failed, root)
     if kind == "path":
-        failed_cmd = f"{tool} {_relative(failed.get('path') or '', root)}"
         fix_cmd = _relative(steps[0], root)
     else:
-        failed_cmd = _normalize(failed.get("cmd") or "", root)
         fix_cmd = " && ".join(dict.fromkeys(_normalize(step, root) for step in steps))
     key = failed.get("key") or ""
     if not key or not fix_cmd or not failed_cmd:

@@ -28,6 +28,7 @@ from learn_cli.capture.learner import (
     _number,
     _owner_pid,
     _steps,
+    failed_as_stored,
 )
 from learn_cli.store.record import SHOWN_STATUSES
 
@@ -211,7 +212,7 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
     key = entry.get("key")
     if not key:
         return None
-    command = _normalize(entry.get("cmd", ""), cap.project.root) if entry.get("cmd") else ""
+    command = failed_as_stored(entry, cap.project.root)
     need = cap.int_setting("min_evidence")
     offered = []
     for fix in fixes_for_key(cap, key):
