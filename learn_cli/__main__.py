@@ -1,6 +1,7 @@
 """Entry point. Hook calls (`learn capture`, `learn context --hook`) take a fast path that
 never imports typer or rich: they run on every tool call of the agent. So does `learn recall`
-when piped or with `--json` (agents and scripts call it), unless typer must parse it."""
+when piped or with `--json` (agents and scripts call it), and so do `stats`, `show` and
+`graph` (commands/read_fast.py), unless typer must parse them."""
 
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ def main(argv: list[str] | None = None) -> int:
             from learn_cli.commands.recall_fast import main as recall_main
 
             code = recall_main(globals_, rest[1:])
+            if code is not None:
+                return code
+        if rest[:1] in (["stats"], ["show"], ["graph"]):
+            from learn_cli.commands.read_fast import main as read_main
+
+            code = read_main(rest[0], globals_, rest[1:])
             if code is not None:
                 return code
     from learn_cli.cli import run

@@ -191,6 +191,27 @@ def test_fast_path_prints_what_typer_prints(learn, seeded, args):
     assert outcome(learn(*args)) == outcome(learn.typer(*args))
 
 
+@pytest.mark.parametrize("args", [
+    ["stats"], ["stats", "--json"], ["graph"], ["graph", "--json"], ["graph", "-f", "dot"], ["graph", "--format=mermaid"],
+    ["graph", "--format", "json"], ["show", "{local}"], ["show", "{g1_prefix}", "--json"], ["--project", "{other}", "stats"],
+    # errors: the fast path's own (same guard) and typer's (it declines these)
+    ["show", "learn-nope"], ["show"], ["show", "a", "b"], ["graph", "-f", "png"], ["stats", "--bogus"],
+    ["graph", "--help"], ["--home", "{missing}", "stats"]])
+def test_read_commands_fast_path_prints_what_typer_prints(learn, seeded, args):
+    """`stats`, `show` and `graph` piped or with --json skip typer (commands/read_fast.py)."""
+    values = {"local": seeded["local"]["id"], "g1_prefix": seeded["g1"]["id"][:-2],
+              "other": learn.tmp / "work" / "ml-pipeline", "missing": learn.tmp / "nope"}
+    args = [a.format(**values) for a in args]
+    assert outcome(learn(*args)) == outcome(learn.typer(*args))
+
+
+def test_read_commands_skip_typer_and_rich_when_piped(learn, seeded):
+    for args in (["stats"], ["graph", "--json"], ["show", seeded["local"]["id"]]):
+        proc = python(learn, HEAVY_PROBE, *args)
+        assert proc.returncode == 0 and proc.stdout, proc.stderr
+        assert "typer" not in proc.stderr.splitlines()[-1] and "click" not in proc.stderr.splitlines()[-1]
+
+
 def test_fast_path_reports_a_corrupt_line_as_typer_does(learn, seeded):
     with open(learn.home / "global" / "errors.jsonl", "a") as fh:
         fh.write('{"id": "learn-x", "context": docker}\n')

@@ -38,4 +38,4 @@ COMMANDS = (
 )
 
 # Modules of this package that are not commands (helpers of the commands above).
-HELPERS = ("_common", "interactive", "recall_fast")
+HELPERS = ("_common", "interactive", "read_fast", "recall_fast")

@@ -14,7 +14,7 @@ def command(
     ),
     hard: bool = typer.Option(False, "--hard", help="Delete it for good instead of archiving it."),
 ) -> None:
-    from learn_cli.commands.show import find
+    from learn_cli.commands.read_fast import find
     from learn_cli.render.learning import headline
     from learn_cli.render.moves import moved
 

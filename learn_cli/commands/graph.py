@@ -1,4 +1,5 @@
-"""`learn graph`: category tree, cross-project connections, hub nodes (text, json, dot, mermaid)."""
+"""`learn graph`: category tree, cross-project connections, hub nodes (text, json, dot, mermaid).
+The work is read_fast.graph, which pipes and `--json` reach without typer."""
 
 from __future__ import annotations
 
@@ -6,14 +7,10 @@ from enum import Enum
 
 import typer
 
-from learn_cli.commands._common import json_out, open_store, state
+from learn_cli.commands import read_fast
+from learn_cli.commands._common import state
 
-
-class Format(str, Enum):
-    text = "text"
-    json = "json"
-    dot = "dot"
-    mermaid = "mermaid"
+Format = Enum("Format", {name: name for name in read_fast.GRAPH_FORMATS}, type=str)
 
 
 def command(
@@ -23,18 +20,4 @@ def command(
     ),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
-    import orjson
-
-    from learn_cli.engine.graph import build_graph, to_dot, to_mermaid
-    from learn_cli.render import graph as render
-
-    store = open_store(state(ctx), create=False)
-    graph = build_graph(store, loads=orjson.loads)
-    if as_json or fmt is Format.json:
-        json_out(graph.as_json())
-    elif fmt is Format.dot:
-        render.raw(to_dot(graph))
-    elif fmt is Format.mermaid:
-        render.raw(to_mermaid(graph))
-    else:
-        render.report(graph)
+    read_fast.graph(state(ctx), fmt.value, as_json)

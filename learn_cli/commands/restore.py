@@ -13,7 +13,7 @@ def command(
         ..., metavar="ID", help="The archived learning's id, or a unique start of it.", show_default=False
     ),
 ) -> None:
-    from learn_cli.commands.show import find
+    from learn_cli.commands.read_fast import find
     from learn_cli.engine.knowledge import find_same
     from learn_cli.engine.merge import merge
     from learn_cli.render.learning import headline

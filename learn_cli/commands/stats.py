@@ -1,25 +1,16 @@
-"""`learn stats`: learning analytics and capture health (the seed's stats box)."""
+"""`learn stats`: learning analytics and capture health (the seed's stats box). The work is
+read_fast.stats, which pipes and `--json` reach without typer."""
 
 from __future__ import annotations
 
 import typer
 
-from learn_cli.commands._common import json_out, open_store, read_project, state
+from learn_cli.commands import read_fast
+from learn_cli.commands._common import state
 
 
 def command(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Machine-readable stats (see `learn help stats`)."),
 ) -> None:
-    import orjson
-
-    from learn_cli.engine.stats import gather
-    from learn_cli.render import stats as render
-
-    st = state(ctx)
-    store = open_store(st, create=False)
-    doc = gather(store, read_project(st), loads=orjson.loads)
-    if as_json:
-        json_out(doc)
-    else:
-        render.report(doc)
+    read_fast.stats(state(ctx), as_json)
