@@ -193,8 +193,8 @@ def test_fast_path_prints_what_typer_prints(learn, seeded, args):
 
 @pytest.mark.parametrize("args", [
     ["stats"], ["stats", "--json"], ["graph"], ["graph", "--json"], ["graph", "-f", "dot"],
-    ["graph", "--format=mermaid"], ["graph", "--format", "json"], ["show", "{local}"], ["show", "{g1_prefix}", "--json"],
-    ["--project", "{other}", "stats"],
+    ["graph", "--format=mermaid"], ["graph", "--format", "json"], ["show", "{local}"],
+    ["show", "{g1_prefix}", "--json"], ["--project", "{other}", "stats"],
     # errors: the fast path's own (same guard) and typer's (it declines these)
     ["show", "learn-nope"], ["show"], ["show", "a", "b"], ["graph", "-f", "png"], ["stats", "--bogus"],
     ["graph", "--help"], ["--home", "{missing}", "stats"]])
