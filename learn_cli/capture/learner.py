@@ -698,7 +698,7 @@ def _same_fix(rec: dict, fix_cmd: str) -> bool:
 
 
 def _same_learning(rec: dict, key: str, fix_cmd: str) -> bool:
-    """Is the pair just seen one more sighting of `rec`? The one rule of import and prune
+    """Is the pair just seen one more sighting of `rec`? The rule import and prune apply too
     (engine.knowledge.same_learning: the same fix, or a refinement of it); the exact
     comparison first, so the common case imports nothing more."""
     if _same_fix(rec, fix_cmd):
