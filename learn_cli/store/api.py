@@ -9,7 +9,7 @@ from pathlib import Path
 
 from . import jsonl, log
 from .locks import file_lock
-from .paths import DEFAULT_CONFIG, Layout, make_dir, number, resolve_home, write_new
+from .paths import DEFAULT_CONFIG, Layout, make_dir, number, resolve_home, setting_in, write_new
 from .project import Project
 from .record import now_iso, store_file_kind, utf8_safe
 
@@ -82,12 +82,8 @@ class Store:
         jsonl.atomic_write(self.layout.overrides(pid), (json.dumps(doc, indent=2) + "\n").encode())
 
     def setting(self, name: str, pid: str | None = None):
-        """A setting with the project's override applied."""
-        if pid:
-            over = self.overrides(pid)
-            if name in over:
-                return over[name]
-        return self.config().get(name, DEFAULT_CONFIG.get(name))
+        """A setting with the project's override applied (paths.setting_in)."""
+        return setting_in(name, self.overrides(pid) if pid else {}, self.config())
 
     def number(self, name: str, pid: str | None = None):
         """A numeric setting as it is used (`paths.number`: its type, or its default)."""

@@ -66,25 +66,32 @@ def number(value, name: str):
     return kind(value)
 
 
+def setting_in(name: str, overrides: dict, config: dict):
+    """The one lookup of a setting: the project's override, else config.json's value, else the
+    default (Store.setting, and setting_from_files for the hook's paths without a Store)."""
+    if name in overrides:
+        return overrides[name]
+    return config.get(name, DEFAULT_CONFIG.get(name))
+
+
 def setting_from_files(home: str, pid: str | None, name: str):
-    """`Store.setting(name, pid)` read straight from the files (the project's overrides, then
-    config.json, then the default), for the hook's fast paths that open no Store. Raises
-    OSError or ValueError for a file that is there but unreadable: the caller then goes the
-    Store's way, which says so."""
+    """`Store.setting(name, pid)` read straight from the files, for the hook's fast paths that
+    open no Store. Raises OSError or ValueError for a file that is there but unreadable: the
+    caller then goes the Store's way, which says so."""
+    overrides = _json_file(os.path.join(home, PROJECTS_DIR, pid, OVERRIDES_FILE)) if pid else {}
+    return setting_in(name, overrides, _json_file(os.path.join(home, CONFIG_FILE)))
+
+
+def _json_file(path: str) -> dict:
+    """A settings file's object ({} when missing or not an object)."""
     import json
 
-    files = [os.path.join(home, CONFIG_FILE)]
-    if pid:
-        files.insert(0, os.path.join(home, PROJECTS_DIR, pid, OVERRIDES_FILE))
-    for path in files:
-        try:
-            with open(path, "rb") as fh:
-                doc = json.loads(fh.read() or b"{}")
-        except FileNotFoundError:
-            continue
-        if isinstance(doc, dict) and name in doc:
-            return doc[name]
-    return DEFAULT_CONFIG.get(name)
+    try:
+        with open(path, "rb") as fh:
+            doc = json.loads(fh.read() or b"{}")
+    except FileNotFoundError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 class HomeError(ValueError):
