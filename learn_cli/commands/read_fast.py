@@ -11,10 +11,8 @@ and usage errors stay typer's.
 
 from __future__ import annotations
 
-import sys
-
-from learn_cli.commands._common import State, fail, guarded, json_out, open_store, read_project
-from learn_cli.commands.recall_fast import global_values
+from learn_cli.commands._common import State, fail, json_out, open_store, read_project
+from learn_cli.commands.recall_fast import run_parsed
 
 GRAPH_FORMATS = ("text", "json", "dot", "mermaid")
 
@@ -93,17 +91,7 @@ DEFAULTS = {"as_json": False, "fmt": "text"}
 
 def main(name: str, global_args: list[str], args: list[str]) -> int | None:
     """The fast path of command `name`: the exit code, or None when typer must take it."""
-    opts = parse(name, args)
-    if opts is None or sys.stdout is None:  # stdout closed: typer's guard says so
-        return None
-    if sys.stdout.isatty() and not opts.get("as_json"):  # a terminal: rich's layout
-        return None
-    home, project = global_values(global_args)
-    st = State(home=home, project_path=project)
-    try:
-        return guarded(lambda: COMMANDS[name][0](st, **opts))
-    finally:
-        st.close()
+    return run_parsed(global_args, parse(name, args), COMMANDS[name][0])
 
 
 def parse(name: str, args: list[str]) -> dict | None:

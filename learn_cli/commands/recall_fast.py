@@ -55,15 +55,21 @@ def _orjson_loads(data):
 
 def main(global_args: list[str], args: list[str]) -> int | None:
     """The fast path: the exit code, or None when typer must take the command."""
-    opts = parse(args)
-    if opts is None or sys.stdout is None:  # stdout closed: typer's guard says so
+    return run_parsed(global_args, parse(args), run)
+
+
+def run_parsed(global_args: list[str], opts: dict | None, work) -> int | None:
+    """`work(state, **opts)` under the commands' error guard, or None when typer must take the
+    command: options it did not parse, a closed stdout (typer's guard says so), or a terminal
+    without `--json` (rich's layout). The fast paths of read_fast.py run here too."""
+    if opts is None or sys.stdout is None:
         return None
-    if sys.stdout.isatty() and not opts["as_json"]:  # a terminal: rich's layout
+    if sys.stdout.isatty() and not opts.get("as_json"):
         return None
     home, project = global_values(global_args)
     st = State(home=home, project_path=project)
     try:
-        return guarded(lambda: run(st, **opts))
+        return guarded(lambda: work(st, **opts))
     finally:
         st.close()
 
