@@ -196,6 +196,22 @@ def test_a_chain_fails_as_its_failing_step(home, proj):
     assert "`git pull origin main --no-rebase && git push`" in text
 
 
+def test_a_cut_chain_rejected_again_gets_the_fix_of_its_failing_step(home, proj):
+    """The export cut both chains before their `git push` (histories: leegmoore-codex, seq 447
+    and 722); the error names the push. The first pull-then-push pairs with that step, and the
+    second rejection in the project is answered at once, as the step that failed."""
+    a = proj("docs")
+    s = Agent(home, a)
+    s.fail('git add PORT-PHASES/phase-4.6/ && git commit -m "docs: create Phase 4.6 (remaining', PUSH_REJECTED)
+    s.ok("git pull origin main --no-rebase && git push")
+    s.end()
+    text = context_of(Agent(home, a).fail('git add GUIDE.md && git\ncommit -m "docs: add a guide', PUSH_REJECTED))
+    assert "`git pull origin main --no-rebase && git push` instead of `git push`" in text
+    assert "run `git pull origin main --no-rebase` first" in text
+    # another project has seen it once: not enough there
+    assert Agent(home, proj("web")).fail('git commit -m "feat: x', PUSH_REJECTED) is None
+
+
 def test_dropping_a_looking_aid_is_not_a_lesson(home, proj):
     """`RUST_BACKTRACE=1 cargo test t` failed, the code was changed, `cargo test t` passed: the
     backtrace did not break the test (histories: rjpower-zopfli), so nothing is offered later."""

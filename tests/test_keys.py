@@ -17,6 +17,7 @@ from learn_cli.text.failure import meaningful_lines
 from learn_cli.text.keys import (
     error_key,
     error_signature,
+    failing_step,
     is_generic_signature,
     normalize_path,
     shorten_paths,
@@ -335,6 +336,22 @@ def test_a_chain_is_keyed_by_the_step_its_error_names():
     chain = error_key(pathspec, "git add docs/a.md && git commit -m x", "Bash")
     assert chain == error_key(pathspec, "git add b.md", "Bash")
     assert chain != error_key(pathspec, "git commit", "Bash")
+
+
+def test_a_git_chain_cut_before_its_failing_step_is_keyed_by_the_step_its_error_names():
+    """Exports cut long commands (`git add a && git commit -m "long…`): git's error still names
+    the step that failed (histories: leegmoore-codex, a rejected push twice)."""
+    rejected = "error: failed to push some refs to 'https://github.com/o/r.git'"
+    push = error_key(rejected, "git push", "Bash")
+    assert error_key(rejected, 'git add a.md && git commit -m "docs: a long', "Bash") == push
+    assert error_key(rejected, 'git commit -m "docs: a long', "Bash") == push
+    assert failing_step('git add a.md && git commit -m "x', rejected) == "git push"
+    # a step it shows, or no git step named: the command, as before
+    assert failing_step("git push origin main", rejected) == "git push origin main"
+    pathspec = "fatal: pathspec 'docs/a.md' did not match any files"
+    assert failing_step("git add docs/a.md && git commit -m x", pathspec) == "git add docs/a.md && git commit -m x"
+    # not a git chain: nothing is made up
+    assert failing_step('make docs && git commit -m "x', rejected) == 'make docs && git commit -m "x'
 
 
 def test_text_key_keeps_negation_and_meaning_apart():

@@ -411,13 +411,22 @@ def find_pair(window: list[dict], ok: dict) -> tuple[dict, list[dict]] | None:
 
 def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[list[str], str] | None:
     """(fix steps, kind) when `ok` resolves `failed`; ([], "") resolves it without a lesson;
-    None when `ok` is not a retry of it at all. kind: retry | between | edit | path | cwd."""
+    None when `ok` is not a retry of it at all. kind: retry | between | edit | path | cwd.
+    When `ok` retries only the step of a chain that the error names (text.keys.failing_step),
+    that step is set as `failed["step"]`: the learning says it failed, not the whole chain."""
     from learn_cli.capture import pairing
 
     if ok.get("tool") in ev.SHELL_TOOLS:
         failed_cmd, ok_cmd = failed.get("cmd") or "", ok.get("cmd") or ""
         if not pairing.is_retry(failed_cmd, ok_cmd):
-            return None
+            # the step that failed may be the one to compare: `git add a && git commit -m x
+            # && git push` rejected, then `git pull --no-rebase && git push`
+            from learn_cli.text.keys import failing_step
+
+            failed_cmd = failing_step(failed_cmd, failed.get("err"))
+            if failed_cmd == failed.get("cmd") or not pairing.is_retry(failed_cmd, ok_cmd):
+                return None
+            failed["step"] = failed_cmd
         changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
         steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")]
         folder = _moved_to(cap, failed, ok_cmd)
@@ -487,7 +496,7 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
         return None
     root = cap.project.root
     tool = failed.get("tool") or ""
-    failed_cmd = failed_as_stored(failed, root)
+    failed_cmd = _normalize(failed["step"], root) if failed.get("step") else failed_as_stored(failed, root)
     if kind == "path":
         fix_cmd = _relative(steps[0], root)
     else:

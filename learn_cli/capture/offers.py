@@ -93,19 +93,32 @@ class Fix:
         change = self.change or ("",)
         return change[0] == "no cd" and pid in self.projects and cd_failed(rec.get("error") or "", change[1])
 
-    def recurs(self, command: str, pid: str) -> bool:
+    def recurs(self, command: str, pid: str, step: str = "") -> bool:
         """The same failure again in the project where it was fixed: the very command that
-        failed before, or one its lesson's change applies to (`python b.py` after `python a.py`
-        → `python3 a.py`; set by applies_to). What worked then is the best guess there is, so
+        failed before, or the same step of it (`git push` rejected, at the end of another
+        chain), or one its lesson's change applies to (`python b.py` after `python a.py` →
+        `python3 a.py`; set by applies_to). What worked then is the best guess there is, so
         one sighting is enough (an exact memory of the earlier pair); another project needs
         `min_evidence`."""
-        return bool(command) and pid in self.projects and (self._failed_as(command) or bool(self.rewrite))
+        return bool(command) and pid in self.projects and (
+            self._failed_as(command) or self._failed_at(step) or bool(self.rewrite))
 
     def _failed_as(self, command: str) -> bool:
         return any(_normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
 
-    def applies_to(self, command: str, cwd: str) -> bool:
-        """A rewrite of a command fits only the same job; "run it from D" only outside D."""
+    def _failed_at(self, step: str) -> bool:
+        """Some record failed at `step` (failing_step_of), the step of a chain its error names."""
+        if not step:
+            return False
+        for _rel, rec in self.records:  # stored as that step, or as a chain that failed there
+            command = rec.get("command") or ""
+            if step in (_normalize(command, None), failing_step_of(command, rec.get("error") or "")):
+                return True
+        return False
+
+    def applies_to(self, command: str, cwd: str, step: str = "") -> bool:
+        """A rewrite of a command fits only the same job (or the same failing step); "run it
+        from D" only outside D."""
         from learn_cli.capture.lesson import same_work
         from learn_cli.engine.wording import fix_kind, shown_fix
 
@@ -121,6 +134,8 @@ class Fix:
                 return bool(self.rewrite)
             if any(same_work(failed, command) for failed in {r.get("command") or "" for _rel, r in self.records}):
                 return True  # (each command once: a popular key's records repeat a few of them)
+            if self._failed_at(step):
+                return True  # the same step failed, at the end of another chain
             self.rewrite = (apply_change(self.change, command) or "") if kind == "retry" and self.change else ""
             return bool(self.rewrite)
         return True
@@ -163,6 +178,17 @@ def change_of(rec: dict) -> tuple | None:
     if rec.get("fix_kind") != "retry":
         return None
     return _change_of_pair(rec.get("command") or "", _fix_of_record(rec))
+
+
+@functools.lru_cache(maxsize=256)
+def failing_step_of(command: str, error: str) -> str:
+    """The step of a chain that its error names (text.keys.failing_step), normalised, or ""
+    when the error names none; once per (command, error) in a process: a popular key's records
+    repeat a few of them."""
+    from learn_cli.text.keys import failing_step
+
+    step = failing_step(command, error)
+    return _normalize(step, None) if step != command else ""
 
 
 @functools.lru_cache(maxsize=256)
@@ -213,14 +239,15 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
     if not key:
         return None
     command = failed_as_stored(entry, cap.project.root)
+    step = failing_step_of(entry.get("cmd") or "", entry.get("err") or "")
     need = cap.int_setting("min_evidence")
     offered = []
     for fix in fixes_for_key(cap, key):
         if fix.failed_since_worked or any(rec.get("id") in skip for _rel, rec in fix.records):
             continue  # it was offered here and the failure came back: not again until it works
-        if command and fix.steps == {command} or not fix.applies_to(command, entry.get("cwd") or "."):
+        if command and fix.steps == {command} or not fix.applies_to(command, entry.get("cwd") or ".", step):
             continue
-        one_is_enough = fix.unambiguous(cap.project.id) or fix.recurs(command, cap.project.id)
+        one_is_enough = fix.unambiguous(cap.project.id) or fix.recurs(command, cap.project.id, step)
         if fix.trusted or len(fix.sightings) >= (1 if one_is_enough else need):
             offered.append(fix)
     if not offered:

@@ -52,6 +52,7 @@ from functools import cache
 from learn_cli.text.sanitize import normalize_path, shorten_paths  # re-exported: one home each
 
 __all__ = [
+    "failing_step",
     "error_signature",
     "error_key",
     "text_key",
@@ -484,12 +485,30 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
     return "err:" + _sha16(material)
 
 
+def failing_step(command: str | None, error_text: str | None) -> str:
+    """The step of a shell command that its error is about (`_failing_step`), for pairing and
+    for "the same failure again": `git add a && git commit -m x && git push` rejected is a
+    `git push` that failed."""
+    if not command:
+        return command or ""
+    return _failing_step(command, _signature(error_text, _option_scope(command, "Bash"))[0])
+
+
+# Subcommands that git's own errors name as the step that failed ("failed to push some refs",
+# "pull is not possible"). A chain of git steps stops at the one that failed; when an export
+# cut the chain before that step, the error still names it.
+_GIT_STEPS = frozenset({"push", "pull", "fetch", "commit", "merge", "rebase", "checkout", "switch", "clone",
+                        "stash", "tag", "reset", "restore", "cherry-pick", "revert", "am", "apply"})
+
+
 def _failing_step(command: str, signature: str) -> str:
     """The step of a chain that the error is about, when its line names that step's
     subcommand and no other's: `git add a && git commit -m x && git push` failing with
     "failed to push some refs" is a `git push` failure, the same as a plain `git push`
-    failing so (a chain stops at the step that failed; it is rarely the first). Otherwise
-    the command itself (its first working step gives the scope)."""
+    failing so (a chain stops at the step that failed; it is rarely the first). A git chain
+    whose error names a git step it does not show (the export cut it: `git add a && git
+    commit -m "long…`) failed at that step: `git push`. Otherwise the command itself (its
+    first working step gives the scope)."""
     from learn_cli.text.shell import SETUP_PROGRAMS, split_segments_ops
 
     steps, piped = [], False
@@ -498,12 +517,13 @@ def _failing_step(command: str, signature: str) -> str:
         if words and not piped and words[0] not in SETUP_PROGRAMS:
             steps.append(text)
         piped = op in ("|", "|&")
-    if len(steps) < 2:
-        return command
     named = set(re.findall(r"[a-z][a-z0-9_-]+", signature))
     scopes = [_command_scope(step).split(" ") for step in steps]
     hits = {i for i, scope in enumerate(scopes) if len(scope) == 2 and scope[1] in named}
-    if len({" ".join(scopes[i]) for i in hits}) != 1:
+    if not hits and scopes and all(scope[0] == "git" for scope in scopes):
+        unseen = (named & _GIT_STEPS) - {scope[-1] for scope in scopes}
+        return f"git {unseen.pop()}" if len(unseen) == 1 else command
+    if len(steps) < 2 or len({" ".join(scopes[i]) for i in hits}) != 1:
         return command
     return steps[min(hits)]
 
