@@ -196,20 +196,42 @@ def test_a_chain_fails_as_its_failing_step(home, proj):
     assert "`git pull origin main --no-rebase && git push`" in text
 
 
+def _fixed_once_then_failed_again(home, project, error: str, failed: str, fix: str, again: str) -> str:
+    """One session fails and fixes; the next session's `again` fails the same way: its answer."""
+    s = Agent(home, project)
+    s.fail(failed, error)
+    s.ok(fix)
+    s.end()
+    return context_of(Agent(home, project).fail(again, error))
+
+
 def test_a_cut_chain_rejected_again_gets_the_fix_of_its_failing_step(home, proj):
     """The export cut both chains before their `git push` (histories: leegmoore-codex, seq 447
     and 722); the error names the push. The first pull-then-push pairs with that step, and the
     second rejection in the project is answered at once, as the step that failed."""
-    a = proj("docs")
-    s = Agent(home, a)
-    s.fail('git add PORT-PHASES/phase-4.6/ && git commit -m "docs: create Phase 4.6 (remaining', PUSH_REJECTED)
-    s.ok("git pull origin main --no-rebase && git push")
-    s.end()
-    text = context_of(Agent(home, a).fail('git add GUIDE.md && git\ncommit -m "docs: add a guide', PUSH_REJECTED))
+    text = _fixed_once_then_failed_again(
+        home, proj("docs"), PUSH_REJECTED,
+        'git add PORT-PHASES/phase-4.6/ && git commit -m "docs: create Phase 4.6 (remaining',
+        "git pull origin main --no-rebase && git push", 'git add GUIDE.md && git\ncommit -m "docs: add a guide')
     assert "`git pull origin main --no-rebase && git push` instead of `git push`" in text
     assert "run `git pull origin main --no-rebase` first" in text
     # another project has seen it once: not enough there
     assert Agent(home, proj("web")).fail('git commit -m "feat: x', PUSH_REJECTED) is None
+
+
+def test_a_snippet_run_again_in_the_venv_teaches_the_venv(home, proj):
+    """`python3 -c "from datasets import …"` failed, another snippet worked after `source
+    .venv/bin/activate` (corpus case-083): the lesson is the activation, and the next snippet
+    failing the same way in the project gets it, applied to that snippet."""
+    missing = ("Traceback (most recent call last):\n  File \"<string>\", line 2, in <module>\n"
+               "ModuleNotFoundError: No module named 'datasets'")
+    text = _fixed_once_then_failed_again(
+        home, proj("ml"), missing, 'python3 -c "from datasets import load_from_disk; print(1)"',
+        'source .venv/bin/activate && python -c "from app.schemas import Chunk; print(2)"',
+        'python3 -c "import datasets; print(datasets.__version__)"')
+    assert "`source .venv/bin/activate && python3 -c " in text
+    assert "run `source .venv/bin/activate` first" in text
+    assert "app.schemas" not in text  # the other snippet was not the lesson
 
 
 def test_dropping_a_looking_aid_is_not_a_lesson(home, proj):

@@ -437,8 +437,11 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         # again too: dropping the aid fixed nothing, whatever happened in between did
         same = _normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.is_diagnostic(ok_cmd, failed_cmd)
         if not same:
-            from learn_cli.capture.lesson import is_lesson
+            from learn_cli.capture.lesson import is_lesson, with_setup
 
+            setup = pairing.added_environment(failed_cmd, ok_cmd)
+            if setup:  # another snippet ran in the set-up environment: the setup is the lesson
+                return steps + [with_setup(failed_cmd, setup)], "retry"
             if not is_lesson(failed_cmd, ok_cmd, failed.get("err") or ""):
                 return [], ""  # the agent moved on to the next piece of work: resolved, no lesson
             return steps + [ok_cmd], "retry"

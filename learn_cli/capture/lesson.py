@@ -332,6 +332,13 @@ def added_setup(failed: str, fix: str) -> tuple[str, str] | None:
     return " ".join(setup), work[0][0]
 
 
+def with_setup(command: str, setup: str) -> str:
+    """`setup && command`, after the command's leading `cd` (the lesson of pairing's
+    added_environment, applied to the command that failed)."""
+    steps = _raw_steps(command)
+    return (apply_added_setup(command, setup, steps[0][0]) if steps else None) or command
+
+
 def apply_added_setup(command: str, setup: str, program: str) -> str | None:
     """`setup && command` when the command's one working step runs `program` without that setup."""
     steps = _raw_steps(command)

@@ -50,6 +50,7 @@ __all__ = [
     "substantive_tokens",
     "is_same_command",
     "is_retry",
+    "added_environment",
     "is_diagnostic",
     "found_by_search",
     "paths_related",
@@ -369,6 +370,8 @@ def is_retry(failed: str, ok: str) -> bool:
        program on a target both name (`pip install jose` -> `pip install
        'python-jose[cryptography]'`). Test runs
        of the same runner on other tests are another job (engine.goals.other_tests).
+    5. Or inline code that starts by importing, run again (other code) after an environment
+       setup the failed line lacked (added_environment: `source .venv/bin/activate &&`).
     """
     if not failed or not ok or not failed.strip() or not ok.strip():
         return False
@@ -383,7 +386,7 @@ def is_retry(failed: str, ok: str) -> bool:
         return False
     if is_read_only(ok) and not is_read_only(failed):
         return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
-    return _retry_rules(failed_parts, ok_parts)
+    return _retry_rules(failed_parts, ok_parts) or bool(added_environment(failed, ok))
 
 
 def _retry_rules(failed_parts, ok_parts) -> bool:
@@ -404,6 +407,45 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
             if _substantive(failed_parts) & _substantive(ok_parts):
                 return True
     return False
+
+
+# Flags after which an interpreter runs code given inline (`python3 -c "…"`, `node -e`, a heredoc).
+_INLINE_CODE_FLAGS = frozenset({"-c", "-e", "--eval", "-"})
+
+
+def added_environment(failed: str, ok: str) -> str:
+    """Rule 5 of is_retry: the setup steps `ok` added ("source .venv/bin/activate"), when
+    inline code that starts by importing failed and the next inline code of that interpreter
+    ran after them (`python3 -c "from datasets import …"` -> `source .venv/bin/activate &&
+    python -c "from app.schemas import …"`); else "". The agent checks one more thing with each
+    snippet, so the code differs; the environment it imports from is the retry and the lesson.
+    (Code that starts with work, `p = open(…)`, is left to rules 3 and 4.)"""
+    def inline(parts, importing: bool = False) -> set[str]:
+        return {canonical_program(p[0]) for p in parts
+                if len(p) > 2 and p[1] in _INLINE_CODE_FLAGS and canonical_program(p[0]) in _INTERPRETERS
+                and (not importing or _imports_first(p[2]))}
+
+    if not inline(_parts(failed)[:1], importing=True) & inline(_parts(ok)):
+        return ""
+    before = _setup_steps(failed)
+    return " && ".join(step for step in _setup_steps(ok) if step not in before)
+
+
+def _imports_first(code: str) -> bool:
+    words = code.split(None, 1)
+    return bool(words) and (words[0] in ("import", "from") or words[0].startswith(("require(", "const")))
+
+
+def _setup_steps(command: str) -> list[str]:
+    """The leading setup steps of a command that change its environment (not a `cd`)."""
+    found = []
+    for text, _op in split_segments_ops(clean_command(command)):
+        tokens = tokenize(text)
+        if not tokens or tokens[0] not in SETUP_PROGRAMS:
+            break
+        if tokens[0] not in ("cd", "pushd", "popd"):
+            found.append(" ".join(tokens))
+    return found
 
 
 def _one_job(failed: Sequence[str], ok: Sequence[str]) -> bool:
