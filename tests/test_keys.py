@@ -338,6 +338,21 @@ def test_a_chain_is_keyed_by_the_step_its_error_names():
     assert chain != error_key(pathspec, "git commit", "Bash")
 
 
+def test_a_rejected_push_is_keyed_by_why():
+    """"fetch first" is fixed by pulling, "non-fast-forward" after a rebase by another push, a
+    protected branch by a pull request: one message, three failures."""
+    def rejected(why: str, ref: str = "main -> main", kind: str = "rejected") -> str:
+        return (f"To https://github.com/o/r.git\n ! [{kind}]          {ref} ({why})\n"
+                "error: failed to push some refs to 'https://github.com/o/r.git'\nhint: Updates were rejected")
+    fetch_first = error_key(rejected("fetch first"), "git push", "Bash")
+    signature = error_signature(rejected("fetch first"), "git push", "Bash")
+    assert signature == "error: failed to push some refs (fetch first)"
+    assert fetch_first == error_key(rejected("fetch first", "dev -> dev"), "git push origin dev", "Bash")
+    assert fetch_first != error_key(rejected("non-fast-forward"), "git push", "Bash")
+    protected = rejected("protected branch hook declined", kind="remote rejected")
+    assert fetch_first != error_key(protected, "git push", "Bash")
+
+
 def test_a_git_chain_cut_before_its_failing_step_is_keyed_by_the_step_its_error_names():
     """Exports cut long commands (`git add a && git commit -m "long…`): git's error still names
     the step that failed (histories: leegmoore-codex, a rejected push twice)."""

@@ -163,6 +163,12 @@ def _missing_file_res() -> tuple[re.Pattern[str], ...]:
 
 
 @cache
+def _push_rejected_re() -> re.Pattern[str]:
+    # ` ! [rejected]        main -> main (fetch first)`, `! [remote rejected] … (protected branch hook declined)`
+    return re.compile(r"!\s*\[(?:remote )?rejected\][^(\n]*\((?P<why>[^)\n]{1,60})\)")
+
+
+@cache
 def _permission_res() -> tuple[re.Pattern[str], ...]:
     flags = re.IGNORECASE | re.MULTILINE
     return (
@@ -249,6 +255,10 @@ def _canonical(text: str, scope: str) -> str | None:
         found = _permission(text)
         if found:
             return found
+    if "failed to push" in lower:
+        match = _push_rejected_re().search(text)
+        if match:  # the reason says which fix: pull first, rebase, or a pull request
+            return f"error: failed to push some refs ({' '.join(match.group('why').lower().split())})"
     match = _option_re().search(text)
     if match:
         option = match.group("opt").split("=", 1)[0].lower()
@@ -494,11 +504,13 @@ def failing_step(command: str | None, error_text: str | None) -> str:
     return _failing_step(command, _signature(error_text, _option_scope(command, "Bash"))[0])
 
 
-# Subcommands that git's own errors name as the step that failed ("failed to push some refs",
-# "pull is not possible"). A chain of git steps stops at the one that failed; when an export
-# cut the chain before that step, the error still names it.
-_GIT_STEPS = frozenset({"push", "pull", "fetch", "commit", "merge", "rebase", "checkout", "switch", "clone",
-                        "stash", "tag", "reset", "restore", "cherry-pick", "revert", "am", "apply"})
+@cache
+def _git_step_re() -> re.Pattern[str]:
+    """The git subcommand that git's own error names as the step that failed ("failed to push
+    some refs", "pulling is not possible"). A chain of git steps stops at the one that failed;
+    when an export cut the chain before that step, the error still names it."""
+    steps = "push|pull|fetch|commit|merge|rebase|checkout|switch|clone|stash|tag|reset|restore|revert|apply"
+    return re.compile(rf"\b(?:failed to|cannot|could not|unable to) ({steps})\b|\b({steps})(?:t?ing)? is not possible")
 
 
 def _failing_step(command: str, signature: str) -> str:
@@ -521,7 +533,7 @@ def _failing_step(command: str, signature: str) -> str:
     scopes = [_command_scope(step).split(" ") for step in steps]
     hits = {i for i, scope in enumerate(scopes) if len(scope) == 2 and scope[1] in named}
     if not hits and scopes and all(scope[0] == "git" for scope in scopes):
-        unseen = (named & _GIT_STEPS) - {scope[-1] for scope in scopes}
+        unseen = {a or b for a, b in _git_step_re().findall(signature)} - {scope[-1] for scope in scopes}
         return f"git {unseen.pop()}" if len(unseen) == 1 else command
     if len(steps) < 2 or len({" ".join(scopes[i]) for i in hits}) != 1:
         return command
