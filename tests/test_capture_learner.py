@@ -176,6 +176,7 @@ def test_fix_in_between_keys_on_the_error_and_travels(home, proj):
     other = Agent(home, b).fail("python train.py", error.replace("/srv/web/app.py", "/srv/ml/train.py"))
     text = context_of(other)
     assert "pip install requests" in text and "first" in text and "web" in text
+    assert "then retry `python train.py`" in text  # the command that failed here, not there
 
 
 PUSH_REJECTED = ("To https://github.com/o/r.git\n ! [rejected]          main -> main (fetch first)\n"
