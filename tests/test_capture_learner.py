@@ -194,7 +194,7 @@ def test_a_chain_fails_as_its_failing_step(home, proj):
         s.ok("git pull origin main --no-rebase && git push")
         s.end()
     text = context_of(Agent(home, a).fail("git push", PUSH_REJECTED))
-    assert "`git pull origin main --no-rebase && git push`" in text
+    assert "run `git pull origin main --no-rebase` first, then retry `git push`." in text
 
 
 def _fixed_once_then_failed_again(home, project, error: str, failed: str, fix: str, again: str) -> str:
@@ -214,10 +214,25 @@ def test_a_cut_chain_rejected_again_gets_the_fix_of_its_failing_step(home, proj)
         home, proj("docs"), PUSH_REJECTED,
         'git add PORT-PHASES/phase-4.6/ && git commit -m "docs: create Phase 4.6 (remaining',
         "git pull origin main --no-rebase && git push", 'git add GUIDE.md && git\ncommit -m "docs: add a guide')
-    assert "`git pull origin main --no-rebase && git push` instead of `git push`" in text
-    assert "run `git pull origin main --no-rebase` first" in text
+    assert "run `git pull origin main --no-rebase` first, then retry `git push`." in text
     # another project has seen it once: not enough there
     assert Agent(home, proj("web")).fail('git commit -m "feat: x', PUSH_REJECTED) is None
+
+
+def test_steps_put_before_the_failed_command_are_steps_to_run_first(home, proj):
+    """`git stash && git checkout main` after `git checkout main` failed: the lesson is "run
+    `git stash` first", and it travels to the next checkout that fails so."""
+    overwritten = ("error: Your local changes to the following files would be overwritten by checkout:\n"
+                   "\tsrc/a.ts\nPlease commit your changes or stash them before you switch branches.\nAborting")
+    for name in ("web", "api"):
+        s = Agent(home, proj(name))
+        s.fail("git checkout main", overwritten)
+        s.ok("git stash && git checkout main")
+        s.end()
+    [rec] = learnings(home, proj("web"))
+    assert (rec["fix_kind"], rec["fix_command"], rec["command"]) == ("between", "git stash", "git checkout main")
+    text = context_of(Agent(home, proj("docs")).fail("git checkout develop", overwritten))
+    assert "run `git stash` first, then retry `git checkout develop`." in text
 
 
 def test_a_snippet_run_again_in_the_venv_teaches_the_venv(home, proj):

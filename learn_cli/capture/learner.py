@@ -415,18 +415,17 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
     When `ok` retries only the step of a chain that the error names (text.keys.failing_step),
     that step is set as `failed["step"]`: the learning says it failed, not the whole chain."""
     from learn_cli.capture import pairing
+    from learn_cli.text.keys import failing_step
 
     if ok.get("tool") in ev.SHELL_TOOLS:
         failed_cmd, ok_cmd = failed.get("cmd") or "", ok.get("cmd") or ""
+        # the step that failed may be the one to compare: `git add a && git commit -m x &&
+        # git push` rejected, then `git pull --no-rebase && git push`
+        step = failing_step(failed_cmd, failed.get("err"))
         if not pairing.is_retry(failed_cmd, ok_cmd):
-            # the step that failed may be the one to compare: `git add a && git commit -m x
-            # && git push` rejected, then `git pull --no-rebase && git push`
-            from learn_cli.text.keys import failing_step
-
-            failed_cmd = failing_step(failed_cmd, failed.get("err"))
-            if failed_cmd == failed.get("cmd") or not pairing.is_retry(failed_cmd, ok_cmd):
+            if step == failed_cmd or not pairing.is_retry(step, ok_cmd):
                 return None
-            failed["step"] = failed_cmd
+            failed_cmd = failed["step"] = step
         changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
         steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")]
         folder = _moved_to(cap, failed, ok_cmd)
@@ -442,6 +441,13 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
             setup = pairing.added_environment(failed_cmd, ok_cmd)
             if setup:  # another snippet ran in the set-up environment: the setup is the lesson
                 return steps + [with_setup(failed_cmd, setup)], "retry"
+            first = _run_first(failed_cmd, ok_cmd, root)
+            if not first and step != failed_cmd:
+                first = _run_first(step, ok_cmd, root)
+                if first:
+                    failed["step"] = step
+            if first:  # `git stash && git checkout main` after `git checkout main`
+                return steps + first, "between"
             if not is_lesson(failed_cmd, ok_cmd, failed.get("err") or ""):
                 return [], ""  # the agent moved on to the next piece of work: resolved, no lesson
             return steps + [ok_cmd], "retry"
@@ -458,6 +464,22 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         if pairing.paths_related(failed_path, ok_path):
             return [ok_path], "path"
     return None
+
+
+def _run_first(failed_cmd: str, ok_cmd: str, root: str | None) -> list[str]:
+    """The steps `ok` runs before the failed command unchanged (`git stash && git checkout
+    main` after `git checkout main`): they are the lesson, a step to run first, which holds for
+    the next command failing so. A `cd` or an environment setup first is another lesson
+    (moved_to, lesson.added_setup); [] otherwise."""
+    from learn_cli.text.shell import SETUP_PROGRAMS, program
+
+    failed, ok = _normalize(failed_cmd, root), _normalize(ok_cmd, root)
+    if not failed or not ok.endswith(" && " + failed):
+        return []
+    first = [step for step in ok[: -len(failed) - 4].split(" && ") if step.strip()]
+    if not first or any(program(step) in SETUP_PROGRAMS for step in first):
+        return []
+    return first
 
 
 def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:

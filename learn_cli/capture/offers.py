@@ -278,7 +278,9 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     elif best is not None and best.rewrite:  # its option change, applied to this command
         fix, failed = (sanitize(text, 600).replace("`", "'") for text in (best.rewrite, current or ""))
     elif kind == "between" and current:  # run the step first, then retry what just failed
-        failed = sanitize(current, 100).replace("`", "'")
+        from learn_cli.text.keys import failing_step
+
+        failed = sanitize(failing_step(current, rec.get("error") or ""), 100).replace("`", "'")
     body = wording.hook_body(kind, fix, failed) if kind != "advice" else fix
     lines = [f"learn: known fix ({_seen(cap, rec, best)}): {body}."]
     change = essential_change(rec.get("command") or "", _fix_of_record(rec), kind) if kind == "retry" else ""
