@@ -108,6 +108,9 @@ def test_substantive_tokens_ignore_words_cut_by_an_export():
 # --- is_retry -------------------------------------------------------------------------
 
 RETRIES = [
+    # a probe of generic retries written in session 21 (not from the corpora): its 2 misses
+    ("git checkout -b feature/x", "git switch -c feature/x"),
+    ("cat src/config.ts", "cat src/config/index.ts"),
     # required by the brief / SPEC §2.4
     ("pytest tests", "python -m pytest tests"),
     ("pytest", "uv run pytest"),
@@ -332,6 +335,9 @@ def test_is_same_command(a, b, same):
         ("src/app.py", "app/app.py", True),  # same basename, other folder
         ("/p/src/compnents/Button.tsx", "/p/src/components/Button.tsx", True),
         ("src/confg.py", "src/config.py", True),  # stem typo
+        ("src/config.ts", "src/config/index.ts", True),  # the module is a folder
+        ("lib/pkg.py", "lib/pkg/__init__.py", True),
+        ("src/config.ts", "src/other/index.ts", False),
         ("src/confg.py", "/home/u/p/src/config.py", True),  # relative vs absolute folder
         ("config.yml", "config.yaml", True),  # other extension
         ("README.MD", "readme.md", True),

@@ -149,7 +149,8 @@ _GLOBAL_VALUE_OPTIONS = frozenset({
 })
 # Subcommand spellings that mean the same thing.
 _VERB_ALIASES = {"i": "install", "add": "install", "ci": "install", "rm": "remove", "uninstall": "remove",
-                 "un": "remove", "t": "test", "tst": "test", "run-script": "run", "ls": "list"}
+                 "un": "remove", "t": "test", "tst": "test", "run-script": "run", "ls": "list",
+                 "switch": "checkout"}
 
 
 def _verb(tokens: Sequence[str]) -> str:
@@ -669,6 +670,8 @@ def paths_related(a: str, b: str) -> bool:
         return False
     if base_a == base_b:
         return True
+    if _folder_index(key_a, key_b) or _folder_index(key_b, key_a):
+        return True
     if not _same_dir(key_a, key_b):
         return False  # a typo sits in one place: a new name in another folder is another file
     (stem_a, ext_a), (stem_b, ext_b) = _split_name(key_a), _split_name(key_b)
@@ -680,6 +683,14 @@ def paths_related(a: str, b: str) -> bool:
     if abs(len(stem_a) - len(stem_b)) > allowed:
         return False
     return levenshtein(stem_a.lower(), stem_b.lower()) <= allowed
+
+
+def _folder_index(module: str, index: str) -> bool:
+    """`src/config/index.ts` is what `src/config.ts` names when the module is a folder (and
+    `pkg/__init__.py` for `pkg.py`, `net/mod.rs` for `net.rs`)."""
+    folder, _, base = index.rpartition("/")
+    stem, dot, ext = module.rpartition(".")
+    return bool(dot) and base in (f"index.{ext}", f"__init__.{ext}", f"mod.{ext}") and folder == stem
 
 
 def mentions_path(text: str, path: str) -> bool:
