@@ -235,6 +235,24 @@ def test_steps_put_before_the_failed_command_are_steps_to_run_first(home, proj):
     assert "run `git stash` first, then retry `git checkout develop`." in text
 
 
+def test_a_missing_prerequisite_is_answered_at_once_for_any_command_in_its_project(home, proj):
+    """`jest: command not found` fixed by running `npm install` first: the project lacked its
+    dependencies, so the next command that meets that error there gets the step after one
+    sighting. A failure that names nothing (`Exit code 1`) needs the usual evidence."""
+    a = proj("web")
+    text = _fixed_once_then_failed_again(home, a, "sh: jest: command not found", "npm test",
+                                         "npm install && npm test", "npm run test:unit")
+    assert "run `npm install` first, then retry `npm run test:unit`." in text
+    b = proj("api")
+    s = Agent(home, b)
+    s.fail("make check", "Exit code 2")
+    s.ok("make deps")
+    s.ok("make check")
+    s.end()
+    assert Agent(home, b).fail("make check", "Exit code 2") is not None  # the very command: once is enough
+    assert Agent(home, b).fail("make lint", "Exit code 2") is None
+
+
 def test_a_snippet_run_again_in_the_venv_teaches_the_venv(home, proj):
     """`python3 -c "from datasets import …"` failed, another snippet worked after `source
     .venv/bin/activate` (corpus case-083): the lesson is the activation, and the next snippet

@@ -4,9 +4,10 @@ and the global file, the best proven one chosen, and said in words (issue 10).
 - `Fix`: one fix of a key over all the records that state it (sightings, projects, helped, and
   whether it failed after being offered since it last worked).
 - `fixes_for_key`, `known_fix`: the lookup, and the offer rule (trusted, or `min_evidence`
-  sightings anywhere; one for "run it from that folder", "drop the `cd` that failed", or the same
-  command failing the same way again in its project; a rewrite only for the same job, or for any
-  command that starts with the dropped `cd`).
+  sightings anywhere; one for "run it from that folder", "drop the `cd` that failed", the same
+  command (or the same step of a chain) failing the same way again in its project, or a step to
+  run first for an error that names what was missing there; a rewrite only for the same job, or
+  for any command that starts with the dropped `cd`).
 - `describe_fix`: the answer's lines, worded by `engine.wording`.
 
 Stdlib only (hot path).
@@ -101,10 +102,20 @@ class Fix:
         one sighting is enough (an exact memory of the earlier pair); another project needs
         `min_evidence`."""
         return bool(command) and pid in self.projects and (
-            self._failed_as(command) or self._failed_at(step) or bool(self.rewrite))
+            self._failed_as(command) or self._failed_at(step) or bool(self.rewrite) or self._prerequisite())
 
     def _failed_as(self, command: str) -> bool:
         return any(_normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
+
+    def _prerequisite(self) -> bool:
+        """A step to run first (`npm install` before anything that failed with `jest: command
+        not found`) for an error that names what is wrong: the environment was missing it,
+        whichever command met it next."""
+        from learn_cli.engine.wording import fix_kind
+        from learn_cli.text.keys import error_signature, is_generic_signature
+
+        rec = self.records[0][1]
+        return fix_kind(rec) == "between" and not is_generic_signature(error_signature(rec.get("error") or ""))
 
     def _failed_at(self, step: str) -> bool:
         """Some record failed at `step` (failing_step_of), the step of a chain its error names."""
@@ -230,8 +241,9 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
 
     A fix is offered once it is trusted (active or global somewhere) or its sightings, counted
     across sessions and projects, reach `min_evidence` (one is enough for "run it from that
-    folder" and "drop the `cd` that failed", which guess nothing, and when the same command
-    fails the same way again in the project where it was fixed); never when it failed after being
+    folder" and "drop the `cd` that failed", which guess nothing, and when the same command or
+    step fails the same way again in the project where it was fixed, or meets an error there
+    that a step run first fixed); never when it failed after being
     offered and has not worked since, nor when it is the very command that just failed.
     Returns (file, representative record, [fixes offered]) or None.
     """
