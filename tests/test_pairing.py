@@ -226,6 +226,10 @@ NOT_RETRIES = [
 
 # issue 10, cause 4: the same job rerun to look at it, not to fix it
 DIAGNOSTICS = [
+    # the job in a check-only mode (a probe of non-fixes written in session 21)
+    ("npm run build", "npx tsc --noEmit"),
+    ("black src", "black --check src"),
+    ("terraform apply -auto-approve", "terraform apply -auto-approve --dry-run"),
     ("cmake --build build", "cmake --build build; echo \"exit: $?\""),  # status hidden
     ("npm test", "npm test || true"),
     ("pytest tests/test_api.py", "pytest tests/test_api.py || echo failed"),

@@ -489,7 +489,8 @@ def is_diagnostic(failed: str, ok: str) -> bool:
     through `grep` (the status is grep's), diagnostic flags added and nothing
     else changed (`-v`, `--verbose`, `--debug`, `--help`, `--print-ast`,
     `--collect-only`, `--tb=long`, `RUST_BACKTRACE=1 …`), its help asked for
-    (`cast index --help`), or the same source compiled by another compiler
+    (`cast index --help`), the same job in a check-only mode (`tsc --noEmit`,
+    `--dry-run`, `black --check`), or the same source compiled by another compiler
     (comparing, not fixing). A success of any of
     these proves nothing about the fix, so is_retry says no.
     """
@@ -505,6 +506,8 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts) -> bool:
     aid = any(kind in o_removed and kind not in f_removed for kind in ("hides_status", "grep"))
     if aid or _diagnostic_env(ok) and not _diagnostic_env(failed):
         return is_same_command(failed, ok) or _retry_rules(failed_parts, ok_parts)
+    if _check_only(ok_parts) - _check_only(failed_parts):
+        return _retry_rules(failed_parts, ok_parts)  # the job checked, not done: `tsc --noEmit`
     main = failed_parts[0]
     for tokens in ok_parts:
         if canonical_program(tokens[0]) == canonical_program(main[0]) and (
@@ -513,6 +516,15 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts) -> bool:
         if _other_compiler_same_source(main, tokens):
             return True
     return False
+
+
+# Flags that make a job only check what it would do (no output, no change): after `npm run
+# build` failed, `npx tsc --noEmit` passing says the types are fine, not that it built.
+_CHECK_ONLY_FLAGS = frozenset({"--noemit", "--no-emit", "--dry-run", "--check", "--check-only", "--diff"})
+
+
+def _check_only(parts) -> set[str]:
+    return {t.lower() for tokens in parts for t in tokens[1:] if t.lower() in _CHECK_ONLY_FLAGS}
 
 
 def is_diagnostic_flag(token: str) -> bool:
