@@ -253,6 +253,31 @@ def test_a_missing_prerequisite_is_answered_at_once_for_any_command_in_its_proje
     assert Agent(home, b).fail("make lint", "Exit code 2") is None
 
 
+def test_housekeeping_on_the_way_to_a_code_fix_is_not_a_lesson(home, proj):
+    """A failing test fixed by an edit, with `cargo fmt` or `git add -A` run on the way: the
+    edit was the fix, so nothing is offered for those steps (a probe of non-fixes written in
+    session 21). An install after an edit still is a lesson."""
+    failing = "test tests::it_works ... FAILED\nfailures:\n    tests::it_works\ntest result: FAILED. 3 passed; 1 failed"
+    a = proj("rs")
+    for step in ("cargo fmt", "git add -A"):
+        s = Agent(home, a)
+        s.fail("cargo test", failing)
+        s.edit_ok(str(a / "src/lib.rs"))
+        s.ok(step)
+        s.ok("cargo test")
+        s.end()
+    assert learnings(home, a) == []
+    missing = "ModuleNotFoundError: No module named 'requests'"
+    b = proj("py")
+    s = Agent(home, b)
+    s.fail("python app.py", missing)
+    s.edit_ok(str(b / "app.py"))
+    s.ok("pip install requests")
+    s.ok("python app.py")
+    [rec] = learnings(home, b)
+    assert (rec["fix_kind"], rec["fix_command"]) == ("between", "pip install requests")
+
+
 def test_a_snippet_run_again_in_the_venv_teaches_the_venv(home, proj):
     """`python3 -c "from datasets import …"` failed, another snippet worked after `source
     .venv/bin/activate` (corpus case-083): the lesson is the activation, and the next snippet
@@ -365,14 +390,18 @@ def test_one_sighting_is_offered_only_for_the_same_failure_in_its_project(home, 
     # Another command that the lesson's change fits (here: the program) is the same failure too.
     text = context_of(Agent(home, a).fail("pytest tests/unit -x", NOT_FOUND, 127))
     assert "`python -m pytest tests/unit -x` instead of `pytest tests/unit -x`" in text
-    # A fix that changes nothing that travels fits only its own command: one sighting is a guess elsewhere.
+    # A step run first for an error that names what was missing fits the project's other
+    # commands meeting it (a guess only after an error that names nothing: see
+    # test_a_missing_prerequisite_is_answered_at_once_for_any_command_in_its_project).
     missing = "Error: Cannot find module 'express'"
     s = Agent(home, a)
     s.fail("node server.js", missing, 1)
     s.ok("npm install express")
     s.ok("node server.js")
-    assert Agent(home, a).fail("node worker.js", missing, 1) is None
+    assert "run `npm install express` first, then retry `node worker.js`" in context_of(
+        Agent(home, a).fail("node worker.js", missing, 1))
     assert "run `npm install express` first" in context_of(Agent(home, a).fail("node server.js", missing, 1))
+    assert Agent(home, b).fail("node worker.js", missing, 1) is None  # another project: pending
 
 
 def test_this_project_wins_over_global_and_lateral(home, proj):

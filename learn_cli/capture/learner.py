@@ -47,6 +47,9 @@ EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 # Repairs by file edit only make a learning for environment failures: for a failing test or a
 # syntax error, editing the code is the ordinary work loop, not a reusable lesson.
 EDIT_FIX_CATEGORIES = frozenset({"config", "dependency", "permission"})
+# Failures of what surrounds the code: a step run in between may be their fix even when the
+# agent also edited files.
+ENVIRONMENT_CATEGORIES = EDIT_FIX_CATEGORIES | {"network"}
 
 
 class Capture:
@@ -427,7 +430,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
                 return None
             failed_cmd = failed["step"] = step
         changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
-        steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")]
+        steps = [b["cmd"] for b in changed
+                 if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd") and not _bookkeeping(b["cmd"], failed_cmd)]
         folder = _moved_to(cap, failed, ok_cmd)
         if folder is not None:
             return [f"cd {folder}"], "cwd"
@@ -451,9 +455,10 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
             if not is_lesson(failed_cmd, ok_cmd, failed.get("err") or ""):
                 return [], ""  # the agent moved on to the next piece of work: resolved, no lesson
             return steps + [ok_cmd], "retry"
-        if steps:
-            return steps, "between"
         edits = [b["path"] for b in changed if b.get("tool") in EDIT_TOOLS and b.get("path")]
+        if steps and (not edits or failed.get("cat") in ENVIRONMENT_CATEGORIES):
+            return steps, "between"  # (after an edit, a test or a build that failed was fixed by
+            # the edit: `cargo fmt` run on the way is not the lesson; an install still is)
         if edits and failed.get("cat") in EDIT_FIX_CATEGORIES:
             return [f"edit {_relative(p, root)}" for p in dict.fromkeys(edits)], "edit"
         return [], ""  # the same command worked again by itself (flaky, or a code fix)
@@ -464,6 +469,16 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         if pairing.paths_related(failed_path, ok_path):
             return [ok_path], "path"
     return None
+
+
+def _bookkeeping(step: str, failed_cmd: str) -> bool:
+    """A git step that records work (`git add -A`, `git commit`) changes nothing another
+    program sees: never the fix of a failure that is not git's own."""
+    from learn_cli.text.shell import program, unwrap
+
+    words = unwrap(step)
+    return (program(step) == "git" and program(failed_cmd) != "git"
+            and any(w in ("add", "commit", "tag", "push", "notes") for w in words[1:2]))
 
 
 def _run_first(failed_cmd: str, ok_cmd: str, root: str | None) -> list[str]:
