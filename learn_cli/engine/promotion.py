@@ -710,36 +710,40 @@ def archive_path(store, path: Path) -> Path:
 
 def write_entries(store, entries: list[Entry], new_records: dict[Path, list[dict]] | None = None,
                   progress: Callable | None = None, loads: Callable = json.loads) -> int:
-    """Write what a run changed: new records first, then archive copies, then patches and
-    removals of the live files (so a crash leaves two copies, never none). Returns files written."""
+    """Write what a run changed: new records first, then each live file's archive copies
+    with its patches and removals (the archive written first, so a crash leaves two copies,
+    never none). Returns files written."""
     progress = progress or (lambda phase, done, total: None)
     ensure_full(store, [e for e in entries if e.archived], loads)  # the archive gets whole records
     adds: dict[Path, list[dict]] = {p: list(recs) for p, recs in (new_records or {}).items()}
     new_ids = {r["id"] for recs in adds.values() for r in recs}
     patches: dict[Path, dict] = {}
     removals: dict[Path, list[str]] = {}
+    moves: dict[Path, list[dict]] = {}  # live file -> its records going to its archive
     for e in entries:
         if e.rec["id"] in new_ids:
             continue
         if e.archived:
-            adds.setdefault(archive_path(store, e.path), []).append(e.rec)
+            moves.setdefault(e.path, []).append(e.rec)
             removals.setdefault(e.path, []).append(e.rec["id"])
         elif e.removed:
             removals.setdefault(e.path, []).append(e.rec["id"])
         elif e.patch:
             patches.setdefault(e.path, {})[e.rec["id"]] = _patcher(e.patch)
-    for path, recs in adds.items():
-        store.put_many(path, recs)
     paths = sorted(set(patches) | set(removals))
-    for n, path in enumerate(paths, 1):
-        changes, gone = patches.get(path, {}), removals.get(path, [])
-        size = store.index.count_in_file(store.index.rel(path))
-        rewrite = 2 * (len(changes) + len(gone)) >= max(size, 1)
-        store.update_many(path, changes, gone, rewrite=rewrite)
-        if n % 50 == 0:
-            progress("writing", n, len(paths))
+    with store.batched():
+        for path, recs in adds.items():
+            store.put_many(path, recs)
+        for n, path in enumerate(paths, 1):
+            changes, gone = patches.get(path, {}), removals.get(path, [])
+            size = store.index.count_in_file(store.index.rel(path))
+            rewrite = 2 * (len(changes) + len(gone)) >= max(size, 1)
+            store.update_many(path, changes, gone, rewrite=rewrite, moves=moves.get(path),
+                              archive=archive_path(store, path))
+            if n % 50 == 0:
+                progress("writing", n, len(paths))
     progress("writing", len(paths), len(paths))
-    return len(set(adds) | set(paths))
+    return len(set(adds) | {archive_path(store, path) for path in moves} | set(paths))
 
 
 def _patcher(patch: dict) -> Callable[[dict], dict]:

@@ -124,9 +124,10 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     doomed = _hard_deletions(store, now, report, loads)
     if not dry_run:
         write_entries(store, entries, progress=progress, loads=loads)
-        for path, ids in doomed.items():
+    with store.batched():
+        for path, ids in ({} if dry_run else doomed).items():
             store.update_many(path, {}, ids, rewrite=True)
-    _compact(store, report, dry_run)
+        _compact(store, report, dry_run)
     if not dry_run:
         _remember_checked(store, {e.path for e in entries})
     _clean_sessions(store, now, report, dry_run, number(cfg.get("session_max_age_days"), "session_max_age_days"))

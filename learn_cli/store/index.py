@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections import namedtuple
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -53,6 +54,7 @@ DROP TRIGGER IF EXISTS learnings_ad;
 CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, remote TEXT);
 """
 
+BATCH_SECONDS = 0.25  # longest a batch of index writes (Index.batch) keeps SQLite's write lock
 PROGRESS_STEPS = 20_000  # SQLite instructions between two looks at a hook's deadline
 BUSY_TIMEOUT_S = 30.0  # how long a command waits for another writer; a hook waits its time left
 BODY_LIMIT = 6000  # characters of a record's searchable text in the full-text index
@@ -113,6 +115,7 @@ class Index:
         # them (the hooks) hold NULL and are derived by the next such command; a write that
         # leaves a record's searchable text as it was keeps its features (they come from it).
         self.derive: tuple[Callable[[dict], str], Callable[[dict], str]] | None = None
+        self._batch: _Batch | None = None  # while writes of many files share transactions (batch)
         self.db = self._open()
 
     # -- opening and rebuilding ------------------------------------------------------------
@@ -236,6 +239,37 @@ class Index:
             self._write_rows(db, rel, scope, pid, records)
             db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
                        (*st, lines_added, rel))
+
+    def record_moves(self, path: Path, records: list[dict], source: Path) -> None:
+        """Mirror records just appended to the log `path` (an archive) that moved there from
+        `source`, which was written too and whose index update follows (the caller holds both
+        locks). A record whose searchable text is the same keeps its row, updated in place
+        (file, scope, data, ...), and with its rowid its full-text entry: no full-text delete
+        and insert, which made most of the index's work when promote archived thousands.
+        The others are written as record_write would."""
+        rel = self.rel(path)
+        row = self.db.execute("SELECT 1 FROM files WHERE path=?", (rel,)).fetchone()
+        st = _stat(path)
+        if row is None or st is None:
+            self._reindex_locked(path)
+            return
+        scope, pid = self.scope_of(path)
+        ids = {r["id"] for r in records}
+        with self._tx() as db:
+            sources, here = self._rows_of(db, self.rel(source), ids), self._rows_of(db, rel, ids)
+            rest = []
+            for rec in records:
+                prev = sources.get(rec["id"])
+                body = search_body(rec)
+                if prev is None or rec["id"] in here or prev[1] != body:
+                    rest.append(rec)
+                    continue
+                sources.pop(rec["id"])  # a second copy of one id in `records` is written as usual
+                row = self._row(rel, scope, pid, rec, body)
+                db.execute(_MOVE, (rel, *row[2:9], *row[10:], prev[0]))
+            self._write_rows(db, rel, scope, pid, rest)
+            db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
+                       (*st, len(records), rel))
 
     def record_rewrite(self, path: Path, changed: list[dict], lines: int) -> None:
         """Mirror a whole-file rewrite (compaction, prune, promote) that changed only the
@@ -703,7 +737,22 @@ class Index:
                 features)
 
     def _tx(self):
-        return _Transaction(self.db)
+        return _Transaction(self.db, self._batch)
+
+    def batch(self) -> _Batch:
+        """A context in which the writes of many files (promote's and prune's decisions,
+        compaction) share a transaction, committed every BATCH_SECONDS and at the end instead
+        of once per file: a commit per file (and the full-text segments each one flushes)
+        made most of a first promote's time at 100,000 learnings. Each file's rows are
+        written whole inside it, after the file itself: a crash before the commit leaves
+        files whose stat the index has not recorded, re-read by the next refresh. Writers
+        wait for a busy file lock only after committing (`commit_batch`)."""
+        return _Batch(self)
+
+    def commit_batch(self) -> None:
+        """Commit the batch's open transaction (before waiting for a file lock)."""
+        if self._batch is not None and self.db.in_transaction:
+            self.db.execute("COMMIT")
 
     def close(self) -> None:
         self.db.close()
@@ -804,6 +853,8 @@ _EXPORT_ORDER = ("CASE json_type(data, '$.created') WHEN 'text' THEN json_extrac
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "
            "features) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
+_MOVE = ("UPDATE learnings SET file=?, key=?, scope=?, pid=?, type=?, category=?, status=?, updated=?, data=?, "
+         "derived=?, features=? WHERE rowid=?")
 _UPDATE = ("UPDATE learnings SET key=?, scope=?, pid=?, type=?, category=?, status=?, updated=?, data=?, derived=?, "
            "features=? "
            "WHERE rowid=?")
@@ -835,17 +886,50 @@ def _delete_file_rows(db: sqlite3.Connection, rel: str) -> None:
 
 
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection):
+    def __init__(self, db: sqlite3.Connection, batch: _Batch | None = None):
         self.db = db
+        self.batch = batch
 
     def __enter__(self) -> sqlite3.Connection:
+        if self.batch is not None and self.db.in_transaction:
+            return self.db  # the batch's transaction, still open
         if deadline.active():  # a hook: wait for the write lock only as long as its time lasts
             self.db.execute(f"PRAGMA busy_timeout={int(deadline.remaining(BUSY_TIMEOUT_S) * 1000)}")
         self.db.execute("BEGIN IMMEDIATE")
+        if self.batch is not None:
+            self.batch.began = time.monotonic()
         return self.db
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type:
+            if self.db.in_transaction:  # in a batch: the files written before lose their rows too
+                self.db.execute("ROLLBACK")  # (their stats were not recorded: re-read on refresh)
+        elif self.batch is None or time.monotonic() - self.batch.began >= BATCH_SECONDS:
+            self.db.execute("COMMIT")
+
+
+class _Batch:
+    """Index.batch's context: while it is open, Index._tx shares one transaction."""
+
+    def __init__(self, index: Index):
+        self.index = index
+        self.began = 0.0
+
+    def __enter__(self) -> Index:
+        if self.index._batch is None:
+            self.index._batch = self
+        return self.index
+
+    def __exit__(self, *exc) -> None:
+        if self.index._batch is not self:
+            return  # an inner batch of an outer one: the outer commits
+        self.index._batch = None
+        if self.index.db.in_transaction:  # every file's rows in it are whole: keep them
+            try:
+                self.index.db.execute("COMMIT")
+            except sqlite3.Error:  # lost rows: their files' stats were not recorded either
+                if self.index.db.in_transaction:
+                    self.index.db.execute("ROLLBACK")
 
 
 def cannot_write(exc: Exception) -> bool:
