@@ -37,6 +37,7 @@ from learn_cli.engine.promotion import (
     ensure_full,
     load_entries,
     rescore,
+    scored_at,
     slim,
     summary,
     write_entries,
@@ -192,7 +193,7 @@ def _same_fix(same_key: list[Entry]) -> list[list[Entry]]:
 
 def _rank(e: Entry, now: datetime) -> tuple:
     """Best first: higher score, then more frequent, then older (the original), then id."""
-    return (-scoring.score(e.rec, now), -scoring.frequency_of(e.rec), str(e.rec.get("created") or ""),
+    return (-scored_at(e, now), -scoring.frequency_of(e.rec), str(e.rec.get("created") or ""),
             e.rec["id"])
 
 
