@@ -81,3 +81,30 @@ def test_the_index_orders_by_the_score(tmp_path):
     db.executemany("INSERT INTO learnings VALUES (?)", [(json.dumps(r),) for r in recs])
     got = [json.loads(d) for (d,) in db.execute(f"SELECT data FROM learnings ORDER BY {index_mod._APPROX_SCORE} DESC")]
     assert got == sorted(recs, key=lambda r: -score_mod.score(r))
+
+
+def test_the_best_learnings_from_the_score_columns_are_the_pythons(store):
+    """`stats`' top learnings from the v8 score columns, and from `data` where an older index
+    left them empty, are those of score() over the records, whatever their fields hold."""
+    from learn_cli.engine.stats import TOP, _scores_and_helped
+    from learn_cli.store.record import make_record
+
+    now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+    odd = [(3, 0.9, "2026-11-19T12:00:00Z"), ("7", "0.8", "2026-11-18T08:00:00+02:00"), (True, False, None),
+           (10, 1, "2026-11-01T00:00:00.250000"), (2.5, None, "not a time"), (None, 0.95, " 2026-11-19T00:00:00Z"),
+           (12, 0.7, "2026-09-01T00:00:00Z"), (9, 0.75, "2026-11-13T12:00:01Z")]
+    recs = []
+    for n, (frequency, impact, used) in enumerate(odd):
+        rec = make_record(context=f"rule {n}", key=f"txt:{n}", status="active")
+        rec.update(frequency=frequency, impact=impact, last_used=used, created="2026-10-30T00:00:00Z")
+        recs.append({k: v for k, v in rec.items() if v is not None})
+    store.put_many(store.layout.global_errors, recs)
+    best = sorted(recs, key=lambda r: (-score_mod.score(r, now), r["key"]))[:TOP]
+    want = [(r["id"], round(score_mod.score(r, now), 2)) for r in best]
+    top, _helped = _scores_and_helped(store.index, now, json.loads)
+    assert [(t["id"], t["score"]) for t in top] == want
+    store.index.db.execute("UPDATE learnings SET score_frequency = NULL, score_impact = NULL, score_used = NULL, "
+                           "score_base = NULL")  # an index older than v8
+    assert not store.index.scores_filled()
+    top, _helped = _scores_and_helped(store.index, now, json.loads)
+    assert [(t["id"], t["score"]) for t in top] == want

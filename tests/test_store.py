@@ -245,6 +245,35 @@ def test_an_index_of_the_previous_schema_gains_the_derived_columns(store, tmp_pa
     assert json.loads(derived)[1]["id"] == rec["id"] and json.loads(features)[0] == "--platform linux/amd64"
 
 
+def test_an_index_of_v7_gains_the_score_columns_filled_by_the_next_promotion(store, tmp_path):
+    """A v7 index (no score columns) is upgraded in place; `stats` reads `data` until the next
+    whole-store run fills the columns, then the columns (issue 14)."""
+    import sqlite3
+
+    from learn_cli.engine.promotion import run_promotion
+    from learn_cli.store.index import score_inputs
+
+    project = identify(tmp_path)
+    store.register_project(project)
+    rec = make_record(context="use pnpm", key="k-old", frequency=4, impact=0.8, last_used="2026-11-01T00:00:00Z")
+    store.put(store.layout.learnings(project.id), rec)
+    store.close()
+    db = sqlite3.connect(str(store.layout.index_db))
+    db.execute("DROP INDEX learnings_scores")
+    for name in ("score_frequency", "score_impact", "score_used", "score_base"):
+        db.execute(f"ALTER TABLE learnings DROP COLUMN {name}")
+    db.execute("PRAGMA user_version=7")
+    db.commit()
+    db.close()
+    assert store.index.by_key("k-old")[0][3]["id"] == rec["id"]  # rows kept, no rebuild
+    assert not store.index.scores_filled()
+    run_promotion(store, dry_run=True)
+    assert store.index.scores_filled()
+    row = store.index.db.execute("SELECT score_frequency, score_impact, score_used, score_base FROM learnings "
+                                 "WHERE id=?", (rec["id"],)).fetchone()
+    assert row == score_inputs(rec) == (4, 0.8, "2026-11-01T00:00:00+00:00", 0.32)
+
+
 def test_two_versions_of_a_record_in_one_write_leave_the_index_on_the_last(store, tmp_path):
     """One append with an in-place change and then a new text for the same id: the index
     holds the last version (its full text too), as a re-read of the file would."""

@@ -261,7 +261,7 @@ def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[d
     thousands of different records share their rarest tokens.
     """
     jaccard_floor = max(0.0, 2 * threshold - 1)
-    buckets: dict[tuple, list[tuple]] = {}
+    buckets: dict[tuple, list[_Words]] = {}
     for rec in records:
         if not isinstance(rec, dict):
             continue
@@ -269,62 +269,101 @@ def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[d
         if not problem and not fix:
             continue
         bucket = (str(rec.get("type") or ""), str(rec.get("category") or ""), bool(problem), bool(fix))
-        parts = _word_sets(problem, fix)
-        buckets.setdefault(bucket, []).append((rec, problem + "\x00" + fix, parts))
+        buckets.setdefault(bucket, []).append(_Words(rec, problem, fix))
     groups: list[list[dict]] = []
     for entries in buckets.values():
         groups.extend(_cluster_bucket(entries, threshold, jaccard_floor))
     return [group for group in groups if len(group) > 1]
 
 
-def _cluster_bucket(entries, threshold: float, jaccard_floor: float) -> list[list[dict]]:
-    frequency: dict[tuple, int] = {}
-    for _, _, parts in entries:
-        for at, tokens in enumerate(parts):
-            for token in tokens:
-                frequency[(at, token)] = frequency.get((at, token), 0) + 1
+class _Words:
+    """A record as near_duplicates compares it: its normalised problem and fix (computed
+    once, not at every comparison) and their word sets (the parts present)."""
+
+    __slots__ = ("fix", "parts", "problem", "rec", "signature")
+
+    def __init__(self, rec: dict, problem: str, fix: str):
+        self.rec, self.problem, self.fix = rec, problem, fix
+        self.signature = problem + "\x00" + fix
+        self.parts = _word_sets(problem, fix)
+
+
+def _cluster_bucket(entries: list[_Words], threshold: float, jaccard_floor: float) -> list[list[dict]]:
+    from collections import Counter
+
+    frequency = Counter((at, token) for words in entries for at, tokens in enumerate(words.parts) for token in tokens)
+    # Each (part, token) ranked rarest first once, so that a prefix sorts by a dict lookup
+    rarity = {key: n for n, key in enumerate(sorted(frequency, key=lambda key: (frequency[key], key[1])))}
     exact: dict[str, list[dict]] = {}
-    leaders: list[tuple[dict, tuple, list[dict]]] = []
+    leaders: list[tuple[_Words, list[dict]]] = []
     index: dict[tuple, list[int]] = {}
-    for rec, signature, parts in entries:
-        if signature in exact:  # identical normalised text: no comparison needed
-            exact[signature].append(rec)
+    for words in entries:
+        if words.signature in exact:  # identical normalised text: no comparison needed
+            exact[words.signature].append(words.rec)
             continue
-        prefixes = [_prefix(at, tokens, frequency, jaccard_floor) for at, tokens in enumerate(parts)]
+        prefixes = [_prefix(at, tokens, rarity, jaccard_floor) for at, tokens in enumerate(words.parts)]
         # Probing one part is enough (a near-duplicate shares a prefix token in every part):
         # take the part whose tokens lead to the fewest leaders.
         probe = min(prefixes, key=lambda prefix: sum(len(index.get(key, ())) for key in prefix))
-        home = _find_leader(rec, parts, probe, index, leaders, threshold, jaccard_floor)
+        home = _find_leader(words, probe, index, leaders, threshold, jaccard_floor)
         if home is None:
-            home = [rec]
-            leaders.append((rec, parts, home))
+            home = [words.rec]
+            leaders.append((words, home))
             for prefix in prefixes:  # leaders are indexed by every part
                 for key in prefix:
                     index.setdefault(key, []).append(len(leaders) - 1)
         else:
-            home.append(rec)
-        exact[signature] = home
-    return [members for _, _, members in leaders]
+            home.append(words.rec)
+        exact[words.signature] = home
+    return [members for _, members in leaders]
 
 
-def _prefix(at: int, tokens: frozenset, frequency: dict, jaccard_floor: float) -> list[tuple]:
-    ordered = sorted(((at, t) for t in tokens), key=lambda key: (frequency[key], key[1]))
+def _prefix(at: int, tokens: frozenset, rarity: dict, jaccard_floor: float) -> list[tuple]:
+    """The first tokens of a part, rarest first (by fewest records, then alphabetically)."""
+    ordered = sorted([(at, t) for t in tokens], key=rarity.__getitem__)
     keep = len(ordered) - math.ceil(jaccard_floor * len(ordered) - 1e-9) + 1  # float-safe ceil
     return ordered[:keep]
 
 
-def _find_leader(rec, parts, probe, index, leaders, threshold, jaccard_floor):
+def _find_leader(words: _Words, probe, index, leaders, threshold, jaccard_floor):
     """The earliest leader met through a probe token whose every part passes the Jaccard
-    bound (cheap set arithmetic) and then the full similarity (difflib)."""
+    bound without a swapped word (cheap set arithmetic) and then the full similarity."""
     floor = jaccard_floor - 1e-9
     candidates = sorted({leader_at for key in probe for leader_at in index.get(key, ())})
     for leader_at in candidates:
-        leader, leader_parts, members = leaders[leader_at]
-        pairs = list(zip(parts, leader_parts, strict=True))
-        passes_bound = all(_jaccard_at_least(x, y, floor) for x, y in pairs)
-        if passes_bound and not any(_substitutes(x, y) for x, y in pairs) and similarity(leader, rec) >= threshold:
+        leader, members = leaders[leader_at]
+        if all(_added_words_only(x, y, floor) for x, y in zip(words.parts, leader.parts, strict=True)) \
+                and _similar_words(leader, words, threshold):
             return members
     return None
+
+
+def _added_words_only(x: frozenset, y: frozenset, floor: float) -> bool:
+    """Token Jaccard ≥ floor and no swapped word (`_substitutes`), in one step: without a
+    swapped word one set holds the other, so their Jaccard index is the smaller size over
+    the larger (no intersection or differences to build)."""
+    if x <= y:
+        return len(x) >= floor * len(y)
+    return y <= x and len(y) >= floor * len(x)
+
+
+def _similar_words(a: _Words, b: _Words, threshold: float) -> bool:
+    """`similarity(a.rec, b.rec) >= threshold` for two records of one bucket whose parts
+    passed _added_words_only, from the normalised texts near_duplicates computed once: a
+    part both normalise to words is text_similarity's formula, whose Jaccard index is the
+    smaller word set's size over the larger's (one holds the other); a part without words
+    on either side goes through text_similarity itself."""
+    for part, na, nb, at in ((problem_text, a.problem, b.problem, 0), (fix_text, a.fix, b.fix, 1 if a.problem else 0)):
+        if na and nb:
+            x, y = a.parts[at], b.parts[at]
+            value = 1.0 if na == nb else (min(len(x), len(y)) / max(len(x), len(y)) + _char_ratio(na, nb)) / 2
+            if value < threshold:
+                return False
+        else:
+            raw_a, raw_b = part(a.rec), part(b.rec)
+            if (raw_a or raw_b) and text_similarity(raw_a, raw_b) < threshold:
+                return False
+    return True
 
 
 def is_near_duplicate(a: dict, b: dict, threshold: float) -> bool:
@@ -345,10 +384,3 @@ def _substitutes(x: frozenset, y: frozenset) -> bool:
     `bar`): two learnings, not one. Near-duplicates only add or drop words, or reorder them."""
     return bool(x - y) and bool(y - x)
 
-
-def _jaccard_at_least(x: frozenset, y: frozenset, floor: float) -> bool:
-    small, large = (len(x), len(y)) if len(x) <= len(y) else (len(y), len(x))
-    if small < floor * large:  # even full overlap could not reach the floor
-        return False
-    shared = len(x & y)
-    return shared >= floor * (small + large - shared)

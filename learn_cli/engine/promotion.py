@@ -54,13 +54,14 @@ LIST_LIMIT = 100  # items kept per list in as_json()
 SUMMARY_WIDTH = 72
 _DELETE = object()  # patch value: remove the field
 _SCOPE_STATUS = {"project": "active", "global": "global"}
+_SCORED_FIELDS = frozenset(("frequency", "impact", "last_used", "created"))  # what the score reads
 
 
 class Entry:
     """One live record and where it lives; `patch` holds the fields this run changed.
     (Plain classes here, not dataclasses: the SessionEnd hook imports this module.)"""
 
-    __slots__ = ("path", "scope", "pid", "rec", "patch", "archived", "removed", "rowid", "full")
+    __slots__ = ("path", "scope", "pid", "rec", "patch", "archived", "removed", "rowid", "full", "score")
 
     def __init__(self, path: Path, scope: str, pid: str, rec: dict, rowid: int = 0, full: bool = True):
         self.path = path
@@ -72,8 +73,11 @@ class Entry:
         self.patch: dict = {}
         self.archived = False  # to be moved to the archive of its scope
         self.removed = False  # to be deleted (folded into another record)
+        self.score: float | None = None  # its score at the run's clock, once scored (rescore)
 
     def set(self, name: str, value) -> None:
+        if name in _SCORED_FIELDS:
+            self.score = None  # scored again when asked (scored_at)
         if value is _DELETE:
             if name in self.rec:
                 del self.rec[name]
@@ -290,6 +294,7 @@ def ensure_full(store, entries: list[Entry], loads: Callable = json.loads) -> No
                 rec = found[0]
             e.rec = _patcher(e.patch)(rec)
             e.full = True
+            e.score = None  # a capture may have changed what it reads since it was scored
 
 
 # ---------------------------------------------------------------- the run
@@ -452,7 +457,7 @@ class _Promotion:
             return False
         projects = {str(p) for p in _union(rec.get("projects"), [e.pid] if e.pid else [])}
         count = len(projects) or (1 if rec.get("project") else 0)
-        return count >= scoring.PROMOTE_ALWAYS_PROJECTS or scoring.score(rec, self.now) >= scoring.LOW_SCORE
+        return count >= scoring.PROMOTE_ALWAYS_PROJECTS or scored_at(e, self.now) >= scoring.LOW_SCORE
 
     def _consider(self, group: list[Entry], existing: list[Entry]) -> None:
         """One learning (its copies across projects): promote, fold into its global copy,
@@ -553,16 +558,26 @@ class _Promotion:
 # ---------------------------------------------------------------- shared helpers
 
 
+def scored_at(e: Entry, now: datetime) -> float:
+    """An entry's score at the run's clock `now`: computed once (rescore) and kept until a
+    field it reads changes (Entry.set); rescore, the archive check, the promotion groups and
+    prune's ranking each scored every entry again."""
+    if e.score is None:
+        e.score = scoring.score(e.rec, now)
+    return e.score
+
+
 def rescore(entries: list[Entry], now: datetime, in_focus: Callable = lambda e: True,
             progress: Callable | None = None) -> tuple[int, int]:
-    """update_low_since on every entry; returns (records scored, records whose clock changed)."""
+    """update_low_since on every entry; returns (records scored, records whose clock changed).
+    Every entry's score is kept for the rest of the run (scored_at): `now` is its clock."""
     scored = changed = 0
     total = len(entries)
     for n, e in enumerate(entries, 1):
         if not in_focus(e):
             continue
         before = e.rec.get("low_since")
-        if scoring.update_low_since(e.rec, now):
+        if scoring.update_low_since(e.rec, now, scored_at(e, now)):
             e.patch["low_since"] = e.rec.get("low_since", _DELETE)
             changed += before != e.rec.get("low_since")
         scored += 1
@@ -581,7 +596,7 @@ def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_day
     for e in entries:
         if e.archived or not e.rec.get("low_since") or e.rec.get("status") not in ("active", "pending", "global"):
             continue  # no archive clock running: nothing to archive (checked first, it is cheap)
-        if scoring.lifecycle(e.rec, now, min_projects, archive_days) == scoring.ARCHIVE:
+        if scoring.lifecycle(e.rec, now, min_projects, archive_days, scored_at(e, now)) == scoring.ARCHIVE:
             stale.append(e)
     ensure_full(store, stale, loads)
     out = []
@@ -590,7 +605,7 @@ def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_day
         stale_days = int((now - low).total_seconds() // 86400) if low else 0
         archive(e, f"score < {scoring.LOW_SCORE} for {stale_days} days", now)
         out.append({"id": e.rec["id"], "text": summary(e.rec) if len(out) < LIST_LIMIT else "", "project": e.pid,
-                    "score": scoring.score(e.rec, now), "stale_days": stale_days})
+                    "score": scored_at(e, now), "stale_days": stale_days})
     return out
 
 
@@ -710,36 +725,40 @@ def archive_path(store, path: Path) -> Path:
 
 def write_entries(store, entries: list[Entry], new_records: dict[Path, list[dict]] | None = None,
                   progress: Callable | None = None, loads: Callable = json.loads) -> int:
-    """Write what a run changed: new records first, then archive copies, then patches and
-    removals of the live files (so a crash leaves two copies, never none). Returns files written."""
+    """Write what a run changed: new records first, then each live file's archive copies
+    with its patches and removals (the archive written first, so a crash leaves two copies,
+    never none). Returns files written."""
     progress = progress or (lambda phase, done, total: None)
     ensure_full(store, [e for e in entries if e.archived], loads)  # the archive gets whole records
     adds: dict[Path, list[dict]] = {p: list(recs) for p, recs in (new_records or {}).items()}
     new_ids = {r["id"] for recs in adds.values() for r in recs}
     patches: dict[Path, dict] = {}
     removals: dict[Path, list[str]] = {}
+    moves: dict[Path, list[dict]] = {}  # live file -> its records going to its archive
     for e in entries:
         if e.rec["id"] in new_ids:
             continue
         if e.archived:
-            adds.setdefault(archive_path(store, e.path), []).append(e.rec)
+            moves.setdefault(e.path, []).append(e.rec)
             removals.setdefault(e.path, []).append(e.rec["id"])
         elif e.removed:
             removals.setdefault(e.path, []).append(e.rec["id"])
         elif e.patch:
             patches.setdefault(e.path, {})[e.rec["id"]] = _patcher(e.patch)
-    for path, recs in adds.items():
-        store.put_many(path, recs)
     paths = sorted(set(patches) | set(removals))
-    for n, path in enumerate(paths, 1):
-        changes, gone = patches.get(path, {}), removals.get(path, [])
-        size = store.index.count_in_file(store.index.rel(path))
-        rewrite = 2 * (len(changes) + len(gone)) >= max(size, 1)
-        store.update_many(path, changes, gone, rewrite=rewrite)
-        if n % 50 == 0:
-            progress("writing", n, len(paths))
+    with store.batched():
+        for path, recs in adds.items():
+            store.put_many(path, recs)
+        for n, path in enumerate(paths, 1):
+            changes, gone = patches.get(path, {}), removals.get(path, [])
+            size = store.index.count_in_file(store.index.rel(path))
+            rewrite = 2 * (len(changes) + len(gone)) >= max(size, 1)
+            store.update_many(path, changes, gone, rewrite=rewrite, moves=moves.get(path),
+                              archive=archive_path(store, path))
+            if n % 50 == 0:
+                progress("writing", n, len(paths))
     progress("writing", len(paths), len(paths))
-    return len(set(adds) | set(paths))
+    return len(set(adds) | {archive_path(store, path) for path in moves} | set(paths))
 
 
 def _patcher(patch: dict) -> Callable[[dict], dict]:

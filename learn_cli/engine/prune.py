@@ -37,6 +37,7 @@ from learn_cli.engine.promotion import (
     ensure_full,
     load_entries,
     rescore,
+    scored_at,
     slim,
     summary,
     write_entries,
@@ -124,9 +125,10 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     doomed = _hard_deletions(store, now, report, loads)
     if not dry_run:
         write_entries(store, entries, progress=progress, loads=loads)
-        for path, ids in doomed.items():
+    with store.batched():
+        for path, ids in ({} if dry_run else doomed).items():
             store.update_many(path, {}, ids, rewrite=True)
-    _compact(store, report, dry_run)
+        _compact(store, report, dry_run)
     if not dry_run:
         _remember_checked(store, {e.path for e in entries})
     _clean_sessions(store, now, report, dry_run, number(cfg.get("session_max_age_days"), "session_max_age_days"))
@@ -191,7 +193,7 @@ def _same_fix(same_key: list[Entry]) -> list[list[Entry]]:
 
 def _rank(e: Entry, now: datetime) -> tuple:
     """Best first: higher score, then more frequent, then older (the original), then id."""
-    return (-scoring.score(e.rec, now), -scoring.frequency_of(e.rec), str(e.rec.get("created") or ""),
+    return (-scored_at(e, now), -scoring.frequency_of(e.rec), str(e.rec.get("created") or ""),
             e.rec["id"])
 
 

@@ -44,6 +44,7 @@ def lifecycle(
     now=None,
     promote_min_projects: int = DEFAULT_PROMOTE_MIN_PROJECTS,
     archive_days: float = DEFAULT_ARCHIVE_DAYS,
+    value: float | None = None,
 ) -> str:
     """What the lifecycle wants done with a learning: promote, candidate, archive or keep.
 
@@ -56,6 +57,8 @@ def lifecycle(
     - archive: score < 0.3 and `low_since` at least archive_days old (active, pending
       and global learnings alike; conflicted and archived ones are left alone);
     - keep: everything else.
+
+    `value`: the record's score at `now` when the caller has it already (scored once a run).
     """
     now = _now(now)
     status = rec.get("status") or "active"
@@ -64,7 +67,8 @@ def lifecycle(
     projects = project_count(rec)
     if status == "active" and projects >= PROMOTE_ALWAYS_PROJECTS:
         return PROMOTE
-    value = score(rec, now)
+    if value is None:
+        value = score(rec, now)
     if value < LOW_SCORE:
         low_since = parse_time(rec.get("low_since"))
         if low_since is not None and (now - low_since).total_seconds() >= archive_days * 86400:
@@ -77,13 +81,14 @@ def lifecycle(
     return CANDIDATE
 
 
-def update_low_since(rec: dict, now=None) -> bool:
+def update_low_since(rec: dict, now=None, value: float | None = None) -> bool:
     """Start the archive clock when the score first falls below 0.3, stop it when it rises.
 
-    Mutates rec (sets or removes `low_since`) and returns whether it changed.
+    Mutates rec (sets or removes `low_since`) and returns whether it changed. `value`: the
+    record's score at `now` when the caller has it already.
     """
     now = _now(now)
-    low = score(rec, now) < LOW_SCORE
+    low = (score(rec, now) if value is None else value) < LOW_SCORE
     has_clock = parse_time(rec.get("low_since")) is not None
     if low and not has_clock:
         rec["low_since"] = format_time(now)

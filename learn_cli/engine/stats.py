@@ -75,25 +75,35 @@ def _counts(index) -> dict:
             "categories": [{"type": t, "category": c, "count": n} for (t, c), n in ordered]}
 
 
+def _by_bound(index, now, loads: Callable):
+    """(rowid, key, the fields the score reads, an upper bound of the score) of the live active
+    and global learnings, highest bound first: from the index's score columns (the best score
+    any clock gives, in an index's order), else (an older index) from every row's `data`."""
+    if index.scores_filled():
+        for rowid, key, frequency, impact, used, best in index.best_scores():
+            yield rowid, key, {"frequency": frequency, "impact": impact, "last_used": used}, best
+        return
+    for rowid, key, fields, bound in index.score_bounds(scoring.format_time(now)):
+        frequency, impact, last_used, created = loads(fields)
+        yield rowid, key, {"frequency": frequency, "impact": impact, "last_used": last_used, "created": created}, bound
+
+
 def _scores_and_helped(index, now, loads: Callable) -> tuple[list, dict]:
     """The TOP learnings by score (one per key) and the helped counts.
 
-    SQLite parses each record once (a MATERIALIZED view of the four fields a score needs) and
-    sorts by the score computed from them, an upper bound when a field is odd; exact scores
-    are computed in Python only until the bound cannot beat the third best. Helped counts are
-    read only from records that hold the word.
+    The learnings come best score first (the score at recency 1, an index of the v8 score
+    columns; for an older index SQLite parses each record's four score fields and sorts by an
+    upper bound of the score); exact scores are computed in Python only until the bound cannot
+    beat the third best. Helped counts are read only from records that hold the word.
     """
     from learn_cli.engine.promotion import title
 
-    rows = index.score_bounds(scoring.format_time(now))
     best: dict[str, float] = {}  # key -> its best score so far
     leaders: list[tuple[float, int, str]] = []  # the TOP best (score, row, key), best first
-    for rowid, key, fields, bound in rows:
+    for rowid, key, fields, bound in _by_bound(index, now, loads):
         if len(leaders) == TOP and bound < leaders[-1][0]:
             break
-        frequency, impact, last_used, created = loads(fields)
-        value = scoring.score({"frequency": frequency, "impact": impact, "last_used": last_used,
-                               "created": created}, now)
+        value = scoring.score(fields, now)
         if key in best and value <= best[key]:
             continue
         best[key] = value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -228,20 +229,29 @@ class Store:
         """Insert or supersede records in one file (one appended line each)."""
         if not recs:
             return
-        stamp = now_iso()
+        if str(path).endswith(".json"):
+            return self._put_doc(path, self._stamped(recs, now_iso()))
+        with self._lock(path):
+            recs = self._append_locked(path, recs, now_iso())
+            self._index_write(path, recs)
+
+    @staticmethod
+    def _stamped(recs: list[dict], stamp: str) -> list[dict]:
         for rec in recs:
             rec["updated"] = stamp
-        recs = [utf8_safe(r) for r in recs]
-        if str(path).endswith(".json"):
-            return self._put_doc(path, recs)
-        with file_lock(path):
-            self._sync_locked(path)
-            jsonl.append(path, recs)
-            self._index_write(path, recs)
+        return [utf8_safe(r) for r in recs]
+
+    def _append_locked(self, path: Path, recs: list[dict], stamp: str) -> list[dict]:
+        """Append records to a log whose lock the caller holds (the index brought in step
+        first, not told yet); returns them as written."""
+        recs = self._stamped(recs, stamp)
+        self._sync_locked(path)
+        jsonl.append(path, recs)
+        return recs
 
     def update(self, path: Path, rid: str, change: Callable[[dict], dict | None]) -> dict | None:
         """Read-modify-write one record under the file lock; `change` returns the new record."""
-        with file_lock(path):
+        with self._lock(path):
             self._sync_locked(path)
             current = next((r for f, _, _, r in self.index.by_id(rid) if self.home / f == Path(path)), None)
             if current is None:
@@ -260,10 +270,10 @@ class Store:
 
     def remove(self, path: Path, rid: str) -> None:
         if str(path).endswith(".json"):
-            with file_lock(path):
+            with self._lock(path):
                 self._rewrite_doc_locked(path, lambda recs: recs.pop(rid, None))
             return
-        with file_lock(path):
+        with self._lock(path):
             self._sync_locked(path)
             jsonl.append(path, [jsonl.tombstone(rid)])
             self._index_write(path, [jsonl.tombstone(rid)])
@@ -277,53 +287,83 @@ class Store:
     def replace_file(self, path: Path, recs: Iterable[dict]) -> None:
         """Atomically replace a whole file (prune, promote, import, compaction)."""
         recs = list(recs)
-        with file_lock(path):
+        with self._lock(path):
             jsonl.rewrite(path, recs)
             self._reindex_locked(path)
 
     def update_many(self, path: Path, changes: dict[str, Callable[[dict], dict | None]],
-                    remove: Iterable[str] = (), rewrite: bool = False) -> list[dict]:
+                    remove: Iterable[str] = (), rewrite: bool = False, moves: list[dict] | None = None,
+                    archive: Path | None = None) -> list[dict]:
         """Store.update for many records of one file under one lock (promote, prune, import).
 
         Each `changes[id]` gets the record as it is *now* (so a capture that appended a newer
         copy meanwhile is not overwritten with a stale one) and returns the new record, or None
         to leave it; ids in `remove` are deleted. Appends one line per change, or with
         `rewrite` replaces the whole file atomically (folding superseded lines) unless it holds
-        corrupt lines, which a rewrite would drop. Returns the records written."""
+        corrupt lines, which a rewrite would drop. Returns the records written.
+
+        `moves` (promote's and prune's archiving): whole records appended to the log `archive`
+        first, whose ids are in `remove` (a crash in between leaves two copies, never none).
+        Both locks are held, the archive's taken first; once both files are written, each
+        record's index row moves from this file to the archive in place (Index.record_moves),
+        instead of a row deleted, its text taken out of the full-text index and put back."""
         remove = set(remove)
         stamp = now_iso()
-        with file_lock(path):
-            in_step = self._sync_locked(path)
-            doc = str(path).endswith(".json")
-            loaded = self._load_doc_for_rewrite(path) if doc else jsonl.load(path) if rewrite else None
-            if loaded is not None and loaded.bad and not doc:
-                loaded = None  # a rewrite would drop the corrupt lines: append instead
-            current = loaded.records if loaded is not None else self._current(path, set(changes) | remove)
-            written = []
-            for rid, change in changes.items():
-                if rid in current and rid not in remove:
-                    new = change(dict(current[rid]))
-                    if new is not None:
-                        new["updated"] = stamp
-                        new = utf8_safe(new)
-                        current[rid] = new
-                        written.append(new)
-            gone = [rid for rid in remove if rid in current]
-            if not written and not gone:
-                return []
-            if loaded is not None:
-                for rid in gone:
-                    del current[rid]
-                jsonl.rewrite(path, current.values())
-                if str(path).endswith(".json") or not in_step:
-                    self._reindex_locked(path)
-                else:
-                    self._index_rewrite(path, written + [jsonl.tombstone(rid) for rid in gone], len(current))
+        with contextlib.ExitStack() as held:
+            moved = None
+            if moves:
+                held.enter_context(self._lock(archive))
+                moved = self._append_locked(archive, moves, stamp)
+            held.enter_context(self._lock(path))
+            return self._update_locked(path, changes, remove, rewrite, stamp, (archive, moved) if moved else None)
+
+    def _update_locked(self, path: Path, changes: dict, remove: set, rewrite: bool, stamp: str,
+                       moved: tuple[Path, list[dict]] | None) -> list[dict]:
+        """update_many's work once the locks are held; `moved`: (archive, records appended to
+        it), indexed before this file (their rows are still this file's until then)."""
+        in_step = self._sync_locked(path)
+        doc = str(path).endswith(".json")
+        loaded = self._load_doc_for_rewrite(path) if doc else jsonl.load(path) if rewrite else None
+        if loaded is not None and loaded.bad and not doc:
+            loaded = None  # a rewrite would drop the corrupt lines: append instead
+        current = loaded.records if loaded is not None else self._current(path, set(changes) | remove)
+        written = []
+        for rid, change in changes.items():
+            if rid in current and rid not in remove:
+                new = change(dict(current[rid]))
+                if new is not None:
+                    new["updated"] = stamp
+                    new = utf8_safe(new)
+                    current[rid] = new
+                    written.append(new)
+        gone = [rid for rid in remove if rid in current]
+        if not written and not gone:
+            self._index_moves(moved, path)
+            return []
+        if loaded is not None:
+            for rid in gone:
+                del current[rid]
+            jsonl.rewrite(path, current.values())
+            self._index_moves(moved, path)
+            if str(path).endswith(".json") or not in_step:
+                self._reindex_locked(path)
             else:
-                lines = written + [jsonl.tombstone(rid) for rid in gone]
-                jsonl.append(path, lines)
-                self._index_write(path, lines)
-            return written
+                self._index_rewrite(path, written + [jsonl.tombstone(rid) for rid in gone], len(current))
+        else:
+            lines = written + [jsonl.tombstone(rid) for rid in gone]
+            jsonl.append(path, lines)
+            self._index_moves(moved, path)
+            self._index_write(path, lines)
+        return written
+
+    def _index_moves(self, moved: tuple[Path, list[dict]] | None, source: Path) -> None:
+        if moved is None:
+            return
+        archive, recs = moved
+        try:
+            self.index.record_moves(archive, recs, source)
+        except _db().DatabaseError as exc:
+            self._index_failed(exc)
 
     def _current(self, path: Path, ids: set[str]) -> dict[str, dict]:
         """The indexed copies of `ids` in one file (the caller has synced the index)."""
@@ -336,7 +376,7 @@ class Store:
     def compact(self, path: Path) -> tuple[int, int]:
         """Fold a log to one line per live record (lines before, after); the index follows
         under the same lock (its rows do not change, only the file's stat)."""
-        with file_lock(path):
+        with self._lock(path):
             in_step = self._sync_locked(path)
             before, after = jsonl.compact_locked(path)
             if before != after:
@@ -367,7 +407,17 @@ class Store:
                     continue
         return removed
 
+    def batched(self):
+        """A context in which many files' index writes share transactions (Index.batch):
+        promote's and prune's writes of their decisions."""
+        return self.index.batch()
+
     # -- internals -------------------------------------------------------------------------
+    def _lock(self, path: Path):
+        """The file lock of `path`; in a batch of index writes (`batched`), the batch's open
+        transaction is committed before waiting for a busy lock."""
+        return file_lock(path, before_wait=self._index.commit_batch if self._index is not None else None)
+
     def _sync_locked(self, path: Path) -> bool:
         """Bring the index in step with `path` (caller holds its lock); False when it failed."""
         try:
@@ -403,7 +453,7 @@ class Store:
         self.note(f"index not updated ({exc}); it will be rebuilt from the files")
 
     def _put_doc(self, path: Path, recs: list[dict]) -> None:
-        with file_lock(path):
+        with self._lock(path):
             self._rewrite_doc_locked(path, lambda cur: cur.update({r["id"]: r for r in recs}))
 
     def _rewrite_doc_locked(self, path: Path, change: Callable[[dict], object]) -> None:

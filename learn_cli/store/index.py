@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections import namedtuple
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -26,14 +27,15 @@ from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 from .record import LIVE_STATUSES
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime_ns INT, ino INT,
     lines INT, superseded INT, bad INT);
 CREATE TABLE IF NOT EXISTS learnings(rowid INTEGER PRIMARY KEY, file TEXT NOT NULL,
     id TEXT NOT NULL, key TEXT, scope TEXT, pid TEXT, type TEXT, category TEXT, status TEXT,
-    updated TEXT, body TEXT, data TEXT, derived TEXT, features TEXT, UNIQUE(file, id));
+    updated TEXT, body TEXT, data TEXT, derived TEXT, features TEXT,
+    score_frequency INT, score_impact REAL, score_used TEXT, score_base REAL, UNIQUE(file, id));
 CREATE INDEX IF NOT EXISTS learnings_key ON learnings(key);
 CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
 CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
@@ -53,6 +55,7 @@ DROP TRIGGER IF EXISTS learnings_ad;
 CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, remote TEXT);
 """
 
+BATCH_SECONDS = 0.25  # longest a batch of index writes (Index.batch) keeps SQLite's write lock
 PROGRESS_STEPS = 20_000  # SQLite instructions between two looks at a hook's deadline
 BUSY_TIMEOUT_S = 30.0  # how long a command waits for another writer; a hook waits its time left
 BODY_LIMIT = 6000  # characters of a record's searchable text in the full-text index
@@ -95,6 +98,14 @@ _SCORE_BOUND = score_sql(_typed("$[0]", _score.FREQUENCY_CAP), _typed("$[1]", 1)
                          "coalesce(json_extract(j, '$[2]'), json_extract(j, '$[3]'))", "?") + " + 0.000001"
 
 
+# The learnings `stats` ranks by score, and (v8) their best scores in order, with what the
+# score reads: the query reads this index alone, no wide row (issue 14).
+_SCORED = f"{LIVE_SQL} AND (status IS NULL OR status IN ('active', 'global'))"
+_SCORES_INDEX = (f"CREATE INDEX IF NOT EXISTS learnings_scores ON learnings(score_base DESC, score_frequency, "
+                 f"score_impact, score_used, key, id) WHERE {_SCORED}")
+_BEST_AT = "2000-01-01T00:00:00Z"  # any clock: without a last use the score takes it (recency 1)
+
+
 def search_body(rec: dict) -> str:
     parts = [str(rec.get(f) or "") for f in SEARCH_FIELDS]
     tags = rec.get("tags")
@@ -113,6 +124,7 @@ class Index:
         # them (the hooks) hold NULL and are derived by the next such command; a write that
         # leaves a record's searchable text as it was keeps its features (they come from it).
         self.derive: tuple[Callable[[dict], str], Callable[[dict], str]] | None = None
+        self._batch: _Batch | None = None  # while writes of many files share transactions (batch)
         self.db = self._open()
 
     # -- opening and rebuilding ------------------------------------------------------------
@@ -139,6 +151,7 @@ class Index:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)
                 _add_missing_columns(db)
+                _add_score_columns(db)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             db.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost commit is re-read
             if deadline.active():  # a hook: no statement outlives its deadline (see store.deadline)
@@ -236,6 +249,37 @@ class Index:
             self._write_rows(db, rel, scope, pid, records)
             db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
                        (*st, lines_added, rel))
+
+    def record_moves(self, path: Path, records: list[dict], source: Path) -> None:
+        """Mirror records just appended to the log `path` (an archive) that moved there from
+        `source`, which was written too and whose index update follows (the caller holds both
+        locks). A record whose searchable text is the same keeps its row, updated in place
+        (file, scope, data, ...), and with its rowid its full-text entry: no full-text delete
+        and insert, which made most of the index's work when promote archived thousands.
+        The others are written as record_write would."""
+        rel = self.rel(path)
+        row = self.db.execute("SELECT 1 FROM files WHERE path=?", (rel,)).fetchone()
+        st = _stat(path)
+        if row is None or st is None:
+            self._reindex_locked(path)
+            return
+        scope, pid = self.scope_of(path)
+        ids = {r["id"] for r in records}
+        with self._tx() as db:
+            sources, here = self._rows_of(db, self.rel(source), ids), self._rows_of(db, rel, ids)
+            rest = []
+            for rec in records:
+                prev = sources.get(rec["id"])
+                body = search_body(rec)
+                if prev is None or rec["id"] in here or prev[1] != body:
+                    rest.append(rec)
+                    continue
+                sources.pop(rec["id"])  # a second copy of one id in `records` is written as usual
+                row = self._row(rel, scope, pid, rec, body)
+                db.execute(_MOVE, (rel, *row[2:9], *row[10:], prev[0]))
+            self._write_rows(db, rel, scope, pid, rest)
+            db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
+                       (*st, len(records), rel))
 
     def record_rewrite(self, path: Path, changed: list[dict], lines: int) -> None:
         """Mirror a whole-file rewrite (compaction, prune, promote) that changed only the
@@ -424,14 +468,28 @@ class Index:
                                "(status IS NULL OR status != 'archived') AND instr(data, '\"promoted_from\"') > 0"
                                ).fetchone()[0]
 
+    def scores_filled(self) -> bool:
+        """Whether every live active or global row has its score columns (v8: rows written
+        since; an older index's rows until rewritten, or the next promote or prune)."""
+        return self.db.execute(f"SELECT 1 FROM learnings WHERE {_SCORED} AND score_base IS NULL LIMIT 1"
+                               ).fetchone() is None
+
+    def best_scores(self) -> Iterable[tuple[int, str, int, float, str | None, float]]:
+        """(rowid, key or id, frequency, impact, last use, best score: `score_inputs`) of every
+        live active or global learning, highest best score first, streamed from an index (no
+        sort: a caller stops once the best score left is below what it has)."""
+        return self.db.execute(f"SELECT rowid, coalesce(nullif(key, ''), id), score_frequency, score_impact, "
+                               f"score_used, score_base FROM learnings WHERE {_SCORED} ORDER BY score_base DESC")
+
     def score_bounds(self, now_iso: str) -> Iterable[tuple[int, str, str, float]]:
         """(rowid, key or id, JSON [frequency, impact, last_used, created], an upper bound of
-        its score) of every live active or global learning, highest bound first."""
+        its score) of every live active or global learning, highest bound first (from `data`:
+        for an index whose score columns are not filled)."""
         return self.db.execute(f"""
             WITH f AS MATERIALIZED (
                 SELECT rowid AS r, coalesce(nullif(key, ''), id) AS k,
                        json_extract(data, '$.frequency', '$.impact', '$.last_used', '$.created') AS j
-                  FROM learnings WHERE {LIVE_SQL} AND (status IS NULL OR status IN ('active', 'global')))
+                  FROM learnings WHERE {_SCORED})
             SELECT r, k, j, {_SCORE_BOUND} AS bound FROM f ORDER BY bound DESC""", (now_iso,))
 
     def helped_fields(self) -> Iterable[tuple[int, str]]:
@@ -546,7 +604,7 @@ class Index:
         """Rowids of the live rows of a selection whose derived columns are empty or of
         another version than `version`."""
         query = (f"SELECT rowid FROM learnings WHERE {_live(rows)} AND (derived IS NULL OR "
-                 f"derived NOT LIKE ? OR features IS NULL)")
+                 f"derived NOT LIKE ? OR features IS NULL OR score_base IS NULL)")
         return [r for (r,) in self.db.execute(query, (*rows.args, f"[{version},%"))]
 
     def to_derive(self, rowids: list[int]) -> list[tuple[int, str, int]]:
@@ -556,10 +614,13 @@ class Index:
 
     def store_derived(self, fresh: list[tuple[str, str | None, int, str]]) -> None:
         """Set (derived, features unless None, rowid, data) in one transaction, on the rows
-        that still hold that data (a writer may have replaced them meanwhile)."""
+        that still hold that data (a writer may have replaced them meanwhile); the score
+        columns too, from that data (filled here in the rows of an index older than v8)."""
         with self._tx() as tx:
-            tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features) "
-                           "WHERE rowid=? AND data=?", fresh)
+            tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features), score_frequency=?, "
+                           "score_impact=?, score_used=?, score_base=? WHERE rowid=? AND data=?",
+                           [(derived, features, *score_inputs(json.loads(data)), rowid, data)
+                            for derived, features, rowid, data in fresh])
 
     def derived_rows(self, rows: Selection) -> Iterable[tuple[str, str, str, int, str | None]]:
         """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed."""
@@ -700,10 +761,25 @@ class Index:
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
                 rec.get("status"), rec.get("updated") or "", search_body(rec) if body is None else body,
                 json.dumps(rec, ensure_ascii=False, separators=(",", ":")), derive[0](rec) if derive else None,
-                features)
+                features, *score_inputs(rec))
 
     def _tx(self):
-        return _Transaction(self.db)
+        return _Transaction(self.db, self._batch)
+
+    def batch(self) -> _Batch:
+        """A context in which the writes of many files (promote's and prune's decisions,
+        compaction) share a transaction, committed every BATCH_SECONDS and at the end instead
+        of once per file: a commit per file (and the full-text segments each one flushes)
+        made most of a first promote's time at 100,000 learnings. Each file's rows are
+        written whole inside it, after the file itself: a crash before the commit leaves
+        files whose stat the index has not recorded, re-read by the next refresh. Writers
+        wait for a busy file lock only after committing (`commit_batch`)."""
+        return _Batch(self)
+
+    def commit_batch(self) -> None:
+        """Commit the batch's open transaction (before waiting for a file lock)."""
+        if self._batch is not None and self.db.in_transaction:
+            self.db.execute("COMMIT")
 
     def close(self) -> None:
         self.db.close()
@@ -803,10 +879,11 @@ _EXPORT_ORDER = ("CASE json_type(data, '$.created') WHEN 'text' THEN json_extrac
                  "ELSE export_created(json_type(data, '$.created'), json_extract(data, '$.created')) END, id, rowid")
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "
-           "features) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
+           "features, score_frequency, score_impact, score_used, score_base) VALUES (" + ",".join("?" * 17) + ")")
+_MOVE = ("UPDATE learnings SET file=?, key=?, scope=?, pid=?, type=?, category=?, status=?, updated=?, data=?, "
+         "derived=?, features=?, score_frequency=?, score_impact=?, score_used=?, score_base=? WHERE rowid=?")
 _UPDATE = ("UPDATE learnings SET key=?, scope=?, pid=?, type=?, category=?, status=?, updated=?, data=?, derived=?, "
-           "features=? "
-           "WHERE rowid=?")
+           "features=?, score_frequency=?, score_impact=?, score_used=?, score_base=? WHERE rowid=?")
 
 
 def is_busy(exc: BaseException) -> bool:
@@ -829,23 +906,79 @@ def _add_missing_columns(db: sqlite3.Connection) -> None:
             db.execute(f"ALTER TABLE learnings ADD COLUMN {name} TEXT")
 
 
+def _add_score_columns(db: sqlite3.Connection) -> None:
+    """v8: what a learning's score reads, as columns (`score_inputs`), for `stats`' best
+    learnings (`score_bounds`) without parsing `data` of every live row (issue 14). Rows of an
+    older index keep NULL there until rewritten; `score_bounds` reads their `data` instead."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(learnings)")}
+    for name, kind in (("score_frequency", "INT"), ("score_impact", "REAL"), ("score_used", "TEXT"),
+                       ("score_base", "REAL")):
+        if name not in have:
+            db.execute(f"ALTER TABLE learnings ADD COLUMN {name} {kind}")
+    db.execute(_SCORES_INDEX)
+
+
+def score_inputs(rec: dict) -> tuple[int, float, str | None, float]:
+    """(frequency, impact, last use, best score) of a record as `store.score` reads them: the
+    frequency and impact it uses, the moment of last_used, else created, as ISO text with its
+    offset and microseconds (None when neither is a time: the score then takes `now`), and
+    its score at that moment (recency 1), which no later clock exceeds."""
+    moment = _score.parse_time(rec.get("last_used")) or _score.parse_time(rec.get("created"))
+    frequency, impact = _score.frequency_of(rec), _score.impact_of(rec)
+    best = _score.score({"frequency": frequency, "impact": impact}, _score.parse_time(_BEST_AT))
+    return frequency, impact, moment.isoformat() if moment else None, best
+
+
 def _delete_file_rows(db: sqlite3.Connection, rel: str) -> None:
     db.execute("INSERT INTO fts(fts, rowid, body) SELECT 'delete', rowid, body FROM learnings WHERE file=?", (rel,))
     db.execute("DELETE FROM learnings WHERE file=?", (rel,))
 
 
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection):
+    def __init__(self, db: sqlite3.Connection, batch: _Batch | None = None):
         self.db = db
+        self.batch = batch
 
     def __enter__(self) -> sqlite3.Connection:
+        if self.batch is not None and self.db.in_transaction:
+            return self.db  # the batch's transaction, still open
         if deadline.active():  # a hook: wait for the write lock only as long as its time lasts
             self.db.execute(f"PRAGMA busy_timeout={int(deadline.remaining(BUSY_TIMEOUT_S) * 1000)}")
         self.db.execute("BEGIN IMMEDIATE")
+        if self.batch is not None:
+            self.batch.began = time.monotonic()
         return self.db
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type:
+            if self.db.in_transaction:  # in a batch: the files written before lose their rows too
+                self.db.execute("ROLLBACK")  # (their stats were not recorded: re-read on refresh)
+        elif self.batch is None or time.monotonic() - self.batch.began >= BATCH_SECONDS:
+            self.db.execute("COMMIT")
+
+
+class _Batch:
+    """Index.batch's context: while it is open, Index._tx shares one transaction."""
+
+    def __init__(self, index: Index):
+        self.index = index
+        self.began = 0.0
+
+    def __enter__(self) -> Index:
+        if self.index._batch is None:
+            self.index._batch = self
+        return self.index
+
+    def __exit__(self, *exc) -> None:
+        if self.index._batch is not self:
+            return  # an inner batch of an outer one: the outer commits
+        self.index._batch = None
+        if self.index.db.in_transaction:  # every file's rows in it are whole: keep them
+            try:
+                self.index.db.execute("COMMIT")
+            except sqlite3.Error:  # lost rows: their files' stats were not recorded either
+                if self.index.db.in_transaction:
+                    self.index.db.execute("ROLLBACK")
 
 
 def cannot_write(exc: Exception) -> bool:
@@ -870,6 +1003,7 @@ class MemoryIndex(Index):
     def _connect(self):
         db = sqlite3.connect(":memory:", isolation_level=None)
         db.executescript(_SCHEMA)
+        _add_score_columns(db)
         return db
 
     def _open(self):

@@ -32,12 +32,17 @@ def lock_path(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, timeout: float = 10.0):
+def file_lock(path: Path, timeout: float = 10.0, before_wait=None):
     """Hold the lock of `path` for the duration of the block; TimeoutError when it stays busy
-    for `timeout` seconds, or past the hook's deadline (store.deadline), whichever is sooner."""
+    for `timeout` seconds, or past the hook's deadline (store.deadline), whichever is sooner.
+    `before_wait()` is called when the lock is busy, before waiting for it (a batch of index
+    writes commits there: nobody waits for a file lock inside an open transaction)."""
     timeout = deadline.remaining(timeout)
     if fcntl is None:  # pragma: no cover
         from filelock import FileLock
+
+        if before_wait is not None:
+            before_wait()
 
         with FileLock(str(lock_path(path)), timeout=timeout):
             yield
@@ -47,7 +52,7 @@ def file_lock(path: Path, timeout: float = 10.0):
         yield
         return
     try:
-        _acquire(fd, timeout)
+        _acquire(fd, timeout, before_wait)
         yield
     finally:
         os.close(fd)  # closing releases the flock
@@ -65,13 +70,15 @@ def _open_lock(path: Path) -> int | None:
         return None
 
 
-def _acquire(fd: int, timeout: float) -> None:
+def _acquire(fd: int, timeout: float, before_wait=None) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return
     except BlockingIOError:
         if timeout <= 0:
             raise TimeoutError("lock busy and no time left") from None
+    if before_wait is not None:
+        before_wait()
     if deadline.active() or not _wait_in_kernel(fd, timeout):
         _poll(fd, timeout)
 

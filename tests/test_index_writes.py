@@ -1,0 +1,184 @@
+"""How promote and prune write their decisions to the index (issue 14, fifth pass): an archived
+record's row moves to its archive in place (its rowid and full-text entry kept), and the writes
+of many files share transactions (`Store.batched`). The files and the reports must be what the
+earlier path wrote (the archive appended with `put_many`, then the record removed from its
+file), and the index what a rebuild from the files gives."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.generate import generate
+from learn_cli.engine.promotion import run_promotion
+from learn_cli.engine.prune import run_prune
+from learn_cli.store import jsonl
+from learn_cli.store.api import Store
+from learn_cli.store.locks import file_lock, lock_path
+from learn_cli.store.record import make_record
+
+NOW = 1_795_000_000.0
+RUN_AT = "2026-11-20T12:00:00Z"  # shortly after the generator's clock
+STAMPS = ("updated", "promoted")  # set from the wall clock as records are written
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("gen")
+    generate(out, 1500, 12, seed=5, now=NOW)
+    return out / "home"
+
+
+def _files(home: Path) -> dict:
+    """Every record of every record file, by (file, id), without the write stamps."""
+    out = {}
+    for path in sorted(home.glob("projects/*/*.jsonl")) + sorted(home.glob("global/*.json*")):
+        if path.name.startswith("index.db"):
+            continue
+        for rid, rec in jsonl.load(path).records.items():
+            out[(str(path.relative_to(home)), rid)] = {k: v for k, v in rec.items() if k not in STAMPS}
+    return out
+
+
+def _without_new_ids(files: dict, other: dict) -> dict:
+    """New global records get random ids: those not in the other home become <new>."""
+    import json
+
+    fresh = {rid for _f, rid in files} - {rid for _f, rid in other}
+    text = json.dumps(sorted((list(k), v) for k, v in files.items()), sort_keys=True)
+    for rid in fresh:
+        text = text.replace(rid, "<new>")
+    return {tuple(k): v for k, v in json.loads(text)}
+
+
+def _rows(db: sqlite3.Connection) -> set:
+    return set(db.execute("SELECT file, id, key, scope, pid, type, category, status, body, data FROM learnings"))
+
+
+def _index_is_rebuilt_as_is(home: Path, tmp_path: Path) -> None:
+    """The index equals one rebuilt from the files, and its full-text index is sound."""
+    db = sqlite3.connect(str(home / "global" / "index.db"))
+    try:
+        db.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 1)")  # raises when unsound
+        rows = _rows(db)
+    finally:
+        db.close()
+    fresh = tmp_path / "rebuilt"
+    shutil.copytree(home, fresh)
+    for suffix in ("", "-wal", "-shm"):
+        (fresh / "global" / f"index.db{suffix}").unlink(missing_ok=True)
+    store = Store(fresh, warn_stderr=False)
+    try:
+        store.refresh()
+        assert _rows(store.index.db) == rows
+    finally:
+        store.close()
+
+
+def _maintain(home: Path) -> tuple[dict, dict]:
+    store = Store(home, warn_stderr=False)
+    try:
+        promoted = run_promotion(store, now=RUN_AT).as_json()
+        pruned = run_prune(store, now=RUN_AT).as_json()
+    finally:
+        store.close()
+    promoted.pop("promoted")  # new global records get random ids
+    for name in ("disk_before", "disk_after", "disk_saved"):
+        pruned["storage"].pop(name)
+    return promoted, pruned
+
+
+@pytest.fixture
+def earlier_path(monkeypatch):
+    """update_many as it was before moves: the archive copies appended on their own first."""
+    update_many = Store.update_many
+
+    def without_moves(self, path, changes, remove=(), rewrite=False, moves=None, archive=None):
+        if moves:
+            self.put_many(archive, moves)
+        return update_many(self, path, changes, remove, rewrite)
+
+    monkeypatch.setattr(Store, "update_many", without_moves)
+
+
+def test_promote_and_prune_write_what_the_earlier_path_wrote(generated, tmp_path, request):
+    new, old = tmp_path / "new", tmp_path / "old"
+    shutil.copytree(generated, new)
+    shutil.copytree(generated, old)
+    new_reports = _maintain(new)
+    request.getfixturevalue("earlier_path")
+    old_reports = _maintain(old)
+    assert new_reports[0]["counts"]["archived"] > 0 and new_reports[1]["archived"]["count"] > 0
+    assert new_reports[0]["counts"]["conflicts"] > 0 and new_reports[1]["merged"]["removed"] > 0
+    assert new_reports == old_reports
+    new_files, old_files = _without_new_ids(_files(new), _files(old)), _without_new_ids(_files(old), _files(new))
+    assert len(new_files) > 1000 and new_files == old_files
+    _index_is_rebuilt_as_is(new, tmp_path)
+
+
+def test_an_archived_record_keeps_its_row_and_stays_searchable(generated, tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    store = Store(home, warn_stderr=False)
+    try:
+        store.refresh()
+        before = dict(store.index.db.execute("SELECT id, rowid FROM learnings WHERE scope IN ('project', 'global')"))
+        report = run_promotion(store, now=RUN_AT)
+        archived = [item["id"] for item in report.archived]
+        assert archived
+        rows = {rid: (rowid, scope) for rid, rowid, scope in store.index.db.execute(
+            f"SELECT id, rowid, scope FROM learnings WHERE id IN ({','.join('?' * len(archived))})", archived)}
+        assert all(rows[rid][0] == before[rid] and rows[rid][1].endswith("archive") for rid in archived)
+        rid = archived[0]
+        word = max(store.index.db.execute("SELECT body FROM learnings WHERE id=?", (rid,)).fetchone()[0].split(),
+                   key=len).strip("\"'():.,;`")
+        assert rid in {rec["id"] for _f, _s, _p, rec, _rank in store.index.search(f'"{word}"', limit=10_000)}
+    finally:
+        store.close()
+
+
+def test_a_moved_record_whose_text_changed_is_indexed_again(store, tmp_path):
+    path, archive = store.layout.learnings("p1"), store.layout.archive("p1")
+    os.makedirs(path.parent, exist_ok=True)
+    kept, changed = make_record(context="use pnpm here", key="txt:a"), make_record(context="use uv here", key="txt:b")
+    store.put_many(path, [kept, changed])
+    moves = [dict(kept, status="archived"), dict(changed, status="archived", context="use uv sync here")]
+    store.update_many(path, {}, [kept["id"], changed["id"]], moves=moves, archive=archive)
+    db = store.index.db
+    db.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 1)")
+    assert {r for (r,) in db.execute("SELECT scope FROM learnings")} == {"archive"}
+    found = {rec["id"] for _f, _s, _p, rec, _rank in store.index.search('"uv sync"')}
+    assert found == {changed["id"]}
+    assert jsonl.load(path).records == {} and set(jsonl.load(archive).records) == {kept["id"], changed["id"]}
+
+
+def test_a_batch_commits_before_waiting_for_a_busy_lock(store, tmp_path):
+    """Nobody waits for a file lock inside an open transaction: the batch commits first."""
+    first, second = store.layout.learnings("p1"), store.layout.learnings("p2")
+    for path in (first, second):
+        os.makedirs(path.parent, exist_ok=True)
+    fd = os.open(lock_path(second), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # another writer holds the second file
+        with store.batched():
+            store.put_many(first, [make_record(context="one", key="txt:one")])
+            assert store.index.db.in_transaction  # the batch keeps it open
+            with pytest.raises(TimeoutError), file_lock(second, timeout=0.05, before_wait=store.index.commit_batch):
+                pass
+            assert not store.index.db.in_transaction
+            other = sqlite3.connect(str(store.layout.index_db))
+            try:
+                assert other.execute("SELECT count(*) FROM learnings").fetchone()[0] == 1  # committed
+            finally:
+                other.close()
+    finally:
+        os.close(fd)
