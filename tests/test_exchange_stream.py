@@ -314,6 +314,23 @@ def test_export_redacts_what_a_hand_edit_put_in_the_store(tmp_path, secret):
     assert secret not in out.getvalue().decode() and b"[REDACTED:" in out.getvalue()
 
 
+@pytest.mark.parametrize("where", ["tags", "project", "past the searchable text"])
+def test_export_finds_a_hand_edited_secret_wherever_its_row_holds_it(tmp_path, where):
+    """The export looks for the marks of a secret in the row's searchable text (`body`), not
+    in the fields gathered again: a tag and the project name are in it, and a text longer
+    than the body holds is checked field by field."""
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    fields = {"tags": {"tags": ["ci", f"token {secret}"]}, "project": {"project": f"app {secret}"},
+              "past the searchable text": {"error": "word " * 1300 + secret}}[where]
+    store = Store(tmp_path / "home", warn_stderr=False)
+    store.layout.ensure_project("0123456789ab")
+    store.put(store.layout.learnings("0123456789ab"), make_record(context="ctx", fix="f", **fields))
+    out = io.BytesIO()
+    exchange.write_export(store, out, orjson.loads)
+    store.close()
+    assert secret not in out.getvalue().decode() and b"[REDACTED:" in out.getvalue()
+
+
 # ---------------------------------------------------------------- the pieces
 
 
@@ -422,3 +439,65 @@ def test_another_fix_of_a_known_key_is_kept_as_an_alternative(tmp_path):
     assert [(r["new"], r["merged"]) for r in reports] == [(1, 0), (0, 1), (1, 0)]
     (recs,) = [recs for rel, recs in stored(tmp_path / "home").items() if rel.endswith("learnings.jsonl")]
     assert sorted(r["fix"] for r in recs.values()) == ["pip install 'python-jose[cryptography]'", "uv add python-jose"]
+
+
+# ---------------------------------------------------------------- the redaction checks of an import
+
+
+def test_shapes_the_import_does_not_send_to_redaction_are_ones_it_never_changes():
+    """A UTC time, a learning id and a key (err:/txt: and 16 hex digits) are not checked one by
+    one (each entry has its own): redaction leaves every such text as it is. A label with a hex
+    value is no such shape: `token:<hex>` is redacted, and checked."""
+    import random
+    import string
+
+    from learn_cli.engine.exchange.importer import _holds_no_secret
+    from learn_cli.text.redact import redact
+
+    plain = _holds_no_secret()
+    rng = random.Random(14)
+    hexes = "0123456789abcdef"
+    for _ in range(3000):
+        digits = "".join(rng.choices(string.digits, k=14))
+        shapes = [f"{digits[:4]}-{digits[4:6]}-{digits[6:8]}T{digits[8:10]}:{digits[10:12]}:{digits[12:]}Z",
+                  f"{digits[:4]}-{digits[4:6]}-{digits[6:8]}T{digits[8:10]}:{digits[10:12]}:{digits[12:]}.123456Z",
+                  f"learn-{digits[:8]}T{digits[8:]}Z-{''.join(rng.choices(hexes, k=6))}",
+                  f"{rng.choice(['err', 'txt'])}:{''.join(rng.choices(hexes, k=16))}"]
+        for text in shapes:
+            assert plain(text) and redact(text) == text, text
+    for label in ("token", "password", "secret", "apikey", "auth", "key"):
+        text = f"{label}:0123456789abcdef"
+        assert not plain(text) and redact(text) != text
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_secret_repeated_across_the_file_is_redacted_in_every_entry(tmp_path, monkeypatch, parallel):
+    """Each distinct text is checked once and its answer reused: the same secret in entries of
+    many batches (answers forgotten in between, LIMIT 3) is redacted in every one of them."""
+    from learn_cli.engine.exchange.importer import _Verdicts
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    leaked = f"push failed: remote rejected {token}"
+    projects = {f"{n:012x}": entries(60, f"p{n}") for n in range(8)}
+    for recs in projects.values():
+        for rec in recs[::9]:
+            rec["error"] = leaked
+            rec["command"] = "git push"  # a clean text that repeats as well
+    path = tmp_path / "team.json"
+    path.write_text(json.dumps(export_doc(projects)))
+    monkeypatch.setattr(exchange._Helpers, "PARALLEL_BYTES", 0 if parallel else 1 << 40)
+    monkeypatch.setattr(exchange._Helpers, "batch", 13)
+    monkeypatch.setattr(_Verdicts, "LIMIT", 3)
+    asked = []
+    checked = exchange._Helpers.submit
+    monkeypatch.setattr(exchange._Helpers, "submit", lambda self, texts: asked.extend(texts) or checked(self, texts))
+    home = tmp_path / "home"
+    store = Store(home, warn_stderr=False)
+    report = exchange.import_file(store, path, loads=orjson.loads)
+    store.close()
+    assert (report.new, report.skipped) == (480, 0)
+    errors = [r.get("error") for recs in stored(home).values() for r in recs.values()]
+    assert token not in "".join(p.read_text() for p in home.rglob("*.jsonl"))
+    assert sum("[REDACTED:" in (e or "") for e in errors) == 8 * len(range(0, 60, 9))
+    assert not any(token in (e or "") for e in errors)
+    assert asked.count("git push") < 8 * len(range(0, 60, 9))  # answers reused, not asked for each entry

@@ -534,12 +534,13 @@ class Index:
         created_order(json type, value) -> the text it sorts as (once per connection)."""
         self.db.create_function("export_created", 2, created_order, deterministic=True)
 
-    def exported_rows(self, section: str, pid: str = "") -> Iterable[tuple[str, str, str]]:
-        """(scope, pid, data) of one export section ("global", "project" of pid, "archived"),
-        streamed in export order: `created` (text as it is, another type as use_export_order
-        says), then id, then rowid."""
+    def exported_rows(self, section: str, pid: str = "") -> Iterable[tuple[str, str, str, str]]:
+        """(scope, pid, data, body) of one export section ("global", "project" of pid,
+        "archived"), streamed in export order: `created` (text as it is, another type as
+        use_export_order says), then id, then rowid. `body` is search_body(record)."""
         where, args = _EXPORT_SECTIONS[section], ((pid,) if section == "project" else ())
-        return self.db.execute(f"SELECT scope, pid, data FROM learnings WHERE {where} ORDER BY {_EXPORT_ORDER}", args)
+        return self.db.execute(f"SELECT scope, pid, data, body FROM learnings WHERE {where} ORDER BY {_EXPORT_ORDER}",
+                               args)
 
     # -- promotion and prune (engine/promotion.py, engine/prune.py) -----------------------
     def rowids_to_derive(self, rows: Selection, version: int) -> list[int]:

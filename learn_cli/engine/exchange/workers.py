@@ -12,8 +12,8 @@ from pathlib import Path
 
 class _Helpers:
     """Worker processes that take work off the main process of a large import: `submit` and
-    `result` tell which entries have text that redaction changes (the largest part of an
-    import's work, ~30 µs an entry), answered in order; `index_rows` writes the index rows of
+    `result` tell which texts redaction changes (each distinct text of the file once, see
+    importer._Verdicts: ~35 µs a text), answered in order; `index_rows` writes the index rows of
     staged files (SQLite's part), one job at a time: one writer, transactions in order. The
     main process reads, merges and writes on meanwhile. A small file, or a system without
     fork, does it all in-process.
@@ -22,7 +22,7 @@ class _Helpers:
     no other thread, so a lock that one of them held would stay held in the child."""
 
     PARALLEL_BYTES = 4 << 20  # below this, forking costs more than it saves
-    batch = 400  # entries a redaction job
+    batch = 400  # entries whose new texts make a redaction job
     ahead = 8  # redaction jobs out at once (bounds the entries held in memory)
 
     def __init__(self, store, file_bytes: int):
