@@ -173,6 +173,7 @@ def test_workers_and_in_process_import_the_same(tmp_path, monkeypatch):
     projects = {f"{n:012x}": entries(150, f"p{n}") for n in range(12)}
     projects["00000000000a"][7]["error"] = f"push failed with {token}"
     projects["00000000000b"][3]["tags"] = [f"token {token}"]
+    projects["00000000000c"] = [dict(r, context=f"{r['context']} \u2028 next\x85line") for r in entries(5, "ls")]
     doc = export_doc(projects, entries(40, "g"), [dict(r, archived_from="000000000003") for r in entries(30, "a")])
     path = tmp_path / "team.json"
     path.write_text(json.dumps(doc))
@@ -196,7 +197,7 @@ def test_workers_and_in_process_import_the_same(tmp_path, monkeypatch):
         home = tmp_path / f"home-{parallel}"
         store = Store(home, warn_stderr=False)
         report = exchange.import_file(store, path, loads=orjson.loads)
-        assert (report.new, report.skipped) == (1870, 0)
+        assert (report.new, report.skipped) == (1875, 0)
         store.refresh()  # nothing to re-read: the rows were written from the records
         rows = {(f, i): json.loads(d) for f, i, d in store.index.db.execute("SELECT file, id, data FROM learnings")}
         store.close()
@@ -205,6 +206,9 @@ def test_workers_and_in_process_import_the_same(tmp_path, monkeypatch):
         text = "".join(p.read_text() for p in home.rglob("*.jsonl"))
         assert token not in text and "[REDACTED:" in text
         assert {(rel, rid) for rel, recs in homes[-1].items() for rid in recs} == set(rows)
+        # each row's `data` is its line of the file (a line break of Unicode's inside it)
+        assert all({k: v for k, v in rec.items() if k != "updated"} == homes[-1][rel][rid]
+                   for (rel, rid), rec in rows.items())
     assert pools == [False, True]
     assert reports[0] == reports[1]
     assert homes[0] == homes[1]

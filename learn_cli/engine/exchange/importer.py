@@ -307,18 +307,20 @@ def _entry_texts(obj) -> list[str]:
     checks; none of the shapes that hold no secret (`_HOLDS_NO_SECRET`)."""
     if not isinstance(obj, dict):
         return []
-    strings = [v for k, v in obj.items() if type(v) is str and k not in _NOT_KEPT_AS_IS and v not in _TYPES]
+    plain = _holds_no_secret()
+    strings = [v for k, v in obj.items() if type(v) is str and v and k not in _NOT_KEPT_AS_IS and v not in _TYPES
+               and not (k in _SHAPED and plain(v))]
     tags = obj.get("tags")
     if isinstance(tags, list):
-        strings.extend(t for t in tags if isinstance(t, str))
-    plain = _holds_no_secret()
-    return [t for t in strings if t and not plain(t)]
+        strings.extend(t for t in tags if isinstance(t, str) and t)
+    return strings
 
 
 # Fields whose text is never kept as it comes: replaced (source), or kept only when valid (an
 # ISO time, a known status), which no secret is. A `type` is kept only when known (_TYPES).
 _NOT_KEPT_AS_IS = frozenset(("source", "status", "created", "last_used"))
 _TYPES = frozenset(TYPES)
+_SHAPED = frozenset(("id", "key", "updated", "low_since"))  # fields that `_holds_no_secret` may spare
 
 
 @cache

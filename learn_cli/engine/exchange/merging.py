@@ -4,6 +4,7 @@ docstring), one target at a time, without deep copies."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from pathlib import Path
 
 from learn_cli.store.paths import ARCHIVE_FILE
@@ -233,6 +234,17 @@ def _setter(fields: dict) -> Callable[[dict], dict]:
 
 
 def _same_text(a: dict, b: dict) -> bool:
+    return all(_normalized(a.get(f)) == _normalized(b.get(f)) for f in ("context", "error", "fix"))
+
+
+def _normalized(text) -> str:
+    return _normalized_text(text) if isinstance(text, str) else ""
+
+
+@lru_cache(maxsize=16384)
+def _normalized_text(text: str) -> str:
+    """merge.normalize_text, once per text: a learning that many entries merge into is
+    compared with each of them."""
     from learn_cli.engine.merge import normalize_text
 
-    return all(normalize_text(a.get(f) or "") == normalize_text(b.get(f) or "") for f in ("context", "error", "fix"))
+    return normalize_text(text)

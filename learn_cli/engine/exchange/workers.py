@@ -113,11 +113,15 @@ def _load_rows(index, files: list[tuple[Path, bytes, Path, bool]]) -> str | None
     from learn_cli.engine.promotion import DERIVE
 
     index.derive = DERIVE
-    def records(lines: bytes, exact: bool) -> list[dict]:
-        return [(json.loads if exact else orjson.loads)(line) for line in lines.splitlines()]
+
+    def rows(target: Path, lines: bytes, staged: Path, exact: bool) -> tuple:
+        # Each line is its row's `data`. Split at "\n" only: str.splitlines would also cut at
+        # U+2028 or U+0085, which JSON text holds as they are.
+        texts = [text for text in lines.decode("utf-8").split("\n") if text]
+        return target, [(json.loads if exact else orjson.loads)(text) for text in texts], staged, texts
 
     try:
-        index.load_rows([(target, records(lines, exact), staged) for target, lines, staged, exact in files])
+        index.load_rows([rows(*file) for file in files])
     except sqlite3.DatabaseError as exc:  # the files are the truth: the index heals from their stats
         return f"index not updated ({exc}); it will be rebuilt from the files"
     return None
