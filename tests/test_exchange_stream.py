@@ -505,3 +505,19 @@ def test_a_secret_repeated_across_the_file_is_redacted_in_every_entry(tmp_path, 
     assert sum("[REDACTED:" in (e or "") for e in errors) == 8 * len(range(0, 60, 9))
     assert not any(token in (e or "") for e in errors)
     assert asked.count("git push") < 8 * len(range(0, 60, 9))  # answers reused, not asked for each entry
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("2026-12-01T22:00:00Z", True), ("2026-01-01T00:00:00Z", True), ("2026-12-01T22:00:01Z", False),
+    ("2027-01-01T00:00:00Z", False), ("2026-12-01 23:00:00Z", False), ("2026-12-01T23:00:00+00:00", False),
+    ("2026-12-01T22:00:00.9Z", False), ("2026-13-45T99:99:99Z", True), ("not a time", True)])
+def test_an_imported_time_in_the_future_is_brought_back_to_the_import(text, kept):
+    """Times compared as text when learn wrote them (fixed width), parsed otherwise: the same
+    clamp either way (a space for the `T`, an offset, a fraction of a second in the future
+    are parsed and clamped; a time that is no time is left to the caller's checks)."""
+    from datetime import UTC, datetime
+
+    now = datetime(2026, 12, 1, 22, 0, 0, 500000, tzinfo=UTC)
+    rec = {"created": text, "last_used": text, "low_since": text}
+    exchange.distrust(rec, now, trusted=True)
+    assert rec == dict.fromkeys(rec, text if kept else "2026-12-01T22:00:00Z")
