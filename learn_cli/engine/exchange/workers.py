@@ -91,6 +91,9 @@ def _end_with(parent: int) -> None:
     os._exit(1)
 
 
+INDEX_CACHE_KB = 8192
+
+
 def index_in_worker(home: str, files: list) -> str | None:
     """In a worker: `_load_rows` on a connection of its own."""
     from learn_cli.store.index import Index
@@ -113,6 +116,10 @@ def _load_rows(index, files: list[tuple[Path, bytes, Path, bool]]) -> str | None
     from learn_cli.engine.promotion import DERIVE
 
     index.derive = DERIVE
+    # A page cache of 8 MB instead of SQLite's 2: the rows go into the id, key and other indexes
+    # in no order, and with 2 MB their pages are evicted and read back over and over (-22 %
+    # of SQLite's CPU time for the 75,000 rows of the realistic 100,000 export).
+    index.db.execute(f"PRAGMA cache_size=-{INDEX_CACHE_KB}")
 
     def rows(target: Path, lines: bytes, staged: Path, exact: bool) -> tuple:
         # Each line is its row's `data`. Split at "\n" only: str.splitlines would also cut at
