@@ -521,3 +521,43 @@ def test_an_imported_time_in_the_future_is_brought_back_to_the_import(text, kept
     rec = {"created": text, "last_used": text, "low_since": text}
     exchange.distrust(rec, now, trusted=True)
     assert rec == dict.fromkeys(rec, text if kept else "2026-12-01T22:00:00Z")
+
+
+def test_the_import_derives_conflict_features_from_the_fields_they_are_made_of(tmp_path):
+    """The index workers derive a record's conflict features once per distinct FEATURE_FIELDS:
+    record_features reads nothing else (if it comes to, FEATURE_FIELDS must name it), and
+    records that differ only elsewhere get the features a derive of their own gives."""
+    from learn_cli.engine.conflicts import record_features
+    from learn_cli.engine.exchange.workers import FEATURE_FIELDS, _features_once
+    from learn_cli.engine.promotion import derive_features
+
+    read = set()
+
+    class Spy(dict):
+        def get(self, key, default=None):
+            read.add(key)
+            return super().get(key, default)
+
+        def __getitem__(self, key):
+            read.add(key)
+            return super().__getitem__(key)
+
+        def __contains__(self, key):
+            read.add(key)
+            return super().__contains__(key)
+
+    recs = [make_record(type=kind, context=context, error=error, fix=fix, command="npm i", fix_command=fix,
+                        tags=["a", kind], projects=[f"p{n}"], frequency=n % 3 + 1)
+            for n, (kind, context, error, fix) in enumerate([
+                ("error", "installing", "EACCES: permission denied", "use pnpm install, not npm"),
+                ("preference", "Use pnpm; never npm in this repo", "", "use pnpm"),
+                ("preference", "don't use npm, use pnpm", "", "do not run npm install"),
+                ("workflow", "run the tests before a push", "", "make test"),
+                ("pattern", "prefer ruff over flake8", "", "ruff check .")] * 2)]
+    for rec in recs:
+        record_features(Spy(rec))
+    assert read <= set(FEATURE_FIELDS)
+    once = _features_once(derive_features)
+    assert [once(r) for r in recs] == [derive_features(r) for r in recs]
+    assert once({**recs[0], "tags": [["a list"]], "fix": ["unhashable"]}) == derive_features(
+        {**recs[0], "fix": ["unhashable"]})

@@ -193,7 +193,7 @@ def _cores(text) -> frozenset:
     return _text_cores(text) if isinstance(text, str) else frozenset()
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def is_refinement(fix_a, fix_b) -> bool:
     """True when one fix is a more or less detailed version of the other (not a conflict).
     Asked once per pair of texts: an import meets the same pair in project after project (on

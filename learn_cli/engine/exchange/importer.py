@@ -339,7 +339,7 @@ class _Verdicts:
     its texts (one fix in many projects, a team's file imported into many), so most are
     answered before they are asked. Holds about LIMIT clean answers at most (bounded memory)."""
 
-    LIMIT = 40_000
+    LIMIT = 10_000
 
     def __init__(self):
         self.dirty: dict[str, bool | None] = {}  # text -> changed by redaction (None: asked, no answer yet)

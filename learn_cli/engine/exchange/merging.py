@@ -57,6 +57,7 @@ class _Merger:
     def _merge_batch(self, target: Path, items: list[Incoming]) -> None:
         empty = self._is_empty(target)
         self.merge_into(target, items)
+        _normalized_text.cache_clear()  # its texts are this target's: held longer, they only pin memory
         if empty and target in self.new:
             recs = self.new.pop(target)
             self.unwritten.difference_update(r["id"] for r in recs)  # a later entry patches them
@@ -243,8 +244,8 @@ def _normalized(text) -> str:
 
 @lru_cache(maxsize=16384)
 def _normalized_text(text: str) -> str:
-    """merge.normalize_text, once per text: a learning that many entries merge into is
-    compared with each of them."""
+    """merge.normalize_text, once per text of a target: a learning that many entries merge
+    into is compared with each of them."""
     from learn_cli.engine.merge import normalize_text
 
     return normalize_text(text)
