@@ -214,9 +214,13 @@ def test_workers_and_in_process_import_the_same(tmp_path, monkeypatch):
     assert homes[0] == homes[1]
 
 
-def test_sections_out_of_order_import_like_the_usual_order(tmp_path):
+def test_sections_out_of_order_import_like_the_usual_order(tmp_path, monkeypatch):
     """`archived` before `projects`, the format after the sections: read again from where
     they start, once the file proved to be an export."""
+    from datetime import UTC, datetime
+
+    clock = datetime.now(UTC)  # both imports start the same archive clocks (`low_since`)
+    monkeypatch.setattr("learn_cli.engine.exchange.importer._now", lambda: clock)
     doc = export_doc({"0123456789ab": entries(10, "p")}, entries(4, "g"),
                      [dict(r, archived_from="0123456789ab") for r in entries(3, "a")])
     usual = json.dumps(doc)

@@ -712,6 +712,10 @@ class Index:
     def close(self) -> None:
         self.db.close()
 
+    def use_page_cache(self, kib: int) -> None:
+        """SQLite's page cache of this connection, in KiB (its default is 2,000)."""
+        self.db.execute(f"PRAGMA cache_size=-{int(kib)}")
+
     def load_rows(self, files: Iterable[tuple]) -> None:
         """Replace the rows of whole files just written (import) with the records the writer
         holds, instead of reading the files back; one transaction for all of them. Each item

@@ -120,7 +120,7 @@ def _load_rows(index, files: list[tuple[Path, bytes, Path, bool]]) -> str | None
     # A page cache of 8 MB instead of SQLite's 2: the rows go into the id, key and other indexes
     # in no order, and with 2 MB their pages are evicted and read back over and over (-22 %
     # of SQLite's CPU time for the 75,000 rows of the realistic 100,000 export).
-    index.db.execute(f"PRAGMA cache_size=-{INDEX_CACHE_KB}")
+    index.use_page_cache(INDEX_CACHE_KB)
 
     def rows(target: Path, lines: bytes, staged: Path, exact: bool) -> tuple:
         # Each line is its row's `data`. Split at "\n" only: str.splitlines would also cut at
