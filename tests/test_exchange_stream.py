@@ -173,6 +173,7 @@ def test_workers_and_in_process_import_the_same(tmp_path, monkeypatch):
     projects = {f"{n:012x}": entries(150, f"p{n}") for n in range(12)}
     projects["00000000000a"][7]["error"] = f"push failed with {token}"
     projects["00000000000b"][3]["tags"] = [f"token {token}"]
+    projects["00000000000c"] = [dict(r, context=f"{r['context']} \u2028 next\x85line") for r in entries(5, "ls")]
     doc = export_doc(projects, entries(40, "g"), [dict(r, archived_from="000000000003") for r in entries(30, "a")])
     path = tmp_path / "team.json"
     path.write_text(json.dumps(doc))
@@ -196,7 +197,7 @@ def test_workers_and_in_process_import_the_same(tmp_path, monkeypatch):
         home = tmp_path / f"home-{parallel}"
         store = Store(home, warn_stderr=False)
         report = exchange.import_file(store, path, loads=orjson.loads)
-        assert (report.new, report.skipped) == (1870, 0)
+        assert (report.new, report.skipped) == (1875, 0)
         store.refresh()  # nothing to re-read: the rows were written from the records
         rows = {(f, i): json.loads(d) for f, i, d in store.index.db.execute("SELECT file, id, data FROM learnings")}
         store.close()
@@ -205,14 +206,21 @@ def test_workers_and_in_process_import_the_same(tmp_path, monkeypatch):
         text = "".join(p.read_text() for p in home.rglob("*.jsonl"))
         assert token not in text and "[REDACTED:" in text
         assert {(rel, rid) for rel, recs in homes[-1].items() for rid in recs} == set(rows)
+        # each row's `data` is its line of the file (a line break of Unicode's inside it)
+        assert all({k: v for k, v in rec.items() if k != "updated"} == homes[-1][rel][rid]
+                   for (rel, rid), rec in rows.items())
     assert pools == [False, True]
     assert reports[0] == reports[1]
     assert homes[0] == homes[1]
 
 
-def test_sections_out_of_order_import_like_the_usual_order(tmp_path):
+def test_sections_out_of_order_import_like_the_usual_order(tmp_path, monkeypatch):
     """`archived` before `projects`, the format after the sections: read again from where
     they start, once the file proved to be an export."""
+    from datetime import UTC, datetime
+
+    clock = datetime.now(UTC)  # both imports start the same archive clocks (`low_since`)
+    monkeypatch.setattr("learn_cli.engine.exchange.importer._now", lambda: clock)
     doc = export_doc({"0123456789ab": entries(10, "p")}, entries(4, "g"),
                      [dict(r, archived_from="0123456789ab") for r in entries(3, "a")])
     usual = json.dumps(doc)
@@ -309,6 +317,23 @@ def test_export_redacts_what_a_hand_edit_put_in_the_store(tmp_path, secret):
     store = Store(tmp_path / "home", warn_stderr=False)
     store.layout.ensure_project("0123456789ab")
     store.put(store.layout.learnings("0123456789ab"), make_record(context="ctx", error=f"failed: {secret}", fix="f"))
+    out = io.BytesIO()
+    exchange.write_export(store, out, orjson.loads)
+    store.close()
+    assert secret not in out.getvalue().decode() and b"[REDACTED:" in out.getvalue()
+
+
+@pytest.mark.parametrize("where", ["tags", "project", "past the searchable text"])
+def test_export_finds_a_hand_edited_secret_wherever_its_row_holds_it(tmp_path, where):
+    """The export looks for the marks of a secret in the row's searchable text (`body`), not
+    in the fields gathered again: a tag and the project name are in it, and a text longer
+    than the body holds is checked field by field."""
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    fields = {"tags": {"tags": ["ci", f"token {secret}"]}, "project": {"project": f"app {secret}"},
+              "past the searchable text": {"error": "word " * 1300 + secret}}[where]
+    store = Store(tmp_path / "home", warn_stderr=False)
+    store.layout.ensure_project("0123456789ab")
+    store.put(store.layout.learnings("0123456789ab"), make_record(context="ctx", fix="f", **fields))
     out = io.BytesIO()
     exchange.write_export(store, out, orjson.loads)
     store.close()
@@ -423,3 +448,121 @@ def test_another_fix_of_a_known_key_is_kept_as_an_alternative(tmp_path):
     assert [(r["new"], r["merged"]) for r in reports] == [(1, 0), (0, 1), (1, 0)]
     (recs,) = [recs for rel, recs in stored(tmp_path / "home").items() if rel.endswith("learnings.jsonl")]
     assert sorted(r["fix"] for r in recs.values()) == ["pip install 'python-jose[cryptography]'", "uv add python-jose"]
+
+
+# ---------------------------------------------------------------- the redaction checks of an import
+
+
+def test_shapes_the_import_does_not_send_to_redaction_are_ones_it_never_changes():
+    """A UTC time, a learning id and a key (err:/txt: and 16 hex digits) are not checked one by
+    one (each entry has its own): redaction leaves every such text as it is. A label with a hex
+    value is no such shape: `token:<hex>` is redacted, and checked."""
+    import random
+    import string
+
+    from learn_cli.engine.exchange.importer import _holds_no_secret
+    from learn_cli.text.redact import redact
+
+    plain = _holds_no_secret()
+    rng = random.Random(14)
+    hexes = "0123456789abcdef"
+    for _ in range(3000):
+        digits = "".join(rng.choices(string.digits, k=14))
+        shapes = [f"{digits[:4]}-{digits[4:6]}-{digits[6:8]}T{digits[8:10]}:{digits[10:12]}:{digits[12:]}Z",
+                  f"{digits[:4]}-{digits[4:6]}-{digits[6:8]}T{digits[8:10]}:{digits[10:12]}:{digits[12:]}.123456Z",
+                  f"learn-{digits[:8]}T{digits[8:]}Z-{''.join(rng.choices(hexes, k=6))}",
+                  f"{rng.choice(['err', 'txt'])}:{''.join(rng.choices(hexes, k=16))}"]
+        for text in shapes:
+            assert plain(text) and redact(text) == text, text
+    for label in ("token", "password", "secret", "apikey", "auth", "key"):
+        text = f"{label}:0123456789abcdef"
+        assert not plain(text) and redact(text) != text
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_secret_repeated_across_the_file_is_redacted_in_every_entry(tmp_path, monkeypatch, parallel):
+    """Each distinct text is checked once and its answer reused: the same secret in entries of
+    many batches (answers forgotten in between, LIMIT 3) is redacted in every one of them."""
+    from learn_cli.engine.exchange.importer import _Verdicts
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    leaked = f"push failed: remote rejected {token}"
+    projects = {f"{n:012x}": entries(60, f"p{n}") for n in range(8)}
+    for recs in projects.values():
+        for rec in recs[::9]:
+            rec["error"] = leaked
+            rec["command"] = "git push"  # a clean text that repeats as well
+    path = tmp_path / "team.json"
+    path.write_text(json.dumps(export_doc(projects)))
+    monkeypatch.setattr(exchange._Helpers, "PARALLEL_BYTES", 0 if parallel else 1 << 40)
+    monkeypatch.setattr(exchange._Helpers, "batch", 13)
+    monkeypatch.setattr(_Verdicts, "LIMIT", 3)
+    asked = []
+    checked = exchange._Helpers.submit
+    monkeypatch.setattr(exchange._Helpers, "submit", lambda self, texts: asked.extend(texts) or checked(self, texts))
+    home = tmp_path / "home"
+    store = Store(home, warn_stderr=False)
+    report = exchange.import_file(store, path, loads=orjson.loads)
+    store.close()
+    assert (report.new, report.skipped) == (480, 0)
+    errors = [r.get("error") for recs in stored(home).values() for r in recs.values()]
+    assert token not in "".join(p.read_text() for p in home.rglob("*.jsonl"))
+    assert sum("[REDACTED:" in (e or "") for e in errors) == 8 * len(range(0, 60, 9))
+    assert not any(token in (e or "") for e in errors)
+    assert asked.count("git push") < 8 * len(range(0, 60, 9))  # answers reused, not asked for each entry
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("2026-12-01T22:00:00Z", True), ("2026-01-01T00:00:00Z", True), ("2026-12-01T22:00:01Z", False),
+    ("2027-01-01T00:00:00Z", False), ("2026-12-01 23:00:00Z", False), ("2026-12-01T23:00:00+00:00", False),
+    ("2026-12-01T22:00:00.9Z", False), ("2026-13-45T99:99:99Z", True), ("not a time", True)])
+def test_an_imported_time_in_the_future_is_brought_back_to_the_import(text, kept):
+    """Times compared as text when learn wrote them (fixed width), parsed otherwise: the same
+    clamp either way (a space for the `T`, an offset, a fraction of a second in the future
+    are parsed and clamped; a time that is no time is left to the caller's checks)."""
+    from datetime import UTC, datetime
+
+    now = datetime(2026, 12, 1, 22, 0, 0, 500000, tzinfo=UTC)
+    rec = {"created": text, "last_used": text, "low_since": text}
+    exchange.distrust(rec, now, trusted=True)
+    assert rec == dict.fromkeys(rec, text if kept else "2026-12-01T22:00:00Z")
+
+
+def test_the_import_derives_conflict_features_from_the_fields_they_are_made_of(tmp_path):
+    """The index workers derive a record's conflict features once per distinct FEATURE_FIELDS:
+    record_features reads nothing else (if it comes to, FEATURE_FIELDS must name it), and
+    records that differ only elsewhere get the features a derive of their own gives."""
+    from learn_cli.engine.conflicts import record_features
+    from learn_cli.engine.exchange.workers import FEATURE_FIELDS, _features_once
+    from learn_cli.engine.promotion import derive_features
+
+    read = set()
+
+    class Spy(dict):
+        def get(self, key, default=None):
+            read.add(key)
+            return super().get(key, default)
+
+        def __getitem__(self, key):
+            read.add(key)
+            return super().__getitem__(key)
+
+        def __contains__(self, key):
+            read.add(key)
+            return super().__contains__(key)
+
+    recs = [make_record(type=kind, context=context, error=error, fix=fix, command="npm i", fix_command=fix,
+                        tags=["a", kind], projects=[f"p{n}"], frequency=n % 3 + 1)
+            for n, (kind, context, error, fix) in enumerate([
+                ("error", "installing", "EACCES: permission denied", "use pnpm install, not npm"),
+                ("preference", "Use pnpm; never npm in this repo", "", "use pnpm"),
+                ("preference", "don't use npm, use pnpm", "", "do not run npm install"),
+                ("workflow", "run the tests before a push", "", "make test"),
+                ("pattern", "prefer ruff over flake8", "", "ruff check .")] * 2)]
+    for rec in recs:
+        record_features(Spy(rec))
+    assert read <= set(FEATURE_FIELDS)
+    once = _features_once(derive_features)
+    assert [once(r) for r in recs] == [derive_features(r) for r in recs]
+    assert once({**recs[0], "tags": [["a list"]], "fix": ["unhashable"]}) == derive_features(
+        {**recs[0], "fix": ["unhashable"]})

@@ -592,12 +592,13 @@ class Index:
         created_order(json type, value) -> the text it sorts as (once per connection)."""
         self.db.create_function("export_created", 2, created_order, deterministic=True)
 
-    def exported_rows(self, section: str, pid: str = "") -> Iterable[tuple[str, str, str]]:
-        """(scope, pid, data) of one export section ("global", "project" of pid, "archived"),
-        streamed in export order: `created` (text as it is, another type as use_export_order
-        says), then id, then rowid."""
+    def exported_rows(self, section: str, pid: str = "") -> Iterable[tuple[str, str, str, str]]:
+        """(scope, pid, data, body) of one export section ("global", "project" of pid,
+        "archived"), streamed in export order: `created` (text as it is, another type as
+        use_export_order says), then id, then rowid. `body` is search_body(record)."""
         where, args = _EXPORT_SECTIONS[section], ((pid,) if section == "project" else ())
-        return self.db.execute(f"SELECT scope, pid, data FROM learnings WHERE {where} ORDER BY {_EXPORT_ORDER}", args)
+        return self.db.execute(f"SELECT scope, pid, data, body FROM learnings WHERE {where} ORDER BY {_EXPORT_ORDER}",
+                               args)
 
     # -- promotion and prune (engine/promotion.py, engine/prune.py) -----------------------
     def rowids_to_derive(self, rows: Selection, version: int) -> list[int]:
@@ -751,17 +752,20 @@ class Index:
         return ("global-archive" if archived else "global"), ""
 
     def _row(
-        self, rel: str, scope: str, pid: str, rec: dict, body: str | None = None, features: str | None = None
+        self, rel: str, scope: str, pid: str, rec: dict, body: str | None = None, features: str | None = None,
+        data: str | None = None,
     ) -> tuple:
-        """The learnings row of a record (`features` when already known). Archived rows get no
-        derived columns: only live rows are read through them."""
+        """The learnings row of a record (`features` when already known; `data`, its compact
+        JSON, when the caller holds it). Archived rows get no derived columns: only live rows
+        are read through them."""
         derive = self.derive if scope in ("project", "global") else None
         if features is None and derive:
             features = derive[1](rec)
+        if data is None:
+            data = json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
                 rec.get("status"), rec.get("updated") or "", search_body(rec) if body is None else body,
-                json.dumps(rec, ensure_ascii=False, separators=(",", ":")), derive[0](rec) if derive else None,
-                features, *score_inputs(rec))
+                data, derive[0](rec) if derive else None, features, *score_inputs(rec))
 
     def _tx(self):
         return _Transaction(self.db, self._batch)
@@ -784,18 +788,26 @@ class Index:
     def close(self) -> None:
         self.db.close()
 
-    def load_rows(self, files: Iterable[tuple[str | os.PathLike, list[dict], str | os.PathLike]]) -> None:
+    def use_page_cache(self, kib: int) -> None:
+        """SQLite's page cache of this connection, in KiB (its default is 2,000)."""
+        self.db.execute(f"PRAGMA cache_size=-{int(kib)}")
+
+    def load_rows(self, files: Iterable[tuple]) -> None:
         """Replace the rows of whole files just written (import) with the records the writer
         holds, instead of reading the files back; one transaction for all of them. Each item
-        is (path, records, written): `records` is the file's content (one line each, distinct
-        ids), and `written` the file holding those bytes now: `path` itself, or a file renamed
-        onto it afterwards (a rename keeps the stat recorded here). A file that changes in
-        between has another stat, so the next refresh re-reads it."""
+        is (path, records, written) or (path, records, written, lines): `records` is the file's
+        content (one line each, distinct ids), `lines` their lines as text (compact JSON: the
+        `data` of their rows, not written again), and `written` the file holding those bytes
+        now: `path` itself, or a file renamed onto it afterwards (a rename keeps the stat
+        recorded here). A file that changes in between has another stat, so the next refresh
+        re-reads it."""
         batch = []
-        for path, records, written in files:
+        for path, records, written, *lines in files:
             rel = self.rel(path)
             scope, pid = self.scope_of(path)
-            batch.append((rel, [self._row(rel, scope, pid, r) for r in records], _stat(written)))
+            datas = lines[0] if lines else [None] * len(records)
+            batch.append((rel, [self._row(rel, scope, pid, r, data=d) for r, d in zip(records, datas)],
+                          _stat(written)))
         with self._tx() as db:
             for rel, _rows, _st in batch:
                 _delete_file_rows(db, rel)

@@ -74,13 +74,20 @@ def _write_project(doc: _IndentedWriter, result: ExportResult, pid: str, info: d
 
 def _exported(store, section: str, project: str, loads: Callable, archived: bool = False) -> Iterator[dict]:
     """The records of one section or project as they are exported, in order."""
+    from learn_cli.store.index import BODY_LIMIT
+
     rows = store.index.exported_rows(section, project)
-    for scope, pid, data in rows:
+    for scope, pid, data, body in rows:
         rec = loads(data)
         rec.pop("updated", None)
         if archived:
             rec["archived_from"] = pid if scope == "archive" else "global"
-        yield _recheck_secrets(rec)
+        # The row's searchable text holds every text field and tag (cut only past BODY_LIMIT):
+        # no marker there, none in the record, and its fields need not be gathered (~0.2 s
+        # of an export of 100,000).
+        if not isinstance(body, str) or len(body) >= BODY_LIMIT or _may_hold_secret(body):
+            _recheck_secrets(rec)
+        yield rec
 
 
 def _created_order(kind, value) -> str:

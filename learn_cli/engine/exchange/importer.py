@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections import deque
 from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
 
 from learn_cli.store.record import TYPES
 
 from .common import (
-    _SEP,
     SECTIONS,
     TEXT_FIELDS,
     _fast_loads,
@@ -97,9 +98,9 @@ class _Importer:
         self.trust = trust
         self.now = _now()
         self.helpers = helpers
-        self.queue: list = []  # entries (obj, where, place) and merges (callables) not done yet
-        self.texts: list[str] = []  # the text of each entry in self.queue
-        self.jobs: deque = deque()  # (redaction check, the queue it answers), oldest first
+        self.queue: list = []  # entries (obj, where, place, texts) and merges (callables) not done yet
+        self.checks = _Verdicts()  # which texts redaction changes, each distinct text checked once
+        self.jobs: deque = deque()  # (redaction check, the queue it answers, its texts), oldest first
         self.origin = f"import:{_redact(source)}"[:200]  # every entry's `source`
         self.report = ImportReport(source, "", dry_run=dry_run)
         self.warnings = self.report.warnings
@@ -171,16 +172,21 @@ class _Importer:
             self.entry(obj, f"{where}[{n}]", lambda rec: self._place_project(rec, pid, raw_pid))
 
     def entry(self, obj, where: str, place: Callable[[dict], None]) -> None:
-        """Queue an entry: its text goes to the redaction checks, in batches, and the entry is
-        taken in once the answer for it is back (in file order)."""
+        """Queue an entry: its texts not met before go to the redaction checks, in batches, and
+        the entry is taken in once the answer for it is back (in file order)."""
         self.report.entries += 1
-        self.queue.append((obj, where, place))
-        self.texts.append(_entry_text(obj))
-        if len(self.texts) >= self.helpers.batch:
-            self.jobs.append((self.helpers.submit(self.texts), self.queue))
-            self.queue, self.texts = [], []
+        texts = _entry_texts(obj)
+        self.queue.append((obj, where, place, texts))
+        self.checks.ask(texts)
+        if len(self.queue) >= self.helpers.batch:
+            self._submit()
             while len(self.jobs) > self.helpers.ahead:
                 self._take(*self.jobs.popleft())
+
+    def _submit(self) -> None:
+        asked = self.checks.take_asked()
+        self.jobs.append((self.helpers.submit(asked), self.queue, asked))
+        self.queue = []
 
     def _then(self, step: Callable, *args) -> None:
         """Run `step` once every entry queued before it is taken in."""
@@ -191,25 +197,23 @@ class _Importer:
 
     def settle(self) -> None:
         """Take in every entry queued."""
-        self.jobs.append((self.helpers.submit(self.texts), self.queue))
-        self.queue, self.texts = [], []
+        self._submit()
         while self.jobs:
             self._take(*self.jobs.popleft())
 
-    def _take(self, job, queue: list) -> None:
-        dirty = self.helpers.result(job)
-        n = 0
+    def _take(self, job, queue: list, asked: list[str]) -> None:
+        self.checks.answer(asked, self.helpers.result(job))
         for item in queue:
             if callable(item):
                 item()
                 continue
-            obj, where, place = item
-            rec = _accept(obj, where, self.report, n in dirty)
-            n += 1
+            obj, where, place, texts = item
+            rec = _accept(obj, where, self.report, self.checks.any_dirty(texts))
             if rec is not None:
                 _finish(rec, self.origin)
                 place(rec)  # the target follows the file's status; then the status is ours
                 distrust(rec, self.now, self.trust)
+        self.checks.forget_clean()
 
     def _add(self, rec: dict, target: Path, scope: str, pid: str) -> None:
         self.receiving.add(pid)
@@ -279,7 +283,7 @@ class _Paths:
 
 def _accept(obj, where: str, report: ImportReport, dirty: bool) -> dict | None:
     """coerce_record with redaction, then drop what an import must not carry in; None when
-    skipped. `dirty`: redaction changes the entry's text (`_entry_text`)."""
+    skipped. `dirty`: redaction changes a text of the entry (`_entry_texts`)."""
     from learn_cli.store.record import coerce_record
     from learn_cli.text.redact import redact
 
@@ -298,22 +302,72 @@ def _accept(obj, where: str, report: ImportReport, dirty: bool) -> dict | None:
     return rec
 
 
-def _entry_text(obj) -> str:
-    """Every text of an entry that can be kept (its string fields and tags), joined for one
-    redaction check: the common case, nothing secret, costs one call."""
+def _entry_texts(obj) -> list[str]:
+    """Every text of an entry that can be kept (its string fields and tags), for the redaction
+    checks; none of the shapes that hold no secret (`_HOLDS_NO_SECRET`)."""
     if not isinstance(obj, dict):
-        return ""
-    strings = [v for k, v in obj.items() if isinstance(v, str) and k not in _NOT_KEPT_AS_IS and v not in _TYPES]
+        return []
+    plain = _holds_no_secret()
+    strings = [v for k, v in obj.items() if type(v) is str and v and k not in _NOT_KEPT_AS_IS and v not in _TYPES
+               and not (k in _SHAPED and plain(v))]
     tags = obj.get("tags")
     if isinstance(tags, list):
-        strings.extend(t for t in tags if isinstance(t, str))
-    return _SEP.join(strings)
+        strings.extend(t for t in tags if isinstance(t, str) and t)
+    return strings
 
 
 # Fields whose text is never kept as it comes: replaced (source), or kept only when valid (an
 # ISO time, a known status), which no secret is. A `type` is kept only when known (_TYPES).
 _NOT_KEPT_AS_IS = frozenset(("source", "status", "created", "last_used"))
 _TYPES = frozenset(TYPES)
+_SHAPED = frozenset(("id", "key", "updated", "low_since"))  # fields that `_holds_no_secret` may spare
+
+
+@cache
+def _holds_no_secret():
+    """Texts of shapes that redaction never changes (tests/test_exchange_stream.py checks it):
+    a UTC time as learn writes it, a learning id as `new_id` makes it, a key as text/keys.py
+    makes it (`err:` or `txt:` and 16 hex digits: too short a run for the high-entropy rule;
+    not any label, `token:<hex>` is redacted). Every entry has three or four, each its own,
+    which would cost a redaction call apiece."""
+    return re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z"
+                      r"|learn-\d{8}T\d{6}Z-[0-9a-f]{6}|(?:err|txt):[0-9a-f]{16}").fullmatch
+
+
+class _Verdicts:
+    """Which texts redaction changes, each distinct text checked once: a real export repeats
+    its texts (one fix in many projects, a team's file imported into many), so most are
+    answered before they are asked. Holds about LIMIT clean answers at most (bounded memory)."""
+
+    LIMIT = 10_000
+
+    def __init__(self):
+        self.dirty: dict[str, bool | None] = {}  # text -> changed by redaction (None: asked, no answer yet)
+        self.asked: list[str] = []  # texts to send with the next check
+
+    def ask(self, texts: list[str]) -> None:
+        for text in texts:
+            if text not in self.dirty:
+                self.dirty[text] = None
+                self.asked.append(text)
+
+    def take_asked(self) -> list[str]:
+        asked, self.asked = self.asked, []
+        return asked
+
+    def answer(self, asked: list[str], dirty: set[int]) -> None:
+        for n, text in enumerate(asked):
+            self.dirty[text] = n in dirty
+
+    def any_dirty(self, texts: list[str]) -> bool:
+        """Every text of an entry was answered before the entry is taken; one not held any
+        more was answered clean (`forget_clean`)."""
+        dirty = self.dirty
+        return any(dirty.get(t) for t in texts)
+
+    def forget_clean(self) -> None:
+        if len(self.dirty) > self.LIMIT:
+            self.dirty = {t: v for t, v in self.dirty.items() if v is not False}
 
 
 def _was_cut(obj: dict, rec: dict) -> bool:

@@ -4,6 +4,7 @@ docstring), one target at a time, without deep copies."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from pathlib import Path
 
 from learn_cli.store.paths import ARCHIVE_FILE
@@ -56,6 +57,7 @@ class _Merger:
     def _merge_batch(self, target: Path, items: list[Incoming]) -> None:
         empty = self._is_empty(target)
         self.merge_into(target, items)
+        _normalized_text.cache_clear()  # its texts are this target's: held longer, they only pin memory
         if empty and target in self.new:
             recs = self.new.pop(target)
             self.unwritten.difference_update(r["id"] for r in recs)  # a later entry patches them
@@ -233,6 +235,17 @@ def _setter(fields: dict) -> Callable[[dict], dict]:
 
 
 def _same_text(a: dict, b: dict) -> bool:
+    return all(_normalized(a.get(f)) == _normalized(b.get(f)) for f in ("context", "error", "fix"))
+
+
+def _normalized(text) -> str:
+    return _normalized_text(text) if isinstance(text, str) else ""
+
+
+@lru_cache(maxsize=16384)
+def _normalized_text(text: str) -> str:
+    """merge.normalize_text, once per text of a target: a learning that many entries merge
+    into is compared with each of them."""
     from learn_cli.engine.merge import normalize_text
 
-    return all(normalize_text(a.get(f) or "") == normalize_text(b.get(f) or "") for f in ("context", "error", "fix"))
+    return normalize_text(text)

@@ -4,6 +4,7 @@ sighting and clamped times (`distrust`); `learn resolve` accepts or drops it (`a
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import cache, lru_cache
 
 MAX_TRUSTED_FREQUENCY = 1000
 _TIMES = ("created", "last_used", "low_since")
@@ -16,12 +17,16 @@ def distrust(rec: dict, now: datetime, trusted: bool = False) -> None:
     (session digest, hook answers) and no `learn flush` until a local sighting confirms it
     (engine.knowledge / capture.learner activate it) or the user accepts it (`learn resolve
     ID --keep`)."""
-    from learn_cli.store.record import now_iso, parse_iso
+    from learn_cli.store.record import parse_iso
 
+    now_text = _as_text(now)
     for name in _TIMES:
-        when = parse_iso(rec.get(name))
+        text = rec.get(name)
+        if type(text) is str and text <= now_text and _canonical_time(text):
+            continue  # not in the future: the order of such texts is the order of their times
+        when = parse_iso(text)
         if when is not None and when > now:
-            rec[name] = now_iso(now.timestamp())
+            rec[name] = now_text
     for name, cap in (("frequency", MAX_TRUSTED_FREQUENCY), ("helped", MAX_TRUSTED_FREQUENCY),
                       ("not_helped", MAX_TRUSTED_FREQUENCY)):
         if isinstance(rec.get(name), int) and rec[name] > cap:
@@ -33,6 +38,27 @@ def distrust(rec: dict, now: datetime, trusted: bool = False) -> None:
     rec["frequency"] = 1
     for name in ("helped", "not_helped", "evidence", "pre_conflict_status", "conflict_with", "helped_by"):
         rec.pop(name, None)
+
+
+def _canonical_time(text: str) -> bool:
+    """A UTC time as learn writes it (`2026-01-31T12:00:00Z`): fixed-width fields, so that
+    comparing two such texts compares their times (~5 µs less a time than parsing it)."""
+    return _canonical_re()(text) is not None
+
+
+@cache
+def _canonical_re():
+    import re
+
+    return re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", re.ASCII).fullmatch
+
+
+@lru_cache(maxsize=1)
+def _as_text(now: datetime) -> str:
+    """The import's clock as a canonical time (one clock for every entry)."""
+    from learn_cli.store.record import now_iso
+
+    return now_iso(now.timestamp())
 
 
 def is_untrusted_import(rec: dict) -> bool:
