@@ -523,10 +523,10 @@ def test_heavy_end_of_session_work_is_deferred_to_commands(home, proj):
     sessions = store.layout.sessions_dir
     assert learner.finalize(store, None, time.monotonic() + 30, limit=0) is True  # too big for a hook
     assert not list((sessions / "pending").glob("*-*.json"))
-    assert json.loads(deferred_path(sessions).read_text())["pids"] == [identify(a).id]
+    assert json.loads(Path(deferred_path(sessions)).read_text())["pids"] == [identify(a).id]
     assert learner.finalize(store, None, time.monotonic() + 30, limit=0) is True  # nothing retried
     assert learner.finish_pending(store) == 1  # `learn promote` / `learn prune` do it
-    assert not deferred_path(sessions).exists()
+    assert not Path(deferred_path(sessions)).exists()
     store.close()
 
 

@@ -640,9 +640,9 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
     sighting = (evidence["session"], evidence["event"])
     # One writer at a time decides "new or existing" for this project: no duplicate records
     # when parallel sessions learn the same thing at the same moment.
-    from learn_cli.engine.knowledge import find_same  # here: it imports typing (~3 ms), every hook would pay
+    from learn_cli.engine.knowledge import find_same  # here: only a pair needs it
 
-    with file_lock(path.with_name("capture")):
+    with file_lock(os.path.join(os.path.dirname(path), "capture")):
         _fresh(store, path)
         found = find_same(store, key, path, matches)
         same = found[1] if found else None
@@ -790,7 +790,7 @@ def finalize(store, session_id: str | None, deadline: float, limit: int | None =
     session's work is left."""
     counters = {} if counters is None else counters
     buffer = SessionBuffer(store.layout.sessions_dir, session_id or "unknown")
-    todos = [buffer.todo_path] if buffer.todo_path.exists() else []
+    todos = [buffer.todo_path] if os.path.exists(buffer.todo_path) else []
     todos += [p for p in pending_todos(store.layout.sessions_dir) if p != buffer.todo_path]
     for todo in todos:
         if time.monotonic() > deadline:
@@ -814,7 +814,7 @@ def finish_pending(store, promoted_everything: bool = False) -> int:
     end-of-session work without a time limit, or, right after a promotion run over the whole
     store, just drop the markers. Returns the number of projects handled."""
     sessions_dir = store.layout.sessions_dir
-    if not deferred_path(sessions_dir).parent.is_dir():
+    if not os.path.isdir(os.path.dirname(deferred_path(sessions_dir))):
         return 0  # no hook ever left work
     deferred = read_todo(deferred_path(sessions_dir))["pids"]
     todos = pending_todos(sessions_dir, limit=1_000_000)
@@ -867,7 +867,7 @@ def _write_marker(path, pids: list[str]) -> None:
 def finalize_project(store, pid: str, deadline: float, limit: int | None = None) -> bool:
     """Promotion check (re-scores, promotes, archives) and compaction of one project.
     False, doing nothing, when the check would touch more than `limit` records."""
-    if pid == "global" or not store.layout.project_dir(pid).is_dir():
+    if pid == "global" or not os.path.isdir(store.layout.project_dir(pid)):
         return True
     if limit is not None and store.index.promotion_size(pid, limit) > limit:
         return False

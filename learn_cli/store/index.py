@@ -18,13 +18,16 @@ import os
 import sqlite3
 from collections import namedtuple
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from . import deadline, jsonl
 from . import score as _score
 from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 from .record import LIVE_STATUSES
+
+TYPE_CHECKING = False  # no pathlib on the hook path (paths.Layout)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCHEMA_VERSION = 7
 
@@ -127,7 +130,7 @@ class Index:
             return self._connect()
 
     def _connect(self) -> sqlite3.Connection:
-        fresh = not self.path.exists()
+        fresh = not os.path.exists(self.path)
         if fresh:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
             os.close(fd)
@@ -676,6 +679,8 @@ class Index:
         text, home = os.fspath(path), str(self.layout.home)
         if text.startswith(home) and text[len(home):len(home) + 1] == os.sep:  # the usual case, no `Path`
             return text[len(home) + 1:]
+        from pathlib import Path  # a path outside the home, or spelled differently: rare
+
         try:
             return str(Path(path).relative_to(self.layout.home))
         except ValueError:

@@ -8,7 +8,6 @@ capture budget.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 
@@ -31,26 +30,43 @@ def lock_path(path: Path) -> str:
     return os.fspath(path) + ".lock"
 
 
-@contextlib.contextmanager
-def file_lock(path: Path, timeout: float = 10.0):
-    """Hold the lock of `path` for the duration of the block; TimeoutError when it stays busy
-    for `timeout` seconds, or past the hook's deadline (store.deadline), whichever is sooner."""
-    timeout = deadline.remaining(timeout)
-    if fcntl is None:  # pragma: no cover
-        from filelock import FileLock
+class file_lock:
+    """`with file_lock(path):` holds the lock of `path` for the duration of the block;
+    TimeoutError when it stays busy for `timeout` seconds, or past the hook's deadline
+    (store.deadline), whichever is sooner. (A class, not `contextlib.contextmanager`: the hook
+    path does not import contextlib.)"""
 
-        with FileLock(str(lock_path(path)), timeout=timeout):
-            yield
-        return
-    fd = _open_lock(lock_path(path))
-    if fd is None:  # a home we may only read: there is no writer to keep out through it
-        yield
-        return
-    try:
-        _acquire(fd, timeout)
-        yield
-    finally:
-        os.close(fd)  # closing releases the flock
+    __slots__ = ("path", "timeout", "fd", "fallback")
+
+    def __init__(self, path: Path, timeout: float = 10.0):
+        self.path, self.timeout, self.fd, self.fallback = path, timeout, None, None
+
+    def __enter__(self):
+        timeout = deadline.remaining(self.timeout)
+        if fcntl is None:  # pragma: no cover
+            from filelock import FileLock
+
+            self.fallback = FileLock(str(lock_path(self.path)), timeout=timeout)
+            self.fallback.acquire()
+            return self
+        self.fd = _open_lock(lock_path(self.path))
+        if self.fd is None:  # a home we may only read: there is no writer to keep out through it
+            return self
+        try:
+            _acquire(self.fd, timeout)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)  # closing releases the flock
+        if self.fallback is not None:  # pragma: no cover
+            self.fallback.release()
+            self.fallback = None
+        return False
 
 
 def _open_lock(path: Path) -> int | None:
