@@ -656,3 +656,42 @@ def test_trimming_keeps_entries_that_still_owe_work(home, proj, monkeypatch):
 def test_finish_pending_on_a_store_without_hook_work(store):
     assert learner.finish_pending(store) == 0
     assert learner.finish_pending(store, promoted_everything=True) == 0
+
+
+def test_session_end_checks_the_learnings_the_session_wrote_and_leaves_the_rest_to_commands(home, proj):
+    """issue 14: a SessionEnd re-scored every learning of the project (218 at 1,000: ~7x the
+    bare interpreter). Its marker now names the keys its work wrote, and the end checks those
+    (with their copies elsewhere); a stale learning the session never touched is archived by
+    `learn promote` / `learn prune`, not by a hook."""
+    import time
+
+    from learn_cli.capture.session import read_todo
+    from learn_cli.store.api import Store
+    from learn_cli.store.record import make_record
+
+    a = proj("api")
+    pid = identify(a).id
+    store = Store(home, warn_stderr=False)
+    store.register_project(identify(a))
+    old = "2025-01-01T00:00:00Z"
+    stale = make_record(type="error", context="old lesson", error="boom", fix="make clean", key="err:stale",
+                        projects=[pid], status="pending", frequency=1, impact=0.05, now=old)
+    stale.update(last_used=old, low_since=old)
+    store.put(store.layout.learnings(pid), stale)
+    store.close()
+    s = Agent(home, a)
+    s.fail("pytest tests", NOT_FOUND, 127)
+    s.ok("python -m pytest tests")
+    [marker] = (home / "sessions" / "pending").glob("*.json")
+    [learned] = [r for r in learnings(home, a) if r["key"] != "err:stale"]
+    assert read_todo(marker)["keys"] == {pid: [learned["key"]]}
+    s.end()
+    assert not list((home / "sessions" / "pending").glob("*.json"))
+    assert {r["key"]: r["status"] for r in learnings(home, a)}["err:stale"] == "pending"  # not this session's
+    store = Store(home, warn_stderr=False)
+    try:  # a marker written before keys were (or a write whose keys are unknown): the whole project
+        marker.write_text(json.dumps({"pids": [pid], "sid": s.sid}))
+        assert learner.finalize(store, s.sid, time.monotonic() + 30) is True
+    finally:
+        store.close()
+    assert not any(r["key"] == "err:stale" for r in learnings(home, a))  # archived

@@ -84,15 +84,38 @@ class SessionBuffer:
         self._lines, self._whole = len(keep), True
 
     # -- end-of-session work ---------------------------------------------------------------
-    def add_todo(self, pid: str) -> None:
-        """Note that a project of this session has end-of-session work (caller holds the lock)."""
+    def add_todo(self, pid: str, keys: list[str] | None = None) -> None:
+        """Note that a project of this session has end-of-session work (caller holds the lock):
+        the promotion check of the learnings of `keys` (what the session wrote), or with None of
+        the whole project."""
         todo = read_todo(self.todo_path)
-        if pid in todo["pids"]:
+        if not _add_work(todo, pid, keys):
             return
-        todo["pids"].append(pid)
         todo["sid"] = self.session_id  # the file name is not always the id (see todo_session_id)
         make_dir(os.path.dirname(self.todo_path))
         jsonl.atomic_write(self.todo_path, json.dumps(todo).encode(), durable=False)
+
+
+MAX_TODO_KEYS = 100  # keys of one project in a marker; beyond, the whole project is checked
+
+
+def _add_work(todo: dict, pid: str, keys: list[str] | None) -> bool:
+    """Add a project (and the keys it wrote) to a marker's work; False when it held them."""
+    scoped = todo["keys"]
+    if pid not in todo["pids"]:
+        todo["pids"].append(pid)
+        if keys is not None:
+            scoped[pid] = sorted(set(keys))
+        return True
+    if pid not in scoped:
+        return False  # the whole project already
+    if keys is None or len(set(scoped[pid]) | set(keys)) > MAX_TODO_KEYS:
+        del scoped[pid]
+        return True
+    if set(keys) <= set(scoped[pid]):
+        return False
+    scoped[pid] = sorted(set(scoped[pid]) | set(keys))
+    return True
 
 
 def todo_dir(sessions_dir) -> str:
@@ -106,6 +129,11 @@ def read_todo(path) -> dict:
         doc = {}
     pids = doc.get("pids") if isinstance(doc, dict) else None
     todo = {"pids": [p for p in pids if isinstance(p, str)][:10_000] if isinstance(pids, list) else []}
+    keys = doc.get("keys") if isinstance(doc, dict) else None
+    # pid -> the keys its work is about; a project not listed here: the whole project (as a
+    # marker written before keys were says)
+    todo["keys"] = {p: [k for k in ks if isinstance(k, str)][:MAX_TODO_KEYS] for p, ks in keys.items()
+                    if p in todo["pids"] and isinstance(ks, list)} if isinstance(keys, dict) else {}
     if isinstance(doc, dict) and isinstance(doc.get("sid"), str):
         todo["sid"] = doc["sid"]
     return todo

@@ -380,6 +380,13 @@ class Index:
             (pid, pid, limit + 1)).fetchone()[0]
         return own + others
 
+    def keys_size(self, keys: list[str], limit: int) -> int:
+        """How many records a promotion check of these keys loads (every live copy, counted up
+        to limit + 1)."""
+        marks = ",".join("?" * len(keys))
+        return self.db.execute(f"SELECT count(*) FROM (SELECT 1 FROM learnings WHERE key IN ({marks}) "
+                               "AND scope IN ('project', 'global') LIMIT ?)", (*keys, limit + 1)).fetchone()[0]
+
     def by_id(self, rid: str) -> list[tuple[str, str, str, dict]]:
         rows = self.db.execute("SELECT file, scope, pid, data FROM learnings WHERE id=?", (rid,))
         return [(f, s, p, json.loads(d)) for f, s, p, d in rows]
@@ -759,6 +766,11 @@ def copies_elsewhere(keys: list[str], pid: str) -> Selection:
     marks = ",".join("?" * len(keys))
     return Selection(f"key IN ({marks}) AND NOT (scope = 'project' AND pid = ?) AND scope IN ('project', 'global')",
                      (*keys, pid))
+
+
+def of_project_keys(pid: str, keys: list[str]) -> Selection:
+    """A project's own learnings with one of these keys (a session's end: what it changed)."""
+    return Selection(f"scope = 'project' AND pid = ? AND key IN ({','.join('?' * len(keys))})", (pid, *keys))
 
 
 def with_rowids(rowids: list[int]) -> Selection:
