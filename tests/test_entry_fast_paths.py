@@ -50,11 +50,11 @@ HEAVY = ("sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api", "lea
          "contextlib", "signal")
 
 
-def _hook(tmp_path, argv: list[str], payload: dict, cwd) -> tuple[str, set[str]]:
+def _hook(tmp_path, argv: list[str], payload: dict, cwd, probe: tuple = HEAVY) -> tuple[str, set[str]]:
     import json
 
     probe = (f"import sys; from learn_cli.__main__ import main; code = main({argv!r}); "
-             f"print(code, ' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+             f"print(code, ' '.join(m for m in {probe!r} if m in sys.modules))")
     env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", probe], input=json.dumps(payload), capture_output=True, text=True,
                          check=True, env=env, cwd=cwd).stdout
@@ -106,6 +106,25 @@ def test_no_tool_event_imports_pathlib_contextlib_signal_or_typing(tmp_path):
         assert not modules & {"pathlib", "contextlib", "signal", "typing"}, (n, modules)
         answers.append(answer)
     assert "python -m pytest -q" in answers[-1], answers  # the pairs were learned and the fix offered
+
+
+def test_a_second_fix_of_a_known_error_is_compared_without_rapidfuzz(tmp_path):
+    """A pair whose key already holds another fix in the project asks whether the new fix is a
+    refinement of the old one (engine.merge's character ratio): ~13 ms of rapidfuzz import in
+    a hook; engine.distance.indel_ratio gives the same figure."""
+    cwd = _project(tmp_path)
+    base = {"transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
+    fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
+                error="Exit code 127\nbash: pytest: command not found", is_interrupt=False)
+    fixes = ("python -m pytest -q", "python3 -m pytest -q --no-header")
+    modules = set()
+    for n, fix in enumerate(fixes):
+        sid = f"s{n}"
+        _hook(tmp_path, ["capture"], dict(fail, session_id=sid, tool_use_id=f"f{n}"), cwd)
+        ok = dict(base, session_id=sid, hook_event_name="PostToolUse", tool_use_id=f"o{n}",
+                  tool_input={"command": fix}, tool_response={"stdout": "1 passed", "stderr": ""})
+        modules = _hook(tmp_path, ["capture"], ok, cwd, probe=("rapidfuzz", "learn_cli.engine.merge"))[1]
+    assert modules == {"learn_cli.engine.merge"}, modules  # compared, without rapidfuzz
 
 
 def _seed_active(tmp_path, cwd, context: str):
