@@ -695,3 +695,34 @@ def test_session_end_checks_the_learnings_the_session_wrote_and_leaves_the_rest_
     finally:
         store.close()
     assert not any(r["key"] == "err:stale" for r in learnings(home, a))  # archived
+
+
+def test_a_session_marker_keeps_work_added_while_its_end_was_checking(home, proj):
+    """The marker names keys per project; the session's end removes a project only when it
+    checked every key the marker holds by then (a capture of the same session may add one
+    meanwhile), and a marker with too many keys, or work of unknown keys, means the whole
+    project."""
+    from learn_cli.capture.session import MAX_TODO_KEYS, SessionBuffer, read_todo
+    from learn_cli.store.api import Store
+
+    store = Store(home, warn_stderr=False)
+    try:
+        buffer = SessionBuffer(store.layout.sessions_dir, "s-keys")
+        buffer.add_todo("p1", ["err:a"])
+        buffer.add_todo("p1", ["err:b"])
+        buffer.add_todo("p2", ["err:c"])
+        assert read_todo(buffer.todo_path)["keys"] == {"p1": ["err:a", "err:b"], "p2": ["err:c"]}
+        learner._forget(store, buffer.todo_path, {"p1": ["err:a"], "p2": ["err:c"]})  # err:b came meanwhile
+        assert read_todo(buffer.todo_path)["pids"] == ["p1"]
+        learner._forget(store, buffer.todo_path, {"p1": ["err:a", "err:b"]})
+        assert not os.path.exists(buffer.todo_path)
+        buffer.add_todo("p3", [f"err:{n}" for n in range(MAX_TODO_KEYS)])
+        buffer.add_todo("p3", ["err:one-more"])
+        buffer.add_todo("p4", ["err:x"])
+        buffer.add_todo("p4", None)
+        todo = read_todo(buffer.todo_path)
+        assert todo["pids"] == ["p3", "p4"] and todo["keys"] == {}  # both: the whole project
+        learner._forget(store, buffer.todo_path, {"p3": ["err:0"], "p4": None})
+        assert read_todo(buffer.todo_path)["pids"] == ["p3"]
+    finally:
+        store.close()
