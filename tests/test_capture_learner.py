@@ -624,10 +624,10 @@ def test_heavy_end_of_session_work_is_deferred_to_commands(home, proj):
     sessions = store.layout.sessions_dir
     assert learner.finalize(store, None, time.monotonic() + 30, limit=0) is True  # too big for a hook
     assert not list((sessions / "pending").glob("*-*.json"))
-    assert json.loads(deferred_path(sessions).read_text())["pids"] == [identify(a).id]
+    assert json.loads(Path(deferred_path(sessions)).read_text())["pids"] == [identify(a).id]
     assert learner.finalize(store, None, time.monotonic() + 30, limit=0) is True  # nothing retried
     assert learner.finish_pending(store) == 1  # `learn promote` / `learn prune` do it
-    assert not deferred_path(sessions).exists()
+    assert not Path(deferred_path(sessions)).exists()
     store.close()
 
 
@@ -757,3 +757,73 @@ def test_trimming_keeps_entries_that_still_owe_work(home, proj, monkeypatch):
 def test_finish_pending_on_a_store_without_hook_work(store):
     assert learner.finish_pending(store) == 0
     assert learner.finish_pending(store, promoted_everything=True) == 0
+
+
+def test_session_end_checks_the_learnings_the_session_wrote_and_leaves_the_rest_to_commands(home, proj):
+    """issue 14: a SessionEnd re-scored every learning of the project (218 at 1,000: ~7x the
+    bare interpreter). Its marker now names the keys its work wrote, and the end checks those
+    (with their copies elsewhere); a stale learning the session never touched is archived by
+    `learn promote` / `learn prune`, not by a hook."""
+    import time
+
+    from learn_cli.capture.session import read_todo
+    from learn_cli.store.api import Store
+    from learn_cli.store.record import make_record
+
+    a = proj("api")
+    pid = identify(a).id
+    store = Store(home, warn_stderr=False)
+    store.register_project(identify(a))
+    old = "2025-01-01T00:00:00Z"
+    stale = make_record(type="error", context="old lesson", error="boom", fix="make clean", key="err:stale",
+                        projects=[pid], status="pending", frequency=1, impact=0.05, now=old)
+    stale.update(last_used=old, low_since=old)
+    store.put(store.layout.learnings(pid), stale)
+    store.close()
+    s = Agent(home, a)
+    s.fail("pytest tests", NOT_FOUND, 127)
+    s.ok("python -m pytest tests")
+    [marker] = (home / "sessions" / "pending").glob("*.json")
+    [learned] = [r for r in learnings(home, a) if r["key"] != "err:stale"]
+    assert read_todo(marker)["keys"] == {pid: [learned["key"]]}
+    s.end()
+    assert not list((home / "sessions" / "pending").glob("*.json"))
+    assert {r["key"]: r["status"] for r in learnings(home, a)}["err:stale"] == "pending"  # not this session's
+    store = Store(home, warn_stderr=False)
+    try:  # a marker written before keys were (or a write whose keys are unknown): the whole project
+        marker.write_text(json.dumps({"pids": [pid], "sid": s.sid}))
+        assert learner.finalize(store, s.sid, time.monotonic() + 30) is True
+    finally:
+        store.close()
+    assert not any(r["key"] == "err:stale" for r in learnings(home, a))  # archived
+
+
+def test_a_session_marker_keeps_work_added_while_its_end_was_checking(home, proj):
+    """The marker names keys per project; the session's end removes a project only when it
+    checked every key the marker holds by then (a capture of the same session may add one
+    meanwhile), and a marker with too many keys, or work of unknown keys, means the whole
+    project."""
+    from learn_cli.capture.session import MAX_TODO_KEYS, SessionBuffer, read_todo
+    from learn_cli.store.api import Store
+
+    store = Store(home, warn_stderr=False)
+    try:
+        buffer = SessionBuffer(store.layout.sessions_dir, "s-keys")
+        buffer.add_todo("p1", ["err:a"])
+        buffer.add_todo("p1", ["err:b"])
+        buffer.add_todo("p2", ["err:c"])
+        assert read_todo(buffer.todo_path)["keys"] == {"p1": ["err:a", "err:b"], "p2": ["err:c"]}
+        learner._forget(store, buffer.todo_path, {"p1": ["err:a"], "p2": ["err:c"]})  # err:b came meanwhile
+        assert read_todo(buffer.todo_path)["pids"] == ["p1"]
+        learner._forget(store, buffer.todo_path, {"p1": ["err:a", "err:b"]})
+        assert not os.path.exists(buffer.todo_path)
+        buffer.add_todo("p3", [f"err:{n}" for n in range(MAX_TODO_KEYS)])
+        buffer.add_todo("p3", ["err:one-more"])
+        buffer.add_todo("p4", ["err:x"])
+        buffer.add_todo("p4", None)
+        todo = read_todo(buffer.todo_path)
+        assert todo["pids"] == ["p3", "p4"] and todo["keys"] == {}  # both: the whole project
+        learner._forget(store, buffer.todo_path, {"p3": ["err:0"], "p4": None})
+        assert read_todo(buffer.todo_path)["pids"] == ["p3"]
+    finally:
+        store.close()

@@ -46,14 +46,15 @@ def test_a_plain_success_captured_imports_no_typing(tmp_path):
 # interpreter; each of these modules is milliseconds of import). `_hook` runs the entry point
 # in a fresh interpreter and reports which of them it imported.
 HEAVY = ("sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api", "learn_cli.store.index",
-         "learn_cli.text.redact", "learn_cli.text.keys", "learn_cli.capture.pairing", "learn_cli.engine.context")
+         "learn_cli.text.redact", "learn_cli.text.keys", "learn_cli.capture.pairing", "learn_cli.engine.context",
+         "contextlib", "signal")
 
 
-def _hook(tmp_path, argv: list[str], payload: dict, cwd) -> tuple[str, set[str]]:
+def _hook(tmp_path, argv: list[str], payload: dict, cwd, probe: tuple = HEAVY) -> tuple[str, set[str]]:
     import json
 
     probe = (f"import sys; from learn_cli.__main__ import main; code = main({argv!r}); "
-             f"print(code, ' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+             f"print(code, ' '.join(m for m in {probe!r} if m in sys.modules))")
     env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", probe], input=json.dumps(payload), capture_output=True, text=True,
                          check=True, env=env, cwd=cwd).stdout
@@ -82,6 +83,48 @@ def test_a_plain_success_and_a_prompt_neither_open_the_index_nor_parse_commands(
         _answer, modules = _hook(tmp_path, ["capture"], payload, cwd)
         assert not modules & {"sqlite3", "datetime", "typing", "learn_cli.store.index", "learn_cli.text.keys",
                               "learn_cli.capture.pairing"}, payload["hook_event_name"]
+
+
+def test_no_tool_event_imports_pathlib_contextlib_signal_or_typing(tmp_path):
+    """Every tool event opens the Store with string paths (store.paths.Layout, `plain`), the
+    locks and the alarm use no contextlib and no `signal` enums, a pair no `typing`: together
+    ~0.6x the bare interpreter's instructions. A failure, its fix (a pair) and a plain success,
+    in one session, and a failure answered with the fix learned from the pair."""
+    cwd = _project(tmp_path)
+    base = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
+    fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
+                error="Exit code 127\nbash: pytest: command not found", is_interrupt=False)
+    fix = dict(base, hook_event_name="PostToolUse", tool_input={"command": "python -m pytest -q"},
+               tool_response={"stdout": "1 passed", "stderr": ""})
+    plain = dict(base, hook_event_name="PostToolUse", tool_input={"command": "ls src"},
+                 tool_response={"stdout": "a", "stderr": ""})
+    _hook(tmp_path, ["capture"], dict(plain, tool_use_id="t0"), cwd)  # creates the store
+    answers = []
+    for n, payload in enumerate((fail, fix, plain, dict(fail, session_id="s2"), dict(fix, session_id="s2"),
+                                 dict(fail, session_id="s3"))):
+        answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 1}"), cwd)
+        assert not modules & {"pathlib", "contextlib", "signal", "typing"}, (n, modules)
+        answers.append(answer)
+    assert "python -m pytest -q" in answers[-1], answers  # the pairs were learned and the fix offered
+
+
+def test_a_second_fix_of_a_known_error_is_compared_without_rapidfuzz(tmp_path):
+    """A pair whose key already holds another fix in the project asks whether the new fix is a
+    refinement of the old one (engine.merge's character ratio): ~13 ms of rapidfuzz import in
+    a hook; engine.distance.indel_ratio gives the same figure."""
+    cwd = _project(tmp_path)
+    base = {"transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
+    fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
+                error="Exit code 127\nbash: pytest: command not found", is_interrupt=False)
+    fixes = ("python -m pytest -q", "python3 -m pytest -q --no-header")
+    modules = set()
+    for n, fix in enumerate(fixes):
+        sid = f"s{n}"
+        _hook(tmp_path, ["capture"], dict(fail, session_id=sid, tool_use_id=f"f{n}"), cwd)
+        ok = dict(base, session_id=sid, hook_event_name="PostToolUse", tool_use_id=f"o{n}",
+                  tool_input={"command": fix}, tool_response={"stdout": "1 passed", "stderr": ""})
+        modules = _hook(tmp_path, ["capture"], ok, cwd, probe=("rapidfuzz", "learn_cli.engine.merge"))[1]
+    assert modules == {"learn_cli.engine.merge"}, modules  # compared, without rapidfuzz
 
 
 def _seed_active(tmp_path, cwd, context: str):

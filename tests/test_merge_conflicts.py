@@ -409,3 +409,20 @@ def test_find_conflicts_tolerates_junk():
     junk = [None, 3, "x", {"id": 5}, {"id": "z", "fix": None, "key": 7, "projects": "p1", "type": "preference"},
             {"id": "y", "type": "preference", "fix": ["list"], "context": 12}]
     assert find_conflicts(junk) == []
+
+
+def test_the_hooks_character_ratio_is_rapidfuzz_s_to_the_last_bit():
+    """engine.distance.indel_ratio stands in for rapidfuzz's fuzz.ratio in a hook (engine.merge):
+    the same float on texts with few and many distinct characters, empty ones included."""
+    import random
+
+    from rapidfuzz.fuzz import ratio
+
+    from learn_cli.engine.distance import indel_ratio
+
+    rng = random.Random(14)
+    for n in range(3000):
+        alphabet = rng.choice(["ab", "abc ", "pytest -q tests/", "αβγ xyz"])
+        a, b = ("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 420 if n % 5 == 0 else 40)))
+                for _ in range(2))
+        assert indel_ratio(a, b) == ratio(a, b) / 100.0, (a, b)

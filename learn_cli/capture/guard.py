@@ -89,8 +89,8 @@ def _agent(name: str):
 def _first_time(cap, rec_id: str) -> bool:
     """True the first time a learning stops a command in this session (then remembered in
     `sessions/<id>.guard.jsonl`, which `learn prune` removes with the session's buffer)."""
-    path = cap.buffer.path.with_name(cap.buffer.path.stem + ".guard.jsonl")
-    os.makedirs(path.parent, mode=0o700, exist_ok=True)
+    path = cap.buffer.path[: -len(".jsonl")] + ".guard.jsonl"
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     with file_lock(path):
         if os.path.exists(path) and rec_id in jsonl.load(path).records:
             return False

@@ -180,7 +180,9 @@ def _guarded(work, argv: list[str], deadline: float | None = None):
 def _arm(seconds: float | None):
     """Start the hard stop; returns what to restore."""
     try:
-        import signal
+        from learn_cli.store.deadline import signals
+
+        signal = signals()
 
         def on_alarm(_signum, _frame):
             if HARD_EXIT:
@@ -245,8 +247,9 @@ def _ready_to_spool() -> None:
 
 def _set_deadline(seconds: float) -> None:
     try:
-        import signal
+        from learn_cli.store.deadline import signals
 
+        signal = signals()
         signal.setitimer(signal.ITIMER_REAL, seconds)
     except (ImportError, AttributeError, ValueError, OSError):
         pass
@@ -260,8 +263,9 @@ def _store_deadline(at: float | None) -> None:
 
 def _disarm(previous) -> None:
     try:
-        import signal
+        from learn_cli.store.deadline import signals
 
+        signal = signals()
         signal.setitimer(signal.ITIMER_REAL, 0)
         if previous is not None:
             signal.signal(signal.SIGALRM, previous)
@@ -286,20 +290,20 @@ def _warn(home, kind: str, message: str, failure: bool = True) -> None:
     home must not fill the log with one line per tool call). Counts are kept by counters
     (`capture_errors` when `failure`; the spool's own), never by these lines."""
     from learn_cli.store import log
-    from learn_cli.store.paths import HomeError, resolve_home
+    from learn_cli.store.paths import ANALYTICS_DIR, LOG_FILE, HomeError, home_dir
 
     try:
         try:
-            base = resolve_home(home)
+            base = home_dir(home)
         except HomeError as exc:  # no home to log to: the reason, on stderr
             return log.warn(f"{exc}; nothing was recorded", None, stderr=True)
-        stamp = base / "analytics" / f".warned-{''.join(c for c in kind if c.isalnum())[:40]}"
-        log_path = base / "learn.log"
+        stamp = os.path.join(base, ANALYTICS_DIR, f".warned-{''.join(c for c in kind if c.isalnum())[:40]}")
+        log_path = os.path.join(base, LOG_FILE)
         try:
             fresh = time.time() - os.stat(stamp).st_mtime < WARN_EVERY_S
         except OSError:
             fresh = False
-        if fresh or not base.is_dir():
+        if fresh or not os.path.isdir(base):
             log_path = None
         else:
             try:
@@ -320,13 +324,15 @@ def _warn(home, kind: str, message: str, failure: bool = True) -> None:
             pass
 
 
-def _count_error(base) -> None:
+def _count_error(base: str) -> None:
     """Capture health for `learn stats`/`learn doctor`: how often capture itself failed."""
     try:
-        if (base / "analytics").is_dir():
+        from learn_cli.store.paths import ANALYTICS_DIR, STATS_FILE
+
+        if os.path.isdir(os.path.join(base, ANALYTICS_DIR)):
             from learn_cli.store import analytics
 
-            analytics.bump(base / "analytics" / "stats.json", {"capture_errors": 1})
+            analytics.bump(os.path.join(base, ANALYTICS_DIR, STATS_FILE), {"capture_errors": 1})
     except BaseException:  # noqa: BLE001 - a full disk: the warning line is all we can do
         pass
 
@@ -489,7 +495,7 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
         return None  # a pre-tool hook left by an older install: only the guard answers these
     if event.kind == ev.SESSION_START:
         return _session_start(event, home, None)
-    store, project = _open(event, home)
+    store, project = _open(event, home, plain=event.kind not in (ev.SESSION_END, ev.STOP))
     try:
         if event.kind in (ev.SESSION_END, ev.STOP):
             return _end_of_session(store, event, started, limit, defer)
@@ -631,13 +637,13 @@ def _defer_now(home: str | None, event, project, why: str) -> None:
 
 def _spool(home: str | None, event, project, why: str) -> None:
     from learn_cli.capture import spool
-    from learn_cli.store.paths import resolve_home
+    from learn_cli.store.paths import home_dir
 
     if project is None:
         from learn_cli.store.project import identify
 
         project = identify(_project_dir(event))
-    spool.Spool(resolve_home(home)).defer(event, project, why)
+    spool.Spool(home_dir(home)).defer(event, project, why)
 
 
 def _lost(home: str | None, event, why: str, exc: BaseException) -> None:
@@ -684,11 +690,14 @@ def _learn(store, project, event):
         _bump(store, cap.counters)
 
 
-def _open(event, home: str | None):
+def _open(event, home: str | None, plain: bool = True):
+    """The Store and the event's project (registered). `plain`: the Store's paths are strings
+    (store.paths.Layout: no pathlib), for the tool events; end-of-session work (promotion) and
+    a SessionStart without a kept digest take `Path`s."""
     from learn_cli.store.api import Store
     from learn_cli.store.project import identify
 
-    store = Store(home, warn_stderr=False)
+    store = Store(home, warn_stderr=False, plain=plain)
     from learn_cli.text.redact import redact_project
 
     project = redact_project(identify(_project_dir(event)))  # as stored: no secret in a name or root
@@ -741,11 +750,11 @@ def _bump_home(home: str | None, counters: dict) -> None:
     one small write that the hard stop does not cut short (see analytics.bump_later)."""
     try:
         from learn_cli.store import analytics
-        from learn_cli.store.paths import Layout, resolve_home
+        from learn_cli.store.paths import ANALYTICS_DIR, STATS_FILE, home_dir
 
-        layout = Layout(resolve_home(home))
-        if layout.analytics.is_dir():
-            analytics.bump_later(layout.stats, counters)
+        folder = os.path.join(home_dir(home), ANALYTICS_DIR)
+        if os.path.isdir(folder):
+            analytics.bump_later(os.path.join(folder, STATS_FILE), counters)
     except Exception:  # noqa: BLE001 - the warning line is all that is left (a deadline propagates)
         pass
 
@@ -807,7 +816,7 @@ def _session_start(event, home: str | None, budget: int | None):
         return kept[0]
     from learn_cli.engine.digest import session_digest
 
-    store, project = _open(event, home)
+    store, project = _open(event, home, plain=False)
     try:
         result = session_digest(store, project, budget)
         gauges = _start_gauges(result.tokens, budget or store.setting("budget", project.id))

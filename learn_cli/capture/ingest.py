@@ -146,7 +146,7 @@ class Ingest:
         """End-of-session work (promotion check, compaction) of every replayed session."""
         from learn_cli.capture.session import todo_dir
 
-        if todo_dir(self.store.layout.sessions_dir).is_dir():  # finish_pending needs it to exist
+        if os.path.isdir(todo_dir(self.store.layout.sessions_dir)):  # finish_pending needs it to exist
             learner.finish_pending(self.home_store)
 
     def summary(self, seconds: float) -> dict:

@@ -142,8 +142,9 @@ def _tool_window(events: list[dict], lookback: int) -> list[dict]:
 
 
 def _owing(cap: Capture, entry: dict, todo: dict) -> dict:
-    """`entry` with the store work it owes; the session's marker is written first."""
-    cap.buffer.add_todo(cap.project.id)
+    """`entry` with the store work it owes; the session's marker is written first, with the
+    keys of the learnings that work writes (the session's end checks those: _todo_keys)."""
+    cap.buffer.add_todo(cap.project.id, _todo_keys(entry, todo))
     project = [cap.project.id, cap.project.name, cap.project.root]
     return dict(entry, todo=dict(todo, proj=project))
 
@@ -190,6 +191,31 @@ def run_todo(cap: Capture, entry: dict) -> dict:
             if isinstance(item, list) and len(item) >= 3:
                 _learn_correction(work, item, str(todo.get("event") or entry["id"]))
     return settled
+
+
+def _todo_keys(entry: dict, todo: dict) -> list[str] | None:
+    """The keys of the learnings a piece of owed work writes (run_todo's ops), or None when
+    that is not known (the session's end then checks the whole project)."""
+    op, keys = todo.get("op"), []
+    if op == "pair" or op == "not_helped":
+        sug = entry.get("sug") if op == "not_helped" else None
+        keys.append((sug.get("key") if isinstance(sug, dict) else entry.get("key")) or "")
+    elif op == "corrections":
+        from learn_cli.text.keys import text_key
+
+        keys += [text_key(str(item[0])[:300]) for item in todo.get("items") or [] if isinstance(item, list) and item]
+    elif op is not None:
+        return None
+    settled = todo.get("settled")
+    if isinstance(settled, list) and len(settled) == 2:
+        keys.append(_working_key(str(settled[0])))
+    return keys if keys and all(keys) else None
+
+
+def _working_key(goal: str) -> str:
+    from learn_cli.text.keys import text_key
+
+    return text_key(f"working {goal} command")
 
 
 def _project_of(todo: dict):
@@ -627,23 +653,22 @@ def _without_targets(command: str) -> str:
 def learn_working_command(cap: Capture, goal: str, command: str, event_id: str) -> None:
     """One more sighting of "this project <goal>s with `command`" (a workflow learning, active
     once seen in `min_evidence` sessions; then in the session-start digest)."""
-    from learn_cli.text.keys import text_key
-
     command = _normalize(command, cap.project.root)
     if not command or goal not in WORKING_GOALS:
         return
     text = f"This project {WORKING_GOALS[goal]} with `{command[:200]}`"
+    key = _working_key(goal)
     evidence = {"session": cap.session_id, "event": f"{event_id}:works", "at": cap.now}
 
     def new_record() -> dict:
         return make_record(
             type="workflow", category="testing" if goal == "test" else "build", context=text,
             fix=command, project=cap.project.name, projects=[cap.project.id], status="pending",
-            source="auto", key=text_key(f"working {goal} command"), tags=["works-here", goal],
+            source="auto", key=key, tags=["works-here", goal],
             evidence=[], now=cap.now)
 
     same = lambda rec: rec.get("type") == "workflow" and _fix_matches(rec.get("fix") or "", command)  # noqa: E731
-    if add_sighting(cap, text_key(f"working {goal} command"), same, new_record, evidence, distinct_sessions=True):
+    if add_sighting(cap, key, same, new_record, evidence, distinct_sessions=True):
         cap.count("working_commands")
 
 
@@ -663,7 +688,7 @@ def _helped(cap: Capture, sug: dict, event_id: str) -> None:
         cap.count("helped")
         owner = _owner_pid(sug.get("file"))
         if owner:
-            cap.buffer.add_todo(owner)
+            cap.buffer.add_todo(owner, [sug["key"]] if isinstance(sug.get("key"), str) and sug["key"] else None)
 
 
 def _credit_helped(rec: dict, now: str) -> None:
@@ -689,9 +714,9 @@ def add_sighting(cap: Capture, key: str, matches, new_record, evidence: dict, co
     sighting = (evidence["session"], evidence["event"])
     # One writer at a time decides "new or existing" for this project: no duplicate records
     # when parallel sessions learn the same thing at the same moment.
-    from learn_cli.engine.knowledge import find_same  # here: it imports typing (~3 ms), every hook would pay
+    from learn_cli.engine.knowledge import find_same  # here: only a pair needs it
 
-    with file_lock(path.with_name("capture")):
+    with file_lock(os.path.join(os.path.dirname(path), "capture")):
         _fresh(store, path)
         found = find_same(store, key, path, matches)
         same = found[1] if found else None
@@ -834,28 +859,48 @@ def finalize(store, session_id: str | None, deadline: float, limit: int | None =
              counters: dict | None = None) -> bool:
     """End-of-session work for this session, then for any left over by earlier ones, until
     `deadline` (time.monotonic()): unfinished store work of the session's hooks first, then the
-    promotion check. A project whose promotion check would touch more than `limit` records is
-    deferred to `learn promote` / `learn prune` (see finish_pending). Returns True when no
-    session's work is left."""
+    promotion check of what the sessions wrote (the learnings of the keys their markers name;
+    the whole project for a marker that names none). A project whose promotion check would
+    touch more than `limit` records is deferred to `learn promote` / `learn prune` (see
+    finish_pending). Returns True when no session's work is left."""
     counters = {} if counters is None else counters
     buffer = SessionBuffer(store.layout.sessions_dir, session_id or "unknown")
-    todos = [buffer.todo_path] if buffer.todo_path.exists() else []
+    todos = [buffer.todo_path] if os.path.exists(buffer.todo_path) else []
     todos += [p for p in pending_todos(store.layout.sessions_dir) if p != buffer.todo_path]
+    checked: dict[str, set | None] = {}  # pid -> keys checked in this call (None: the whole project)
     for todo in todos:
         if time.monotonic() > deadline:
             break
         recover_session(store, todo_session_id(todo), counters)
         if time.monotonic() > deadline or store_deadline.passed():
             break  # work may still be owed: the session's marker stays for the next one
-        done, deferred = [], []
-        for pid in read_todo(todo)["pids"]:
+        work = read_todo(todo)
+        done, deferred = {}, []
+        for pid in work["pids"]:
             if time.monotonic() > deadline:
                 break
-            (done if finalize_project(store, pid, deadline, limit) else deferred).append(pid)
+            keys = work["keys"].get(pid)
+            if _checked_already(checked, pid, keys):
+                done[pid] = keys
+                continue
+            if finalize_project(store, pid, deadline, limit, keys=keys):
+                done[pid] = keys
+                before = checked.get(pid, set())
+                checked[pid] = None if keys is None or before is None else before | set(keys)
+            else:
+                deferred.append(pid)
         if deferred:
             _defer(store, deferred)
-        _forget(store, todo, done + deferred)
+        _forget(store, todo, dict(done, **{pid: None for pid in deferred}))
     return not pending_todos(store.layout.sessions_dir, 1)
+
+
+def _checked_already(checked: dict, pid: str, keys: list[str] | None) -> bool:
+    """Did this finalize() check that project's learnings already (several sessions' markers
+    name the same project)?"""
+    if pid not in checked:
+        return False
+    return checked[pid] is None or (keys is not None and set(keys) <= checked[pid])
 
 
 def finish_pending(store, promoted_everything: bool = False) -> int:
@@ -863,7 +908,7 @@ def finish_pending(store, promoted_everything: bool = False) -> int:
     end-of-session work without a time limit, or, right after a promotion run over the whole
     store, just drop the markers. Returns the number of projects handled."""
     sessions_dir = store.layout.sessions_dir
-    if not deferred_path(sessions_dir).parent.is_dir():
+    if not os.path.isdir(os.path.dirname(deferred_path(sessions_dir))):
         return 0  # no hook ever left work
     deferred = read_todo(deferred_path(sessions_dir))["pids"]
     todos = pending_todos(sessions_dir, limit=1_000_000)
@@ -879,7 +924,7 @@ def finish_pending(store, promoted_everything: bool = False) -> int:
         for pid in pids:
             finalize_project(store, pid, float("inf"), None)
     for todo in todos:
-        _forget(store, todo, read_todo(todo)["pids"])
+        _forget(store, todo, dict.fromkeys(read_todo(todo)["pids"]))
     with file_lock(deferred_path(sessions_dir)):
         left = [p for p in read_todo(deferred_path(sessions_dir))["pids"] if p not in deferred]
         _write_marker(deferred_path(sessions_dir), left)
@@ -894,11 +939,22 @@ def _defer(store, pids: list[str]) -> None:
             _write_marker(path, list(dict.fromkeys(known + pids)))
 
 
-def _forget(store, todo, handled: list[str]) -> None:
+def _forget(store, todo, handled: dict) -> None:
     """Remove handled projects from a session's marker, under that session's lock (one of its
-    captures may be adding a project at this moment)."""
+    captures may be adding a project at this moment, or keys to one: a project stays when
+    keys were added that were not checked). `handled`: pid -> the keys checked (None: all)."""
     with SessionBuffer(store.layout.sessions_dir, todo_session_id(todo)).lock():
-        _write_marker(todo, [p for p in read_todo(todo)["pids"] if p not in handled])
+        now = read_todo(todo)
+        _write_marker(todo, [p for p in now["pids"] if _still_owed(now, p, handled)])
+
+
+def _still_owed(todo: dict, pid: str, handled: dict) -> bool:
+    if pid not in handled:
+        return True
+    if handled[pid] is None:
+        return False
+    wanted = todo["keys"].get(pid)
+    return wanted is None or not set(wanted) <= set(handled[pid])
 
 
 def _write_marker(path, pids: list[str]) -> None:
@@ -906,19 +962,24 @@ def _write_marker(path, pids: list[str]) -> None:
 
     try:
         if pids:
-            atomic_write(path, json.dumps(dict(read_todo(path), pids=pids)).encode(), durable=False)  # keeps its sid
+            todo = read_todo(path)  # keeps its sid, and the keys of the projects left
+            todo.update(pids=pids, keys={p: keys for p, keys in todo["keys"].items() if p in pids})
+            atomic_write(path, json.dumps(todo).encode(), durable=False)
         else:
             os.unlink(path)
     except FileNotFoundError:
         pass
 
 
-def finalize_project(store, pid: str, deadline: float, limit: int | None = None) -> bool:
-    """Promotion check (re-scores, promotes, archives) and compaction of one project.
-    False, doing nothing, when the check would touch more than `limit` records."""
-    if pid == "global" or not store.layout.project_dir(pid).is_dir():
+def finalize_project(store, pid: str, deadline: float, limit: int | None = None,
+                     keys: list[str] | None = None) -> bool:
+    """Promotion check (re-scores, promotes, archives) and compaction of one project: of its
+    learnings of `keys` (what a session wrote) and their copies elsewhere, or with None of all
+    its learnings. False, doing nothing, when the check would touch more than `limit` records."""
+    if pid == "global" or not os.path.isdir(store.layout.project_dir(pid)):
         return True
-    if limit is not None and store.index.promotion_size(pid, limit) > limit:
+    if limit is not None and (store.index.promotion_size(pid, limit) if keys is None
+                              else store.index.keys_size(keys, limit)) > limit:
         return False
     try:
         from learn_cli.engine.promotion import promote_project
@@ -927,7 +988,7 @@ def finalize_project(store, pid: str, deadline: float, limit: int | None = None)
     if time.monotonic() > deadline:
         return False  # the import took the time left (a starved process): promote does it
     if promote_project is not None:
-        promote_project(store, pid)
+        promote_project(store, pid, keys=keys)
     if time.monotonic() > deadline:
         return True
     path = store.layout.learnings(pid)

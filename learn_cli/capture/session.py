@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from learn_cli.store import jsonl
 from learn_cli.store.locks import file_lock
@@ -27,14 +26,15 @@ from learn_cli.store.paths import make_dir, open_private, session_file_stem
 TAIL_BYTES = 256 * 1024  # the newest events always fit; older ones are trimmed away
 MAX_EVENT_BYTES = 16 * 1024  # one event line, after its own field caps
 DEFERRED = "deferred.json"
+# Paths are strings here (given a `Path` or a string): the hook's processes never import pathlib.
 
 
 class SessionBuffer:
-    def __init__(self, sessions_dir: Path, session_id: str, max_events: int = 50):
+    def __init__(self, sessions_dir, session_id: str, max_events: int = 50):
         self.session_id = session_id
         stem = session_file_stem(session_id)
-        self.path = Path(sessions_dir) / f"{stem}.jsonl"
-        self.todo_path = todo_dir(sessions_dir) / f"{stem}.json"
+        self.path = os.path.join(os.fspath(sessions_dir), f"{stem}.jsonl")
+        self.todo_path = os.path.join(todo_dir(sessions_dir), f"{stem}.json")
         self.max_events = max(5, int(max_events))
         self._lines = 0
         self._whole = True
@@ -59,7 +59,7 @@ class SessionBuffer:
         self._whole = start == 0
         if not self._whole:
             data = data.split(b"\n", 1)[1] if b"\n" in data else b""
-        loaded = jsonl.parse_log(str(self.path), data)
+        loaded = jsonl.parse_log(self.path, data)
         self._lines = loaded.lines
         return list(loaded.records.values())
 
@@ -69,7 +69,7 @@ class SessionBuffer:
         entries = [e for e in entries if len(jsonl.dumps(e)) <= MAX_EVENT_BYTES]
         if not entries:
             return
-        make_dir(self.path.parent)
+        make_dir(os.path.dirname(self.path))
         jsonl.append(self.path, entries)
         self._lines += len(entries)
         if self._lines > 2 * self.max_events or not self._whole:
@@ -84,52 +84,80 @@ class SessionBuffer:
         self._lines, self._whole = len(keep), True
 
     # -- end-of-session work ---------------------------------------------------------------
-    def add_todo(self, pid: str) -> None:
-        """Note that a project of this session has end-of-session work (caller holds the lock)."""
+    def add_todo(self, pid: str, keys: list[str] | None = None) -> None:
+        """Note that a project of this session has end-of-session work (caller holds the lock):
+        the promotion check of the learnings of `keys` (what the session wrote), or with None of
+        the whole project."""
         todo = read_todo(self.todo_path)
-        if pid in todo["pids"]:
+        if not _add_work(todo, pid, keys):
             return
-        todo["pids"].append(pid)
         todo["sid"] = self.session_id  # the file name is not always the id (see todo_session_id)
-        make_dir(self.todo_path.parent)
+        make_dir(os.path.dirname(self.todo_path))
         jsonl.atomic_write(self.todo_path, json.dumps(todo).encode(), durable=False)
 
 
-def todo_dir(sessions_dir: Path) -> Path:
-    return Path(sessions_dir) / "pending"
+MAX_TODO_KEYS = 100  # keys of one project in a marker; beyond, the whole project is checked
 
 
-def read_todo(path: Path) -> dict:
+def _add_work(todo: dict, pid: str, keys: list[str] | None) -> bool:
+    """Add a project (and the keys it wrote) to a marker's work; False when it held them."""
+    scoped = todo["keys"]
+    if pid not in todo["pids"]:
+        todo["pids"].append(pid)
+        if keys is not None:
+            scoped[pid] = sorted(set(keys))
+        return True
+    if pid not in scoped:
+        return False  # the whole project already
+    if keys is None or len(set(scoped[pid]) | set(keys)) > MAX_TODO_KEYS:
+        del scoped[pid]
+        return True
+    if set(keys) <= set(scoped[pid]):
+        return False
+    scoped[pid] = sorted(set(scoped[pid]) | set(keys))
+    return True
+
+
+def todo_dir(sessions_dir) -> str:
+    return os.path.join(os.fspath(sessions_dir), "pending")
+
+
+def read_todo(path) -> dict:
     try:
-        doc = json.loads(Path(path).read_bytes() or b"{}")
+        doc = json.loads(jsonl.read_bytes(path) or b"{}")
     except (OSError, ValueError):
         doc = {}
     pids = doc.get("pids") if isinstance(doc, dict) else None
     todo = {"pids": [p for p in pids if isinstance(p, str)][:10_000] if isinstance(pids, list) else []}
+    keys = doc.get("keys") if isinstance(doc, dict) else None
+    # pid -> the keys its work is about; a project not listed here: the whole project (as a
+    # marker written before keys were says)
+    todo["keys"] = {p: [k for k in ks if isinstance(k, str)][:MAX_TODO_KEYS] for p, ks in keys.items()
+                    if p in todo["pids"] and isinstance(ks, list)} if isinstance(keys, dict) else {}
     if isinstance(doc, dict) and isinstance(doc.get("sid"), str):
         todo["sid"] = doc["sid"]
     return todo
 
 
-def todo_session_id(path: Path) -> str:
+def todo_session_id(path) -> str:
     """The session id of a marker: written in it (an id such as `a/b` has a file name of its
     own, not itself), else the file name (markers written before ids were)."""
-    return read_todo(path).get("sid") or Path(path).stem
+    return read_todo(path).get("sid") or os.path.splitext(os.path.basename(path))[0]
 
 
-def deferred_path(sessions_dir: Path) -> Path:
+def deferred_path(sessions_dir) -> str:
     """Projects whose end-of-session work is too big for a hook, for `learn promote`/`prune`."""
-    return todo_dir(sessions_dir) / DEFERRED
+    return os.path.join(todo_dir(sessions_dir), DEFERRED)
 
 
-def pending_todos(sessions_dir: Path, limit: int = 20) -> list[Path]:
+def pending_todos(sessions_dir, limit: int = 20) -> list[str]:
     """Markers of sessions whose end-of-session work is still to do, oldest first."""
     try:
         entries = [e for e in os.scandir(todo_dir(sessions_dir)) if e.name.endswith(".json") and e.name != DEFERRED]
     except OSError:
         return []
     entries.sort(key=lambda e: _mtime(e))
-    return [Path(e.path) for e in entries[:limit]]
+    return [e.path for e in entries[:limit]]
 
 
 def _mtime(entry) -> float:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from learn_cli.store import deadline
 from learn_cli.store import spool as files
@@ -85,7 +84,7 @@ class Spool(files.SpoolFiles):
                         break  # out of time, or events to try again: the later ones wait behind
         return out
 
-    def _replay_batch(self, store, batch: Path, until, out: Replayed) -> bool:
+    def _replay_batch(self, store, batch, until, out: Replayed) -> bool:
         """Replay one batch in order; True when it is finished (and removed)."""
         state = files.progress(batch)
         for key, item in files.items(batch):
@@ -134,7 +133,7 @@ def finish(store) -> Replayed:
     return out
 
 
-def _drop(store, batch: Path, key: str, why: str, out: Replayed) -> None:
+def _drop(store, batch, key: str, why: str, out: Replayed) -> None:
     with deadline.held():
         files.note(batch, key, "dropped", why)
         _count(store, "dropped")
@@ -196,7 +195,7 @@ def _learn(store, item: dict) -> None:
     if not (isinstance(proj, list) and len(proj) == 4 and all(isinstance(p, str) and p for p in proj[:3])):
         raise ValueError("the spooled event names no project")
     project = Project(proj[0], proj[1], proj[2], proj[3] if isinstance(proj[3], str) else None)
-    if not store.layout.project_dir(project.id).is_dir():
+    if not os.path.isdir(store.layout.project_dir(project.id)):
         store.register_project(project)
     if not store.setting("auto_capture", project.id):
         return  # capture was turned off for the project meanwhile: nothing to learn

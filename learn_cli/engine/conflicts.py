@@ -30,13 +30,13 @@ is two projects' facts, not a conflict.
 
 from __future__ import annotations
 
-import hashlib
 import re
+from collections import namedtuple
 from collections.abc import Iterable
 from functools import cache, lru_cache
-from typing import NamedTuple
 
 from learn_cli.engine.merge import fix_text, normalize_text, text_similarity
+from learn_cli.text.hashes import blake2b_hex
 
 REFINEMENT_SIMILARITY = 0.8
 
@@ -91,18 +91,17 @@ def _patterns():
 # ---------------------------------------------------------------- public
 
 
-class Features(NamedTuple):
-    """What conflict detection reads from a record's texts, parsed once (and cached in the
-    index by promotion: parsing every statement of 100,000 learnings on every run is most of
-    the cost of `learn promote`)."""
-
-    fix: str  # fix_text(): copies of a key are compared by it
-    # ((src digest, dst digest, src shortened, dst shortened), ...): command → fix, error → fix;
-    # compared by digest (an error text can be 400 characters), shown shortened.
-    directions: tuple
-    stances: tuple  # ((slot, preferred values, rejected values), ...), non-error learnings only
-    cores: tuple  # ((negative?, core words), ...), non-error learnings only
-    # (Read back from JSON the inner tuples are lists: only iterated and unpacked, never hashed.)
+# What conflict detection reads from a record's texts, parsed once (and cached in the index by
+# promotion: parsing every statement of 100,000 learnings on every run is most of the cost of
+# `learn promote`). A `collections` named tuple: `typing` and `hashlib` cost a SessionEnd hook,
+# which checks a few keys, ~27 M instructions (0.7x a bare interpreter) to import.
+# - fix: fix_text(): copies of a key are compared by it
+# - directions: ((src digest, dst digest, src shortened, dst shortened), ...): command → fix,
+#   error → fix; compared by digest (an error text can be 400 characters), shown shortened
+# - stances: ((slot, preferred values, rejected values), ...), non-error learnings only
+# - cores: ((negative?, core words), ...), non-error learnings only
+# (Read back from JSON the inner tuples are lists: only iterated and unpacked, never hashed.)
+Features = namedtuple("Features", "fix directions stances cores")
 
 
 def record_features(rec: dict) -> Features:
@@ -489,7 +488,7 @@ def _squash(value) -> str:
 
 
 def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return blake2b_hex(text.encode("utf-8", "surrogatepass"), 8)
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -195,13 +195,21 @@ def _jaccard(x: set, y: set) -> float:
 
 def _char_ratio(a: str, b: str) -> float:
     """Character similarity (2·matches / total, as difflib's ratio) — rapidfuzz computes it
-    ~100× faster than SequenceMatcher, which dominated `learn prune` at 100,000 learnings."""
+    ~100× faster than SequenceMatcher, which dominated `learn prune` at 100,000 learnings. A
+    hook (store.deadline set) compares one or two texts: the same figure from
+    `engine.distance.indel_ratio`, without rapidfuzz's ~13 ms import."""
+    from learn_cli.store import deadline
+
+    if deadline.active():
+        from learn_cli.engine.distance import indel_ratio
+
+        return indel_ratio(a[:_RATIO_CHARS], b[:_RATIO_CHARS])
     try:
         from rapidfuzz.fuzz import ratio
     except ImportError:  # pragma: no cover - rapidfuzz is a dependency; keep working without it
-        from difflib import SequenceMatcher
+        from learn_cli.engine.distance import indel_ratio as ratio
 
-        return SequenceMatcher(None, a[:_RATIO_CHARS], b[:_RATIO_CHARS], autojunk=False).ratio()
+        return ratio(a[:_RATIO_CHARS], b[:_RATIO_CHARS])
     return ratio(a[:_RATIO_CHARS], b[:_RATIO_CHARS]) / 100.0
 
 

@@ -137,14 +137,15 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
                       conflicts=conflicts).run(dry_run)
 
 
-def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Callable = json.loads) -> PromotionReport:
-    """The cheap variant for one project (SessionEnd): its learnings plus the copies of the
-    same keys elsewhere, found through the index; only this project's records are re-scored
-    and archived."""
+def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Callable = json.loads,
+                    keys: list[str] | None = None) -> PromotionReport:
+    """The cheap variant for one project (SessionEnd): its learnings (with `keys`, only those
+    of these keys: what a session changed) plus the copies of the same keys elsewhere, found
+    through the index; only this project's records are re-scored and archived."""
     lay = store.layout
     store.refresh([lay.learnings(pid), *lay.global_files()], loads)
     store.index.derive = DERIVE
-    own = load_entries(store, _index.of_project(pid), loads)
+    own = load_entries(store, _index.of_project(pid) if keys is None else _index.of_project_keys(pid, keys), loads)
     keys = sorted({e.rec.get("key") for e in own if e.rec.get("key")})
     others = []
     for start in range(0, len(keys), 500):

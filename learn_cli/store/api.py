@@ -6,17 +6,23 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 
 from . import jsonl, log
 from .locks import file_lock
-from .paths import DEFAULT_CONFIG, Layout, make_dir, number, resolve_home, setting_in, write_new
+from .paths import DEFAULT_CONFIG, Layout, home_dir, make_dir, number, setting_in, write_new
 from .project import Project
 from .record import now_iso, store_file_kind, utf8_safe
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .index import Index
+
+
+def same_path(a, b) -> bool:
+    """Do two paths of the home (a `Path` or a string each) name the same file?"""
+    return os.path.normpath(a) == os.path.normpath(b)
 
 
 class StoreError(Exception):
@@ -34,8 +40,10 @@ def _db():
 
 
 class Store:
-    def __init__(self, home=None, *, create: bool = True, warn_stderr: bool = True):
-        self.layout = Layout(resolve_home(home))
+    def __init__(self, home=None, *, create: bool = True, warn_stderr: bool = True, plain: bool = False):
+        """The store at `home` (paths.resolve_home's rules). With `plain`, every path it gives
+        out is a string (paths.Layout: the hook's processes never import pathlib)."""
+        self.layout = Layout(home_dir(home), plain=plain)
         self.home = self.layout.home
         self.warn_stderr = warn_stderr
         self.first_run = False
@@ -46,7 +54,7 @@ class Store:
                 self.first_run = self.layout.ensure()
             except OSError as exc:
                 raise StoreError(f"cannot create the store at {self.home}: {exc.strerror or exc}") from exc
-        elif not self.home.exists():
+        elif not os.path.exists(self.home):
             raise StoreError(f"no store at {self.home}")
 
     # -- warnings --------------------------------------------------------------------------
@@ -92,7 +100,7 @@ class Store:
 
     def _read_json(self, path: Path) -> dict | None:
         try:
-            doc = json.loads(path.read_bytes() or b"{}")
+            doc = json.loads(jsonl.read_bytes(path) or b"{}")
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
@@ -104,7 +112,7 @@ class Store:
     def register_project(self, project: Project) -> None:
         """Create the project's folder and project.json the first time it is seen."""
         pj = self.layout.project_json(project.id)
-        if pj.exists():
+        if os.path.exists(pj):
             return
         self.layout.ensure_project(project.id)
         doc = dict(project.as_json(), created=now_iso())
@@ -167,8 +175,8 @@ class Store:
         self.note(f"index unavailable ({exc}); reading the files directly")
         from .index import MemoryIndex
 
-        mem = Layout(self.home)
-        mem.index_db = Path(":memory:")
+        mem = Layout(self.home, plain=self.layout.kind is str)
+        mem.index_db = mem.kind(":memory:")
         return MemoryIndex(mem, on_event=self.note)
 
     def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = json.loads, progress=None) -> list:
@@ -215,10 +223,10 @@ class Store:
         if len(ids) > 1:
             raise StoreError(f"id {rid!r} is ambiguous: {', '.join(sorted(ids)[:5])}")
         f, _, _, rec = max(rows, key=lambda r: r[3].get("updated") or "")
-        return self.home / f, rec
+        return self.path_of(f), rec
 
-    def path_of(self, rel: str) -> Path:
-        return self.home / rel
+    def path_of(self, rel: str) -> Path | str:
+        return self.layout.path(rel)
 
     # -- writing ---------------------------------------------------------------------------
     def put(self, path: Path, rec: dict) -> dict:
@@ -253,7 +261,7 @@ class Store:
         """Read-modify-write one record under the file lock; `change` returns the new record."""
         with self._lock(path):
             self._sync_locked(path)
-            current = next((r for f, _, _, r in self.index.by_id(rid) if self.home / f == Path(path)), None)
+            current = next((r for f, _, _, r in self.index.by_id(rid) if same_path(self.path_of(f), path)), None)
             if current is None:
                 return None
             new = change(dict(current))
@@ -391,6 +399,7 @@ class Store:
         (`.<name>.<hex>.tmp`, never read by a loader). Only old ones: a young one may belong
         to a rewrite in progress. Returns the files removed (for doctor and prune to report)."""
         import time
+        from pathlib import Path
 
         cutoff = time.time() - older_than_s
         removed = []
@@ -467,8 +476,8 @@ class Store:
         `<file>.corrupt` first (the records still readable are rewritten, nothing is lost)."""
         loaded = jsonl.load(path)
         if loaded.bad:
-            jsonl.set_aside(path, Path(path).read_bytes())
-            self.warn(f"{path}: damaged; kept a copy in {Path(path).name}.corrupt and rewrote the "
+            jsonl.set_aside(path, jsonl.read_bytes(path))
+            self.warn(f"{path}: damaged; kept a copy in {os.path.basename(path)}.corrupt and rewrote the "
                       f"{len(loaded.records)} learnings still readable")
         return loaded
 

@@ -8,7 +8,6 @@ it either), and a file lock wait ends there too. Commands never set it and keep 
 
 from __future__ import annotations
 
-import contextlib
 import time
 
 _at: float | None = None
@@ -51,18 +50,39 @@ def remaining(default: float) -> float:
     return max(0.0, min(default, _at - time.monotonic()))
 
 
-@contextlib.contextmanager
-def held():
-    """The hook's alarm (SIGALRM) waits until the block is done: for a few writes that must go
-    together (a counter and what it counts). The block has no wait of its own."""
+def signals():
+    """The functions and constants of `signal` (`signal`, `setitimer`, `pthread_sigmask`,
+    `SIGALRM`, …) from `_signal`, the built-in module under it, which every interpreter has
+    loaded already: importing `signal` itself builds its enums (~3.6 M instructions, a tenth
+    of a bare interpreter's start), and the hook only needs these few."""
     try:
+        import _signal
+
+        return _signal
+    except ImportError:  # pragma: no cover - another Python implementation
         import signal
 
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
-    except (ImportError, AttributeError, ValueError, OSError):  # no signals here
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        return signal
+
+
+class held:
+    """The hook's alarm (SIGALRM) waits until the block is done: for a few writes that must go
+    together (a counter and what it counts). The block has no wait of its own.
+    (A class, not `contextlib.contextmanager`: the hook path does not import contextlib.)"""
+
+    __slots__ = ("previous",)
+
+    def __enter__(self):
+        self.previous = None
+        try:
+            sig = signals()
+            self.previous = sig.pthread_sigmask(sig.SIG_BLOCK, {sig.SIGALRM})
+        except (AttributeError, ValueError, OSError):  # no signals here
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            sig = signals()
+            sig.pthread_sigmask(sig.SIG_SETMASK, self.previous)
+        return False

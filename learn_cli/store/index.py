@@ -19,13 +19,16 @@ import sqlite3
 import time
 from collections import namedtuple
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from . import deadline, jsonl
 from . import score as _score
 from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 from .record import LIVE_STATUSES
+
+TYPE_CHECKING = False  # no pathlib on the hook path (paths.Layout)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCHEMA_VERSION = 8
 
@@ -139,7 +142,7 @@ class Index:
             return self._connect()
 
     def _connect(self) -> sqlite3.Connection:
-        fresh = not self.path.exists()
+        fresh = not os.path.exists(self.path)
         if fresh:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
             os.close(fd)
@@ -420,6 +423,13 @@ class Index:
             "AND scope = 'project' AND key != '') AND NOT (scope = 'project' AND pid = ?) LIMIT ?)",
             (pid, pid, limit + 1)).fetchone()[0]
         return own + others
+
+    def keys_size(self, keys: list[str], limit: int) -> int:
+        """How many records a promotion check of these keys loads (every live copy, counted up
+        to limit + 1)."""
+        marks = ",".join("?" * len(keys))
+        return self.db.execute(f"SELECT count(*) FROM (SELECT 1 FROM learnings WHERE key IN ({marks}) "
+                               "AND scope IN ('project', 'global') LIMIT ?)", (*keys, limit + 1)).fetchone()[0]
 
     def by_id(self, rid: str) -> list[tuple[str, str, str, dict]]:
         rows = self.db.execute("SELECT file, scope, pid, data FROM learnings WHERE id=?", (rid,))
@@ -738,6 +748,8 @@ class Index:
         text, home = os.fspath(path), str(self.layout.home)
         if text.startswith(home) and text[len(home):len(home) + 1] == os.sep:  # the usual case, no `Path`
             return text[len(home) + 1:]
+        from pathlib import Path  # a path outside the home, or spelled differently: rare
+
         try:
             return str(Path(path).relative_to(self.layout.home))
         except ValueError:
@@ -842,6 +854,11 @@ def copies_elsewhere(keys: list[str], pid: str) -> Selection:
     marks = ",".join("?" * len(keys))
     return Selection(f"key IN ({marks}) AND NOT (scope = 'project' AND pid = ?) AND scope IN ('project', 'global')",
                      (*keys, pid))
+
+
+def of_project_keys(pid: str, keys: list[str]) -> Selection:
+    """A project's own learnings with one of these keys (a session's end: what it changed)."""
+    return Selection(f"scope = 'project' AND pid = ? AND key IN ({','.join('?' * len(keys))})", (pid, *keys))
 
 
 def with_rowids(rowids: list[int]) -> Selection:

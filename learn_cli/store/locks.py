@@ -8,7 +8,6 @@ capture budget.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 
@@ -31,31 +30,47 @@ def lock_path(path: Path) -> str:
     return os.fspath(path) + ".lock"
 
 
-@contextlib.contextmanager
-def file_lock(path: Path, timeout: float = 10.0, before_wait=None):
-    """Hold the lock of `path` for the duration of the block; TimeoutError when it stays busy
-    for `timeout` seconds, or past the hook's deadline (store.deadline), whichever is sooner.
-    `before_wait()` is called when the lock is busy, before waiting for it (a batch of index
-    writes commits there: nobody waits for a file lock inside an open transaction)."""
-    timeout = deadline.remaining(timeout)
-    if fcntl is None:  # pragma: no cover
-        from filelock import FileLock
+class file_lock:
+    """`with file_lock(path):` holds the lock of `path` for the duration of the block;
+    TimeoutError when it stays busy for `timeout` seconds, or past the hook's deadline
+    (store.deadline), whichever is sooner. `before_wait()` is called when the lock is busy,
+    before waiting for it (a batch of index writes commits there: nobody waits for a file lock
+    inside an open transaction). (A class, not `contextlib.contextmanager`: the hook path does
+    not import contextlib.)"""
 
-        if before_wait is not None:
-            before_wait()
+    __slots__ = ("path", "timeout", "before_wait", "fd", "fallback")
 
-        with FileLock(str(lock_path(path)), timeout=timeout):
-            yield
-        return
-    fd = _open_lock(lock_path(path))
-    if fd is None:  # a home we may only read: there is no writer to keep out through it
-        yield
-        return
-    try:
-        _acquire(fd, timeout, before_wait)
-        yield
-    finally:
-        os.close(fd)  # closing releases the flock
+    def __init__(self, path: Path, timeout: float = 10.0, before_wait=None):
+        self.path, self.timeout, self.before_wait, self.fd, self.fallback = path, timeout, before_wait, None, None
+
+    def __enter__(self):
+        timeout = deadline.remaining(self.timeout)
+        if fcntl is None:  # pragma: no cover
+            from filelock import FileLock
+
+            if self.before_wait is not None:
+                self.before_wait()
+            self.fallback = FileLock(str(lock_path(self.path)), timeout=timeout)
+            self.fallback.acquire()
+            return self
+        self.fd = _open_lock(lock_path(self.path))
+        if self.fd is None:  # a home we may only read: there is no writer to keep out through it
+            return self
+        try:
+            _acquire(self.fd, timeout, self.before_wait)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)  # closing releases the flock
+        if self.fallback is not None:  # pragma: no cover
+            self.fallback.release()
+            self.fallback = None
+        return False
 
 
 def _open_lock(path: Path) -> int | None:

@@ -24,6 +24,7 @@ OVERRIDES_FILE = "overrides.json"  # in a project folder, when it has its own se
 # The global record files, in the order Layout.global_files gives them.
 GLOBAL_FILES = ("errors.jsonl", "patterns.jsonl", "preferences.json")
 ANALYTICS_DIR = "analytics"
+SESSIONS_DIR = "sessions"
 STATS_FILE = "stats.json"  # in ANALYTICS_DIR
 LOG_FILE = "learn.log"
 
@@ -120,44 +121,61 @@ def home_dir(explicit: str | os.PathLike | None = None) -> str:
 
 
 class Layout:
-    """Every path of the store, in one place."""
+    """Every path of the store, in one place: `pathlib.Path`s, or strings with `plain=True`.
 
-    def __init__(self, home: Path):
-        from pathlib import Path
+    The hook's processes use strings (`Store(home, plain=True)`): `pathlib`, with the
+    `urllib.parse` and `ipaddress` it imports, costs ~0.46x a bare interpreter's start, more
+    than a tool event's own work. So the code a hook runs (store/, capture/, the engine's
+    knowledge and merge) takes either kind: `os.path` and `os.fspath`, never a `Path` method,
+    on the paths it is given; commands keep `Path`s."""
 
-        self.home = Path(home)
-        self.config = self.home / CONFIG_FILE
-        self.global_dir = self.home / GLOBAL_DIR
+    def __init__(self, home: Path | str, plain: bool = False):
+        if plain:
+            kind = str
+            home = os.path.normpath(os.fspath(home))
+        else:
+            from pathlib import Path as kind
+        self.kind = kind  # str or Path: what every path of this layout is
+        self.home = kind(home)
+        base = os.fspath(self.home)
+        join = os.path.join
+        self.config = kind(join(base, CONFIG_FILE))
+        self.global_dir = kind(join(base, GLOBAL_DIR))
         self.global_errors, self.global_patterns, self.global_preferences = (
-            self.global_dir / name for name in GLOBAL_FILES)
-        self.global_archive = self.global_dir / ARCHIVE_FILE
-        self.index_json = self.global_dir / "index.json"
-        self.index_db = self.global_dir / "index.db"
-        self.projects_dir = self.home / PROJECTS_DIR
-        self.sessions_dir = self.home / "sessions"
-        self.analytics = self.home / ANALYTICS_DIR
-        self.stats = self.analytics / STATS_FILE
-        self.log = self.home / LOG_FILE
+            kind(join(base, GLOBAL_DIR, name)) for name in GLOBAL_FILES)
+        self.global_archive = kind(join(base, GLOBAL_DIR, ARCHIVE_FILE))
+        self.index_json = kind(join(base, GLOBAL_DIR, "index.json"))
+        self.index_db = kind(join(base, GLOBAL_DIR, "index.db"))
+        self._projects = join(base, PROJECTS_DIR)
+        self.projects_dir = kind(self._projects)
+        self.sessions_dir = kind(join(base, SESSIONS_DIR))
+        self.analytics = kind(join(base, ANALYTICS_DIR))
+        self.stats = kind(join(base, ANALYTICS_DIR, STATS_FILE))
+        self.log = kind(join(base, LOG_FILE))
 
-    def project_dir(self, pid: str) -> Path:
-        return self.projects_dir / pid
+    def path(self, rel: str) -> Path | str:
+        """A path of the home from its relative name (the index's `file` column)."""
+        return self.kind(os.path.join(os.fspath(self.home), rel))
 
-    def learnings(self, pid: str) -> Path:
-        return self.projects_dir / pid / LEARNINGS_FILE
+    def project_dir(self, pid: str) -> Path | str:
+        return self.kind(os.path.join(self._projects, pid))
 
-    def archive(self, pid: str) -> Path:
-        return self.projects_dir / pid / ARCHIVE_FILE
+    def learnings(self, pid: str) -> Path | str:
+        return self.kind(os.path.join(self._projects, pid, LEARNINGS_FILE))
 
-    def overrides(self, pid: str) -> Path:
-        return self.projects_dir / pid / OVERRIDES_FILE
+    def archive(self, pid: str) -> Path | str:
+        return self.kind(os.path.join(self._projects, pid, ARCHIVE_FILE))
 
-    def project_json(self, pid: str) -> Path:
-        return self.projects_dir / pid / PROJECT_FILE
+    def overrides(self, pid: str) -> Path | str:
+        return self.kind(os.path.join(self._projects, pid, OVERRIDES_FILE))
 
-    def session(self, sid: str) -> Path:
-        return self.sessions_dir / f"{session_file_stem(sid)}.jsonl"
+    def project_json(self, pid: str) -> Path | str:
+        return self.kind(os.path.join(self._projects, pid, PROJECT_FILE))
 
-    def global_files(self) -> list[Path]:
+    def session(self, sid: str) -> Path | str:
+        return self.kind(os.path.join(os.fspath(self.sessions_dir), f"{session_file_stem(sid)}.jsonl"))
+
+    def global_files(self) -> list[Path | str]:
         return [self.global_errors, self.global_patterns, self.global_preferences]
 
     def record_files(self) -> list[str]:
@@ -178,16 +196,16 @@ class Layout:
 
     def ensure(self) -> bool:
         """Create the whole layout; True when this was the first run."""
-        first = not self.config.exists()
+        first = not os.path.exists(self.config)
         for d in (self.home, self.global_dir, self.projects_dir, self.sessions_dir, self.analytics):
             make_dir(d)
         for f in (self.global_errors, self.global_patterns, self.global_archive):
             touch(f)
-        if not self.global_preferences.exists():
+        if not os.path.exists(self.global_preferences):
             write_new(self.global_preferences, '{"schema": 1, "learnings": []}\n')
-        if not self.stats.exists():
+        if not os.path.exists(self.stats):
             write_new(self.stats, '{"schema": 1}\n')
-        if not self.config.exists():
+        if not os.path.exists(self.config):
             import json
 
             write_new(self.config, json.dumps(DEFAULT_CONFIG, indent=2) + "\n")
@@ -229,35 +247,35 @@ def open_private(path, flags: int, mode: int = FILE_MODE) -> int:
     return os.open(path, flags | NOFOLLOW, mode)
 
 
-def make_dir(path: Path) -> None:
+def make_dir(path: Path | str) -> None:
     """Create `path` and any missing parent 0700, whatever the umask (`~/.openclaw` too)."""
-    from pathlib import Path
-
-    path = Path(path)
-    if path.is_dir():
+    folder = os.path.abspath(os.fspath(path))
+    if os.path.isdir(folder):
         return
     missing = []
-    for folder in (path, *path.parents):
-        if folder.is_dir():
-            break
+    while not os.path.isdir(folder):
         missing.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
     for folder in reversed(missing):
         try:
             os.mkdir(folder, DIR_MODE)
         except FileExistsError:
-            if not folder.is_dir():
+            if not os.path.isdir(folder):
                 raise
             continue
         os.chmod(folder, DIR_MODE)  # mkdir's mode passes through the umask; 0700 is meant
 
 
-def touch(path: Path) -> None:
-    if not path.exists():
+def touch(path: Path | str) -> None:
+    if not os.path.exists(path):
         fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         os.close(fd)
 
 
-def write_new(path: Path, text: str) -> None:
+def write_new(path: Path | str, text: str) -> None:
     """Create a file that does not exist yet; lose no race with another creator."""
     try:
         fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)

@@ -14,16 +14,18 @@ Every wait here is a non-blocking flock retried until a time limit: never a slee
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
 import sys
 import time
-from pathlib import Path
 
 from . import deadline
-from .paths import NOFOLLOW, session_file_stem
+from .paths import NOFOLLOW, make_dir, session_file_stem
+
+TYPE_CHECKING = False  # no pathlib on the hook path (paths.Layout): paths here are strings
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SPOOL_DIR = "spool"
 LIVE, BATCH, DONE, LOCK = ".jsonl", ".batch", ".done", ".lock"
@@ -47,7 +49,9 @@ def is_transient(exc: BaseException) -> bool:
 
 class SpoolFiles:
     def __init__(self, home):
-        self.dir = Path(home) / SPOOL_DIR
+        # the kind of path given (a hook's string, a command's Path), for what is handed out
+        self.kind = str if isinstance(home, str) else type(home)
+        self.dir = self.kind(os.path.join(os.fspath(home), SPOOL_DIR))
 
     # -- what is there ---------------------------------------------------------------------
     def sessions(self) -> set[str]:
@@ -64,13 +68,13 @@ class SpoolFiles:
             found = [n for n in os.listdir(self.dir) if n.endswith(BATCH) and session_name(n) == name]
         except OSError:
             return []
-        return [self.dir / n for n in sorted(found)]
+        return [self.kind(os.path.join(self.dir, n)) for n in sorted(found)]
 
     def waiting(self) -> dict[str, int]:
         """session name -> number of its events not learned yet."""
         out: dict[str, int] = {}
         for name in self.sessions():
-            count = len(items(self.dir / f"{name}{LIVE}"))
+            count = len(items(os.path.join(self.dir, f"{name}{LIVE}")))
             for batch in self.batches(name):
                 finished = progress(batch).finished
                 count += sum(1 for key, _ in items(batch) if key not in finished)
@@ -84,8 +88,8 @@ class SpoolFiles:
         whole."""
         line = json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
         data = b"\n" + line + b"\n"  # a line cut short by a full disk never glues onto the next
-        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = self.dir / f"{session_file_stem(session_id)}{LIVE}"
+        make_dir(self.dir)
+        path = os.path.join(self.dir, f"{session_file_stem(session_id)}{LIVE}")
         give_up = time.monotonic() + SHARE_WAIT_S
         while True:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
@@ -98,24 +102,15 @@ class SpoolFiles:
                 os.close(fd)
 
     # -- replaying -------------------------------------------------------------------------
-    @contextlib.contextmanager
-    def replaying(self, name: str, wait: float = 0.0):
-        """Hold the session's replayer lock (True), or find another replayer at work (False)."""
-        fd = os.open(self.dir / f"{name}{LOCK}", os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
-        try:
-            try:
-                _flock(fd, shared=False, until=time.monotonic() + wait)
-            except TimeoutError:
-                yield False
-                return
-            yield True
-        finally:
-            os.close(fd)
+    def replaying(self, name: str, wait: float = 0.0) -> _Replaying:
+        """`with files.replaying(name) as mine:` holds the session's replayer lock (mine is
+        True), or finds another replayer at work (False)."""
+        return _Replaying(os.path.join(self.dir, f"{name}{LOCK}"), wait)
 
     def take_live(self, name: str) -> None:
         """Rename the session's live file to a batch once no appender is writing to it (the
         caller holds the session's replayer lock)."""
-        path = self.dir / f"{name}{LIVE}"
+        path = os.path.join(self.dir, f"{name}{LIVE}")
         try:
             fd = os.open(path, os.O_RDONLY | NOFOLLOW)
         except FileNotFoundError:
@@ -123,7 +118,7 @@ class SpoolFiles:
         try:
             _flock(fd, shared=False, until=time.monotonic() + TAKE_WAIT_S)
             if _same_file(fd, path):
-                os.rename(path, self.dir / f"{name}.{time.time_ns():020d}{BATCH}")
+                os.rename(path, os.path.join(self.dir, f"{name}.{time.time_ns():020d}{BATCH}"))
         except TimeoutError:
             return  # appenders kept it busy: the next replay takes it
         finally:
@@ -147,13 +142,12 @@ class SpoolFiles:
         sessions with nothing left (commands only: a lock removed under a replayer's feet
         would let a second one start)."""
         for n in self._names():
-            if n.endswith(DONE) and not (self.dir / n).with_suffix(BATCH).exists():
-                self._remove_orphan_notes(self.dir / n)
+            if n.endswith(DONE) and not os.path.exists(os.path.join(self.dir, n[: -len(DONE)] + BATCH)):
+                self._remove_orphan_notes(os.path.join(self.dir, n))
         busy = self.sessions()
         for n in self._names():
             if n.endswith(LOCK) and n[: -len(LOCK)] not in busy:
-                with contextlib.suppress(OSError):
-                    os.unlink(self.dir / n)
+                _unlink_quietly(os.path.join(self.dir, n))
 
     def _names(self) -> list[str]:
         try:
@@ -161,13 +155,46 @@ class SpoolFiles:
         except OSError:
             return []
 
-    def _remove_orphan_notes(self, done: Path) -> None:
+    def _remove_orphan_notes(self, done: str) -> None:
         """Progress notes whose batch is gone (its replayer died between the two unlinks of
         remove()); checked again under the session's replayer lock, never under a replayer."""
-        with self.replaying(session_name(done.name)) as mine:
-            if mine and not done.with_suffix(BATCH).exists():
-                with contextlib.suppress(OSError):
-                    os.unlink(done)
+        with self.replaying(session_name(os.path.basename(done))) as mine:
+            if mine and not os.path.exists(done[: -len(DONE)] + BATCH):
+                _unlink_quietly(done)
+
+
+class _Replaying:
+    """SpoolFiles.replaying (a class, not `contextlib.contextmanager`: the hook path does not
+    import contextlib)."""
+
+    __slots__ = ("path", "wait", "fd")
+
+    def __init__(self, path: str, wait: float):
+        self.path, self.wait, self.fd = path, wait, None
+
+    def __enter__(self) -> bool:
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
+        try:
+            _flock(self.fd, shared=False, until=time.monotonic() + self.wait)
+        except TimeoutError:
+            return False
+        except BaseException:
+            self.__exit__()
+            raise
+        return True
+
+    def __exit__(self, *exc) -> bool:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)
+        return False
+
+
+def _unlink_quietly(path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def session_name(file_name: str) -> str:
@@ -184,15 +211,16 @@ class Progress:
         self.tries: dict[str, int] = {}
 
 
-def done_path(batch: Path) -> Path:
-    return batch.with_suffix(DONE)
+def done_path(batch: Path | str) -> str:
+    return os.path.splitext(os.fspath(batch))[0] + DONE
 
 
 def items(batch: Path) -> list[tuple[str, dict | None]]:
     """(key, item) per line, in order; item None for a line that does not parse (its key is
     its line number, so it is counted once)."""
     try:
-        data = batch.read_bytes()
+        with open(batch, "rb") as fh:
+            data = fh.read()
     except FileNotFoundError:
         return []
     out = []
@@ -213,7 +241,8 @@ def items(batch: Path) -> list[tuple[str, dict | None]]:
 def progress(batch: Path) -> Progress:
     state = Progress()
     try:
-        data = done_path(batch).read_bytes()
+        with open(done_path(batch), "rb") as fh:
+            data = fh.read()
     except FileNotFoundError:
         return state
     for raw in data.split(b"\n"):

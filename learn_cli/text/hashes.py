@@ -22,3 +22,11 @@ def sha256_hex(data: bytes) -> str:
         except ImportError:  # pragma: no cover - not CPython
             from hashlib import sha256
     return sha256(data).hexdigest()
+
+
+def blake2b_hex(data: bytes, digest_size: int) -> str:
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - not CPython
+        from hashlib import blake2b
+    return blake2b(data, digest_size=digest_size).hexdigest()
