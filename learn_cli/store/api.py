@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -315,6 +314,8 @@ class Store:
         Both locks are held, the archive's taken first; once both files are written, each
         record's index row moves from this file to the archive in place (Index.record_moves),
         instead of a row deleted, its text taken out of the full-text index and put back."""
+        import contextlib  # here: the hook path's tool events import no contextlib
+
         remove = set(remove)
         stamp = now_iso()
         with contextlib.ExitStack() as held:

@@ -818,7 +818,7 @@ class Index:
             rel = self.rel(path)
             scope, pid = self.scope_of(path)
             datas = lines[0] if lines else [None] * len(records)
-            batch.append((rel, [self._row(rel, scope, pid, r, data=d) for r, d in zip(records, datas)],
+            batch.append((rel, [self._row(rel, scope, pid, r, data=d) for r, d in zip(records, datas, strict=True)],
                           _stat(written)))
         with self._tx() as db:
             for rel, _rows, _st in batch:
