@@ -68,20 +68,21 @@ test-fast: install
 # The fuzzers with all their inputs (10,000 hook payloads, 10,000 import files) and the volume
 # attacks at full size (64 capture processes, 50 kills per operation); `make test` runs the
 # same tests smaller (1,000 inputs, 16 processes, 20 kills: tests/conftest.py).
-fuzz: install
+fuzz: $(VENV)/.installed
 	LEARN_TESTS_FULL=1 $(BIN)/python -m pytest -q -n 2 -p no:cacheprovider tests/reliability/test_rel_fuzz.py \
 	    tests/reliability/test_rel_concurrency.py tests/reliability/test_rel_crash.py
 
-lint: install
+# lint, man, bench and fuzz need the virtualenv, not the link and man page under PREFIX.
+lint: $(VENV)/.installed
 	$(BIN)/python -m ruff check learn_cli tests bench tools
 
-man: install
+man: $(VENV)/.installed
 	$(BIN)/python tools/gen_man.py > man/learn.1
 
-bench: install
+bench: $(VENV)/.installed
 	$(BIN)/python bench/run.py --boost --jobs 2
 
-bench-smoke: install
+bench-smoke: $(VENV)/.installed
 	$(BIN)/python bench/run.py --smoke
 
 clean:
