@@ -215,7 +215,7 @@ def main() -> int:
     args = parser.parse_args()
     with (contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory()) as tmp:
         report = {"concurrent": concurrent(Path(tmp) / "a", args.sessions),
-                  "index_locked": locked(Path(tmp) / "b", args.locked_calls)}
+                  "index_locked": locked(Path(tmp) / "b", args.locked_calls) if args.locked_calls > 0 else None}
     json.dump(report, sys.stdout, indent=2)
     print()
     return 0
