@@ -448,10 +448,11 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
 
     if ok.get("tool") in ev.SHELL_TOOLS:
         failed_cmd, ok_cmd = failed.get("cmd") or "", ok.get("cmd") or ""
-        # the step that failed may be the one to compare: `git add a && git commit -m x &&
-        # git push` rejected, then `git pull --no-rebase && git push`
-        step = failing_step(failed_cmd, failed.get("err"))
+        step = None  # the step the error names, worked out only when it is needed (~0.5 ms)
         if not pairing.is_retry(failed_cmd, ok_cmd):
+            # the step that failed may be the one to compare: `git add a && git commit -m x &&
+            # git push` rejected, then `git pull --no-rebase && git push`
+            step = failing_step(failed_cmd, failed.get("err"))
             if step == failed_cmd or not pairing.is_retry(step, ok_cmd):
                 return None
             failed_cmd = failed["step"] = step
@@ -472,8 +473,9 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
             if setup:  # another snippet ran in the set-up environment: the setup is the lesson
                 return steps + [with_setup(failed_cmd, setup)], "retry"
             first = _run_first(failed_cmd, ok_cmd, root)
-            if not first and step != failed_cmd:
-                first = _run_first(step, ok_cmd, root)
+            if not first and step is None:
+                step = failing_step(failed_cmd, failed.get("err"))
+                first = _run_first(step, ok_cmd, root) if step != failed_cmd else []
                 if first:
                     failed["step"] = step
             if first:  # `git stash && git checkout main` after `git checkout main`
