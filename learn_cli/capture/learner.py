@@ -467,15 +467,15 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         # again too: dropping the aid fixed nothing, whatever happened in between did
         same = _normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.is_diagnostic(ok_cmd, failed_cmd)
         if not same:
-            from learn_cli.capture.lesson import is_lesson, with_setup
+            from learn_cli.capture.lesson import is_lesson, run_first, with_setup
 
             setup = pairing.added_environment(failed_cmd, ok_cmd)
             if setup:  # another snippet ran in the set-up environment: the setup is the lesson
                 return steps + [with_setup(failed_cmd, setup)], "retry"
-            first = _run_first(failed_cmd, ok_cmd, root)
+            first = run_first(_normalize(failed_cmd, root), _normalize(ok_cmd, root))
             if not first and step is None:
                 step = failing_step(failed_cmd, failed.get("err"))
-                first = _run_first(step, ok_cmd, root) if step != failed_cmd else []
+                first = run_first(_normalize(step, root), _normalize(ok_cmd, root)) if step != failed_cmd else []
                 if first:
                     failed["step"] = step
             if first:  # `git stash && git checkout main` after `git checkout main`
@@ -507,22 +507,6 @@ def _bookkeeping(step: str, failed_cmd: str) -> bool:
     words = unwrap(step)
     return (program(step) == "git" and program(failed_cmd) != "git"
             and any(w in ("add", "commit", "tag", "push", "notes") for w in words[1:2]))
-
-
-def _run_first(failed_cmd: str, ok_cmd: str, root: str | None) -> list[str]:
-    """The steps `ok` runs before the failed command unchanged (`git stash && git checkout
-    main` after `git checkout main`): they are the lesson, a step to run first, which holds for
-    the next command failing so. A `cd` or an environment setup first is another lesson
-    (moved_to, lesson.added_setup); [] otherwise."""
-    from learn_cli.text.shell import SETUP_PROGRAMS, program
-
-    failed, ok = _normalize(failed_cmd, root), _normalize(ok_cmd, root)
-    if not failed or not ok.endswith(" && " + failed):
-        return []
-    first = [step for step in ok[: -len(failed) - 4].split(" && ") if step.strip()]
-    if not first or any(program(step) in SETUP_PROGRAMS for step in first):
-        return []
-    return first
 
 
 def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:

@@ -37,7 +37,7 @@ from learn_cli.text.shell import (
 
 __all__ = ["is_lesson", "same_work", "moved_to", "option_change", "apply_option_change", "dropped_cd",
            "apply_dropped_cd", "cd_failed", "program_change", "apply_program_change",
-           "added_setup", "apply_added_setup"]
+           "run_first", "added_setup", "apply_added_setup"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
 # A lesson adds a few steps at most (`pip install x && pytest`, `git stash && git pull && git
@@ -310,6 +310,21 @@ def apply_program_change(command: str, old: Sequence[str], new: Sequence[str]) -
             text, done = " ".join(new) + text[len(head):], True  # the rest exactly as written
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
     return "".join(out).strip() if done else None
+
+
+def run_first(failed: str, ok: str) -> list[str]:
+    """The steps `ok` runs before the failed command unchanged (`git stash && git checkout
+    main` after `git checkout main`; both normalised): they are the lesson, a step to run first,
+    which holds for the next command failing so. A `cd` or an environment setup first is
+    another lesson (moved_to, added_setup); [] otherwise."""
+    from learn_cli.text.shell import program
+
+    if not failed or not ok.endswith(" && " + failed):
+        return []
+    first = [step for step in ok[: -len(failed) - 4].split(" && ") if step.strip()]
+    if not first or any(program(step) in SETUP_PROGRAMS for step in first):
+        return []
+    return first
 
 
 def added_setup(failed: str, fix: str) -> tuple[str, str] | None:
