@@ -53,6 +53,7 @@ HARD_EXIT = False
 # prompt not learned yet: spooled first, with "home", "event", "project", "limit", and "ready"
 # once what spooling needs is imported) or "free" (nothing to lose).
 _pending: dict = {"stage": "free"}
+_stopping = False  # the hard stop is spooling and ending the process: later alarms do nothing
 WARN_EVERY_S = 3600
 SPOOLED = ("failure", "success", "prompt")  # the events a hook defers rather than lose
 
@@ -180,11 +181,13 @@ def _guarded(work, argv: list[str], deadline: float | None = None):
 def _arm(seconds: float | None):
     """Start the hard stop; returns what to restore."""
     try:
-        from learn_cli.store.deadline import signals
+        from learn_cli.store import deadline
 
-        signal = signals()
+        signal = deadline.signals()
 
         def on_alarm(_signum, _frame):
+            if deadline.must_wait():
+                return  # inside deadline.held(): raised again when the block ends
             if HARD_EXIT:
                 return _hard_stop()
             raise _Deadline()
@@ -211,6 +214,9 @@ def _hard_stop() -> None:
     This runs wherever the process happened to be, an import included: it imports nothing.
     While the modules spooling needs are still being imported (`ready` not set yet: a starved
     start), it looks again HARD_RETRY_S later rather than lose the event."""
+    global _stopping
+    if _stopping:
+        return  # an alarm inside the hard stop itself: the first one ends the process
     stage = _pending.get("stage")
     working = stage == "parsing" or (stage == "event" and not _pending.get("ready"))
     waiting = working or stage == "start"
@@ -218,6 +224,7 @@ def _hard_stop() -> None:
         _pending["retries"] += 1
         _set_deadline(HARD_RETRY_S)
         return
+    _stopping = True
     try:
         pending = dict(_pending)
         counts = pending.get("counters") or {}

@@ -364,15 +364,39 @@ def cpu_wait(schedstat: str = "/proc/thread-self/schedstat") -> float:
 Timed = collections.namedtuple("Timed", "own wall proc")
 
 
+PIPE_CAPACITY = 64 * 1024  # Linux's default pipe buffer
+
+
+def prefilled_pipe(data: bytes) -> int:
+    """The read end of a pipe that already holds `data` and is closed for writing."""
+    read, write = os.pipe()
+    try:
+        os.write(write, data)
+    finally:
+        os.close(write)
+    return read
+
+
 def run_timed(cmd: list[str], input: str, env: dict, timeout: float, cwd=None) -> Timed:
     """Run a process to its end: its own seconds, its wall-clock seconds, the process. Its own
     seconds run from its start to its end, less the time it waited for a CPU and the time this
     thread waited for one before seeing the end: what a loaded machine adds and no process can
     shorten. What it runs and every wait of its own (a lock, a sleep, the disk) count."""
     queued = cpu_wait()
+    payload = input.encode()
+    # An agent writes the payload as it starts the hook. A thread of this process, one of
+    # hundreds under one GIL on a starved machine, can take more than 10 s to write it, and a
+    # hook rightly stops waiting for a payload long before that: the payload is in the pipe
+    # before the process starts (a pipe holds 64 KiB), as the agent would have it.
+    prefilled = len(payload) < PIPE_CAPACITY
+    stdin = prefilled_pipe(payload) if prefilled else subprocess.PIPE
     started = time.monotonic()
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, cwd=cwd)
+    try:
+        proc = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env, cwd=cwd)
+    finally:
+        if prefilled:
+            os.close(stdin)
     streams: dict = {}
     readers = [threading.Thread(target=lambda name, fh: streams.__setitem__(name, fh.read()), args=(name, fh))
                for name, fh in (("out", proc.stdout), ("err", proc.stderr))]
@@ -380,11 +404,12 @@ def run_timed(cmd: list[str], input: str, env: dict, timeout: float, cwd=None) -
     killer = threading.Timer(timeout, lambda: (timed_out.set(), proc.kill()))
     for thread in (*readers, killer):
         thread.start()
-    try:
-        proc.stdin.write(input)
-        proc.stdin.close()
-    except BrokenPipeError:
-        pass
+    if not prefilled:
+        try:
+            proc.stdin.write(input)
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
     os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: its schedstat is still there
     wall = time.monotonic() - started
     own = wall - cpu_wait(f"/proc/{proc.pid}/schedstat") - (cpu_wait() - queued)

@@ -271,6 +271,46 @@ def test_an_event_that_cannot_be_spooled_is_counted_as_dropped(tmp_path):
     assert json.loads(doctor.stdout)["healthy"] is False
 
 
+# An alarm the kernel delivered just before a deadline.held() block began is run by Python
+# inside the block. It is simulated here by calling the alarm's handler where spooling begins,
+# in the real hook code otherwise (HARD_EXIT, as in the `learn` executable). Found by
+# deadline_attack.py: 1 event in ~1,500 vanished, neither learned, spooled nor counted.
+ALARM_INSIDE_SPOOLING = ("import json, sys\n"
+                         "from learn_cli.capture import hook\n"
+                         "from learn_cli.store import deadline\n"
+                         "hook.HARD_EXIT = True\n"
+                         "home, payload, way = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]\n"
+                         "event = hook._to_event('claude-code', payload)\n"
+                         "spool = hook._spool\n"
+                         "def alarm_then_spool(*args):\n"
+                         "    sig = deadline.signals()\n"
+                         "    sig.getsignal(sig.SIGALRM)(sig.SIGALRM, None)\n"
+                         "    spool(*args)\n"
+                         "hook._spool = alarm_then_spool\n"
+                         "hook._arm(60)\n"
+                         "hook._pending.update(stage='event', home=home, event=event, project=None, limit=8.0)\n"
+                         "hook._ready_to_spool()\n"
+                         "if way == 'hard stop':\n"
+                         "    hook._hard_stop()\n"
+                         "else:\n"
+                         "    hook._defer(home, event, None, 'behind earlier events of its session')\n"
+                         "print('not stopped')\n")
+
+
+@pytest.mark.parametrize("way", ["hard stop", "the hook's own deferral"])
+def test_an_alarm_that_lands_inside_spooling_waits_for_the_event_to_be_spooled(tmp_path, way):
+    home, cwd = fresh_home(tmp_path)
+    payload = kit.failure(cwd, "s1", "f1", "zorp build", "Error: zorp lost the glarb")
+    proc = subprocess.run([sys.executable, "-c", ALARM_INSIDE_SPOOLING, str(home), json.dumps(payload), way],
+                          capture_output=True, text=True, timeout=60, env=kit.learn_env(home, tmp_path / "userhome"))
+    assert proc.returncode == 0, proc.stderr
+    assert "not stopped" not in proc.stdout  # the put-off alarm did end the process, once the event was safe
+    from learn_cli.capture.spool import Spool
+
+    assert sum(Spool(home).waiting().values()) == 1
+    assert counters(home).get("deferred") == 1
+
+
 # ---------------------------------------------------------------------------------------------
 # 4. The spool itself: exactly once, private, redacted, no torn line
 
