@@ -211,14 +211,17 @@ def _hard_stop() -> None:
     """The process is past its deadline and HARD_GRACE: spool the event it has not learned
     yet, then end at once, as a kill -9 would (every write of the store survives that).
 
-    This runs wherever the process happened to be, an import included: it imports nothing.
-    While the modules spooling needs are still being imported (`ready` not set yet: a starved
-    start), it looks again HARD_RETRY_S later rather than lose the event."""
+    This runs wherever the process happened to be, an import included: it imports nothing
+    but `select` (see _payload_waiting). While the payload waits unread on stdin, or the
+    modules spooling needs are still being imported (`ready` not set yet: a starved start), it
+    looks again HARD_RETRY_S later rather than lose the event; a payload that has not come
+    after HARD_RETRIES looks is given up (an agent that never writes must not hold us)."""
     global _stopping
     if _stopping:
         return  # an alarm inside the hard stop itself: the first one ends the process
     stage = _pending.get("stage")
-    working = stage == "parsing" or (stage == "event" and not _pending.get("ready"))
+    working = (stage == "parsing" or (stage == "event" and not _pending.get("ready"))
+               or (stage == "start" and _payload_waiting()))
     waiting = working or stage == "start"
     if waiting and _pending.setdefault("retries", 0) < (HARD_RETRIES_WORKING if working else HARD_RETRIES):
         _pending["retries"] += 1
@@ -228,7 +231,8 @@ def _hard_stop() -> None:
     try:
         pending = dict(_pending)
         counts = pending.get("counters") or {}
-        if stage == "event" and counts.get("events"):
+        _bump_replayed(pending.get("home"))
+        if stage == "event" and learner_recorded(counts):
             _bump_home(pending["home"], counts)  # in the session buffer already: only its counts were in memory
         elif stage == "event":
             _defer(pending["home"], pending["event"], pending["project"],
@@ -236,6 +240,33 @@ def _hard_stop() -> None:
         sys.stderr.flush()
     finally:
         os._exit(0)
+
+
+def _payload_waiting() -> bool:
+    """The agent's payload (or the end of it) is on stdin, not read yet: a start starved of CPU,
+    not an agent that never writes. (Imported here, in the rare stop of a slow start: `select`
+    costs the hook half a millisecond, and no other module is half imported by it.)"""
+    try:
+        import select
+
+        return bool(select.select([0], [], [], 0)[0])
+    except (ImportError, OSError, ValueError):
+        return False
+
+
+def learner_recorded(counts: dict) -> bool:
+    """learner.recorded(counts), for counts a learner.Capture made: the module is loaded by
+    then (the hard stop imports nothing: an import inside another one fails half-way)."""
+    return bool(counts) and sys.modules["learn_cli.capture.learner"].recorded(counts)
+
+
+def _bump_replayed(home: str | None) -> None:
+    """The counts of a spooled event this hook was replaying when stopped, once it is recorded
+    (its replay again finds it in the session buffer and counts nothing)."""
+    spool = sys.modules.get("learn_cli.capture.spool")
+    for counts in getattr(spool, "IN_FLIGHT", ()):
+        if learner_recorded(counts):
+            _bump_home(home, counts)
 
 
 def _free(stage: str = "free") -> None:
@@ -679,8 +710,8 @@ def _learn(store, project, event):
     from learn_cli.capture import learner
 
     cap = learner.Capture(store, project, event.session_id)
-    if _pending.get("stage") == "event" and event.kind != ev.PROMPT:
-        _pending["counters"] = cap.counters  # `events` counted: the event is in the session buffer
+    if _pending.get("stage") == "event":
+        _pending["counters"] = cap.counters  # once learner.recorded(): the event is in the session buffer
     try:
         if event.kind == ev.FAILURE:
             return _hook_json(event, "PostToolUseFailure", learner.on_failure(cap, event))

@@ -269,19 +269,28 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
                             "fix": _fix_of_record(rec)}
             text = offers.describe_fix(cap, rec, fixes, entry.get("cmd") or "")
             cap.count("suggestions")
-        _append_counted(cap, updates + [entry], "failures")
+        _append_counted(cap, updates + [entry], "events", "failures")
         _pay(cap, updates)
     return text
 
 
-def _append_counted(cap: Capture, entries: list[dict], kind: str) -> None:
+# The counters that say an event is recorded (in the session buffer, or a prompt that needs
+# nothing more): a hook stopped after that only owes its counts, not a replay (hook._hard_stop).
+RECORDED = ("events", "prompts")
+
+
+def recorded(counters: dict) -> bool:
+    return any(counters.get(name) for name in RECORDED)
+
+
+def _append_counted(cap: Capture, entries: list[dict], *kinds: str) -> None:
     """The event into the session buffer and its counts, with the hook's alarm held between
     them: the hard stop reads "counted" as "in the buffer" (hook._hard_stop), so a stop that
     fell between the two lost the count (the replay finds the event already there)."""
     with store_deadline.held():
         cap.buffer.append(entries)
-        cap.count("events")
-        cap.count(kind)
+        for kind in kinds:
+            cap.count(kind)
 
 
 def _unanswered_suggestion(window: list[dict], entry: dict) -> dict | None:
@@ -392,7 +401,7 @@ def on_success(cap: Capture, event: ev.Event) -> None:
             if settled is not None:
                 consumed = _owing(cap, consumed, dict(consumed.get("todo") or {}, settled=settled))
             updates.append(consumed)
-        _append_counted(cap, updates + [entry], "successes")
+        _append_counted(cap, updates + [entry], "events", "successes")
         _pay(cap, updates)
 
 
@@ -793,10 +802,10 @@ def on_prompt(cap: Capture, event: ev.Event) -> None:
     from learn_cli.capture.corrections import find_corrections
     from learn_cli.text.redact import redact
 
-    cap.count("prompts")
     prompt = redact(event.prompt)
     found = find_corrections(prompt)[:MAX_CORRECTIONS]
     if not found:
+        cap.count("prompts")
         return
     event_id = event.prompt_id or "prompt-" + _digest(prompt)
     entry = {"id": f"prompt:{event_id}"[:200], "at": cap.now, "kind": "prompt", "pid": cap.project.id}
@@ -804,10 +813,10 @@ def on_prompt(cap: Capture, event: ev.Event) -> None:
     with cap.buffer.lock():
         events = cap.buffer.events()
         if any(e.get("id") == entry["id"] for e in events):
-            return  # the same prompt again
+            return  # the same prompt again: a replay of a stopped hook's event, counted by it
         settle(cap, events)
         entry = _owing(cap, entry, {"op": "corrections", "items": items, "event": event_id})
-        cap.buffer.append([entry])
+        _append_counted(cap, [entry], "prompts")
         _pay(cap, [entry])
 
 

@@ -36,6 +36,9 @@ WAIT_FOR_REPLAYER_S = 60.0  # a command waits this long for a hook that is repla
 TEXT_FIELDS = ("command", "path", "error", "prompt", "cwd")
 PLAIN_FIELDS = ("kind", "agent", "session_id", "tool", "tool_use_id", "prompt_id")
 KINDS = ("failure", "success", "prompt")
+# The counters of the events being replayed now: a hook's hard stop saves those of an event
+# already recorded, which a replay again would not count (hook._bump_replayed).
+IN_FLIGHT: list[dict] = []
 
 
 class Replayed:
@@ -200,12 +203,14 @@ def _learn(store, item: dict) -> None:
     if not store.setting("auto_capture", project.id):
         return  # capture was turned off for the project meanwhile: nothing to learn
     cap = learner.Capture(store, project, event.session_id)
+    IN_FLIGHT.append(cap.counters)
     try:
         {"failure": learner.on_failure, "success": learner.on_success, "prompt": learner.on_prompt}[event.kind](
             cap, event)
     finally:
-        if cap.counters:
-            from learn_cli.store import analytics
+        from learn_cli.store import analytics
 
-            with deadline.held():
+        with deadline.held():
+            IN_FLIGHT[:] = [counts for counts in IN_FLIGHT if counts is not cap.counters]
+            if cap.counters:
                 analytics.bump(store.layout.stats, cap.counters)
