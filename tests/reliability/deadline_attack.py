@@ -5,8 +5,8 @@
 1. `--sessions` agent sessions at once, each a real `learn capture` process per tool call (a
    failure and its fix with an error of its own, a failure and fix of a shared error whose fix
    is known, a user correction, a Stop), while `learn prune`, `learn promote`, `learn import`
-   and `learn export` run in a loop beside them. Then one `learn promote` learns whatever is
-   still spooled. Counts every pair, sighting and correction in the store against what was
+   and `learn export` each run in a loop of its own beside them. Then one `learn promote`
+   learns whatever is still spooled. Counts every pair, sighting and correction in the store against what was
    sent: lost = sent - learned.
 2. With a second process holding `BEGIN IMMEDIATE` on the index the whole time, `--locked-calls`
    hook calls (half one after the other, half at once): how far past its deadline each ended.
@@ -71,23 +71,22 @@ def session(home: Path, cwd: Path, index: int, shared: dict, out: dict) -> None:
                   "own": [(o[3], o[1]) for o in over]}
 
 
-def housekeeping(home: Path, cwd: Path, stop: threading.Event, runs: list) -> None:
+HOUSEKEEPING = (("prune", "--quiet"), ("promote", "--json"), ("export", "-o", "{export}"), ("import", "{export}"))
+
+
+def housekeeping(home: Path, cwd: Path, args: tuple, stop: threading.Event, runs: list) -> None:
+    """One command in a loop until `stop`: each of HOUSEKEEPING has a thread of its own, so
+    that prune, promote, import and export all run while the hooks do (one after the other, a
+    prune or promote under this load took the whole run and import never ran)."""
     exported = home.parent / "export.json"
-    commands = [("prune", "--quiet"), ("promote", "--json"), ("export", "-o", str(exported)),
-                ("import", str(exported))]
-    n = 0
+    args = tuple(a.format(export=exported) for a in args)
     while not stop.is_set():
-        args = commands[n % len(commands)]
-        if args[0] == "import" and not exported.exists():
-            n += 1
-            continue
         try:
             proc = kit.learn_exe(home, cwd, *args)
         except subprocess.TimeoutExpired:  # a starved machine: say so, and keep the loop going
             runs.append((args[0], "timeout", "killed after the kit's 120 s"))
         else:
             runs.append((args[0], proc.returncode, proc.stderr[-300:]))
-        n += 1
 
 
 def seed(home: Path, base: Path) -> dict:
@@ -111,16 +110,20 @@ def concurrent(tmp: Path, sessions: int) -> dict:
     shared = seed(home, base)
     cwd = kit.project_dir(base, "app")
     stop, runs, out = threading.Event(), [], {}
-    keeper = threading.Thread(target=housekeeping, args=(home, cwd, stop, runs), daemon=True)
+    assert kit.learn_exe(home, cwd, "export", "-o", str(home.parent / "export.json")).returncode == 0  # for import
+    keepers = [threading.Thread(target=housekeeping, args=(home, cwd, args, stop, runs), daemon=True)
+               for args in HOUSEKEEPING]
     started = time.monotonic()
-    keeper.start()
+    for keeper in keepers:
+        keeper.start()
     threads = [threading.Thread(target=session, args=(home, cwd, i, shared, out)) for i in range(sessions)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     stop.set()
-    keeper.join()
+    for keeper in keepers:
+        keeper.join()
     elapsed = time.monotonic() - started
     before = counters(home)
     final = kit.learn_exe(home, cwd, "promote", "--json")
