@@ -108,3 +108,33 @@ def test_stats_of_a_home_that_is_a_file_is_one_line(learn, tmp_path):
 def test_unknown_option_is_a_usage_error(learn):
     proc = learn("stats", "--bogus", check=2)
     assert "Traceback" not in proc.stderr and "--bogus" in proc.stderr
+
+
+def test_on_a_terminal_stats_and_graph_draw_the_seed_box_and_tree(learn):
+    from conftest import run_with_terminal
+
+    seed(learn)
+    env = {k: v for k, v in learn.env.items() if k != "NO_COLOR"}
+    shown, _err, code = run_with_terminal([learn.exe, "stats"], dict(env, TERM="xterm-256color"), cwd=learn.cwd)
+    assert code == 0
+    assert "╔" in shown and "Total Learnings:" in shown and "JWT: use python-jose" in shown
+    shown, _err, code = run_with_terminal([learn.exe, "graph"], dict(env, TERM="xterm-256color"), cwd=learn.cwd)
+    assert code == 0 and "Knowledge Graph" in shown and ("├── " in shown or "└── " in shown)
+
+
+def test_piped_stats_and_graph_never_import_rich(learn):
+    """rich costs ~25 ms to import, a sixth of issue 14's 150 ms for these commands: piped,
+    the plain lines are written without it."""
+    import subprocess
+    import sys
+
+    seed(learn)
+    probe = ("import sys\nfrom learn_cli.__main__ import main\ncode = main(sys.argv[1:])\n"
+             "print('rich loaded' if any(m == 'rich' or m.startswith('rich.') for m in sys.modules) else 'no rich',"
+             " file=sys.stderr)\nsys.exit(code)\n")
+    for command in ("stats", "graph"):
+        proc = subprocess.run([sys.executable, "-c", probe, command], capture_output=True, text=True,
+                              cwd=learn.cwd, env=learn.env, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.strip().endswith("no rich"), (command, proc.stderr)
+        assert "Total" in proc.stdout

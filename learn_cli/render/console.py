@@ -32,3 +32,17 @@ def console(stderr: bool = False) -> Console:
 def fancy() -> bool:
     """True when stdout is a terminal: use the seed's emoji and boxes; else plain text."""
     return sys.stdout.isatty()
+
+
+def out(text: str = "", bold: bool = False) -> None:
+    """One line to stdout: through rich on a terminal (bold there when asked); piped, the line
+    as it is, which is what rich prints there (no style, no wrap at its width of 10,000) without
+    importing rich: ~25 ms of a piped `learn stats` or `learn graph`."""
+    if not fancy():
+        sys.stdout.write(text + "\n")
+        return
+    from rich.text import Text
+
+    from learn_cli.render.learning import write
+
+    write(Text(text, style="bold" if bold else ""))

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from rich.cells import cell_len, set_cell_size
-from rich.text import Text
-
-from learn_cli.render.console import fancy
-from learn_cli.render.learning import safe, write
+from learn_cli.render.console import fancy, out
+from learn_cli.render.text import safe
 from learn_cli.store.record import TYPE_PLURAL_SHORT
 
 WIDTH = 47  # inside the box
@@ -17,18 +14,20 @@ def report(doc: dict) -> None:
     lines = _lines(doc, fancy())
     if not fancy():
         for line in lines:
-            write(line if line is not None else "")
+            out(line if line is not None else "")
         return
-    write(Text("╔" + "═" * WIDTH + "╗"))
+    out("╔" + "═" * WIDTH + "╗")
     for line in lines:
         if line is None:
-            write(Text("╠" + "═" * WIDTH + "╣"))
+            out("╠" + "═" * WIDTH + "╣")
         else:
-            write(Text("║" + _fit(line) + "║"))
-    write(Text("╚" + "═" * WIDTH + "╝"))
+            out("║" + _fit(line) + "║")
+    out("╚" + "═" * WIDTH + "╝")
 
 
 def _fit(text: str) -> str:
+    from rich.cells import cell_len, set_cell_size  # the box only: a terminal's rich is loaded
+
     return set_cell_size(text, WIDTH) if cell_len(text) != WIDTH else text
 
 
@@ -68,8 +67,7 @@ def _lines(doc: dict, box: bool) -> list:
     for i, item in enumerate(doc["top"], 1):
         tail = f" (score {item['score']:.2f})"
         lead = f"{pad}{i}. " if box else f"  {i}. "
-        room = WIDTH - cell_len(lead) - len(tail) - (1 if box else 0)
-        text = _cut(safe(item["text"], one_line=True), room) if box else safe(item["text"], one_line=True)
+        text = _cut(safe(item["text"], one_line=True), lead, tail) if box else safe(item["text"], one_line=True)
         out.append(f"{lead}{text}{tail}")
     if box:
         out.append("")
@@ -113,14 +111,17 @@ def _lines(doc: dict, box: bool) -> list:
                 else f" (helped {item['helped']}, did not help {item['not_helped']})"
             )
             lead = f"{pad}{i}. " if box else f"  {i}. "
-            room = WIDTH - cell_len(lead) - cell_len(tail) - 1
-            text = _cut(safe(item["text"], one_line=True), room) if box else safe(item["text"], one_line=True)
+            text = _cut(safe(item["text"], one_line=True), lead, tail) if box else safe(item["text"], one_line=True)
             out.append(f"{lead}{text}{tail}")
     return out
 
 
-def _cut(text: str, room: int) -> str:
-    """Fit text into `room` cells, with one ellipsis (summaries may already end with one)."""
+def _cut(text: str, lead: str, tail: str) -> str:
+    """Fit text into the box's row between `lead` and `tail`, with one ellipsis (summaries may
+    already end with one)."""
+    from rich.cells import cell_len, set_cell_size
+
+    room = WIDTH - cell_len(lead) - cell_len(tail) - 1
     if cell_len(text) <= room:
         return text
     text = text.rstrip("…").rstrip()
