@@ -253,6 +253,36 @@ def test_a_missing_prerequisite_is_answered_at_once_for_any_command_in_its_proje
     assert Agent(home, b).fail("make lint", "Exit code 2") is None
 
 
+def test_a_setup_or_prefix_that_fixed_one_command_answers_the_projects_next_one(home, proj):
+    """The same error again in the project, on another run of the same program (a probe of
+    same-project recurrences written in session 22, not from the corpora): the venv activated,
+    `PYTHONPATH=.` or `sudo` put before the program is the fix, applied to the new command,
+    after one sighting."""
+    no_requests = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'requests'"
+    text = _fixed_once_then_failed_again(home, proj("tools"), no_requests, "python3 scripts/fetch.py",
+                                         "source .venv/bin/activate && python3 scripts/fetch.py",
+                                         "python3 scripts/fetch.py --all")
+    assert ("`source .venv/bin/activate && python3 scripts/fetch.py --all` instead of "
+            "`python3 scripts/fetch.py --all`") in text
+    no_app = "E   ModuleNotFoundError: No module named 'app'"
+    text = _fixed_once_then_failed_again(home, proj("api"), no_app, "python -m pytest tests/",
+                                         "PYTHONPATH=. python -m pytest tests/", "python -m pytest tests/test_db.py")
+    assert "`PYTHONPATH=. python -m pytest tests/test_db.py` instead of" in text
+    socket = ("permission denied while trying to connect to the Docker daemon socket at "
+              "unix:///var/run/docker.sock: connect: permission denied")
+    text = _fixed_once_then_failed_again(home, proj("ops"), socket, "docker build -t app .",
+                                         "sudo docker build -t app .", "docker build -t web .")
+    assert "`sudo docker build -t web .` instead of `docker build -t web .`" in text
+
+
+def test_a_make_target_with_no_rule_is_the_job_of_the_projects_own_tool(home, proj):
+    """`make test` with no such rule, then `npm test`: make only named the job (probe of
+    session 22). The other way round is not a retry: see test_goals."""
+    text = _fixed_once_then_failed_again(home, proj("web"), "make: *** No rule to make target 'test'.  Stop.",
+                                         "make test", "npm test", "make test")
+    assert "`npm test` instead of `make test`" in text
+
+
 def test_housekeeping_on_the_way_to_a_code_fix_is_not_a_lesson(home, proj):
     """A failing test fixed by an edit, with `cargo fmt` or `git add -A` run on the way: the
     edit was the fix, so nothing is offered for those steps (a probe of non-fixes written in

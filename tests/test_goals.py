@@ -50,6 +50,9 @@ def test_targets_name_what_a_job_is_about():
         ("make", "cmake --build build", True),
         ("make", "cargo build", True),  # a generic driver that failed, then the project's tool
         ("cargo build", "make", False),  # not the other way round
+        ("make test", "npm test", True),  # make only named the job (no rule for it)
+        ("npm test", "make test", False),
+        ("make test", "cargo build", False),  # another job
         ("cargo build", "npm run build", False),  # two ecosystems of one monorepo
         ("pnpm --dir evals typecheck", "tsc -p evals", True),
         ("pnpm --dir evals typecheck", "tsc -p web", False),

@@ -277,12 +277,29 @@ def program_change(failed: str, fix: str) -> tuple[tuple[str, ...], tuple[str, .
 
 def _program_words(words: Sequence[str]) -> bool:
     """Words that name a program, not its arguments: one word, `python -m pytest`, `uv run X`,
-    `docker compose`, `npx X`."""
+    `docker compose`, `npx X`; run as root or with variables set (`sudo docker`,
+    `PYTHONPATH=. python`), which is how a permission or an import path is fixed."""
+    words = _without_run_prefix(words)
+    if not words:
+        return False
     if len(words) == 1:
         return not words[0].startswith("-") and "=" not in words[0]
     if words[1] == "-m":
         return len(words) == 3
     return words[1] in ("run", "exec", "compose", "x", "dlx") or words[0] in ("npx", "bunx", "pipx")
+
+
+def _without_run_prefix(words: Sequence[str]) -> Sequence[str]:
+    """The words after leading `NAME=value` assignments and `sudo`."""
+    start = 0
+    while start < len(words) and (words[start] == "sudo" or _is_assignment(words[start])):
+        start += 1
+    return words[start:]
+
+
+def _is_assignment(word: str) -> bool:
+    name, equals, _value = word.partition("=")
+    return bool(equals) and name.isidentifier()
 
 
 def _raw_steps(command: str) -> list[list[str]]:

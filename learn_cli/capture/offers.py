@@ -143,11 +143,14 @@ class Fix:
             if self.change and self.change[0] == "no cd":  # the lesson is the `cd`: a command that has it
                 self.rewrite = apply_change(self.change, command) or ""
                 return bool(self.rewrite)
+            # the lesson's change applied to this command: also for the same work (`python3
+            # s.py --all` after `python3 s.py` worked with a venv active), where it is what
+            # makes one sighting enough in the project (recurs)
+            self.rewrite = (apply_change(self.change, command) or "") if kind == "retry" and self.change else ""
             if any(same_work(failed, command) for failed in {r.get("command") or "" for _rel, r in self.records}):
                 return True  # (each command once: a popular key's records repeat a few of them)
             if self._failed_at(step):
                 return True  # the same step failed, at the end of another chain
-            self.rewrite = (apply_change(self.change, command) or "") if kind == "retry" and self.change else ""
             return bool(self.rewrite)
         return True
 

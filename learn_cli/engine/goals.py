@@ -175,15 +175,16 @@ def same_job(a: Sequence[str], b: Sequence[str]) -> bool:
     """Do two unwrapped segments do one job (same goal family, ecosystem and target)?
 
     Ecosystems match when equal, or when the first (failed) side is a generic build driver
-    (`make` finding no makefile, then `cargo build`); not the other way round: a project's
-    own tool failing is not retried by a generic driver. Targets match when both name none, or when they share one; a
+    (`make` finding no makefile, then `cargo build`; `make test` with no such rule, then `npm
+    test`: the driver only names the job); not the other way round: a project's own tool
+    failing is not retried by a generic driver. Targets match when both name none, or when they share one; a
     package name also matches one that contains it (`jose` / `python-jose`).
     """
     family = goal(a)
     if not family or family == VCS or family != goal(b):
         return False
     eco_a, eco_b = ecosystem(a), ecosystem(b)
-    if eco_a != eco_b and not (family == BUILD and canonical_program(a[0]) in _GENERIC_BUILDERS):
+    if eco_a != eco_b and canonical_program(a[0]) not in _GENERIC_BUILDERS:
         return False  # `cargo build` vs `npm run build` in one monorepo are two jobs
     ta, tb = targets(a), targets(b)
     if not ta and not tb:
