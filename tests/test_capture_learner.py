@@ -275,6 +275,22 @@ def test_a_setup_or_prefix_that_fixed_one_command_answers_the_projects_next_one(
     assert "`sudo docker build -t web .` instead of `docker build -t web .`" in text
 
 
+def test_the_same_work_with_other_options_is_the_same_failure_in_its_project(home, proj):
+    """`uvicorn main:app --reload` meets the error `uvicorn main:app` met (the module path was
+    wrong): one sighting in the project is enough. After an error that names nothing it is
+    not (`Exit code 1` on `npm run build -- --prod`)."""
+    no_module = 'ERROR:    Error loading ASGI app. Could not import module "main".'
+    text = _fixed_once_then_failed_again(home, proj("api"), no_module, "uvicorn main:app",
+                                         "uvicorn app.main:app", "uvicorn main:app --reload")
+    assert "`uvicorn app.main:app`" in text
+    web = proj("web")
+    s = Agent(home, web)
+    s.fail("npm run build", "Exit code 1")
+    s.ok("npm run build -- --no-lint")
+    s.end()
+    assert Agent(home, web).fail("npm run build -- --prod", "Exit code 1") is None
+
+
 def test_a_make_target_with_no_rule_is_the_job_of_the_projects_own_tool(home, proj):
     """`make test` with no such rule, then `npm test`: make only named the job (probe of
     session 22). The other way round is not a retry: see test_goals."""

@@ -68,17 +68,41 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
 
 _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not match", "does not exist",
                   "invalid", "not recognized", "cannot find", "could not find", "no module", "missing script",
-                  "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument")
+                  "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument",
+                  "could not import", "cannot import", "failed to import")
 
 
 def _named_as_missing(error: str):
-    """A test: is this argument named by an error line that says it is missing or unknown?"""
+    """A test: is this argument named by an error line that says it is missing or unknown?
+    Whole, or one part of it that the line quotes (`could not import module "main"` names
+    `main:app`; `"src"` names `src/index.ts`)."""
     lines = [line.lower() for line in (error or "").splitlines() if any(w in line.lower() for w in _MISSING_WORDS)]
+    quoted = {q for line in lines for q in _quoted(line) if len(q) >= 3}
 
     def named(arg: str) -> bool:
         word = _unversioned(arg).lower()
-        return len(word) >= 3 and any(word in line for line in lines)
+        if len(word) >= 3 and any(word in line for line in lines):
+            return True
+        return bool(quoted) and any(part in quoted for part in _parts_of(word))
     return named
+
+
+def _quoted(line: str) -> list[str]:
+    """The words a line quotes ("x", 'x', `x`)."""
+    found = []
+    for mark in ('"', "'", "`"):
+        pieces = line.split(mark)
+        found.extend(pieces[1:-1:2])
+    return found
+
+
+def _parts_of(word: str) -> list[str]:
+    """`app.main:app` -> app.main, app, main; `src/index.ts` -> src, index.ts, index."""
+    parts = []
+    for piece in word.replace(":", "/").split("/"):
+        parts.append(piece)
+        parts.extend(piece.split("."))
+    return [p for p in parts if p]
 
 
 def _working(command: str) -> list[list[str]]:

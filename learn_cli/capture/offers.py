@@ -40,7 +40,7 @@ class Fix:
     and the evidence of one fix adds up across sessions and projects."""
 
     __slots__ = ("steps", "change", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted",
-                 "rewrite")
+                 "rewrite", "same_work")
 
     def __init__(self, steps: frozenset, change: tuple | None = None):
         self.steps = steps
@@ -52,6 +52,7 @@ class Fix:
         self.failed_at = self.worked_at = 0.0  # _stamp() of the last offer that failed, of the last success
         self.trusted = False  # active or global somewhere: proven, or accepted by the user
         self.rewrite = ""  # the fix applied to the command that just failed (an option change)
+        self.same_work = False  # the command that just failed does the job of one that failed before
 
     def add(self, rel: str, rec: dict) -> None:
         self.records.append((rel, rec))
@@ -98,11 +99,14 @@ class Fix:
         """The same failure again in the project where it was fixed: the very command that
         failed before, or the same step of it (`git push` rejected, at the end of another
         chain), or one its lesson's change applies to (`python b.py` after `python a.py` →
-        `python3 a.py`; set by applies_to). What worked then is the best guess there is, so
+        `python3 a.py`; set by applies_to), or the same work with other options after an error
+        that names what is wrong (`uvicorn main:app --reload` after `uvicorn main:app` could not
+        import "main"). What worked then is the best guess there is, so
         one sighting is enough (an exact memory of the earlier pair); another project needs
         `min_evidence`."""
         return bool(command) and pid in self.projects and (
-            self._failed_as(command) or self._failed_at(step) or bool(self.rewrite) or self._prerequisite())
+            self._failed_as(command) or self._failed_at(step) or bool(self.rewrite) or self._prerequisite()
+            or self.same_work and self._specific())
 
     def _failed_as(self, command: str) -> bool:
         return any(_normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
@@ -112,10 +116,15 @@ class Fix:
         not found`) for an error that names what is wrong: the environment was missing it,
         whichever command met it next."""
         from learn_cli.engine.wording import fix_kind
+
+        return fix_kind(self.records[0][1]) == "between" and self._specific()
+
+    def _specific(self) -> bool:
+        """The error names what is wrong (not `Exit code 2`): the same error on the same work
+        is the same failure."""
         from learn_cli.text.keys import error_signature, is_generic_signature
 
-        rec = self.records[0][1]
-        return fix_kind(rec) == "between" and not is_generic_signature(error_signature(rec.get("error") or ""))
+        return not is_generic_signature(error_signature(self.records[0][1].get("error") or ""))
 
     def _failed_at(self, step: str) -> bool:
         """Some record failed at `step` (failing_step_of), the step of a chain its error names."""
@@ -148,6 +157,7 @@ class Fix:
             # makes one sighting enough in the project (recurs)
             self.rewrite = (apply_change(self.change, command) or "") if kind == "retry" and self.change else ""
             if any(same_work(failed, command) for failed in {r.get("command") or "" for _rel, r in self.records}):
+                self.same_work = True
                 return True  # (each command once: a popular key's records repeat a few of them)
             if self._failed_at(step):
                 return True  # the same step failed, at the end of another chain
