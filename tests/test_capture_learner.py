@@ -197,12 +197,18 @@ def test_a_chain_fails_as_its_failing_step(home, proj):
     assert "run `git pull origin main --no-rebase` first, then retry `git push`." in text
 
 
-def _fixed_once_then_failed_again(home, project, error: str, failed: str, fix: str, again: str) -> str:
-    """One session fails and fixes; the next session's `again` fails the same way: its answer."""
+def _taught_once(home, project, failed: str, error: str, *worked: str) -> None:
+    """One session: `failed` fails with `error`, then the commands `worked` succeed."""
     s = Agent(home, project)
     s.fail(failed, error)
-    s.ok(fix)
+    for command in worked:
+        s.ok(command)
     s.end()
+
+
+def _fixed_once_then_failed_again(home, project, error: str, failed: str, fix: str, again: str) -> str:
+    """One session fails and fixes; the next session's `again` fails the same way: its answer."""
+    _taught_once(home, project, failed, error, fix)
     return context_of(Agent(home, project).fail(again, error))
 
 
@@ -244,11 +250,7 @@ def test_a_missing_prerequisite_is_answered_at_once_for_any_command_in_its_proje
                                          "npm install && npm test", "npm run test:unit")
     assert "run `npm install` first, then retry `npm run test:unit`." in text
     b = proj("api")
-    s = Agent(home, b)
-    s.fail("make check", "Exit code 2")
-    s.ok("make deps")
-    s.ok("make check")
-    s.end()
+    _taught_once(home, b, "make check", "Exit code 2", "make deps", "make check")
     assert Agent(home, b).fail("make check", "Exit code 2") is not None  # the very command: once is enough
     assert Agent(home, b).fail("make lint", "Exit code 2") is None
 
@@ -284,10 +286,7 @@ def test_the_same_work_with_other_options_is_the_same_failure_in_its_project(hom
                                          "uvicorn app.main:app", "uvicorn main:app --reload")
     assert "`uvicorn app.main:app`" in text
     web = proj("web")
-    s = Agent(home, web)
-    s.fail("npm run build", "Exit code 1")
-    s.ok("npm run build -- --no-lint")
-    s.end()
+    _taught_once(home, web, "npm run build", "Exit code 1", "npm run build -- --no-lint")
     assert Agent(home, web).fail("npm run build -- --prod", "Exit code 1") is None
 
 
