@@ -290,6 +290,17 @@ def test_the_same_work_with_other_options_is_the_same_failure_in_its_project(hom
     assert Agent(home, web).fail("npm run build -- --prod", "Exit code 1") is None
 
 
+def test_sudo_put_before_two_programs_is_one_fix_for_a_third_project(home, proj):
+    """The dpkg lock refused to `apt-get` in one project and to `apt` in another, both fixed by
+    `sudo`: one lesson ("run it as root"), two sightings, offered in a third project for
+    whichever program meets the error (probe of session 22)."""
+    locked = "E: Could not open lock file /var/lib/dpkg/lock-frontend - open (13: Permission denied)"
+    _taught_once(home, proj("a"), "apt-get install -y jq", locked, "sudo apt-get install -y jq")
+    _taught_once(home, proj("b"), "apt install curl", locked, "sudo apt install curl")
+    text = context_of(Agent(home, proj("c")).fail("apt-get install -y ripgrep", locked))
+    assert "`sudo apt-get install -y ripgrep` instead of `apt-get install -y ripgrep`" in text
+
+
 def test_a_make_target_with_no_rule_is_the_job_of_the_projects_own_tool(home, proj):
     """`make test` with no such rule, then `npm test`: make only named the job (probe of
     session 22). The other way round is not a retry: see test_goals."""

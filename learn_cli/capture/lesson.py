@@ -321,6 +321,27 @@ def _without_run_prefix(words: Sequence[str]) -> Sequence[str]:
     return words[start:]
 
 
+def run_prefix(old: Sequence[str], new: Sequence[str]) -> tuple[str, ...]:
+    """The words a change of program words only put before the same program (`sudo`,
+    `PYTHONPATH=.`), or (): such a lesson holds for whichever program meets the error (a dpkg
+    lock refused to `apt-get` and to `apt` alike)."""
+    cut = len(new) - len(old)
+    if cut <= 0 or tuple(new[cut:]) != tuple(old):
+        return ()
+    prefix = tuple(new[:cut])
+    return prefix if all(word == "sudo" or _is_assignment(word) for word in prefix) else ()
+
+
+def apply_run_prefix(command: str, prefix: Sequence[str]) -> str | None:
+    """`prefix command` (after its leading `cd`) when its one working step lacks the prefix."""
+    steps = _raw_steps(command)
+    if len(steps) != 1 or tuple(steps[0][:len(prefix)]) == tuple(prefix):
+        return None
+    folder, rest = _leading_cd(command)
+    head = " ".join(prefix)
+    return f"cd {folder} && {head} {rest}" if folder is not None else f"{head} {command.strip()}"
+
+
 def _is_assignment(word: str) -> bool:
     name, equals, _value = word.partition("=")
     return bool(equals) and name.isidentifier()

@@ -197,6 +197,8 @@ def change_of(rec: dict) -> tuple | None:
     - ("no cd", D): a `cd D` that failed dropped, whatever the command after it;
     - ("program", old, new): the same arguments run by another program (`python` → `python3`,
       `pytest` → `python -m pytest`);
+    - ("prefix", words): the same command run as root or with variables set (`sudo`,
+      `PYTHONPATH=.`), whatever its program;
     - ("setup", step, program): a setup step run first (`source .venv/bin/activate`) for any
       use of the program."""
     if rec.get("fix_kind") != "retry":
@@ -220,7 +222,7 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
     """change_of for one (failed command, fix), parsed once per process: a popular failure's
     key holds a record in every project that met it (145 at 300,000 learnings) stating the
     same few pairs, and parsing each record's commands made the lookup grow with the home."""
-    from learn_cli.capture.lesson import added_setup, dropped_cd, option_change, program_change
+    from learn_cli.capture.lesson import added_setup, dropped_cd, option_change, program_change, run_prefix
     from learn_cli.text.shell import unwrap
 
     options = option_change(failed, fix)
@@ -231,14 +233,21 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         return ("no cd", folder)
     program = program_change(failed, fix)
     if program:
-        return ("program", *program)
+        prefix = run_prefix(*program)
+        return ("prefix", prefix) if prefix else ("program", *program)
     setup = added_setup(failed, fix)
     return ("setup", *setup) if setup else None
 
 
 def apply_change(change: tuple, command: str) -> str | None:
     """A change of change_of applied to `command`, or None when it does not fit."""
-    from learn_cli.capture.lesson import apply_added_setup, apply_dropped_cd, apply_option_change, apply_program_change
+    from learn_cli.capture.lesson import (
+        apply_added_setup,
+        apply_dropped_cd,
+        apply_option_change,
+        apply_program_change,
+        apply_run_prefix,
+    )
 
     if change[0] == "options":
         return apply_option_change(command, list(change[2]), list(change[3]))
@@ -246,6 +255,8 @@ def apply_change(change: tuple, command: str) -> str | None:
         return apply_dropped_cd(command, change[1])
     if change[0] == "setup":
         return apply_added_setup(command, change[1], change[2])
+    if change[0] == "prefix":
+        return apply_run_prefix(command, change[1])
     return apply_program_change(command, change[1], change[2])
 
 
