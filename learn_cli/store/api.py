@@ -322,17 +322,22 @@ class Store:
             moved = None
             if moves:
                 held.enter_context(self._lock(archive))
-                moved = self._append_locked(archive, moves, stamp)
+                recs = self._stamped(moves, stamp)
+                self._sync_locked(archive)
+                texts = [jsonl.dumps(r) for r in recs]  # once, for the archive and the index
+                jsonl.append(archive, recs, texts)
+                moved = (archive, recs, texts)
             held.enter_context(self._lock(path))
-            return self._update_locked(path, changes, remove, rewrite, stamp, (archive, moved) if moved else None)
+            return self._update_locked(path, changes, remove, rewrite, stamp, moved)
 
     def _update_locked(self, path: Path, changes: dict, remove: set, rewrite: bool, stamp: str,
-                       moved: tuple[Path, list[dict]] | None) -> list[dict]:
+                       moved: tuple[Path, list[dict], list[str]] | None) -> list[dict]:
         """update_many's work once the locks are held; `moved`: (archive, records appended to
-        it), indexed before this file (their rows are still this file's until then)."""
+        it, their lines), indexed before this file (their rows are still this file's until then)."""
         in_step = self._sync_locked(path)
         doc = str(path).endswith(".json")
-        loaded = self._load_doc_for_rewrite(path) if doc else jsonl.load(path) if rewrite else None
+        raw: dict = {}  # a log's lines as read: a rewrite writes the unchanged ones again as they are
+        loaded = self._load_doc_for_rewrite(path) if doc else self._load_log(path, raw) if rewrite else None
         if loaded is not None and loaded.bad and not doc:
             loaded = None  # a rewrite would drop the corrupt lines: append instead
         current = loaded.records if loaded is not None else self._current(path, set(changes) | remove)
@@ -349,28 +354,41 @@ class Store:
         if not written and not gone:
             self._index_moves(moved, path)
             return []
+        lines = written + [jsonl.tombstone(rid) for rid in gone]
+        texts = [jsonl.dumps(r) for r in lines]  # once, for the file and the index (its `data`)
         if loaded is not None:
             for rid in gone:
                 del current[rid]
-            jsonl.rewrite(path, current.values())
+            if doc:
+                jsonl.rewrite(path, current.values())
+            else:
+                jsonl.atomic_write(path, jsonl.lines_of(current, raw, {r["id"]: t for r, t in zip(written, texts)}))
             self._index_moves(moved, path)
-            if str(path).endswith(".json") or not in_step:
+            if doc or not in_step:
                 self._reindex_locked(path)
             else:
-                self._index_rewrite(path, written + [jsonl.tombstone(rid) for rid in gone], len(current))
+                self._index_rewrite(path, lines, len(current), texts)
         else:
-            lines = written + [jsonl.tombstone(rid) for rid in gone]
-            jsonl.append(path, lines)
+            jsonl.append(path, lines, texts)
             self._index_moves(moved, path)
-            self._index_write(path, lines)
+            self._index_write(path, lines, texts)
         return written
 
-    def _index_moves(self, moved: tuple[Path, list[dict]] | None, source: Path) -> None:
+    @staticmethod
+    def _load_log(path: Path, raw: dict) -> jsonl.Loaded:
+        """jsonl.load of a log, its live records' lines as read kept in `raw` (parse_log)."""
+        try:
+            data = jsonl.read_bytes(path)
+        except FileNotFoundError:
+            return jsonl.Loaded({}, [], 0, 0)
+        return jsonl.parse_log(str(path), data, json.loads, raw)
+
+    def _index_moves(self, moved: tuple[Path, list[dict], list[str]] | None, source: Path) -> None:
         if moved is None:
             return
-        archive, recs = moved
+        archive, recs, texts = moved
         try:
-            self.index.record_moves(archive, recs, source)
+            self.index.record_moves(archive, recs, source, texts)
         except _db().DatabaseError as exc:
             self._index_failed(exc)
 
@@ -440,15 +458,15 @@ class Store:
             self._index_failed(exc)
             return False
 
-    def _index_rewrite(self, path: Path, changed: list[dict], lines: int) -> None:
+    def _index_rewrite(self, path: Path, changed: list[dict], lines: int, texts: list[str] | None = None) -> None:
         try:
-            self.index.record_rewrite(path, changed, lines)
+            self.index.record_rewrite(path, changed, lines, texts)
         except _db().DatabaseError as exc:
             self._index_failed(exc)
 
-    def _index_write(self, path: Path, recs: list[dict]) -> None:
+    def _index_write(self, path: Path, recs: list[dict], texts: list[str] | None = None) -> None:
         try:
-            self.index.record_write(path, recs, len(recs))
+            self.index.record_write(path, recs, len(recs), texts)
         except _db().DatabaseError as exc:
             self._index_failed(exc)
 

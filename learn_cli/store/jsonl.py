@@ -74,7 +74,10 @@ def load(path: Path, loads: Callable = json.loads) -> Loaded:
     return parse_log(str(path), data, loads)
 
 
-def parse_log(name: str, data: bytes, loads: Callable = json.loads) -> Loaded:
+def parse_log(name: str, data: bytes, loads: Callable = json.loads, raw_lines: dict | None = None) -> Loaded:
+    """The records of a log's bytes. With `raw_lines`, a dict, it also gets each live record's
+    line as it is in the file (those that parsed cleanly): a rewrite that leaves a record as it
+    was writes that line again instead of dumping the record (`lines_of`)."""
     records: dict = {}
     bad: list = []
     lines = superseded = 0
@@ -93,9 +96,33 @@ def parse_log(name: str, data: bytes, loads: Callable = json.loads) -> Loaded:
         if rec.get("deleted") is True:
             if records.pop(rid, None) is not None:
                 superseded += 1
+            if raw_lines is not None:
+                raw_lines.pop(rid, None)
             continue
         records[rid] = rec
+        if raw_lines is not None:
+            if problem:
+                raw_lines.pop(rid, None)
+            else:
+                raw_lines[rid] = raw
     return Loaded(records, bad, lines, superseded)
+
+
+def lines_of(records: dict, raw_lines: dict, texts: dict | None = None) -> bytes:
+    """A log's body holding `records` (id -> record): each record's compact JSON from `texts`
+    (id -> the text already dumped for it), else its line as read (`raw_lines`, from parse_log),
+    else dumped now. Reusing the lines read spares a json.dumps of every record a compaction or
+    a rewrite did not change (most of their cost)."""
+    texts = texts or {}
+    out = []
+    for rid, rec in records.items():
+        text = texts.get(rid)
+        if text is not None:
+            out.append(utf8(text))
+        else:
+            raw = raw_lines.get(rid)
+            out.append(raw.rstrip(b"\r") if raw is not None else utf8(dumps(rec)))
+    return b"".join(line + b"\n" for line in out)
 
 
 def _parse_line(raw: bytes, loads: Callable) -> tuple[dict | None, str | None]:
@@ -187,7 +214,7 @@ def set_aside(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def append(path: Path, records: Iterable[dict]) -> None:
+def append(path: Path, records: Iterable[dict], texts: list[str] | None = None) -> None:
     """Append records (or tombstones) to a log. The caller holds the file's lock.
 
     Whole lines in one write, all or nothing: when the write fails or falls short (a full
@@ -352,11 +379,11 @@ def compact_locked(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
         data = read_bytes(path)
     except FileNotFoundError:
         return 0, 0
-    loaded = parse_log(str(path), data, loads)
+    raw: dict = {}
+    loaded = parse_log(str(path), data, loads, raw)
     if not loaded.superseded:
         return loaded.lines, loaded.lines
     raw_lines = data.split(b"\n")
     kept_bad = b"".join(raw_lines[b.line - 1] + b"\n" for b in loaded.bad)
-    body = utf8("".join(dumps(r) + "\n" for r in loaded.records.values()))
-    atomic_write(path, kept_bad + body)
+    atomic_write(path, kept_bad + lines_of(loaded.records, raw))
     return loaded.lines, len(loaded.records) + len(loaded.bad)
