@@ -365,6 +365,8 @@ class Store:
                 jsonl.atomic_write(path, jsonl.lines_of(current, raw, {r["id"]: t for r, t in zip(written, texts)}))
             self._index_moves(moved, path)
             if doc or not in_step:
+                # A document's rows are read again whole: new rowids, at the end, which is the
+                # order the next promote meets them in (conflict partners are paired first met).
                 self._reindex_locked(path)
             else:
                 self._index_rewrite(path, lines, len(current), texts)
