@@ -322,9 +322,10 @@ class Store:
             moved = None
             if moves:
                 held.enter_context(self._lock(archive))
-                recs = self._stamped(moves, stamp)
+                for rec in moves:
+                    rec["updated"] = stamp
+                recs, texts = _safe_lines(moves)  # dumped once, for the archive and the index
                 self._sync_locked(archive)
-                texts = [jsonl.dumps(r) for r in recs]  # once, for the archive and the index
                 jsonl.append(archive, recs, texts)
                 moved = (archive, recs, texts)
             held.enter_context(self._lock(path))
@@ -340,22 +341,26 @@ class Store:
         loaded = self._load_doc_for_rewrite(path) if doc else self._load_log(path, raw) if rewrite else None
         if loaded is not None and loaded.bad and not doc:
             loaded = None  # a rewrite would drop the corrupt lines: append instead
-        current = loaded.records if loaded is not None else self._current(path, set(changes) | remove)
+        if loaded is not None:
+            current = present = loaded.records
+        else:  # only the records to change are read whole; of those to remove, whether they are here
+            current = self._current(path, set(changes))
+            present = current.keys() | self._present(path, remove.difference(current))
         written = []
         for rid, change in changes.items():
             if rid in current and rid not in remove:
                 new = change(dict(current[rid]))
                 if new is not None:
                     new["updated"] = stamp
-                    new = utf8_safe(new)
-                    current[rid] = new
                     written.append(new)
-        gone = [rid for rid in remove if rid in current]
+        written, texts = _safe_lines(written)  # dumped once, for the file and the index (its `data`)
+        current.update((r["id"], r) for r in written)
+        gone = [rid for rid in remove if rid in present]
         if not written and not gone:
             self._index_moves(moved, path)
             return []
         lines = written + [jsonl.tombstone(rid) for rid in gone]
-        texts = [jsonl.dumps(r) for r in lines]  # once, for the file and the index (its `data`)
+        texts += [jsonl.dumps(r) for r in lines[len(written):]]
         if loaded is not None:
             for rid in gone:
                 del current[rid]
@@ -400,6 +405,14 @@ class Store:
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             out.update((rid, json.loads(data)) for rid, data in self.index.data_by_id_in_file(rel, chunk))
+        return out
+
+    def _present(self, path: Path, ids: set[str]) -> set[str]:
+        """Which of `ids` the index holds in one file (the caller has synced the index): a
+        record to remove is not read (promote's archiving removes thousands)."""
+        rel, ids, out = self.index.rel(path), sorted(ids), set()
+        for start in range(0, len(ids), 500):
+            out.update(self.index.ids_in_file(rel, ids[start:start + 500]))
         return out
 
     def compact(self, path: Path) -> tuple[int, int]:
@@ -506,3 +519,19 @@ class Store:
         if self._index is not None:
             self._index.close()
             self._index = None
+
+
+def _safe_lines(recs: list[dict]) -> tuple[list[dict], list[str]]:
+    """The records as they can be written (utf8_safe) and their compact JSON lines: one
+    json.dumps each, where utf8_safe and then the writer each dumped them."""
+    out, texts = [], []
+    for rec in recs:
+        text = jsonl.dumps(rec)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: scrubbed (utf8_safe), dumped again
+            rec = utf8_safe(rec)
+            text = jsonl.dumps(rec)
+        out.append(rec)
+        texts.append(text)
+    return out, texts

@@ -411,6 +411,11 @@ class Index:
         return self.db.execute(f"SELECT id, data FROM learnings WHERE file=? AND id IN ({','.join('?' * len(ids))})",
                                (rel, *ids))
 
+    def ids_in_file(self, rel: str, ids: list[str]) -> list[str]:
+        """Which of these ids one file holds (at most 500 at a time)."""
+        return [rid for (rid,) in self.db.execute(
+            f"SELECT id FROM learnings WHERE file=? AND id IN ({','.join('?' * len(ids))})", (rel, *ids))]
+
     def names_of(self, pids: list[str]) -> dict[str, str]:
         """Project id -> name, for these projects only."""
         marks = ",".join("?" * len(pids))
@@ -920,14 +925,14 @@ _EXPORT_ORDER = ("CASE json_type(data, '$.created') WHEN 'text' THEN json_extrac
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "
            "features, score_frequency, score_impact, score_used, score_base) VALUES (" + ",".join("?" * 17) + ")")
-# The columns of a row (by their place in Index._row's tuple) that an update in place sets only
-# when their value changed: SQLite updates every index that names a column of the SET clause,
-# whatever its value, and a promote or prune patch (an archive clock, a conflict) changes none of
-# key, scope, pid, type, category, and often not the status nor the score: 3 to 5 of the 8
-# indexes are left alone. `updated` and `data` are always set (a patch changes both).
+# The indexed columns of a row (by their place in Index._row's tuple) that an update in place
+# sets only when their value changed: SQLite updates every index that names a column of the SET
+# clause, whatever its value, and a promote or prune patch (an archive clock, a conflict) changes
+# none of key, scope, pid, type, category, and often not the status nor the score: 3 to 5 of the
+# 8 indexes are left alone. `updated`, `data`, `derived` and `features` are always set (the
+# first two change with any patch; the others are in no index).
 _NARROW = ((0, "file"), (2, "key"), (3, "scope"), (4, "pid"), (5, "type"), (6, "category"), (7, "status"),
-           (11, "derived"), (12, "features"), (13, "score_frequency"), (14, "score_impact"), (15, "score_used"),
-           (16, "score_base"))
+           (13, "score_frequency"), (14, "score_impact"), (15, "score_used"), (16, "score_base"))
 
 
 def _kept_values(row: tuple) -> tuple:
@@ -937,10 +942,10 @@ def _kept_values(row: tuple) -> tuple:
 
 def _set_changed(db: sqlite3.Connection, prev: tuple, row: tuple) -> None:
     """Update the row `prev` (from _rows_of) to `row` (Index._row's tuple) in place: its
-    `updated` and `data`, and of _NARROW's columns those whose value differs."""
+    `updated`, `data`, `derived` and `features`, and of _NARROW's columns those whose value differs."""
     changed = tuple((name, row[at]) for (at, name), before in zip(_NARROW, prev[3], strict=True) if row[at] != before)
     db.execute(_update_sql(tuple(name for name, _value in changed)),
-               (row[8], row[10], *(value for _name, value in changed), prev[0]))
+               (row[8], row[10], row[11], row[12], *(value for _name, value in changed), prev[0]))
 
 
 _UPDATE_SQL: dict[tuple[str, ...], str] = {}
@@ -949,7 +954,7 @@ _UPDATE_SQL: dict[tuple[str, ...], str] = {}
 def _update_sql(columns: tuple[str, ...]) -> str:
     sql = _UPDATE_SQL.get(columns)
     if sql is None:
-        sql = _UPDATE_SQL[columns] = ("UPDATE learnings SET updated=?, data=?" + "".join(f", {name}=?" for name in columns)
+        sql = _UPDATE_SQL[columns] = ("UPDATE learnings SET updated=?, data=?, derived=?, features=?" + "".join(f", {name}=?" for name in columns)
                                       + " WHERE rowid=?")
     return sql
 

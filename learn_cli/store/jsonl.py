@@ -220,8 +220,9 @@ def append(path: Path, records: Iterable[dict], texts: list[str] | None = None) 
     Whole lines in one write, all or nothing: when the write fails or falls short (a full
     disk, a file size limit, the hook's deadline) the file is cut back to where it was, so no
     half line is left behind. A half line that a killed writer left at the end is cut off first
-    (kept in `<file>.corrupt`), so it never ends up inside the file."""
-    payload = utf8("".join(dumps(r) + "\n" for r in records))
+    (kept in `<file>.corrupt`), so it never ends up inside the file. `texts`: the records'
+    compact JSON when the caller has dumped them already (it gives the same text to the index)."""
+    payload = utf8("".join(t + "\n" for t in (texts if texts is not None else map(dumps, records))))
     if not payload:
         return
     fd = open_private(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
