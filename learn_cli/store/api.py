@@ -367,7 +367,8 @@ class Store:
             if doc:
                 jsonl.rewrite(path, current.values())
             else:
-                jsonl.atomic_write(path, jsonl.lines_of(current, raw, {r["id"]: t for r, t in zip(written, texts)}))
+                dumped = {r["id"]: t for r, t in zip(written, texts[:len(written)], strict=True)}
+                jsonl.atomic_write(path, jsonl.lines_of(current, raw, dumped))
             self._index_moves(moved, path)
             if doc or not in_step:
                 # A document's rows are read again whole: new rowids, at the end, which is the

@@ -630,16 +630,17 @@ class Index:
 
     def to_derive(self, rowids: list[int]) -> list[tuple[int, str, int, int]]:
         """(rowid, data, whether features is empty, whether the score columns are) of these rows."""
-        return self.db.execute(f"SELECT rowid, data, features IS NULL, score_base IS NULL FROM learnings WHERE rowid IN "
-                               f"({','.join('?' * len(rowids))})", rowids).fetchall()
+        return self.db.execute(f"SELECT rowid, data, features IS NULL, score_base IS NULL FROM learnings "
+                               f"WHERE rowid IN ({','.join('?' * len(rowids))})", rowids).fetchall()
 
     def store_derived(self, fresh: list[tuple[str, str | None, tuple | None, int, str]]) -> None:
         """Set (derived, features unless None, score inputs unless None, rowid, data) in one
         transaction, on the rows that still hold that data (a writer may have replaced them
         meanwhile). The score columns (`score_inputs` of the record) are given only where they
         are empty (the rows of an index older than v8): setting them where they are filled
-        would rewrite the entries of the scores index for nothing (a third of a first promote's
-        derive step on a home indexed without derived columns, the synthetic benchmark's)."""
+        would rewrite the entries of the scores index for nothing (with a second parse of every
+        record, ~6 s of a first promote at 100,000 on a home indexed without derived columns:
+        the synthetic benchmark's)."""
         with self._tx() as tx:
             tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features) WHERE rowid=? AND data=?",
                            [(derived, features, rowid, data)
@@ -954,8 +955,9 @@ _UPDATE_SQL: dict[tuple[str, ...], str] = {}
 def _update_sql(columns: tuple[str, ...]) -> str:
     sql = _UPDATE_SQL.get(columns)
     if sql is None:
-        sql = _UPDATE_SQL[columns] = ("UPDATE learnings SET updated=?, data=?, derived=?, features=?" + "".join(f", {name}=?" for name in columns)
-                                      + " WHERE rowid=?")
+        named = "".join(f", {name}=?" for name in columns)
+        sql = f"UPDATE learnings SET updated=?, data=?, derived=?, features=?{named} WHERE rowid=?"
+        _UPDATE_SQL[columns] = sql
     return sql
 
 
