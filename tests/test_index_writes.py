@@ -182,3 +182,52 @@ def test_a_batch_commits_before_waiting_for_a_busy_lock(store, tmp_path):
                 other.close()
     finally:
         os.close(fd)
+
+
+def _updates(store, act) -> list[str]:
+    """The UPDATE statements on the learnings table that `act()` runs."""
+    seen: list[str] = []
+    store.index.db.set_trace_callback(seen.append)
+    try:
+        act()
+    finally:
+        store.index.db.set_trace_callback(None)
+    return [s for s in seen if s.startswith("UPDATE learnings")]
+
+
+def test_an_update_in_place_names_only_the_indexed_columns_that_changed(store, tmp_path):
+    """SQLite updates every index naming a column of the SET clause, whatever its value: a
+    patch of the archive clock names no indexed column; one of the status names the status."""
+    path = store.layout.learnings("p1")
+    os.makedirs(path.parent, exist_ok=True)
+    rec = make_record(context="use pnpm here", key="txt:a")
+    store.put_many(path, [rec])
+
+    def patch(**fields):
+        return lambda: store.update_many(path, {rec["id"]: lambda r: dict(r, **fields)})
+
+    clock = _updates(store, patch(low_since="2026-11-01T00:00:00Z"))
+    assert len(clock) == 1 and " key=" not in clock[0] and "status=" not in clock[0] and "data=" in clock[0]
+    status = _updates(store, patch(status="conflicted", conflict_with=["x"]))
+    assert len(status) == 1 and "status=" in status[0] and " key=" not in status[0] and "scope=" not in status[0]
+    _index_is_rebuilt_as_is(store.home, tmp_path)
+
+
+def test_a_rewrite_and_a_compaction_write_unchanged_lines_as_they_were(store):
+    """A record a rewrite or a compaction leaves as it was keeps its line byte for byte (not
+    dumped again); a changed one is written in the compact form; the records are the same."""
+    path = store.layout.learnings("p1")
+    os.makedirs(path.parent, exist_ok=True)
+    a_line = b'{"id": "a", "key": "txt:a", "context": "use pnpm",  "status": "active"}'
+    b_old = b'{"id": "b", "key": "txt:b", "context": "use uv", "status": "active"}'
+    b_new = b'{ "id": "b", "key": "txt:b", "context": "use uv sync", "status": "active" }'
+    path.write_bytes(a_line + b"\n" + b_old + b"\n" + b_new + b"\n")
+    before = jsonl.load(path).records
+    assert jsonl.compact(path) == (3, 2)
+    assert path.read_bytes() == a_line + b"\n" + b_new + b"\n"
+    assert jsonl.load(path).records == before
+    store.refresh()
+    store.update_many(path, {"b": lambda r: dict(r, frequency=2)}, rewrite=True)
+    lines = path.read_bytes().splitlines()
+    assert lines[0] == a_line and lines[1] == jsonl.dumps(jsonl.load(path).records["b"]).encode()
+    assert jsonl.load(path).records["b"]["frequency"] == 2 and len(lines) == 2

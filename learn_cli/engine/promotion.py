@@ -183,8 +183,9 @@ def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int =
     for start in range(0, len(todo), batch):
         chunk = todo[start:start + batch]
         # Only rows still holding the data that was derived: a writer may have replaced them.
-        fresh = [(derive_fields(rec), derive_features(rec) if no_features else None, rowid, data)
-                 for rowid, data, no_features in store.index.to_derive(chunk) for rec in (loads(data),)]
+        fresh = [(derive_fields(rec), derive_features(rec) if no_features else None,
+                  _index.score_inputs(rec) if no_scores else None, rowid, data)
+                 for rowid, data, no_features, no_scores in store.index.to_derive(chunk) for rec in (loads(data),)]
         try:
             store.index.store_derived(fresh)
         except sqlite3.Error:

@@ -322,55 +322,81 @@ class Store:
             moved = None
             if moves:
                 held.enter_context(self._lock(archive))
-                moved = self._append_locked(archive, moves, stamp)
+                for rec in moves:
+                    rec["updated"] = stamp
+                recs, texts = _safe_lines(moves)  # dumped once, for the archive and the index
+                self._sync_locked(archive)
+                jsonl.append(archive, recs, texts)
+                moved = (archive, recs, texts)
             held.enter_context(self._lock(path))
-            return self._update_locked(path, changes, remove, rewrite, stamp, (archive, moved) if moved else None)
+            return self._update_locked(path, changes, remove, rewrite, stamp, moved)
 
     def _update_locked(self, path: Path, changes: dict, remove: set, rewrite: bool, stamp: str,
-                       moved: tuple[Path, list[dict]] | None) -> list[dict]:
+                       moved: tuple[Path, list[dict], list[str]] | None) -> list[dict]:
         """update_many's work once the locks are held; `moved`: (archive, records appended to
-        it), indexed before this file (their rows are still this file's until then)."""
+        it, their lines), indexed before this file (their rows are still this file's until then)."""
         in_step = self._sync_locked(path)
         doc = str(path).endswith(".json")
-        loaded = self._load_doc_for_rewrite(path) if doc else jsonl.load(path) if rewrite else None
+        raw: dict = {}  # a log's lines as read: a rewrite writes the unchanged ones again as they are
+        loaded = self._load_doc_for_rewrite(path) if doc else self._load_log(path, raw) if rewrite else None
         if loaded is not None and loaded.bad and not doc:
             loaded = None  # a rewrite would drop the corrupt lines: append instead
-        current = loaded.records if loaded is not None else self._current(path, set(changes) | remove)
+        if loaded is not None:
+            current = present = loaded.records
+        else:  # only the records to change are read whole; of those to remove, whether they are here
+            current = self._current(path, set(changes))
+            present = current.keys() | self._present(path, remove.difference(current))
         written = []
         for rid, change in changes.items():
             if rid in current and rid not in remove:
                 new = change(dict(current[rid]))
                 if new is not None:
                     new["updated"] = stamp
-                    new = utf8_safe(new)
-                    current[rid] = new
                     written.append(new)
-        gone = [rid for rid in remove if rid in current]
+        written, texts = _safe_lines(written)  # dumped once, for the file and the index (its `data`)
+        current.update((r["id"], r) for r in written)
+        gone = [rid for rid in remove if rid in present]
         if not written and not gone:
             self._index_moves(moved, path)
             return []
+        lines = written + [jsonl.tombstone(rid) for rid in gone]
+        texts += [jsonl.dumps(r) for r in lines[len(written):]]
         if loaded is not None:
             for rid in gone:
                 del current[rid]
-            jsonl.rewrite(path, current.values())
+            if doc:
+                jsonl.rewrite(path, current.values())
+            else:
+                dumped = {r["id"]: t for r, t in zip(written, texts[:len(written)], strict=True)}
+                jsonl.atomic_write(path, jsonl.lines_of(current, raw, dumped))
             self._index_moves(moved, path)
-            if str(path).endswith(".json") or not in_step:
+            if doc or not in_step:
+                # A document's rows are read again whole: new rowids, at the end, which is the
+                # order the next promote meets them in (conflict partners are paired first met).
                 self._reindex_locked(path)
             else:
-                self._index_rewrite(path, written + [jsonl.tombstone(rid) for rid in gone], len(current))
+                self._index_rewrite(path, lines, len(current), texts)
         else:
-            lines = written + [jsonl.tombstone(rid) for rid in gone]
-            jsonl.append(path, lines)
+            jsonl.append(path, lines, texts)
             self._index_moves(moved, path)
-            self._index_write(path, lines)
+            self._index_write(path, lines, texts)
         return written
 
-    def _index_moves(self, moved: tuple[Path, list[dict]] | None, source: Path) -> None:
+    @staticmethod
+    def _load_log(path: Path, raw: dict) -> jsonl.Loaded:
+        """jsonl.load of a log, its live records' lines as read kept in `raw` (parse_log)."""
+        try:
+            data = jsonl.read_bytes(path)
+        except FileNotFoundError:
+            return jsonl.Loaded({}, [], 0, 0)
+        return jsonl.parse_log(str(path), data, json.loads, raw)
+
+    def _index_moves(self, moved: tuple[Path, list[dict], list[str]] | None, source: Path) -> None:
         if moved is None:
             return
-        archive, recs = moved
+        archive, recs, texts = moved
         try:
-            self.index.record_moves(archive, recs, source)
+            self.index.record_moves(archive, recs, source, texts)
         except _db().DatabaseError as exc:
             self._index_failed(exc)
 
@@ -380,6 +406,14 @@ class Store:
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             out.update((rid, json.loads(data)) for rid, data in self.index.data_by_id_in_file(rel, chunk))
+        return out
+
+    def _present(self, path: Path, ids: set[str]) -> set[str]:
+        """Which of `ids` the index holds in one file (the caller has synced the index): a
+        record to remove is not read (promote's archiving removes thousands)."""
+        rel, ids, out = self.index.rel(path), sorted(ids), set()
+        for start in range(0, len(ids), 500):
+            out.update(self.index.ids_in_file(rel, ids[start:start + 500]))
         return out
 
     def compact(self, path: Path) -> tuple[int, int]:
@@ -440,15 +474,15 @@ class Store:
             self._index_failed(exc)
             return False
 
-    def _index_rewrite(self, path: Path, changed: list[dict], lines: int) -> None:
+    def _index_rewrite(self, path: Path, changed: list[dict], lines: int, texts: list[str] | None = None) -> None:
         try:
-            self.index.record_rewrite(path, changed, lines)
+            self.index.record_rewrite(path, changed, lines, texts)
         except _db().DatabaseError as exc:
             self._index_failed(exc)
 
-    def _index_write(self, path: Path, recs: list[dict]) -> None:
+    def _index_write(self, path: Path, recs: list[dict], texts: list[str] | None = None) -> None:
         try:
-            self.index.record_write(path, recs, len(recs))
+            self.index.record_write(path, recs, len(recs), texts)
         except _db().DatabaseError as exc:
             self._index_failed(exc)
 
@@ -486,3 +520,19 @@ class Store:
         if self._index is not None:
             self._index.close()
             self._index = None
+
+
+def _safe_lines(recs: list[dict]) -> tuple[list[dict], list[str]]:
+    """The records as they can be written (utf8_safe) and their compact JSON lines: one
+    json.dumps each, where utf8_safe and then the writer each dumped them."""
+    out, texts = [], []
+    for rec in recs:
+        text = jsonl.dumps(rec)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: scrubbed (utf8_safe), dumped again
+            rec = utf8_safe(rec)
+            text = jsonl.dumps(rec)
+        out.append(rec)
+        texts.append(text)
+    return out, texts

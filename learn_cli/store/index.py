@@ -234,8 +234,9 @@ class Index:
             db.execute("DELETE FROM files WHERE path=?", (rel,))
 
     # -- writes by our own writers (caller holds the file lock) ---------------------------
-    def record_write(self, path: Path, records: list[dict], lines_added: int) -> None:
-        """Mirror records just appended to `path` (tombstones delete) and note its new stat.
+    def record_write(self, path: Path, records: list[dict], lines_added: int, texts: list[str] | None = None) -> None:
+        """Mirror records just appended to `path` (tombstones delete) and note its new stat
+        (`texts`: the records' lines as appended, when the caller has them: their `data`).
 
         If the index had not seen the file's previous state, the file is re-read instead, so
         an earlier crash between append and index update heals here.
@@ -249,11 +250,11 @@ class Index:
             return
         scope, pid = self.scope_of(path)
         with self._tx() as db:
-            self._write_rows(db, rel, scope, pid, records)
+            self._write_rows(db, rel, scope, pid, records, texts)
             db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
                        (*st, lines_added, rel))
 
-    def record_moves(self, path: Path, records: list[dict], source: Path) -> None:
+    def record_moves(self, path: Path, records: list[dict], source: Path, texts: list[str] | None = None) -> None:
         """Mirror records just appended to the log `path` (an archive) that moved there from
         `source`, which was written too and whose index update follows (the caller holds both
         locks). A record whose searchable text is the same keeps its row, updated in place
@@ -268,23 +269,24 @@ class Index:
             return
         scope, pid = self.scope_of(path)
         ids = {r["id"] for r in records}
+        texts = texts or [None] * len(records)
         with self._tx() as db:
             sources, here = self._rows_of(db, self.rel(source), ids), self._rows_of(db, rel, ids)
-            rest = []
-            for rec in records:
+            rest, rest_texts = [], []
+            for rec, text in zip(records, texts, strict=True):
                 prev = sources.get(rec["id"])
                 body = search_body(rec)
                 if prev is None or rec["id"] in here or prev[1] != body:
                     rest.append(rec)
+                    rest_texts.append(text)
                     continue
                 sources.pop(rec["id"])  # a second copy of one id in `records` is written as usual
-                row = self._row(rel, scope, pid, rec, body)
-                db.execute(_MOVE, (rel, *row[2:9], *row[10:], prev[0]))
-            self._write_rows(db, rel, scope, pid, rest)
+                _set_changed(db, prev, self._row(rel, scope, pid, rec, body, data=text))
+            self._write_rows(db, rel, scope, pid, rest, rest_texts)
             db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
                        (*st, len(records), rel))
 
-    def record_rewrite(self, path: Path, changed: list[dict], lines: int) -> None:
+    def record_rewrite(self, path: Path, changed: list[dict], lines: int, texts: list[str] | None = None) -> None:
         """Mirror a whole-file rewrite (compaction, prune, promote) that changed only the
         records in `changed` (tombstones delete) and folded the rest as they were. The caller
         holds the file lock and had the index in step with the file before the rewrite, so
@@ -297,7 +299,7 @@ class Index:
             return
         scope, pid = self.scope_of(path)
         with self._tx() as db:
-            self._write_rows(db, rel, scope, pid, changed)
+            self._write_rows(db, rel, scope, pid, changed, texts)
             updated = db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=?, superseded=0 WHERE path=?",
                                  (*st, lines, rel)).rowcount
         if not updated:
@@ -326,13 +328,16 @@ class Index:
                 db.execute("DELETE FROM files WHERE path=?", (rel,))
         return loaded.bad
 
-    def _write_rows(self, db: sqlite3.Connection, rel: str, scope: str, pid: str, recs: list[dict]) -> None:
-        """Insert, replace or (tombstones) delete records' rows, FTS included. The old rows are
-        read in one query per 500 ids; rows whose searchable text did not change are updated
-        in place, without touching the full-text index. (Each statement runs in order: a
-        batch may hold two versions of one record, and a deleted row's rowid may be reused.)"""
+    def _write_rows(self, db: sqlite3.Connection, rel: str, scope: str, pid: str, recs: list[dict],
+                    texts: list[str | None] | None = None) -> None:
+        """Insert, replace or (tombstones) delete records' rows, FTS included (`texts`: the
+        records' compact JSON when the caller has it). The old rows are read in one query per
+        500 ids; rows whose searchable text did not change are updated in place, without
+        touching the full-text index, and only in the columns that changed (_set_changed).
+        (Each statement runs in order: a batch may hold two versions of one record, and a
+        deleted row's rowid may be reused.)"""
         old = self._rows_of(db, rel, {r["id"] for r in recs})
-        for rec in recs:
+        for rec, text in zip(recs, texts or [None] * len(recs), strict=True):
             prev = old.get(rec["id"])
             if rec.get("deleted") is True:
                 if prev:
@@ -342,28 +347,28 @@ class Index:
             body = search_body(rec)
             if prev and prev[1] == body:
                 kept = prev[2] if len(body) < BODY_LIMIT else None  # a cut text may hide a change
-                db.execute(_UPDATE, self._update_args(rel, scope, pid, rec, body, kept, prev[0]))
+                row = self._row(rel, scope, pid, rec, body, kept, text)
+                _set_changed(db, prev, row)
+                old[rec["id"]] = (prev[0], body, row[12], _kept_values(row))
                 continue
             if prev:
                 _delete_row(db, prev[0], prev[1])
-            row = self._row(rel, scope, pid, rec, body)
+            row = self._row(rel, scope, pid, rec, body, data=text)
             rowid = db.execute(_INSERT, row).lastrowid
             db.execute("INSERT INTO fts(rowid, body) VALUES (?, ?)", (rowid, body))
-            old[rec["id"]] = (rowid, body, row[12])
-
-    def _update_args(self, rel: str, scope: str, pid: str, rec: dict, body: str, features, rowid: int) -> tuple:
-        row = self._row(rel, scope, pid, rec, body, features)
-        return (*row[2:9], *row[10:], rowid)
+            old[rec["id"]] = (rowid, body, row[12], _kept_values(row))
 
     @staticmethod
     def _rows_of(db: sqlite3.Connection, rel: str, ids: set[str]) -> dict[str, tuple]:
-        """id -> (rowid, body, features) of the rows of one file with these ids."""
+        """id -> (rowid, body, features, the values of _NARROW's columns) of the rows of one
+        file with these ids."""
         ids, out = sorted(ids), {}
+        columns = ", ".join(name for _at, name in _NARROW)
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            rows = db.execute(f"SELECT id, rowid, body, features FROM learnings WHERE file=? AND id IN "
+            rows = db.execute(f"SELECT id, rowid, body, features, {columns} FROM learnings WHERE file=? AND id IN "
                               f"({','.join('?' * len(chunk))})", (rel, *chunk))
-            out.update((rid, (rowid, body, features)) for rid, rowid, body, features in rows)
+            out.update((row[0], (row[1], row[2], row[3], row[4:])) for row in rows)
         return out
 
     def note_project(self, pid: str, name: str, root: str, remote: str | None) -> None:
@@ -405,6 +410,11 @@ class Index:
         """(id, data) of these ids in one file (at most 500 at a time)."""
         return self.db.execute(f"SELECT id, data FROM learnings WHERE file=? AND id IN ({','.join('?' * len(ids))})",
                                (rel, *ids))
+
+    def ids_in_file(self, rel: str, ids: list[str]) -> list[str]:
+        """Which of these ids one file holds (at most 500 at a time)."""
+        return [rid for (rid,) in self.db.execute(
+            f"SELECT id FROM learnings WHERE file=? AND id IN ({','.join('?' * len(ids))})", (rel, *ids))]
 
     def names_of(self, pids: list[str]) -> dict[str, str]:
         """Project id -> name, for these projects only."""
@@ -618,20 +628,27 @@ class Index:
                  f"derived NOT LIKE ? OR features IS NULL OR score_base IS NULL)")
         return [r for (r,) in self.db.execute(query, (*rows.args, f"[{version},%"))]
 
-    def to_derive(self, rowids: list[int]) -> list[tuple[int, str, int]]:
-        """(rowid, data, whether features is empty) of these rows."""
-        return self.db.execute(f"SELECT rowid, data, features IS NULL FROM learnings WHERE rowid IN "
-                               f"({','.join('?' * len(rowids))})", rowids).fetchall()
+    def to_derive(self, rowids: list[int]) -> list[tuple[int, str, int, int]]:
+        """(rowid, data, whether features is empty, whether the score columns are) of these rows."""
+        return self.db.execute(f"SELECT rowid, data, features IS NULL, score_base IS NULL FROM learnings "
+                               f"WHERE rowid IN ({','.join('?' * len(rowids))})", rowids).fetchall()
 
-    def store_derived(self, fresh: list[tuple[str, str | None, int, str]]) -> None:
-        """Set (derived, features unless None, rowid, data) in one transaction, on the rows
-        that still hold that data (a writer may have replaced them meanwhile); the score
-        columns too, from that data (filled here in the rows of an index older than v8)."""
+    def store_derived(self, fresh: list[tuple[str, str | None, tuple | None, int, str]]) -> None:
+        """Set (derived, features unless None, score inputs unless None, rowid, data) in one
+        transaction, on the rows that still hold that data (a writer may have replaced them
+        meanwhile). The score columns (`score_inputs` of the record) are given only where they
+        are empty (the rows of an index older than v8): setting them where they are filled
+        would rewrite the entries of the scores index for nothing (with a second parse of every
+        record, ~6 s of a first promote at 100,000 on a home indexed without derived columns:
+        the synthetic benchmark's)."""
         with self._tx() as tx:
+            tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features) WHERE rowid=? AND data=?",
+                           [(derived, features, rowid, data)
+                            for derived, features, scores, rowid, data in fresh if scores is None])
             tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features), score_frequency=?, "
                            "score_impact=?, score_used=?, score_base=? WHERE rowid=? AND data=?",
-                           [(derived, features, *score_inputs(json.loads(data)), rowid, data)
-                            for derived, features, rowid, data in fresh])
+                           [(derived, features, *scores, rowid, data)
+                            for derived, features, scores, rowid, data in fresh if scores is not None])
 
     def derived_rows(self, rows: Selection) -> Iterable[tuple[str, str, str, int, str | None]]:
         """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed."""
@@ -909,10 +926,39 @@ _EXPORT_ORDER = ("CASE json_type(data, '$.created') WHEN 'text' THEN json_extrac
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "
            "features, score_frequency, score_impact, score_used, score_base) VALUES (" + ",".join("?" * 17) + ")")
-_MOVE = ("UPDATE learnings SET file=?, key=?, scope=?, pid=?, type=?, category=?, status=?, updated=?, data=?, "
-         "derived=?, features=?, score_frequency=?, score_impact=?, score_used=?, score_base=? WHERE rowid=?")
-_UPDATE = ("UPDATE learnings SET key=?, scope=?, pid=?, type=?, category=?, status=?, updated=?, data=?, derived=?, "
-           "features=?, score_frequency=?, score_impact=?, score_used=?, score_base=? WHERE rowid=?")
+# The indexed columns of a row (by their place in Index._row's tuple) that an update in place
+# sets only when their value changed: SQLite updates every index that names a column of the SET
+# clause, whatever its value, and a promote or prune patch (an archive clock, a conflict) changes
+# none of key, scope, pid, type, category, and often not the status nor the score: 3 to 5 of the
+# 8 indexes are left alone. `updated`, `data`, `derived` and `features` are always set (the
+# first two change with any patch; the others are in no index).
+_NARROW = ((0, "file"), (2, "key"), (3, "scope"), (4, "pid"), (5, "type"), (6, "category"), (7, "status"),
+           (13, "score_frequency"), (14, "score_impact"), (15, "score_used"), (16, "score_base"))
+
+
+def _kept_values(row: tuple) -> tuple:
+    """The values of _NARROW's columns in a row tuple (as _rows_of reads them back)."""
+    return tuple(row[at] for at, _name in _NARROW)
+
+
+def _set_changed(db: sqlite3.Connection, prev: tuple, row: tuple) -> None:
+    """Update the row `prev` (from _rows_of) to `row` (Index._row's tuple) in place: its
+    `updated`, `data`, `derived` and `features`, and of _NARROW's columns those whose value differs."""
+    changed = tuple((name, row[at]) for (at, name), before in zip(_NARROW, prev[3], strict=True) if row[at] != before)
+    db.execute(_update_sql(tuple(name for name, _value in changed)),
+               (row[8], row[10], row[11], row[12], *(value for _name, value in changed), prev[0]))
+
+
+_UPDATE_SQL: dict[tuple[str, ...], str] = {}
+
+
+def _update_sql(columns: tuple[str, ...]) -> str:
+    sql = _UPDATE_SQL.get(columns)
+    if sql is None:
+        named = "".join(f", {name}=?" for name in columns)
+        sql = f"UPDATE learnings SET updated=?, data=?, derived=?, features=?{named} WHERE rowid=?"
+        _UPDATE_SQL[columns] = sql
+    return sql
 
 
 def is_busy(exc: BaseException) -> bool:
