@@ -33,7 +33,7 @@ def _db():
     this module: a hook that never opens it (a plain success, a prompt) saves ~3 ms. An
     `except _db().Error` clause is evaluated only when an exception is raised, by then the
     index is open and the module imported."""
-    import sqlite3
+    from learn_cli.store.index import sqlite3
 
     return sqlite3
 

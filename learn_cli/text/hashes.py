@@ -4,6 +4,12 @@ implementations give the same digests; `hashlib` is the fallback elsewhere."""
 
 from __future__ import annotations
 
+import sys
+
+# CPython's own SHA-256 module, by version: a failed import looks through every folder of
+# sys.path again on each call (and, in a hook run without `site`, would make it run `site`).
+_SHA256_MODULE = "_sha2" if sys.version_info >= (3, 12) else "_sha256"
+
 
 def sha1_hex(data: bytes) -> str:
     try:
@@ -15,12 +21,9 @@ def sha1_hex(data: bytes) -> str:
 
 def sha256_hex(data: bytes) -> str:
     try:
-        from _sha2 import sha256  # CPython 3.12+
-    except ImportError:
-        try:
-            from _sha256 import sha256  # CPython 3.11
-        except ImportError:  # pragma: no cover - not CPython
-            from hashlib import sha256
+        sha256 = __import__(_SHA256_MODULE).sha256
+    except ImportError:  # pragma: no cover - not CPython
+        from hashlib import sha256
     return sha256(data).hexdigest()
 
 
