@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import run  # noqa: E402
-from bench.generate import generate  # noqa: E402
+from bench import run
+from bench.generate import generate
 
 KINDS = ("failure", "success", "prompt", "start", "pair", "end")
 
@@ -58,7 +58,7 @@ def instructions(bench: run.Bench, home: dict, copy: Path) -> dict:
     shutil.copytree(home["home"], copy, symlinks=True)
     bench._counter = 0
     make = bench.payloads(home["root"], home["sessions"])
-    env, root, sid = bench.env(copy), home["root"], home["sessions"][0]
+    env, root, sid = dict(bench.env(copy), PYTHONHASHSEED="0"), home["root"], home["sessions"][0]  # steadier counts
     counts = {"bare": run.callgrind_instructions(bench.valgrind, [bench.python, "-c", "pass"], env, root, None)}
 
     def payload(kind: str) -> bytes:
@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--sizes", default="1000:10")
-    ap.add_argument("--learn", action="append", required=True, help="NAME=PATH of a `learn` script (PATH#script: run it as the hook)")
+    ap.add_argument("--learn", action="append", required=True,
+                    help="NAME=PATH of a `learn` script (PATH#script: run it as the hook)")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--callgrind", action="store_true")

@@ -45,7 +45,7 @@ def test_a_plain_success_captured_imports_no_typing(tmp_path):
 # What the hook path leaves out, per event kind (issue 14: every hook call at most 3x the bare
 # interpreter; each of these modules is milliseconds of import). `_hook` runs the entry point
 # in a fresh interpreter and reports which of them it imported.
-HEAVY = ("sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api", "learn_cli.store.index",
+HEAVY = ("sqlite3", "_sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api", "learn_cli.store.index",
          "learn_cli.text.redact", "learn_cli.text.keys", "learn_cli.capture.pairing", "learn_cli.engine.context",
          "contextlib", "signal")
 
@@ -73,7 +73,7 @@ def _project(tmp_path, name: str = "proj"):
 
 
 def test_a_plain_success_and_a_prompt_neither_open_the_index_nor_parse_commands(tmp_path):
-    """sqlite3 (and datetime with it) is imported when the index is opened: a success that
+    """_sqlite3 (the C module alone) is imported when the index is opened: a success that
     resolves no failure and a prompt that corrects nothing never open it."""
     cwd = _project(tmp_path)
     base = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd)}
@@ -82,8 +82,8 @@ def test_a_plain_success_and_a_prompt_neither_open_the_index_nor_parse_commands(
     _hook(tmp_path, ["capture"], success, cwd)  # creates the store
     for payload in (dict(success, tool_use_id="t2"), dict(base, hook_event_name="UserPromptSubmit", prompt="go on")):
         _answer, modules = _hook(tmp_path, ["capture"], payload, cwd)
-        assert not modules & {"sqlite3", "datetime", "typing", "learn_cli.store.index", "learn_cli.text.keys",
-                              "learn_cli.capture.pairing"}, payload["hook_event_name"]
+        assert not modules & {"sqlite3", "_sqlite3", "datetime", "typing", "learn_cli.store.index",
+                              "learn_cli.text.keys", "learn_cli.capture.pairing"}, payload["hook_event_name"]
 
 
 def test_no_tool_event_nor_session_end_imports_pathlib_contextlib_signal_or_typing(tmp_path):
@@ -169,17 +169,17 @@ def test_a_session_start_answers_from_the_kept_digest_without_the_store(tmp_path
     start = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "hook_event_name": "SessionStart",
              "source": "startup"}
     made, made_with = _hook(tmp_path, ["capture"], start, cwd)
-    assert "the build needs generated headers" in made and "sqlite3" in made_with
+    assert "the build needs generated headers" in made and "_sqlite3" in made_with
     for argv in (["capture"], ["context", "--hook"]):
         kept, modules = _hook(tmp_path, argv, start, cwd)
         assert kept == made
-        assert not modules & {"sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api",
+        assert not modules & {"sqlite3", "_sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api",
                               "learn_cli.text.redact", "learn_cli.engine.context"}, argv
     assert _sessions_counted(tmp_path) == 3
 
     _seed_active(tmp_path, cwd, "the linter wants tabs")
     fresh, modules = _hook(tmp_path, ["capture"], start, cwd)
-    assert "the linter wants tabs" in fresh and "sqlite3" in modules
+    assert "the linter wants tabs" in fresh and "_sqlite3" in modules
 
 
 def test_a_project_whose_root_holds_a_secret_is_never_answered_unredacted(tmp_path):

@@ -22,6 +22,7 @@ Only the stdlib and our hot-path modules are imported here (no typer, rich, orjs
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -276,8 +277,6 @@ def _emit(out) -> int:
     if not out:
         return 0
     try:
-        import json
-
         text = json.dumps(out, ensure_ascii=True, separators=(",", ":"))
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
@@ -430,8 +429,6 @@ def read_stdin(limit: int = MAX_PAYLOAD) -> bytes | None:
 def _parse(data: bytes | None):
     if not data or not data.strip():
         return None
-    import json  # not at the top: imported once the regex cache serves its patterns (main)
-
     try:
         return json.loads(data)
     except (ValueError, UnicodeDecodeError, RecursionError):

@@ -99,7 +99,8 @@ def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGEN
     scope = _scope(scope, agent)
     path = _settings_path(ctx, agent, scope)
     if agent.kind == "skill":
-        return _report(_settings_call(agent.module.install_skill, scope, path, command_for(scope, agent.kind)), agent, as_json)
+        learn = command_for(scope, agent.kind)
+        return _report(_settings_call(agent.module.install_skill, scope, path, learn), agent, as_json)
     settings = _settings_call(SettingsFile, path)
     learn = command_for(scope)
     doc, added = _settings_call(agent.merge, settings.doc, agent.handlers(learn, guard), path)

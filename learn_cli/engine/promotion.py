@@ -41,13 +41,13 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import reduce
 
 from learn_cli.engine import scoring
 from learn_cli.store import index as _index
 from learn_cli.store.paths import ARCHIVE_FILE, number
 from learn_cli.store.record import SHOWN_STATUSES, new_id
+from learn_cli.store.score import UTC, datetime  # the C module alone: see store.score
 
 TYPE_CHECKING = False  # no pathlib here: a SessionEnd hook passes its store's string paths
 if TYPE_CHECKING:

@@ -314,17 +314,15 @@ class Store:
         Both locks are held, the archive's taken first; once both files are written, each
         record's index row moves from this file to the archive in place (Index.record_moves),
         instead of a row deleted, its text taken out of the full-text index and put back."""
-        import contextlib  # here: the hook path's tool events import no contextlib
-
         remove = set(remove)
         stamp = now_iso()
-        with contextlib.ExitStack() as held:
-            moved = None
-            if moves:
-                held.enter_context(self._lock(archive))
-                moved = self._append_locked(archive, moves, stamp)
-            held.enter_context(self._lock(path))
-            return self._update_locked(path, changes, remove, rewrite, stamp, (archive, moved) if moved else None)
+        if not moves:  # (no contextlib.ExitStack: a SessionEnd hook comes here, and imports no contextlib)
+            with self._lock(path):
+                return self._update_locked(path, changes, remove, rewrite, stamp, None)
+        with self._lock(archive):
+            moved = self._append_locked(archive, moves, stamp)
+            with self._lock(path):
+                return self._update_locked(path, changes, remove, rewrite, stamp, (archive, moved) if moved else None)
 
     def _update_locked(self, path: Path, changes: dict, remove: set, rewrite: bool, stamp: str,
                        moved: tuple[Path, list[dict]] | None) -> list[dict]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+
 try:  # the C module that the `sqlite3` package wraps: the package adds date adapters this index
     import _sqlite3 as sqlite3  # never uses, and imports `datetime` for them (~0.15x a bare start)
 except ImportError:  # pragma: no cover - not CPython
