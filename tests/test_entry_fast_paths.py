@@ -171,10 +171,12 @@ def test_a_session_start_answers_from_the_kept_digest_without_the_store(tmp_path
     made, made_with = _hook(tmp_path, ["capture"], start, cwd)
     assert "the build needs generated headers" in made and "_sqlite3" in made_with
     for argv in (["capture"], ["context", "--hook"]):
-        kept, modules = _hook(tmp_path, argv, start, cwd)
+        kept, modules = _hook(tmp_path, argv, start, cwd, probe=HEAVY + ("re", "json"))
         assert kept == made
         assert not modules & {"sqlite3", "_sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api",
                               "learn_cli.text.redact", "learn_cli.engine.context"}, argv
+        if argv[0] == "context":  # the SessionStart hook: no regular expression at all (text/jsonlite.py)
+            assert not modules & {"re", "json"}, modules
     assert _sessions_counted(tmp_path) == 3
 
     _seed_active(tmp_path, cwd, "the linter wants tabs")
