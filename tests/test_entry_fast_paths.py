@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
+import learn_cli
 from learn_cli import __version__
 
 
@@ -197,3 +199,15 @@ def test_a_project_whose_root_holds_a_secret_is_never_answered_unredacted(tmp_pa
         answer, modules = _hook(tmp_path, ["capture"], start, cwd)
         assert "the build needs generated headers" in answer and token not in answer
         assert "learn_cli.text.redact" in modules
+
+
+def test_the_modules_spooling_needs_hold_their_sha_modules_once_imported():
+    """The hard stop spools an event once `_ready_to_spool` has imported what spooling needs;
+    spooling names the project by a SHA-256. Were `_sha256` imported at the first digest, the
+    work could be interrupted between its creation and its initialisation, and the hard stop
+    would call it without its state (a SIGSEGV seen once in the deadline attack)."""
+    probe = ("import sys; from learn_cli.capture import hook; hook._ready_to_spool(); "
+             "print(sorted(m for m in ('_sha1', '_sha256', '_sha2') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(Path(learn_cli.__file__).parents[1])}).stdout
+    assert out.strip() == ("['_sha1', '_sha2']" if sys.version_info >= (3, 12) else "['_sha1', '_sha256']")
