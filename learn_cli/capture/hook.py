@@ -810,17 +810,20 @@ def _context(argv: list[str]):
     if event is None:
         agent = _adapter(opts.get("agent")).AGENT
         event = ev.Event(ev.SESSION_START, agent, cwd=os.path.abspath(opts["project"]) if "project" in opts else "")
-    return _session_start(event, opts.get("home"), budget)
+    return _session_start(event, opts.get("home"), budget, cache_late=True)
 
 
-def _session_start(event, home: str | None, budget: int | None):
+def _session_start(event, home: str | None, budget: int | None, cache_late: bool = False):
+    """The digest's answer. `cache_late` (`learn context --hook`, which installs no regex cache
+    up front: a kept digest needs no `re`): install it before the Store's way."""
     project = _known_project(event, home)
     if project is None:
         return None
     kept = _kept_start(event, home, project, budget)
     if kept is not None:
         return kept[0]
-    _install_regex_cache(home)  # `context --hook` installs it only now: the kept digest needs no `re`
+    if cache_late:
+        _install_regex_cache(home)
     from learn_cli.engine.digest import session_digest
 
     store, project = _open(event, home, plain=False)
