@@ -108,8 +108,9 @@ def learn_command() -> str:
 
 def hook_command() -> str:
     """What runs this `learn`'s hook entry point fastest on this machine: its interpreter with
-    `-S` (no `site`: a quarter of an interpreter's start) on learn_cli/hook_entry.py, which
-    finds the package itself; `learn_command()` when either file is missing (a frozen build)."""
+    `-S` (no `site`: ~0.1x a bare interpreter's start saved per hook) on learn_cli/hook_entry.py,
+    which finds the package itself; `learn_command()` when either file is missing (a frozen
+    build)."""
     import shlex
 
     import learn_cli
