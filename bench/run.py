@@ -37,6 +37,7 @@ import argparse
 import glob
 import json
 import os
+import shlex
 import shutil
 import sqlite3
 import statistics
@@ -174,6 +175,7 @@ class Bench:
         self.profile = ""
         self.available = self._available_commands()
         self._counter = 0
+        self.hook = self.hook_command()
 
     # -- plumbing --------------------------------------------------------------------------
     def say(self, msg: str) -> None:
@@ -191,6 +193,19 @@ class Bench:
             env.update(LD_PRELOAD=self.faketime, TZ="UTC", FAKETIME_DONT_FAKE_MONOTONIC="1",
                        FAKETIME=time.strftime("@%Y-%m-%d %H:%M:%S", time.gmtime(at)))
         return env
+
+    def hook_command(self) -> list[str]:
+        """What `learn hooks install` registers in user scope before `capture` (the hook path is
+        measured as the agent runs it), asked of this `learn` in a home of its own."""
+        userhome = self.workdir / "hook-command-home"
+        userhome.mkdir(exist_ok=True)
+        env = dict(self.env(self.workdir / "probe-home"), HOME=str(userhome))
+        proc = subprocess.run([self.learn, "hooks", "install", "--json"], capture_output=True, text=True,
+                              check=False, env=env)
+        try:
+            return shlex.split(json.loads(proc.stdout)["command"])
+        except (ValueError, KeyError, TypeError):
+            return [self.learn]
 
     def _available_commands(self) -> set:
         proc = subprocess.run([self.learn, "--help"], capture_output=True, text=True, check=False,
@@ -455,14 +470,14 @@ class Bench:
         def own_session(with_fix: bool):
             def setup() -> dict:
                 sid = f"bench-{self.next_id()}"
-                self.launcher.run([self.learn, "capture"], env, root, json.dumps(make["failure"](sid)).encode())
+                self.launcher.run(self.hook + ["capture"], env, root, json.dumps(make["failure"](sid)).encode())
                 if with_fix:
-                    self.launcher.run([self.learn, "capture"], env, root, json.dumps(make["pair"](sid)).encode())
+                    self.launcher.run(self.hook + ["capture"], env, root, json.dumps(make["pair"](sid)).encode())
                 return {"sid": sid}
             return setup
 
         def capture(ctx) -> list:
-            return [self.learn, "capture"]
+            return self.hook + ["capture"]
 
         for kind in ("failure", "success", "prompt", "start"):
             self.measure(CAPTURE_NAMES[kind], size, capture, home=home, cwd=root, stdin=live(kind),
@@ -472,7 +487,7 @@ class Bench:
         self.measure(CAPTURE_NAMES["end"], size, capture, home=home, cwd=root, setup=own_session(True),
                      stdin=lambda ctx: json.dumps(make["end"](ctx["sid"])).encode(), check=_valid_hook_output)
         start = json.dumps(make["start"](sessions[0])).encode()
-        self.measure("context --hook", size, lambda ctx: [self.learn, "context", "--hook"], home=home, cwd=root,
+        self.measure("context --hook", size, lambda ctx: self.hook + ["context", "--hook"], home=home, cwd=root,
                      stdin=start, check=_valid_hook_output)
 
     def bench_hook_instructions(self, size: int, home: Path, root: str, sessions: list) -> None:
@@ -483,9 +498,9 @@ class Bench:
         make = self.payloads(root, sessions)
         env = self.env(home)
         runs = [("bare interpreter", [self.python, "-c", "pass"], None),
-                (CAPTURE_NAMES["failure"], [self.learn, "capture"], make["failure"](sessions[0])),
-                (CAPTURE_NAMES["start"], [self.learn, "capture"], make["start"](sessions[0])),
-                ("context --hook", [self.learn, "context", "--hook"], make["start"](sessions[0]))]
+                (CAPTURE_NAMES["failure"], self.hook + ["capture"], make["failure"](sessions[0])),
+                (CAPTURE_NAMES["start"], self.hook + ["capture"], make["start"](sessions[0])),
+                ("context --hook", self.hook + ["context", "--hook"], make["start"](sessions[0]))]
         for name, argv, payload in runs:
             count = callgrind_instructions(self.valgrind, argv, env, root,
                                            json.dumps(payload).encode() if payload else None)

@@ -104,6 +104,27 @@ class Learn:
                         COLUMNS="100", PYTHONDONTWRITEBYTECODE="1")
         (tmp / "userhome").mkdir(exist_ok=True)
 
+    @property
+    def hook_command(self) -> str:
+        """What `learn hooks install` registers before `capture` in user and local scope (and
+        `learn hooks install` run in this process computes): this `learn`'s interpreter, without
+        `site`, on the hook entry script of the learn_cli this process imported."""
+        import shlex
+
+        import learn_cli
+
+        entry = os.path.join(os.path.dirname(learn_cli.__file__), "hook_entry.py")
+        return f"{shlex.quote(str(Path(self.exe).with_name('python')))} -S {shlex.quote(entry)}"
+
+    def hook_args(self, command: str) -> list[str]:
+        """The `learn` arguments of a registered hook command (after `learn` or the entry script)."""
+        import shlex
+
+        prefix = shlex.split(self.hook_command)
+        argv = shlex.split(command)
+        assert argv[:len(prefix)] == prefix or argv[0] == self.exe, command
+        return argv[len(prefix):] if argv[:len(prefix)] == prefix else argv[1:]
+
     def __call__(self, *args, input=None, cwd=None, env=None, timeout=60, check=None) -> subprocess.CompletedProcess:
         argv = list(map(str, args))
         if _is_hook_call(argv):

@@ -30,7 +30,12 @@ OURS = [
     {"command": f"{LEARN} capture --agent cursor", "timeout": 10},  # Cursor's flat handler: no type
     cmd("'/home/you/my tools/learn' capture"),  # install quotes a path with spaces
     cmd('"/home/you/my tools/learn" context --hook'),
-    cmd("/usr/bin/python3 -m learn_cli capture"),  # no `learn` script: the interpreter
+    cmd("/usr/bin/python3 -m learn_cli capture"),  # an older install without a `learn` script
+    # what install writes now in user and local scope: the interpreter without `site` on the entry script
+    cmd("/home/you/.venv/bin/python -S /home/you/.venv/lib/python3.11/site-packages/learn_cli/hook_entry.py capture"),
+    cmd("'/home/you/my tools/python3' -S '/home/you/my tools/learn_cli/hook_entry.py' context --hook"),
+    cmd(r"C:\venv\Scripts\python.exe -S C:\venv\Lib\site-packages\learn_cli\hook_entry.py capture --guard"),
+    cmd("python3 -I -X importtime /src/learn_cli/hook_entry.py capture"),
     cmd(r"C:\Users\you\.local\bin\learn.exe capture"),
     # project scope: plain `learn`, found on PATH
     cmd("learn capture"),
@@ -65,6 +70,9 @@ NOT_OURS = [
     cmd(f"{LEARN} add 'x'"),
     cmd("python3 -m learn_cli recall x"),
     cmd("python3 -m other_tool capture"),
+    cmd("python3 -S /src/other_tool/hook_entry.py capture"),  # another package's entry script
+    cmd("python3 -S /src/learn_cli/hook_entry.py recall x"),  # learn's entry, not a hook entry point
+    cmd("python3 -c 'import learn_cli' capture"),
     {"type": "prompt", "command": "learn capture"},  # not a command handler
     cmd(["learn", "capture"]),  # a command that is not a string
     {"type": "command"},

@@ -10,7 +10,6 @@ conservative output rule for agents that give no exit code.
 from __future__ import annotations
 
 import json
-import shlex
 import subprocess
 import uuid
 from pathlib import Path
@@ -41,9 +40,7 @@ def run_hook(learn, command: str, payload: dict, cwd: Path):
     process (`learn.hook`): the command is known to work, what it learns is the subject."""
     ran = learn.__dict__.setdefault("hook_commands_run", set())
     if command in ran:
-        argv = shlex.split(command)
-        assert argv[0] == learn.exe, command
-        proc = learn.hook(*argv[1:], input=payload, cwd=cwd)
+        proc = learn.hook(*learn.hook_args(command), input=payload, cwd=cwd)
     else:
         ran.add(command)
         proc = subprocess.run(["sh", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
@@ -102,7 +99,7 @@ def test_codex_hooks_learn_and_give_the_fix_back(learn):
     path = learn.tmp / "userhome" / ".codex" / "hooks.json"
     commands = three_level_commands(path)
     assert set(commands) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
-    assert commands["PostToolUse"] == f"{learn.exe} capture --agent codex"
+    assert commands["PostToolUse"] == f"{learn.hook_command} capture --agent codex"
     for session in range(2):
         s = CodexSession(learn, learn.cwd, commands)
         s.start()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
+import learn_cli
 from learn_cli import __version__
 
 
@@ -45,7 +47,7 @@ def test_a_plain_success_captured_imports_no_typing(tmp_path):
 # What the hook path leaves out, per event kind (issue 14: every hook call at most 3x the bare
 # interpreter; each of these modules is milliseconds of import). `_hook` runs the entry point
 # in a fresh interpreter and reports which of them it imported.
-HEAVY = ("sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api", "learn_cli.store.index",
+HEAVY = ("sqlite3", "_sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api", "learn_cli.store.index",
          "learn_cli.text.redact", "learn_cli.text.keys", "learn_cli.capture.pairing", "learn_cli.engine.context",
          "contextlib", "signal")
 
@@ -72,7 +74,7 @@ def _project(tmp_path, name: str = "proj"):
 
 
 def test_a_plain_success_and_a_prompt_neither_open_the_index_nor_parse_commands(tmp_path):
-    """sqlite3 (and datetime with it) is imported when the index is opened: a success that
+    """_sqlite3 (the C module alone) is imported when the index is opened: a success that
     resolves no failure and a prompt that corrects nothing never open it."""
     cwd = _project(tmp_path)
     base = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd)}
@@ -81,8 +83,8 @@ def test_a_plain_success_and_a_prompt_neither_open_the_index_nor_parse_commands(
     _hook(tmp_path, ["capture"], success, cwd)  # creates the store
     for payload in (dict(success, tool_use_id="t2"), dict(base, hook_event_name="UserPromptSubmit", prompt="go on")):
         _answer, modules = _hook(tmp_path, ["capture"], payload, cwd)
-        assert not modules & {"sqlite3", "datetime", "typing", "learn_cli.store.index", "learn_cli.text.keys",
-                              "learn_cli.capture.pairing"}, payload["hook_event_name"]
+        assert not modules & {"sqlite3", "_sqlite3", "datetime", "typing", "learn_cli.store.index",
+                              "learn_cli.text.keys", "learn_cli.capture.pairing"}, payload["hook_event_name"]
 
 
 def test_no_tool_event_imports_pathlib_contextlib_signal_or_typing(tmp_path):
@@ -157,17 +159,19 @@ def test_a_session_start_answers_from_the_kept_digest_without_the_store(tmp_path
     start = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "hook_event_name": "SessionStart",
              "source": "startup"}
     made, made_with = _hook(tmp_path, ["capture"], start, cwd)
-    assert "the build needs generated headers" in made and "sqlite3" in made_with
+    assert "the build needs generated headers" in made and "_sqlite3" in made_with
     for argv in (["capture"], ["context", "--hook"]):
-        kept, modules = _hook(tmp_path, argv, start, cwd)
+        kept, modules = _hook(tmp_path, argv, start, cwd, probe=HEAVY + ("re", "json"))
         assert kept == made
-        assert not modules & {"sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api",
+        assert not modules & {"sqlite3", "_sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api",
                               "learn_cli.text.redact", "learn_cli.engine.context"}, argv
+        if argv[0] == "context":  # the SessionStart hook: no regular expression at all (text/jsonlite.py)
+            assert not modules & {"re", "json"}, modules
     assert _sessions_counted(tmp_path) == 3
 
     _seed_active(tmp_path, cwd, "the linter wants tabs")
     fresh, modules = _hook(tmp_path, ["capture"], start, cwd)
-    assert "the linter wants tabs" in fresh and "sqlite3" in modules
+    assert "the linter wants tabs" in fresh and "_sqlite3" in modules
 
 
 def test_a_project_whose_root_holds_a_secret_is_never_answered_unredacted(tmp_path):
@@ -183,3 +187,15 @@ def test_a_project_whose_root_holds_a_secret_is_never_answered_unredacted(tmp_pa
         answer, modules = _hook(tmp_path, ["capture"], start, cwd)
         assert "the build needs generated headers" in answer and token not in answer
         assert "learn_cli.text.redact" in modules
+
+
+def test_the_modules_spooling_needs_hold_their_sha_modules_once_imported():
+    """The hard stop spools an event once `_ready_to_spool` has imported what spooling needs;
+    spooling names the project by a SHA-256. Were `_sha256` imported at the first digest, the
+    work could be interrupted between its creation and its initialisation, and the hard stop
+    would call it without its state (a SIGSEGV seen once in the deadline attack)."""
+    probe = ("import sys; from learn_cli.capture import hook; hook._ready_to_spool(); "
+             "print(sorted(m for m in ('_sha1', '_sha256', '_sha2') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(Path(learn_cli.__file__).parents[1])}).stdout
+    assert out.strip() == ("['_sha1', '_sha2']" if sys.version_info >= (3, 12) else "['_sha1', '_sha256']")

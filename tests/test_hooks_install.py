@@ -11,6 +11,11 @@ from pathlib import Path
 
 import pytest
 
+import learn_cli
+from learn_cli.agents.handlers import is_ours
+from learn_cli.store import jsonl
+from learn_cli.store.project import identify
+
 ROOT = Path(__file__).resolve().parents[1]
 
 USER_SETTINGS = {
@@ -36,7 +41,7 @@ def ours(doc: dict) -> dict[str, list]:
     for event, groups in doc.get("hooks", {}).items():
         for group in groups:
             for handler in group["hooks"]:
-                if "learn" in handler["command"].split()[0]:
+                if is_ours(handler):
                     found.setdefault(event, []).append((group.get("matcher"), handler))
     return found
 
@@ -56,7 +61,7 @@ def test_install_into_a_fresh_home_then_idempotent(learn):
     for event, entries in found.items():
         [(matcher, handler)] = entries
         assert handler["type"] == "command"
-        assert handler["command"].startswith(learn.exe + " ")
+        assert handler["command"].startswith(learn.hook_command + " ")
         assert handler["command"].endswith(" context --hook" if event == "SessionStart" else " capture")
         assert matcher == {"PreToolUse": "Bash", "PostToolUse": "*", "PostToolUseFailure": "*"}.get(event)
     assert "timeout" not in found["SessionEnd"][0][1]  # would raise Claude Code's 1.5 s exit budget
@@ -97,7 +102,7 @@ def test_stale_entries_of_an_older_install_are_replaced(learn):
     doc = json.loads(path.read_text())
     commands = [h["command"] for g in doc["hooks"]["PostToolUse"] for h in g["hooks"]]
     assert "/old/venv/bin/learn capture" not in commands and "./my-own-hook.sh" in commands
-    assert commands.count(f"{learn.exe} capture") == 1
+    assert commands.count(f"{learn.hook_command} capture") == 1
     status = learn.json("hooks", "status", "--scope", "user", "--agent", "claude-code")
     [row] = status["scopes"]
     assert row["current"] and row["runnable"] and row["missing"] == []
@@ -150,27 +155,72 @@ def test_usage_errors(learn):
 def test_json_output(learn):
     doc = learn.json("hooks", "install")
     assert doc["action"] == "install" and doc["changed"] is True and set(doc["events"]) == EVENTS
-    assert doc["command"] == learn.exe and doc["backup"] is None
+    assert doc["command"] == learn.hook_command and doc["backup"] is None
     doc = learn.json("hooks", "uninstall")
     assert doc["changed"] is True and doc["backup"] is None
     assert not user_settings(learn).exists()
 
 
 def test_registered_commands_really_run(learn):
+    """Through `sh -c`, as the agent runs them; none of them imports `site` (the point of the
+    entry script): PYTHONPROFILEIMPORTTIME lists every module a process imports."""
     learn("hooks", "install", check=0)
     doc = json.loads(user_settings(learn).read_text())
     cwd = learn.project("api")
-    start = {"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": str(cwd), "hook_event_name": "SessionStart",
-             "source": "startup"}
-    fail = {"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": str(cwd), "hook_event_name": "PostToolUseFailure",
-            "tool_name": "Bash", "tool_input": {"command": "pytest"}, "tool_use_id": "t1",
-            "error": "Exit code 127\nbash: pytest: command not found", "is_interrupt": False}
-    for event, payload in (("SessionStart", start), ("PostToolUseFailure", fail)):
-        command = doc["hooks"][event][0]["hooks"][0]["command"]
+    base = {"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": str(cwd)}
+    start = dict(base, hook_event_name="SessionStart", source="startup")
+    fail = dict(base, hook_event_name="PostToolUseFailure", tool_name="Bash", tool_input={"command": "pytest"},
+                tool_use_id="t1", error="Exit code 127\nbash: pytest: command not found", is_interrupt=False)
+    fix = dict(base, hook_event_name="PostToolUse", tool_name="Bash", tool_input={"command": "python -m pytest"},
+               tool_use_id="t2", tool_response={"stdout": "1 passed", "stderr": ""})
+    end = dict(base, hook_event_name="SessionEnd", reason="other")
+    for event, payload in (("SessionStart", start), ("PostToolUseFailure", fail), ("PostToolUse", fix),
+                           ("SessionEnd", end), ("SessionStart", start)):
+        command = doc["hooks"][event][-1]["hooks"][0]["command"]
         proc = subprocess.run(["sh", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
-                              env=learn.env, cwd=str(cwd), timeout=60)
+                              env=dict(learn.env, PYTHONPROFILEIMPORTTIME="1"), cwd=str(cwd), timeout=60)
         assert proc.returncode == 0 and "Traceback" not in proc.stderr
         assert proc.stdout == "" or json.loads(proc.stdout)["hookSpecificOutput"]["hookEventName"] == event
+        imported = {line.rpartition("|")[2].strip() for line in proc.stderr.splitlines()
+                    if line.startswith("import time")}
+        assert "learn_cli.capture.hook" in imported and "site" not in imported, event
+    learnings = learn.home / "projects" / identify(cwd).id / "learnings.jsonl"
+    [rec] = [r for r in jsonl.load(learnings).records.values() if r.get("fix_command")]
+    assert rec["fix_command"] == "python -m pytest"  # the pair was learned through the entry script
+
+
+def test_an_install_of_the_learn_script_is_recognised_then_upgraded(learn):
+    """What `install` registered before the entry script (the `learn` script's absolute path)
+    is ours: status reports it installed but not current, and install replaces it."""
+    path = user_settings(learn)
+    path.parent.mkdir(parents=True)
+    old = {"hooks": {event: [{"hooks": [{"type": "command", "command": f"{learn.exe} {sub}"}]}]
+                     for event, sub in (("PostToolUse", "capture"), ("SessionStart", "context --hook"))}}
+    path.write_text(json.dumps(old, indent=2) + "\n")
+    [row] = learn.json("hooks", "status", "--scope", "user", "--agent", "claude-code")["scopes"]
+    assert row["events"] == ["PostToolUse", "SessionStart"] and not row["current"] and row["runnable"]
+    learn("hooks", "install", check=0)
+    commands = {h["command"] for entries in ours(json.loads(path.read_text())).values() for _m, h in entries}
+    assert commands == {f"{learn.hook_command} capture", f"{learn.hook_command} context --hook"}
+    [row] = learn.json("hooks", "status", "--scope", "user", "--agent", "claude-code")["scopes"]
+    assert row["current"] and row["runs"]
+
+
+def test_the_entry_script_runs_site_for_a_module_only_site_finds():
+    """learn_cli/hook_entry.py's last resort: a module none of `-S`'s folders holds (here the
+    venv's own packages, left off sys.path) makes it run `site` and find it; the standard
+    library's absent probes (`nt` on POSIX) do not."""
+    import sys
+
+    entry = os.path.join(os.path.dirname(learn_cli.__file__), "hook_entry.py")
+    probe = ("import sys, importlib.util as u; spec = u.spec_from_file_location('entry', sys.argv[1]); "
+             "entry = u.module_from_spec(spec); spec.loader.exec_module(entry); "
+             "sys.meta_path.append(entry._SiteWhenMissing)\n"
+             "try:\n import nt\nexcept ImportError:\n pass\n"
+             "print('site' in sys.modules)\nimport rich\nprint('site' in sys.modules, rich.__name__)")
+    out = subprocess.run([sys.executable, "-S", "-c", probe, entry], capture_output=True, text=True, check=True,
+                         env={"PATH": "/usr/bin:/bin"}).stdout
+    assert out.splitlines() == ["False", "True rich"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,7 +320,7 @@ def test_project_scope_names_no_path_of_this_machine(learn):
                        env={"PATH": "/usr/bin:/bin"})["scopes"]
     assert not row["runnable"]
     local = learn.json("hooks", "install", "--scope", "local", cwd=repo)
-    assert local["command"] == learn.exe  # this machine's file: the absolute path
+    assert local["command"] == learn.hook_command  # this machine's file: absolute paths
 
 
 def test_guard_is_registered_only_when_asked_and_status_shows_every_agent(learn):
@@ -279,7 +329,7 @@ def test_guard_is_registered_only_when_asked_and_status_shows_every_agent(learn)
     doc = json.loads(path.read_text())
     assert set(ours(doc)) == EVENTS | {"PreToolUse"}
     [group] = doc["hooks"]["PreToolUse"]
-    assert group["matcher"] == "Bash" and group["hooks"][0]["command"] == f"{learn.exe} capture --guard"
+    assert group["matcher"] == "Bash" and group["hooks"][0]["command"] == f"{learn.hook_command} capture --guard"
     status = learn.json("hooks", "status")
     by_agent = {a["agent"]: a for a in status["agents"]}
     assert set(by_agent) == {"claude-code", "codex", "gemini", "cursor", "openclaw"}

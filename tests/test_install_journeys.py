@@ -1,12 +1,14 @@
 """The two ways a newcomer installs learn, end to end: from a clone (`make install`, then
 `make uninstall` leaves nothing), and as a tool from the repository (`uv tool install`, which
-is what `pipx install .` does too). Each time the hooks name the `learn` that was installed,
-and that `learn` carries its own docs (`learn help`, the man page)."""
+is what `pipx install .` does too). Each time the hooks name the `learn` that was installed
+(its interpreter on its package's hook entry script), and that `learn` carries its own docs
+(`learn help`, the man page)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -40,7 +42,12 @@ def hooks_run_the_installed_learn(learn: Path, env: dict, project: Path) -> None
     doc = json.loads(settings.read_text())
     start = doc["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     capture = doc["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"]
-    assert start == f"{learn} context --hook" and capture == f"{learn} capture"
+    # the installed learn's interpreter (its script's #! line), without `site`, on its package's entry script
+    python = learn.resolve().read_text().splitlines()[0].removeprefix("#!")
+    words = shlex.split(capture)
+    assert words[:2] == [python, "-S"] and words[2].endswith(os.path.join("learn_cli", "hook_entry.py"))
+    assert os.path.isfile(words[2]) and Path(words[2]).resolve().is_relative_to(Path(python).parents[1])
+    assert start == shlex.join(words[:3]) + " context --hook" and capture == shlex.join(words[:3]) + " capture"
     failure = {"session_id": "s1", "cwd": str(project), "hook_event_name": "PostToolUseFailure",
                "tool_name": "Bash", "tool_input": {"command": "pytest"}, "tool_use_id": "t1",
                "error": "bash: pytest: command not found", "is_interrupt": False}

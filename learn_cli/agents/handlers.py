@@ -4,7 +4,9 @@ A handler is ours when it runs `learn`'s hook entry point — `capture` or `cont
 however it names `learn`:
 - the absolute path `install` registers (`/home/you/.local/bin/learn capture`, quoted when the
   path has spaces, `learn.exe` on Windows), or plain `learn` found on PATH (project scope);
-- `<python> -m learn_cli capture`, what `install` registers when no `learn` script exists;
+- `<python> -S <…>/learn_cli/hook_entry.py capture`, what `install` registers in user and local
+  scope (the hook entry script, without `site`), and `<python> -m learn_cli capture`, what older
+  installs registered when no `learn` script existed (any interpreter options first);
 - the plugin's shim `hooks/learn-hook.sh` (`capture` or `context --hook` in the command or in
   Claude Code's exec form `args`; without arguments it runs `capture`);
 - any of those behind `sh -c '…'` / `bash -c '…'`, after `VAR=value`, `env` or `exec`, or
@@ -28,6 +30,8 @@ SHIM = "learn-hook.sh"  # without arguments it runs `learn capture`
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 PREFIXES = frozenset({"env", "exec", "command", "nice", "nohup"})
 GLOBAL_OPTIONS = ("--home", "--project")
+HOOK_ENTRY_PATH = ("learn_cli", "hook_entry.py")  # agents.install.hook_command
+PYTHON_VALUE_OPTIONS = frozenset({"-X", "-W", "--check-hash-based-pycs"})
 _OPERATOR_CHARS = "&|;\n"
 _OPERATORS = frozenset(_OPERATOR_CHARS)
 
@@ -89,14 +93,29 @@ def _invokes_learn(words: list[str], depth: int) -> bool:
     if program in SHELLS:
         script = next((rest[j + 1] for j, w in enumerate(rest[:-1]) if w.startswith("-") and w.endswith("c")), None)
         return depth < 2 and script is not None and runs_learn(script, depth + 1)
-    if program.startswith("python") and rest[:2] == ["-m", "learn_cli"]:
-        rest = rest[2:]
+    if program.startswith("python"):
+        rest = _after_python_entry(rest)
+        if rest is None:
+            return False
     elif program not in LEARN_PROGRAMS:
         return False
     elif program == SHIM and not rest:
         return True
     rest = _without_globals(rest)
     return rest[:1] == ["capture"] or (rest[:1] == ["context"] and "--hook" in rest)
+
+
+def _after_python_entry(words: list[str]) -> list[str] | None:
+    """An interpreter's arguments after its options and learn's entry point (`-m learn_cli`, or
+    the hook entry script `…/learn_cli/hook_entry.py`); None when it runs something else."""
+    i = 0
+    while i < len(words) and words[i].startswith("-") and words[i] not in ("-m", "-c"):
+        i += 2 if words[i] in PYTHON_VALUE_OPTIONS else 1
+    if words[i:i + 2] == ["-m", "learn_cli"]:
+        return words[i + 2:]
+    if i < len(words) and re.split(r"[\\/]", words[i])[-2:] == list(HOOK_ENTRY_PATH):
+        return words[i + 1:]
+    return None
 
 
 def _is_assignment(word: str) -> bool:

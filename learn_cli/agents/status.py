@@ -14,7 +14,8 @@ def registration_status(project_root: str | os.PathLike | None = None, agent_nam
     """Where `learn` is registered, per scope: the rows of `hooks status --json`."""
     agent = get(agent_name)
     root = Path(project_root) if project_root else Path.cwd()
-    return [status_row(agent, scope, agent.settings_path(scope, root), command_for(scope)) for scope in agent.scopes]
+    return [status_row(agent, scope, agent.settings_path(scope, root), command_for(scope, agent.kind))
+            for scope in agent.scopes]
 
 
 def status_row(agent: Agent, scope: str, path: Path, current: str) -> dict:

@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 
 from learn_cli.capture import events as ev
 from learn_cli.capture import learner, offers
 from learn_cli.store import jsonl
+from learn_cli.store.index import sqlite3
 from learn_cli.store.locks import file_lock
 
 

@@ -22,10 +22,11 @@ Only the stdlib and our hot-path modules are imported here (no typer, rich, orjs
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
+
+from learn_cli.text import jsonlite  # json's C half: `learn context --hook` imports no `re` (text/jsonlite.py)
 
 MAX_PAYLOAD = 8 * 1024 * 1024
 CONTEXT_MAX_CHARS = 9500  # Claude Code keeps hook output up to 10,000 characters
@@ -108,12 +109,13 @@ def context_main(argv: list[str]) -> int:
         sys.stdout.write(CONTEXT_USAGE)
         return 0
     started = _process_started()
-    cache = _regex_cache(argv)
     soft = started + DEADLINES["session_start"] - SPOOL_RESERVE
     out = _guarded(lambda: _store_deadline(soft) or _context(argv), argv,
                    deadline=max(0.01, started + DEADLINES["session_start"] + HARD_GRACE - time.monotonic()))
     code = _emit(out)
-    cache.save()
+    cache = sys.modules.get("learn_cli.capture.regex_cache")  # installed only if the Store's way ran
+    if cache is not None:
+        cache.save()
     return code
 
 
@@ -315,7 +317,7 @@ def _emit(out) -> int:
     if not out:
         return 0
     try:
-        text = json.dumps(out, ensure_ascii=True, separators=(",", ":"))
+        text = jsonlite.dumps(out, ensure_ascii=True, separators=(",", ":"))
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
     except (OSError, ValueError, TypeError):
@@ -412,11 +414,15 @@ def _options(argv: list[str], allowed: tuple[str, ...]) -> dict:
 
 def _regex_cache(argv: list[str]):
     """Compiled regular expressions from the store's cache file (see capture.regex_cache)."""
+    return _install_regex_cache(_home_arg(argv))
+
+
+def _install_regex_cache(home: str | None):
     from learn_cli.capture import regex_cache
     from learn_cli.store.paths import GLOBAL_DIR, home_dir
 
     try:
-        regex_cache.install(os.path.join(home_dir(_home_arg(argv)), GLOBAL_DIR, regex_cache.FILE_NAME))
+        regex_cache.install(os.path.join(home_dir(home), GLOBAL_DIR, regex_cache.FILE_NAME))
     except Exception:  # noqa: BLE001 - only a cache: the hook works without it
         pass
     return regex_cache
@@ -468,7 +474,7 @@ def _parse(data: bytes | None):
     if not data or not data.strip():
         return None
     try:
-        return json.loads(data)
+        return jsonlite.loads(data)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
 
@@ -842,16 +848,20 @@ def _context(argv: list[str]):
     if event is None:
         agent = _adapter(opts.get("agent")).AGENT
         event = ev.Event(ev.SESSION_START, agent, cwd=os.path.abspath(opts["project"]) if "project" in opts else "")
-    return _session_start(event, opts.get("home"), budget)
+    return _session_start(event, opts.get("home"), budget, cache_late=True)
 
 
-def _session_start(event, home: str | None, budget: int | None):
+def _session_start(event, home: str | None, budget: int | None, cache_late: bool = False):
+    """The digest's answer. `cache_late` (`learn context --hook`, which installs no regex cache
+    up front: a kept digest needs no `re`): install it before the Store's way."""
     project = _known_project(event, home)
     if project is None:
         return None
     kept = _kept_start(event, home, project, budget)
     if kept is not None:
         return kept[0]
+    if cache_late:
+        _install_regex_cache(home)
     from learn_cli.engine.digest import session_digest
 
     store, project = _open(event, home, plain=False)

@@ -99,7 +99,8 @@ def install(ctx: typer.Context, scope: str = _SCOPE_OPT, agent_name: str = _AGEN
     scope = _scope(scope, agent)
     path = _settings_path(ctx, agent, scope)
     if agent.kind == "skill":
-        return _report(_settings_call(agent.module.install_skill, scope, path, command_for(scope)), agent, as_json)
+        learn = command_for(scope, agent.kind)
+        return _report(_settings_call(agent.module.install_skill, scope, path, learn), agent, as_json)
     settings = _settings_call(SettingsFile, path)
     learn = command_for(scope)
     doc, added = _settings_call(agent.merge, settings.doc, agent.handlers(learn, guard), path)
@@ -154,7 +155,8 @@ def status(ctx: typer.Context, scope: str = typer.Option(None, "--scope", help="
         if scope and not agent_name and scope not in agent.scopes:
             continue  # `--scope local` over every agent: the agents that have one
         scopes = [_scope(scope, agent)] if scope else list(agent.scopes)
-        rows = [_settings_call(status_row, agent, name, _settings_path(ctx, agent, name), command_for(name))
+        rows = [_settings_call(status_row, agent, name, _settings_path(ctx, agent, name),
+                                command_for(name, agent.kind))
                 for name in scopes]
         docs.append((agent, {"agent": agent.name, "command": current, "scopes": rows}))
     if as_json:

@@ -25,12 +25,12 @@ interpreter), and falls back to `session_digest` when it finds nothing.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
 
 from learn_cli.store.paths import GLOBAL_DIR, GLOBAL_FILES, LEARNINGS_FILE, PROJECTS_DIR
+from learn_cli.text import jsonlite  # not `json`: a kept digest is read without `re`
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def stack_signals(root) -> frozenset[str]:
     return frozenset(found)
 
 
-def session_digest(store, project, budget: int | None = None, *, loads: Callable = json.loads,
+def session_digest(store, project, budget: int | None = None, *, loads: Callable = jsonlite.loads,
                    now=None, keep: bool = True) -> ContextResult:
     """The budgeted digest for `project` (a store.project.Project): the cached one when its
     stamp still matches (never when `now` is given: a chosen clock is a test's or a replay's).
@@ -102,7 +102,7 @@ def cached(home: str, project, budget: int) -> dict | None:
     return _read_cache(_cache_path(home, project.id), _stamp(home, project, budget, stack_signals(project.root)))
 
 
-def precompute(store, project, *, loads: Callable = json.loads) -> None:
+def precompute(store, project, *, loads: Callable = jsonlite.loads) -> None:
     """Make the project's digest now, so that the next SessionStart only reads it."""
     session_digest(store, project, loads=loads)
 
@@ -139,8 +139,8 @@ _CACHE_FIELDS = {"text": str, "tokens": int, "items": list, "dropped": int, "mer
 
 def _read_cache(path: str, stamp: list) -> dict | None:
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        with open(path, "rb") as fh:
+            doc = jsonlite.loads(fh.read())
         if doc.get("stamp") != stamp:
             return None
     except (OSError, ValueError, AttributeError):
@@ -165,7 +165,7 @@ def _write_cache(path: str, stamp: list, result: ContextResult) -> None:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False)
+            fh.write(jsonlite.dumps(doc, ensure_ascii=False))
         os.replace(tmp, path)
     except OSError:  # a read-only home, a full disk: the digest is still right, just not kept
         try:

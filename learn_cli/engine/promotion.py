@@ -40,7 +40,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import reduce
 from pathlib import Path
 
@@ -48,6 +47,7 @@ from learn_cli.engine import scoring
 from learn_cli.store import index as _index
 from learn_cli.store.paths import number
 from learn_cli.store.record import SHOWN_STATUSES, new_id
+from learn_cli.store.score import UTC, datetime  # the C module alone: see store.score
 
 WHOLE_STORE = _index.WHOLE_STORE  # what a whole-store run reads (its live rows)
 LIST_LIMIT = 100  # items kept per list in as_json()

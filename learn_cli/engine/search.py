@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import time
 from collections import namedtuple
 from collections.abc import Callable
 from functools import cache
 
 from learn_cli.engine.scoring import score as score_of
-from learn_cli.store.index import FtsNear
+from learn_cli.store.index import (
+    FtsNear,
+    sqlite3,  # the C module alone (store.index says why)
+)
 
 MAX_TERMS = 8
 MAX_TERM_CHARS = 64

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 import sys
-from datetime import UTC, datetime
 from functools import cache
+
+from learn_cli.store.score import UTC, datetime  # the C module alone: see store.score
 
 
 class Styled:

@@ -16,9 +16,10 @@ for seconds and ran into the hook's deadline.)
 
 from __future__ import annotations
 
-import json
 import os
 import time
+
+from learn_cli.text import jsonlite  # not `json`: the SessionStart hook imports no `re`
 
 from . import deadline
 from .jsonl import atomic_write, read_bytes
@@ -117,7 +118,7 @@ def _fold_locked(path: Path, entry: dict | None) -> None:
     if not notes and entry is None and not already:
         return
     doc["folded"] = [name for name, _ in notes]
-    atomic_write(path, json.dumps(doc, separators=(",", ":")).encode(), durable=False)
+    atomic_write(path, jsonlite.dumps(doc, separators=(",", ":")).encode(), durable=False)
     for name in already | set(doc["folded"]):  # unreadable notes go too: they never count
         try:
             os.unlink(os.path.join(_pending_dir(path), name))
@@ -147,7 +148,7 @@ def _int(value) -> int:
 
 def _read_doc(path: Path) -> dict:
     try:
-        doc = json.loads(read_bytes(path) or b"{}")
+        doc = jsonlite.loads(read_bytes(path) or b"{}")
     except (OSError, ValueError):
         return {"schema": 1}
     return doc if isinstance(doc, dict) else {"schema": 1}
@@ -174,7 +175,7 @@ def _pending(path: Path, skip: set, keep_unreadable: bool = False) -> list[tuple
         if name in skip:
             continue
         try:
-            note = json.loads(read_bytes(os.path.join(_pending_dir(path), name)))
+            note = jsonlite.loads(read_bytes(os.path.join(_pending_dir(path), name)))
         except FileNotFoundError:
             continue
         except (OSError, ValueError):
@@ -198,4 +199,4 @@ def _leave_pending(path: Path, entry: dict) -> None:
     except FileExistsError:
         pass
     name = f"{time.time_ns():x}-{os.getpid()}-{os.urandom(4).hex()}.json"
-    atomic_write(os.path.join(folder, name), json.dumps(entry, separators=(",", ":")).encode(), durable=False)
+    atomic_write(os.path.join(folder, name), jsonlite.dumps(entry, separators=(",", ":")).encode(), durable=False)

@@ -33,7 +33,7 @@ def _db():
     this module: a hook that never opens it (a plain success, a prompt) saves ~3 ms. An
     `except _db().Error` clause is evaluated only when an exception is raised, by then the
     index is open and the module imported."""
-    import sqlite3
+    from learn_cli.store.index import sqlite3
 
     return sqlite3
 
@@ -314,22 +314,19 @@ class Store:
         Both locks are held, the archive's taken first; once both files are written, each
         record's index row moves from this file to the archive in place (Index.record_moves),
         instead of a row deleted, its text taken out of the full-text index and put back."""
-        import contextlib  # here: the hook path's tool events import no contextlib
-
         remove = set(remove)
         stamp = now_iso()
-        with contextlib.ExitStack() as held:
-            moved = None
-            if moves:
-                held.enter_context(self._lock(archive))
-                for rec in moves:
-                    rec["updated"] = stamp
-                recs, texts = _safe_lines(moves)  # dumped once, for the archive and the index
-                self._sync_locked(archive)
-                jsonl.append(archive, recs, texts)
-                moved = (archive, recs, texts)
-            held.enter_context(self._lock(path))
-            return self._update_locked(path, changes, remove, rewrite, stamp, moved)
+        if not moves:  # (no contextlib.ExitStack: a SessionEnd hook comes here, and imports no contextlib)
+            with self._lock(path):
+                return self._update_locked(path, changes, remove, rewrite, stamp, None)
+        with self._lock(archive):
+            for rec in moves:
+                rec["updated"] = stamp
+            recs, texts = _safe_lines(moves)  # dumped once, for the archive and the index
+            self._sync_locked(archive)
+            jsonl.append(archive, recs, texts)
+            with self._lock(path):
+                return self._update_locked(path, changes, remove, rewrite, stamp, (archive, recs, texts))
 
     def _update_locked(self, path: Path, changes: dict, remove: set, rewrite: bool, stamp: str,
                        moved: tuple[Path, list[dict], list[str]] | None) -> list[dict]:

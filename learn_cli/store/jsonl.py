@@ -10,10 +10,11 @@ with its file and line number; every other record still loads.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import namedtuple
 from collections.abc import Callable, Iterable
+
+from learn_cli.text import jsonlite  # json.loads / dumps without `re` (the SessionStart hook)
 
 from .locks import file_lock
 from .paths import FILE_MODE, open_private
@@ -47,7 +48,7 @@ Loaded = namedtuple("Loaded", "records bad lines superseded")
 
 
 def dumps(rec: dict) -> str:
-    return json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+    return jsonlite.dumps(rec, ensure_ascii=False, separators=(",", ":"))
 
 
 def utf8(text: str) -> bytes:
@@ -63,7 +64,7 @@ def no_surrogates(text: str) -> str:
     return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
 
 
-def load(path: Path, loads: Callable = json.loads) -> Loaded:
+def load(path: Path, loads: Callable = jsonlite.loads) -> Loaded:
     """Read a record file; a missing file is an empty one."""
     try:
         data = read_bytes(path)
@@ -74,7 +75,7 @@ def load(path: Path, loads: Callable = json.loads) -> Loaded:
     return parse_log(str(path), data, loads)
 
 
-def parse_log(name: str, data: bytes, loads: Callable = json.loads, raw_lines: dict | None = None) -> Loaded:
+def parse_log(name: str, data: bytes, loads: Callable = jsonlite.loads, raw_lines: dict | None = None) -> Loaded:
     """The records of a log's bytes. With `raw_lines`, a dict, it also gets each live record's
     line as it is in the file (those that parsed cleanly): a rewrite that leaves a record as it
     was writes that line again instead of dumping the record (`lines_of`)."""
@@ -185,6 +186,8 @@ def _salvage_doc(data: bytes) -> dict:
     by one from the start of the list up to the first damage (a cut file, a bad byte)."""
     text = data.decode("utf-8", "replace")
     start = text.find("[", max(text.find('"learnings"'), 0))
+    import json
+
     decoder = json.JSONDecoder()
     records: dict = {}
     at = start + 1 if start >= 0 else len(text)
@@ -269,7 +272,7 @@ def mend_tail(fd: int, size: int, path, whole: Callable[[bytes], bool]) -> tuple
 
 
 def _whole_record(line: bytes) -> bool:
-    rec, problem = _parse_line(line, json.loads)
+    rec, problem = _parse_line(line, jsonlite.loads)
     return rec is not None and not problem
 
 
@@ -301,6 +304,8 @@ def tombstone(rid: str) -> dict:
 def rewrite(path: Path, records: Iterable[dict], durable: bool = True) -> None:
     """Replace the file's content atomically (temp file, fsync, rename, fsync folder)."""
     if str(path).endswith(".json"):
+        import json
+
         body = json.dumps({"schema": 1, "learnings": list(records)}, ensure_ascii=False, indent=1) + "\n"
     else:
         body = "".join(dumps(r) + "\n" for r in records)
@@ -367,7 +372,7 @@ def _fsync_dir(folder: Path) -> None:
         os.close(dfd)
 
 
-def compact(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
+def compact(path: Path, loads: Callable = jsonlite.loads) -> tuple[int, int]:
     """Fold a log to one line per live record. Returns (lines before, lines after).
 
     Lines that do not parse are kept verbatim, so compaction never drops data a person may
@@ -378,7 +383,7 @@ def compact(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
         return compact_locked(path, loads)
 
 
-def compact_locked(path: Path, loads: Callable = json.loads) -> tuple[int, int]:
+def compact_locked(path: Path, loads: Callable = jsonlite.loads) -> tuple[int, int]:
     """compact() for a caller that holds the file's lock."""
     try:
         data = read_bytes(path)

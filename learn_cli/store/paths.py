@@ -85,11 +85,11 @@ def setting_from_files(home: str, pid: str | None, name: str):
 
 def _json_file(path: str) -> dict:
     """A settings file's object ({} when missing or not an object)."""
-    import json
+    from learn_cli.text import jsonlite
 
     try:
         with open(path, "rb") as fh:
-            doc = json.loads(fh.read() or b"{}")
+            doc = jsonlite.loads(fh.read() or b"{}")
     except FileNotFoundError:
         return {}
     return doc if isinstance(doc, dict) else {}

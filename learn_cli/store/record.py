@@ -32,7 +32,7 @@ def now_iso(ts: float | None = None) -> str:
 def parse_iso(text) -> datetime | None:
     if not isinstance(text, str) or not text:
         return None
-    from datetime import UTC, datetime  # here: ~1 ms that most hook calls never need
+    from learn_cli.store.score import UTC, datetime  # here: ~1 ms that most hook calls never need
 
     try:
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))

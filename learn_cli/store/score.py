@@ -13,7 +13,11 @@ created, then to now.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
+
+try:  # the C module that `datetime` re-exports: its Python half, never used here, costs a hook
+    from _datetime import UTC, datetime  # ~0.15x a bare interpreter's start
+except ImportError:  # pragma: no cover - not CPython
+    from datetime import UTC, datetime
 
 FREQUENCY_CAP = 10  # sightings beyond this add nothing
 DEFAULT_FREQUENCY = 1

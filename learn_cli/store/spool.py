@@ -37,11 +37,12 @@ _TRANSIENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.E
 
 def is_transient(exc: BaseException) -> bool:
     """A failure that says nothing about the event (time, locks, a busy or full disk): try later.
-    (A busy index raises sqlite3.OperationalError; where sqlite3 was never imported, this
+    (A busy index raises sqlite3.OperationalError, the class of `_sqlite3`, the C module that
+    store.index imports and the `sqlite3` package wraps; where it was never imported, this
     process opened no index and nothing here can be one: the hook does not import it for that.)"""
     if isinstance(exc, (TimeoutError, BlockingIOError, InterruptedError)):
         return True
-    sqlite3 = sys.modules.get("sqlite3")
+    sqlite3 = sys.modules.get("_sqlite3")
     if sqlite3 is not None and isinstance(exc, sqlite3.OperationalError):
         return True
     return isinstance(exc, OSError) and exc.errno in _TRANSIENT_ERRNOS
