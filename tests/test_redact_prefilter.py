@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 import re
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from learn_cli.text.redact import MAX_SCAN_CHARS, may_hold_secret, redact
+from learn_cli.text.redact import MAX_SCAN_CHARS, changed_texts, may_hold_secret, redact
 
 DATA = Path(__file__).resolve().parent / "data"
 SHARED_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
@@ -165,3 +166,16 @@ def test_random_printable_texts(text):
 def test_each_kind_of_place(text):
     assert redact(text) != text
     assert may_hold_secret(text)
+
+
+def test_texts_asked_about_in_groups_get_the_answers_of_one_by_one():
+    """`changed_texts` asks the prefilter about texts joined by line breaks first."""
+    texts = SECRET_TEXTS + LOOKALIKES + REAL_TEXTS[::2]
+    random.Random(4).shuffle(texts)
+    assert changed_texts(texts) == [n for n, t in enumerate(texts) if redact(t) != t]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from(PIECES) | st.text(max_size=16), max_size=6).map("".join), max_size=40))
+def test_composed_groups(texts):
+    assert changed_texts(texts) == [n for n, t in enumerate(texts) if t and redact(t) != t]

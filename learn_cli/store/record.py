@@ -41,6 +41,43 @@ def parse_iso(text) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
+def is_time(value) -> bool:
+    """`parse_iso(value) is not None`, answered without parsing for a time in the form learn
+    writes (`2026-11-29T17:55:00Z`: its day checked once per day met): an import checks two
+    times an entry, ~5 µs each parsed."""
+    if type(value) is str and len(value) == 20:
+        shape = _canonical_time()(value)
+        if shape is not None:
+            return _valid_day(shape.group(1))
+    return parse_iso(value) is not None
+
+
+_TIME_SHAPE: list = []  # the compiled form of learn's times, once needed
+_DAYS: dict[str, bool] = {}  # day -> whether it is a real one
+
+
+def _canonical_time():
+    if not _TIME_SHAPE:
+        import re
+
+        _TIME_SHAPE.append(re.compile(r"(\d{4}-\d\d-\d\d)T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ", re.ASCII).fullmatch)
+    return _TIME_SHAPE[0]
+
+
+def _valid_day(day: str) -> bool:
+    known = _DAYS.get(day)
+    if known is None:
+        from datetime import date
+
+        if len(_DAYS) >= 4096:
+            _DAYS.clear()
+        try:
+            known = _DAYS[day] = date.fromisoformat(day) is not None
+        except ValueError:
+            known = _DAYS[day] = False
+    return known
+
+
 _sequence = [int.from_bytes(os.urandom(3), "big")]
 
 
@@ -155,7 +192,7 @@ def coerce_record(obj, clean=None) -> tuple[dict | None, str | None]:
     rec["frequency"] = _int(obj.get("frequency"), 1, 1, 1_000_000)
     rec["impact"] = _float(obj.get("impact"), 0.5, 0.0, 1.0)
     for field in ("created", "last_used"):
-        if parse_iso(obj.get(field)) is None:
+        if not is_time(obj.get(field)):
             rec[field] = now_iso()
     projects = obj.get("projects")
     rec["projects"] = [p[:64] for p in projects if isinstance(p, str)][:1000] if isinstance(projects, list) else []

@@ -979,6 +979,23 @@ def may_hold_secret(text: str) -> bool:
     return _may_hold_token(text) or _may_match_a_rule(text, low) or _may_be_random(text)
 
 
+_GROUP = 16  # texts asked about at once by `changed_texts`
+
+
+def changed_texts(texts: list[str]) -> list[int]:
+    """The positions of the texts that `redact` changes, for many texts at once. The prefilter
+    is asked about a group of them joined by line breaks (no pattern it searches crosses a
+    line break, and each treats one as the end of a text: the group may hold a secret when a
+    text of it may), and only in a group that may about each text, then the redactor."""
+    changed = []
+    for first in range(0, len(texts), _GROUP):
+        group = texts[first:first + _GROUP]
+        if may_hold_secret("\n".join(group)):
+            changed.extend(first + n for n, text in enumerate(group)
+                           if text and may_hold_secret(text) and redact(text) != text)
+    return changed
+
+
 def _may_hold_token(text: str) -> bool:
     """A provider prefix followed by the least body its rule takes, at a place where
     `_token_starts` looks for one: its three scans, every place of a word it would try."""
@@ -1023,32 +1040,47 @@ def _trie_source(node: dict) -> str:
 
 @cache
 def _triggered() -> tuple[tuple[str, str], ...]:
-    """(trigger, pattern) of the rules `_redact_providers` runs behind substring tests."""
-    return tuple((t, pattern) for _kind, triggers, pattern in (*_SHAPED, *_LABELLED) for t in triggers)
+    """(trigger, pattern) of the rules `_redact_providers` runs behind substring tests; the AWS
+    secret's label ignores case: it is looked for in lower case (`_AWS_SECRET_LOW`)."""
+    return tuple((t, pattern) for kind, triggers, pattern in (*_SHAPED, *_LABELLED) for t in triggers
+                 if kind != "aws-secret-key")
+
+
+# The aws-secret-key rule of _LABELLED, in lower case: its label, then the 40 characters of a key.
+_AWS_SECRET_LOW = (r"(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?[ \t]*(?:=>|[:=])[ \t]*[\"']?"
+                   r"[a-z0-9/+]{40}")
 
 
 _ASSIGNED = r"[A-Za-z0-9_.-]*+[\"']?[ \t]*[:=]"  # the rest of a name, then `:` or `=`
-_PROGRAM_FLAG_GATES = ("-a", "-P", "-p", "-w", "-U", "pass")  # every flag of _PROGRAM_FLAGS holds one
+_HEADER_END = r"[\"']?[ \t]*:"  # every name of _KEY_HEADER ends with `key` or `token`
+# Every flag of _PROGRAM_FLAGS after the blank before it: -a, --pass, -P, -p, -w, -…pass, -U.
+_PROGRAM_FLAG = r"[ \t]-(?:[aPpwU]|-pass|(?:src|dest)?(?:store|key)pass)"
+# `_PROSE_SECRET` read in lower case: its label (`api key` ends with `key`), `is` or `was`, and
+# the first four characters of a value.
+_PROSE_LOW = r"(?:pass(?:word|phrase|wd)?|secret|token|key)[ \t]+(?:is|was)[ \t]*[:=]?[ \t]*[\"'`]?[^\s\"'`,;]{4}"
 
 
 def _may_match_a_rule(text: str, low: str) -> bool:  # noqa: C901 - one check per rule, in order
-    """Each rule of `_redact_all` after the tokens: its gate, then its pattern (or a looser one)."""
+    """Each rule of `_redact_all` after the tokens: its gate, then its pattern (or a looser one).
+    A rule that ignores case is asked of `low` with its lower-case words (`may_hold_secret`
+    has turned away the three characters for which that is not the same)."""
     if "-----BEGIN" in text and "PRIVATE KEY" in text:
         return True
     for trigger, pattern in _triggered():
         if trigger in text and _compiled(pattern).search(text):
             return True
+    if "ecret" in low and _compiled(_AWS_SECRET_LOW).search(low):
+        return True
     if "." in text and _compiled(_DISCORD_TAIL).search(text):
         return True
     if "://" in text and (_compiled(_URL_PASSWORD).search(text) or _compiled(_URL_CUT_PASSWORD).search(text)
                           or _compiled(_URL_TOKEN_USER).search(text)):
         return True
-    if "authorization" in low or "cookie" in low or (
-            ("-key" in low or "apikey" in low or "-token" in low) and _compiled(_KEY_HEADER).search(text)):
+    if "authorization" in low or "cookie" in low:
         return True
     if "-" in text and _may_hold_flag(text, low):
         return True
-    if (" is " in low or " was " in low) and _compiled(_PROSE_SECRET).search(text):
+    if (" is " in low or " was " in low) and _compiled(_PROSE_LOW).search(low):
         return True
     return _may_hold_assignment(text, low)
 
@@ -1061,21 +1093,24 @@ def _may_hold_flag(text: str, low: str) -> bool:
         return True
     if "-p" in text and ("sshpass" in low or " login" in low) and _compiled(_SPACED_P_PASSWORD).search(text):
         return True
-    if any(gate in text for gate in _PROGRAM_FLAG_GATES) and any(p in low for p in _PROGRAM_TRIGGERS) \
+    if _compiled(_PROGRAM_FLAG).search(text) and any(p in low for p in _PROGRAM_TRIGGERS) \
             and _compiled(_program_flag_pattern()).search(text):
         return True
     return "curl" in low and ("-u" in text or "--user" in text)
 
 
 def _may_hold_assignment(text: str, low: str) -> bool:
-    """`_redact_assignments` (a name that `_labels_a_value` takes), and `_NETRC`."""
+    """`_redact_assignments` (a name that `_labels_a_value` takes), `_KEY_HEADER` and `_NETRC`."""
     if "machine" in low and "password" in low:
         return True
-    assigned = _compiled(_ASSIGNED).match
+    assigned, header_end = _compiled(_ASSIGNED).match, _compiled(_HEADER_END).match
     for keyword in _NAME_KEYWORDS:
         at = low.find(keyword)
         while at >= 0:
-            if assigned(low, at + len(keyword)):
+            end = at + len(keyword)
+            if assigned(low, end):
+                if keyword in ("key", "token") and header_end(low, end):
+                    return True
                 window = text[max(0, at - 120):at]
                 if _labels_a_value(text, at - (len(window) - len(window.rstrip(_NAME_STR)))):
                     return True
@@ -1084,12 +1119,25 @@ def _may_hold_assignment(text: str, low: str) -> bool:
 
 
 def _may_be_random(text: str) -> bool:
-    """`_redact_high_entropy`: a run of 32 (found first in the text's bytes, a C table lookup a
-    byte: a character outside ASCII is never part of a run, nor any of its UTF-8 bytes) whose
-    segment or whole is random-looking."""
-    if len(text) < _MIN_ENTROPY_RUN or _RUN_BYTES not in text.encode("utf-8", "surrogatepass").translate(_run_table()):
+    """`_redact_high_entropy`: a run of 32 whose segment or whole is random-looking. The runs
+    are found in the text's bytes, each mapped to `a` when it is a run's character (a C table
+    lookup a byte; a character outside ASCII is never part of a run, nor any of its bytes)."""
+    if len(text) < _MIN_ENTROPY_RUN:
         return False
-    return any(_may_be_random_run(m.group()) for m in _compiled(_RUN).finditer(text))
+    marks = text.encode("utf-8", "surrogatepass").translate(_run_table())
+    at = marks.find(_RUN_BYTES)
+    if at < 0:
+        return False
+    if len(marks) != len(text):  # offsets differ: the runs from the pattern
+        return any(_may_be_random_run(m.group()) for m in _compiled(_RUN).finditer(text))
+    while at >= 0:  # `at` starts a run: the first 32 of them after the last run's end
+        end = marks.find(b" ", at)
+        end = len(text) if end < 0 else end
+        equals = text[end:end + 3]
+        if _may_be_random_run(text[at:end + len(equals) - len(equals.lstrip("="))]):  # `={0,3}`
+            return True
+        at = marks.find(_RUN_BYTES, end)
+    return False
 
 
 _RUN_BYTES = b"a" * _MIN_ENTROPY_RUN
@@ -1098,7 +1146,7 @@ _RUN_BYTES = b"a" * _MIN_ENTROPY_RUN
 @cache
 def _run_table() -> bytes:
     """Bytes of a run's characters (`_RUN`) to `a`, every other byte to a space."""
-    run = (b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+    run = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
     return bytes(ord("a") if b in run else ord(" ") for b in range(256))
 
 
