@@ -166,13 +166,16 @@ def coerce_record(obj, clean=None) -> tuple[dict | None, str | None]:
     if not any(isinstance(v, str) and v.strip() for v in text_of.values()):
         return None, "no text: context, error and fix are all missing or empty"
     rec: dict = {}
+    fields_only = obj.keys() <= _FIELDS  # the usual: every name is one of ours (short text)
     for key, value in obj.items():
-        if not isinstance(key, str) or len(key) > 64:
+        if not fields_only and (not isinstance(key, str) or len(key) > 64):
             continue
         # Most values are numbers, short text and flat lists of them, which the caps leave as
         # they are: only odd shapes get `_cap_value`'s walk and copy (an import has 100,000).
         kind = type(value)
-        if kind is str and len(value) <= _MAX_TEXT or kind in _SCALARS or _within_caps(value):
+        if kind is str:
+            rec[key] = value if len(value) <= _MAX_TEXT else _cap_value(value)
+        elif kind in _SCALARS or _within_caps(value):
             rec[key] = value
         else:
             rec[key] = _cap_value(value)
@@ -188,7 +191,7 @@ def coerce_record(obj, clean=None) -> tuple[dict | None, str | None]:
             value = ""
         if not isinstance(value, str):
             return None, f"field {field!r} must be text, got {type(value).__name__}"
-        rec[field] = cap_text(value, cap)
+        rec[field] = value if len(value) <= cap else cap_text(value, cap)
     rec["frequency"] = _int(obj.get("frequency"), 1, 1, 1_000_000)
     rec["impact"] = _float(obj.get("impact"), 0.5, 0.0, 1.0)
     for field in ("created", "last_used"):
@@ -234,6 +237,12 @@ def cap_text(text: str, cap: int) -> str:
 
 
 _MAX_TEXT = 2000  # characters of any other text field
+# The fields of a record (docs/ARCHITECTURE.md), and those import and promotion add.
+_FIELDS = frozenset((
+    "id", "type", "category", "context", "error", "fix", "project", "projects", "frequency", "impact",
+    "created", "last_used", "status", "source", "key", "tool", "command", "fix_command", "exit_code", "env",
+    "evidence", "low_since", "schema", "tags", "updated", "helped", "not_helped", "conflict_with",
+    "pre_conflict_status", "merged_from", "archived_from", "deleted", "helped_by"))
 _SCALARS = (int, float, bool, type(None))
 
 
