@@ -969,13 +969,15 @@ def _redact_high_entropy(text: str, depth: int = 0) -> str:
 
 
 def may_hold_secret(text: str) -> bool:
-    """False only when `redact(text) == text` is certain (~5x cheaper than `redact` on
-    ordinary text); True when a rule of the redactor may match."""
+    """False only when `redact(text) == text` is certain (~2x cheaper than `redact` on
+    ordinary text, ~2.5x through `changed_texts`); True when a rule of the redactor may match."""
     if len(text) > MAX_SCAN_CHARS:
         return True  # cut, and a note added
     if not text.isascii() and ("\u0130" in text or "\u0131" in text or "\u017f" in text):
         return True  # matched by (?i) rules as i, I, s: their lower case is not
     low = text.lower()
+    if len(low) != len(text):
+        return True  # offsets in `low` are those of `text` below (only U+0130 grows, today)
     return _may_hold_token(text) or _may_match_a_rule(text, low) or _may_be_random(text)
 
 
