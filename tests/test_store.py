@@ -220,6 +220,21 @@ def test_coerce_record_rejects_and_caps():
     assert why is None and len(rec["context"]) == 500 and rec["frequency"] == 1 and rec["impact"] == 1.0
 
 
+def test_is_time_answers_as_parse_iso():
+    """`is_time` spares the parse of learn's own time shape; its answer is parse_iso's."""
+    import random
+
+    from learn_cli.store.record import is_time, parse_iso
+
+    odd = ["2026-02-29T00:00:00Z", "2024-02-29T23:59:59Z", "0000-01-01T00:00:00Z", "2026-01-31T24:00:00Z",
+           "2026-04-31T01:02:03Z", "\uff12026-01-31T12:00:00Z", "2026-01-31T12:00:00+00:00", "2026-01-31", "", None, 7]
+    draw = random.Random(3).randint
+    made = [f"{draw(0, 9999):04d}-{draw(0, 13):02d}-{draw(0, 32):02d}T{draw(0, 25):02d}:{draw(0, 61):02d}:"
+            f"{draw(0, 61):02d}Z" for _ in range(20_000)]
+    assert [v for v in odd + made if is_time(v) != (parse_iso(v) is not None)] == []
+    assert sum(map(is_time, made)) > 1000  # both answers are met
+
+
 def test_an_index_of_the_previous_schema_gains_the_derived_columns(store, tmp_path):
     """A v4 index (no derived/features columns) is upgraded in place, its rows kept; promotion
     then fills the new columns."""

@@ -1004,8 +1004,21 @@ def score_inputs(rec: dict) -> tuple[int, float, str | None, float]:
     its score at that moment (recency 1), which no later clock exceeds."""
     moment = _score.parse_time(rec.get("last_used")) or _score.parse_time(rec.get("created"))
     frequency, impact = _score.frequency_of(rec), _score.impact_of(rec)
-    best = _score.score({"frequency": frequency, "impact": impact}, _score.parse_time(_BEST_AT))
-    return frequency, impact, moment.isoformat() if moment else None, best
+    return frequency, impact, moment.isoformat() if moment else None, _best_score(frequency, impact)
+
+
+_BEST: dict[tuple, float] = {}  # (frequency, impact, their types) -> the score at recency 1
+
+
+def _best_score(frequency, impact) -> float:
+    """A few hundred pairs make the rows of a whole import (each ~5 µs scored)."""
+    key = (frequency, impact, type(frequency), type(impact))
+    best = _BEST.get(key)
+    if best is None:
+        if len(_BEST) >= 4096:
+            _BEST.clear()
+        best = _BEST[key] = _score.score({"frequency": frequency, "impact": impact}, _score.parse_time(_BEST_AT))
+    return best
 
 
 def _delete_file_rows(db: sqlite3.Connection, rel: str) -> None:

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
-from learn_cli.store.record import TYPES
+from learn_cli.store.record import TYPES, coerce_record
+from learn_cli.text.redact import redact
 
 from .common import (
     SECTIONS,
@@ -283,10 +284,8 @@ class _Paths:
 
 def _accept(obj, where: str, report: ImportReport, dirty: bool) -> dict | None:
     """coerce_record with redaction, then drop what an import must not carry in; None when
-    skipped. `dirty`: redaction changes a text of the entry (`_entry_texts`)."""
-    from learn_cli.store.record import coerce_record
-    from learn_cli.text.redact import redact
-
+    skipped. `dirty`: redaction changes a text of the entry (`_entry_texts`). (Its imports
+    are the module's: an import statement in a function costs ~5 µs a call, here 100,000.)"""
     # Redact before capping (a cap could cut a private key's marker and leave its body).
     rec, reason = coerce_record(obj, clean=redact if dirty else None)
     if rec is None:
@@ -343,6 +342,7 @@ class _Verdicts:
 
     def __init__(self):
         self.dirty: dict[str, bool | None] = {}  # text -> changed by redaction (None: asked, no answer yet)
+        self.changed: set[str] = set()  # the texts answered True (an entry's question in one C call)
         self.asked: list[str] = []  # texts to send with the next check
 
     def ask(self, texts: list[str]) -> None:
@@ -358,12 +358,12 @@ class _Verdicts:
     def answer(self, asked: list[str], dirty: set[int]) -> None:
         for n, text in enumerate(asked):
             self.dirty[text] = n in dirty
+        self.changed.update(asked[n] for n in dirty)
 
     def any_dirty(self, texts: list[str]) -> bool:
         """Every text of an entry was answered before the entry is taken; one not held any
         more was answered clean (`forget_clean`)."""
-        dirty = self.dirty
-        return any(dirty.get(t) for t in texts)
+        return not self.changed.isdisjoint(texts)
 
     def forget_clean(self) -> None:
         if len(self.dirty) > self.LIMIT:
@@ -371,7 +371,11 @@ class _Verdicts:
 
 
 def _was_cut(obj: dict, rec: dict) -> bool:
-    return any(isinstance(obj.get(f), str) and len(obj[f]) != len(rec[f]) for f in TEXT_FIELDS)
+    for name in TEXT_FIELDS:
+        value = obj.get(name)
+        if isinstance(value, str) and len(value) != len(rec[name]):
+            return True
+    return False
 
 
 def _finish(rec: dict, source: str) -> None:

@@ -175,6 +175,8 @@ class _Merger:
         from learn_cli.engine.merge import near_duplicates
 
         candidates = [r for r in added if r["id"] not in conflicted]
+        if not candidates:  # only conflicted entries: no group can take one (a file imported again)
+            return added
         fresh_ids = {r["id"] for r in candidates}
         keep = {r["id"] for r in added}
         for group in near_duplicates([*existing.values(), *candidates], NEAR_DUPLICATE):

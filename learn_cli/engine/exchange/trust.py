@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from functools import cache, lru_cache
 
+from learn_cli.store.record import parse_iso
+
 MAX_TRUSTED_FREQUENCY = 1000
 _TIMES = ("created", "last_used", "low_since")
 
@@ -17,8 +19,6 @@ def distrust(rec: dict, now: datetime, trusted: bool = False) -> None:
     (session digest, hook answers) and no `learn flush` until a local sighting confirms it
     (engine.knowledge / capture.learner activate it) or the user accepts it (`learn resolve
     ID --keep`)."""
-    from learn_cli.store.record import parse_iso
-
     now_text = _as_text(now)
     for name in _TIMES:
         text = rec.get(name)
