@@ -99,7 +99,7 @@ def test_look_alikes_and_real_texts_never_slip_through():
 def test_secrets_among_real_text():
     """A secret in the middle of real text, with each kind of neighbour."""
     neighbours = [t[:300] for t in REAL_TEXTS[::25]]
-    texts = [f"{n}\n{s}\n{n}" for n, s in zip(neighbours * 4, SECRET_TEXTS[::3])]
+    texts = [f"{n}\n{s}\n{n}" for n, s in zip(neighbours * 4, SECRET_TEXTS[::3], strict=False)]
     assert _missed(texts) == []
 
 

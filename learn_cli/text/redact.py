@@ -1062,7 +1062,7 @@ _PROGRAM_FLAG = r"[ \t]-(?:[aPpwU]|-pass|(?:src|dest)?(?:store|key)pass)"
 _PROSE_LOW = r"(?:pass(?:word|phrase|wd)?|secret|token|key)[ \t]+(?:is|was)[ \t]*[:=]?[ \t]*[\"'`]?[^\s\"'`,;]{4}"
 
 
-def _may_match_a_rule(text: str, low: str) -> bool:  # noqa: C901 - one check per rule, in order
+def _may_match_a_rule(text: str, low: str) -> bool:  # one check per rule, in order
     """Each rule of `_redact_all` after the tokens: its gate, then its pattern (or a looser one).
     A rule that ignores case is asked of `low` with its lower-case words (`may_hold_secret`
     has turned away the three characters for which that is not the same)."""
