@@ -669,6 +669,35 @@ def test_env_and_project_fields(home, proj, monkeypatch):
     assert os.path.isabs(str(home))
 
 
+def test_owed_work_added_after_the_end_of_session_looked_keeps_its_marker(home, proj):
+    """Another session's end of session read this session's buffer (nothing owed), then a
+    prompt of this session wrote its correction as owed work and ran out of time; the end of
+    session then dropped the session's marker, and nobody ever paid the work (the 256-session
+    attack lost a correction so). The marker stays while the buffer owes work."""
+    import time
+
+    from learn_cli.capture.session import pending_todos
+    from learn_cli.store import deadline
+    from learn_cli.store.api import Store
+
+    a = proj("api")
+    s = Agent(home, a, session_id="late")
+    s.fail("zorp build", "Error: zorp lost the glarb")
+    s.ok("zorp build --glarb")
+    deadline.set_deadline(time.monotonic() - 1)  # the prompt's hook is out of time: the work stays owed
+    try:
+        s.prompt("Don't use npm here, use pnpm instead.", "p1")
+    finally:
+        deadline.set_deadline(None)
+    store = Store(home, warn_stderr=False)
+    [marker] = pending_todos(store.layout.sessions_dir)
+    learner._forget(store, marker, {identify(a).id: None})  # what that end of session did next
+    assert pending_todos(store.layout.sessions_dir) == [marker]
+    learner.finish_pending(store)  # `learn promote`
+    store.close()
+    assert any(r["type"] == "preference" and "pnpm" in r["fix"] for r in learnings(home, a))
+
+
 def test_heavy_end_of_session_work_is_deferred_to_commands(home, proj):
     import time
 

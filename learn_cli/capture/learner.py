@@ -937,8 +937,16 @@ def _defer(store, pids: list[str]) -> None:
 def _forget(store, todo, handled: dict) -> None:
     """Remove handled projects from a session's marker, under that session's lock (one of its
     captures may be adding a project at this moment, or keys to one: a project stays when
-    keys were added that were not checked). `handled`: pid -> the keys checked (None: all)."""
-    with SessionBuffer(store.layout.sessions_dir, todo_session_id(todo)).lock():
+    keys were added that were not checked). `handled`: pid -> the keys checked (None: all).
+
+    The marker also says "this session's buffer owes store work": while an entry there still
+    carries its `todo` (a capture added it after recover_session looked, then ran out of time),
+    the marker stays whole for whoever pays it next (a hook of the session, a later end of
+    session, `learn promote`). The 256-session attack lost a correction so."""
+    buffer = SessionBuffer(store.layout.sessions_dir, todo_session_id(todo))
+    with buffer.lock():
+        if any(isinstance(e.get("todo"), dict) for e in buffer.events()):
+            return
         now = read_todo(todo)
         _write_marker(todo, [p for p in now["pids"] if _still_owed(now, p, handled)])
 
