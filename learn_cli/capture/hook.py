@@ -234,7 +234,7 @@ def _hard_stop() -> None:
         pending = dict(_pending)
         counts = pending.get("counters") or {}
         _bump_replayed(pending.get("home"))
-        if stage == "event" and learner_recorded(counts):
+        if stage == "event" and _recorded(counts):
             _bump_home(pending["home"], counts)  # in the session buffer already: only its counts were in memory
         elif stage == "event":
             _defer(pending["home"], pending["event"], pending["project"],
@@ -256,7 +256,7 @@ def _payload_waiting() -> bool:
         return False
 
 
-def learner_recorded(counts: dict) -> bool:
+def _recorded(counts: dict) -> bool:
     """learner.recorded(counts), for counts a learner.Capture made: the module is loaded by
     then (the hard stop imports nothing: an import inside another one fails half-way)."""
     return bool(counts) and sys.modules["learn_cli.capture.learner"].recorded(counts)
@@ -267,7 +267,7 @@ def _bump_replayed(home: str | None) -> None:
     (its replay again finds it in the session buffer and counts nothing)."""
     spool = sys.modules.get("learn_cli.capture.spool")
     for counts in getattr(spool, "IN_FLIGHT", ()):
-        if learner_recorded(counts):
+        if _recorded(counts):
             _bump_home(home, counts)
 
 
