@@ -105,23 +105,23 @@ class Fix:
         one sighting is enough (an exact memory of the earlier pair); another project needs
         `min_evidence`."""
         return bool(command) and pid in self.projects and (
-            self._failed_as(command) or self._failed_at(step) or bool(self.rewrite) or self._prerequisite()
-            or self.same_work and self._specific())
+            self._failed_as(command) or self._failed_at(step) or bool(self.rewrite)
+            or (self.same_work or self._step_first()) and self._specific())
 
     def _failed_as(self, command: str) -> bool:
         return any(_normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
 
-    def _prerequisite(self) -> bool:
+    def _step_first(self) -> bool:
         """A step to run first (`npm install` before anything that failed with `jest: command
-        not found`) for an error that names what is wrong: the environment was missing it,
-        whichever command met it next."""
+        not found`): after an error that names what is wrong (_specific), the environment was
+        missing it, whichever command met it next."""
         from learn_cli.engine.wording import fix_kind
 
-        return fix_kind(self.records[0][1]) == "between" and self._specific()
+        return fix_kind(self.records[0][1]) == "between"
 
     def _specific(self) -> bool:
-        """The error names what is wrong (not `Exit code 2`): the same error on the same work
-        is the same failure."""
+        """The error names what is wrong (not `Exit code 2`): the same error on the same work,
+        or meeting a step to run first, is the same failure."""
         from learn_cli.text.keys import error_signature, is_generic_signature
 
         return not is_generic_signature(error_signature(self.records[0][1].get("error") or ""))
