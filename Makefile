@@ -78,6 +78,7 @@ lint: $(VENV)/.installed
 
 man: $(VENV)/.installed
 	$(BIN)/python tools/gen_man.py > man/learn.1
+	$(BIN)/python tools/gen_man.py --help-text > man/help.txt
 
 bench: $(VENV)/.installed
 	$(BIN)/python bench/run.py --boost --jobs 2

@@ -18,6 +18,13 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"learn {__version__}")
         return 0
+    if rest in (["--help"], ["-h"]) and not globals_:
+        from learn_cli.help import packaged_top_help
+
+        text = packaged_top_help()
+        if text:
+            sys.stdout.write(text)
+            return 0
     if "--help" not in rest and "-h" not in rest:
         if rest[:1] == ["capture"]:
             from learn_cli.capture import hook

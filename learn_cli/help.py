@@ -5,6 +5,9 @@
 - Every option shows a readable placeholder (`--home DIR`, `--limit N`, `--format
   [text|json]`), never the Python type (`<str>`, `<list[str]>`) or the parameter's name
   (`TYPE_`); arguments read `TOPIC...` in the usage line, not `{TOPIC...}...`.
+- `learn --help` off a terminal is a file shipped in the package (man/help.txt, made by `make
+  man` from typer's own output and checked by the tests): importing typer and building every
+  command to print the same 36 lines cost ~120 ms.
 - Completion: the script for bash, zsh or fish (`learn completion SHELL`), and the answers the
   script asks for (`_LEARN_COMPLETE=complete_<shell> learn`), both typer's.
 """
@@ -33,6 +36,37 @@ def plain_help_wanted() -> bool:
     tty = sys.stdout is not None and sys.stdout.isatty()  # None: stdout closed by the caller
     return (not tty or bool(os.environ.get("NO_COLOR"))
             or os.environ.get("TERM", "") in ("dumb", ""))
+
+
+# click lays help out to the terminal's width, but never wider than this: at this width or
+# more, the plain top-level help is always the same text.
+WIDEST_HELP = 80
+
+
+def packaged_top_help() -> str | None:
+    """The plain `learn --help` shipped in the package, when it is what typer would print
+    here (plain help wanted, a layout at least WIDEST_HELP wide); else None."""
+    if not plain_help_wanted() or _columns() < WIDEST_HELP:
+        return None
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "man", "help.txt"), encoding="utf-8") as fh:
+            return fh.read() or None
+    except OSError:  # an install without it: typer prints it
+        return None
+
+
+def _columns() -> int:
+    """The width click lays help out to (shutil.get_terminal_size's rules, without shutil)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+        if columns > 0:
+            return columns
+    except ValueError:
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80  # shutil's fallback
 
 
 def prepare(app) -> None:

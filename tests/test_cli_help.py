@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -45,6 +46,38 @@ def test_every_help_is_plain_text_with_readable_placeholders(capsys):
     assert "Usage: learn recall [OPTIONS] TOPIC...\n" in recall and "-n, --limit N" in recall
     run(["graph", "--help"])
     assert "--format [text|json|dot|mermaid]" in capsys.readouterr().out
+
+
+def test_the_packaged_top_help_is_what_typer_prints(capsys, monkeypatch):
+    """man/help.txt (served by `learn --help` off a terminal, without typer) is typer's own
+    plain output at the widest layout; after changing a command or its help line: `make man`."""
+    monkeypatch.setenv("COLUMNS", "80")
+    assert run(["--help"]) == 0
+    typer_text = capsys.readouterr().out
+    assert (learn_root() / "man" / "help.txt").read_text(encoding="utf-8") == typer_text, "run `make man`"
+
+
+@pytest.mark.parametrize("columns", ["80", "200", None])
+def test_top_help_off_a_terminal_is_served_without_typer(learn, columns):
+    """Piped `learn --help` / `-h` print the packaged text and never import typer; a layout
+    narrower than click's widest is typer's to wrap."""
+    env = {k: v for k, v in learn.env.items() if k != "COLUMNS"}
+    if columns:
+        env["COLUMNS"] = columns
+    probe = ("import sys; from learn_cli.__main__ import main; code = main([sys.argv[1]]); "
+             "sys.stdout.flush(); sys.exit(code if 'typer' not in sys.modules else 99)")
+    packaged = (learn_root() / "man" / "help.txt").read_text(encoding="utf-8")
+    for flag in ("--help", "-h"):
+        done = subprocess.run([sys.executable, "-c", probe, flag], env=env, capture_output=True, text=True,
+                              check=False)
+        assert (done.returncode, done.stdout) == (0, packaged)
+
+
+def test_a_narrow_layout_is_left_to_typer(learn):
+    env = dict(learn.env, COLUMNS="60")
+    narrow = subprocess.run([learn.exe, "--help"], env=env, capture_output=True, text=True, check=True).stdout
+    assert narrow.startswith("Usage: learn [OPTIONS] COMMAND [ARGS]...")
+    assert narrow != (learn_root() / "man" / "help.txt").read_text(encoding="utf-8")  # wrapped at 60
 
 
 def on_a_terminal(learn, *args, env=None) -> str:

@@ -2,6 +2,8 @@
 commands in the order of learn_cli.commands.COMMANDS (the README's).
 
 Run: python tools/gen_man.py > man/learn.1   (make man)
+     python tools/gen_man.py --help-text > man/help.txt   (make man: what `learn --help`
+     prints off a terminal, served without typer; tests/test_cli_help.py checks it is current)
 """
 
 from __future__ import annotations
@@ -120,7 +122,19 @@ def walk(path: str, cmd, out: list[str]) -> None:
     out.extend(options_of(cmd))
 
 
+def help_text() -> None:
+    """`learn --help` as typer prints it off a terminal at click's widest layout (80 columns)."""
+    import os
+
+    from learn_cli.cli import run
+
+    os.environ["COLUMNS"] = "80"
+    run(["--help"])
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--help-text"]:
+        return help_text()
     root = build(app)
     date = datetime.date.today().isoformat()
     out = [f'.TH LEARN 1 "{date}" "learn {__version__}" "User Commands"', ".SH NAME",
