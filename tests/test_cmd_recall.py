@@ -248,6 +248,20 @@ def test_fast_path_imports_neither_typer_nor_rich(learn, seeded):
     assert "typer" in declined.stderr.splitlines()[-1]  # the probe sees typer when it is used
 
 
+STARTUP_PROBE = HEAVY_PROBE.replace("{'typer', 'click', 'rich', 'pydantic', 'orjson'}", "{'pathlib', 'json'}")
+
+
+def test_fast_path_imports_neither_pathlib_nor_the_json_package(learn, seeded):
+    """What recall's fixed cost is made of: `pathlib` (with urllib.parse and ipaddress) and
+    the `json` package cost ~0.6x a bare interpreter's start; the store's paths are strings
+    there and records decode with text.jsonlite (json's own C scanner)."""
+    learn("recall", "docker", check=0)  # the first run indexes files never seen (with orjson)
+    for args in (["recall", "docker"], ["recall", "docker", "-n", "2"]):
+        proc = python(learn, STARTUP_PROBE, *args)
+        assert proc.returncode == 0 and "Results for" in proc.stdout, proc.stderr
+        assert proc.stderr.splitlines()[-1] == "heavy: "
+
+
 def test_a_terminal_gets_the_rich_layout(learn, seeded):
     primary, secondary = pty.openpty()
     try:

@@ -23,9 +23,10 @@ EXIT_INTERRUPTED = 130
 class State:  # not a dataclass: `dataclasses` costs ~5 ms of import, and recall's fast path builds one
     """The global options, and the store and project once opened."""
 
-    def __init__(self, home: str | None = None, project_path: str | None = None):
+    def __init__(self, home: str | None = None, project_path: str | None = None, plain: bool = False):
         self.home = home
         self.project_path = project_path
+        self.plain = plain  # the store's paths as strings: the fast paths never import pathlib
         self._store = None
         self._project = None
 
@@ -59,7 +60,7 @@ def open_store(st: State, create: bool = True):
 
         if not create:
             require_store(st)
-        store = Store(st.home)
+        store = Store(st.home, plain=st.plain)
         if store.first_run:
             sys.stderr.write(f"learn: created a new store at {store.home}\n")
         st._store = store
@@ -83,10 +84,10 @@ def current_project(st: State, register: bool = True):
 
 
 def require_store(st: State) -> None:
-    from learn_cli.store.paths import Layout, resolve_home
+    from learn_cli.store.paths import Layout, home_dir
 
-    layout = Layout(resolve_home(st.home))
-    if layout.config.is_file() or layout.projects_dir.is_dir():
+    layout = Layout(home_dir(st.home), plain=True)  # strings: no pathlib for a check
+    if os.path.isfile(layout.config) or os.path.isdir(layout.projects_dir):
         return
     if st.home or os.environ.get("SELF_LEARNING_HOME"):
         where = "--home" if st.home else "SELF_LEARNING_HOME"
@@ -101,7 +102,7 @@ def read_project(st: State):
     from learn_cli.store.project import in_repository
 
     project = current_project(st, register=False)
-    if not in_repository(project) and not open_store(st, create=False).layout.project_json(project.id).exists():
+    if not in_repository(project) and not os.path.exists(open_store(st, create=False).layout.project_json(project.id)):
         fail(f"{project.root} is not a project: no git repository and nothing learned there "
              "(run this inside a project, or pass --project DIR)")
     return project

@@ -55,19 +55,20 @@ def _orjson_loads(data):
 
 def main(global_args: list[str], args: list[str]) -> int | None:
     """The fast path: the exit code, or None when typer must take the command."""
-    return run_parsed(global_args, parse(args), run)
+    return run_parsed(global_args, parse(args), run, plain=True)
 
 
-def run_parsed(global_args: list[str], opts: dict | None, work) -> int | None:
+def run_parsed(global_args: list[str], opts: dict | None, work, plain: bool = False) -> int | None:
     """`work(state, **opts)` under the commands' error guard, or None when typer must take the
     command: options it did not parse, a closed stdout (typer's guard says so), or a terminal
-    without `--json` (rich's layout). The fast paths of read_fast.py run here too."""
+    without `--json` (rich's layout). The fast paths of read_fast.py run here too. `plain`:
+    the store's paths are strings (no pathlib), for work that never asks a path for more."""
     if opts is None or sys.stdout is None:
         return None
     if sys.stdout.isatty() and not opts.get("as_json"):
         return None
     home, project = global_values(global_args)
-    st = State(home=home, project_path=project)
+    st = State(home=home, project_path=project, plain=plain)
     try:
         return guarded(lambda: work(st, **opts))
     finally:

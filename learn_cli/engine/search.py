@@ -25,7 +25,6 @@ Stdlib only; the caller passes `loads` (orjson's in commands).
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections import namedtuple
@@ -37,6 +36,7 @@ from learn_cli.store.index import (
     FtsNear,
     sqlite3,  # the C module alone (store.index says why)
 )
+from learn_cli.text import jsonlite
 
 MAX_TERMS = 8
 MAX_TERM_CHARS = 64
@@ -119,7 +119,7 @@ def fts_queries(terms: list[str]) -> tuple[str, str]:
 
 
 def search(store, topic, *, project_id: str | None = None, limit: int = 10, include_archived: bool = False,
-           timeout_s: float | None = None, loads: Callable = json.loads, now=None,
+           timeout_s: float | None = None, loads: Callable = jsonlite.loads, now=None,
            clock: Callable[[], float] = time.monotonic) -> SearchResult:
     """Search the index; see the module docstring for the order of work and the ranking."""
     started = clock()

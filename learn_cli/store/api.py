@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
+
+from learn_cli.text import jsonlite  # json.loads without `re` (the fast read paths)
 
 from . import jsonl, log
 from .locks import file_lock
@@ -79,7 +80,7 @@ class Store:
         return self._config
 
     def save_config(self, cfg: dict) -> None:
-        jsonl.atomic_write(self.layout.config, (json.dumps(cfg, indent=2) + "\n").encode())
+        jsonl.atomic_write(self.layout.config, _pretty(cfg).encode())
         self._config = None
 
     def overrides(self, pid: str) -> dict:
@@ -87,7 +88,7 @@ class Store:
 
     def save_overrides(self, pid: str, doc: dict) -> None:
         make_dir(self.layout.project_dir(pid))
-        jsonl.atomic_write(self.layout.overrides(pid), (json.dumps(doc, indent=2) + "\n").encode())
+        jsonl.atomic_write(self.layout.overrides(pid), _pretty(doc).encode())
 
     def setting(self, name: str, pid: str | None = None):
         """A setting with the project's override applied (paths.setting_in)."""
@@ -99,7 +100,7 @@ class Store:
 
     def _read_json(self, path: Path) -> dict | None:
         try:
-            doc = json.loads(jsonl.read_bytes(path) or b"{}")
+            doc = jsonlite.loads(jsonl.read_bytes(path) or b"{}")
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
@@ -115,7 +116,7 @@ class Store:
             return
         self.layout.ensure_project(project.id)
         doc = dict(project.as_json(), created=now_iso())
-        write_new(pj, json.dumps(doc, indent=2) + "\n")
+        write_new(pj, _pretty(doc))
         try:
             self.index.note_project(project.id, project.name, project.root, project.remote)
         except _db().Error:
@@ -178,7 +179,7 @@ class Store:
         mem.index_db = mem.kind(":memory:")
         return MemoryIndex(mem, on_event=self.note)
 
-    def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = json.loads, progress=None) -> list:
+    def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = jsonlite.loads, progress=None) -> list:
         """Bring the index up to date (all files, or just `paths`). Returns bad lines."""
         try:
             bad = self._refresh(paths, loads, progress)
@@ -204,11 +205,11 @@ class Store:
         return self.index.refresh(paths, loads)
 
     # -- reading ---------------------------------------------------------------------------
-    def records(self, path: Path, loads: Callable = json.loads) -> dict:
+    def records(self, path: Path, loads: Callable = jsonlite.loads) -> dict:
         return jsonl.load(path, loads).records
 
     def iter_index(self, scope: str, status: str | None = None, pid: str | None = None,
-                   loads: Callable = json.loads) -> Iterator:
+                   loads: Callable = jsonlite.loads) -> Iterator:
         """(file, scope, pid, record) for every indexed record of a scope (and status, project)."""
         for f, s, p, d in self.index.rows_in_scope(scope, status, pid):
             yield f, s, p, loads(d)
@@ -386,7 +387,7 @@ class Store:
             data = jsonl.read_bytes(path)
         except FileNotFoundError:
             return jsonl.Loaded({}, [], 0, 0)
-        return jsonl.parse_log(str(path), data, json.loads, raw)
+        return jsonl.parse_log(str(path), data, jsonlite.loads, raw)
 
     def _index_moves(self, moved: tuple[Path, list[dict], list[str]] | None, source: Path) -> None:
         if moved is None:
@@ -402,7 +403,7 @@ class Store:
         rel, ids, out = self.index.rel(path), sorted(ids), {}
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            out.update((rid, json.loads(data)) for rid, data in self.index.data_by_id_in_file(rel, chunk))
+            out.update((rid, jsonlite.loads(data)) for rid, data in self.index.data_by_id_in_file(rel, chunk))
         return out
 
     def _present(self, path: Path, ids: set[str]) -> set[str]:
@@ -533,3 +534,10 @@ def _safe_lines(recs: list[dict]) -> tuple[list[dict], list[str]]:
         out.append(rec)
         texts.append(text)
     return out, texts
+
+
+def _pretty(doc: dict) -> str:
+    """A settings document as people read it (indented); `json` imported only to write one."""
+    import json
+
+    return json.dumps(doc, indent=2) + "\n"
