@@ -193,3 +193,37 @@ def test_windows_cover_every_match(store, monkeypatch):
     recs = [put(store, p, context="vite config unknown") for p in (OTHER, "cccccccccccc", "dddddddddddd") * 2]
     result = search(store, "vite", project_id=HERE, limit=20)
     assert set(ids(result)) == {r["id"] for r in recs} and not result.partial
+
+
+def _hits(result) -> list[tuple]:
+    return [(h.record, h.scope, h.pid, h.file, h.relevance, h.score, h.rank, h.all_terms, h.where)
+            for h in result.hits]
+
+
+def test_candidates_scored_from_the_index_columns_rank_as_from_their_records(store):
+    """_finish scores candidates from the score columns (score_inputs) and decodes only the
+    hits it shows; an older index without the columns is read in full. Both give the same
+    hits, in the same order, with the same scores, whatever odd fields the records hold."""
+    odd = [dict(frequency="7"), dict(frequency=0), dict(impact="high"), dict(impact=2.5), dict(frequency=True),
+           dict(last_used="not a time"), dict(last_used="2026-01-01T00:00:00"), dict(last_used=None),
+           dict(created="2025-06-01T00:00:00Z", last_used="garbage"), dict(last_used="2026-11-20T10:00:00+02:00"),
+           dict(frequency=4, impact=0.8, last_used="2026-11-30T00:00:00Z")]
+    store.layout.ensure_project(HERE)
+    store.layout.ensure_project(OTHER)
+    places = [(store.layout.learnings(HERE), None), (store.layout.learnings(OTHER), None),
+              (store.layout.global_errors, "global"), (store.layout.archive(HERE), "archived")]
+    for n, extra in enumerate(odd * 3):
+        path, status = places[n % len(places)]
+        rec = make_record(key=f"txt:{next(_keys):016x}", context=f"docker case {n}", fix=f"docker build --flag-{n}")
+        rec.update(extra, **({"status": status} if status else {}))
+        store.put(path, rec)
+    now = "2026-12-01T00:00:00Z"
+    for limit in (1, 5, 200):
+        store.index.rebuild("test")  # every row with its score columns
+        from_columns = search(store, "docker", project_id=HERE, limit=limit, include_archived=True, now=now)
+        assert len(from_columns.hits) == min(limit, len(odd) * 3)
+        store.index.db.execute("UPDATE learnings SET score_frequency=NULL, score_impact=NULL, score_used=NULL, "
+                               "score_base=NULL")  # as an index older than v8 holds them
+        from_records = search(store, "docker", project_id=HERE, limit=limit, include_archived=True, now=now)
+        assert _hits(from_columns) == _hits(from_records)
+        assert from_columns.more == from_records.more == (limit < len(odd) * 3)

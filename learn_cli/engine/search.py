@@ -212,24 +212,34 @@ class _Run:
 
 
 def _finish(store, run: _Run, limit: int, loads: Callable, now) -> None:
-    """Read the best candidates in full, score them, keep the top `limit`."""
+    """Score the best candidates, keep the top `limit`, read those in full. A candidate is
+    scored from the index's score columns (`score_inputs`: what the score reads), so only
+    the few shown are decoded, not all SCORED of them (an older index's rows without the
+    columns are read in full)."""
     if not run.found:
         return
     top_relevance = max(v[0] for v in run.found.values()) or 1.0
     pre = sorted(run.found.items(), key=lambda kv: (kv[1][1], kv[1][0]), reverse=True)[:SCORED]
-    rows = store.index.placed_rows([rowid for rowid, _ in pre])
-    hits = []
+    rows = store.index.placed_scores([rowid for rowid, _ in pre])
+    unfilled = [rowid for rowid, row in rows.items() if row[3] is None]
+    records = {rowid: loads(data) for rowid, data in store.index.data_of_rows(unfilled).items()} if unfilled else {}
+    ranked = []
     for rowid, (relevance, all_terms) in pre:
         row = rows.get(rowid)
         if row is None:
             continue
-        file, scope, pid, data = row
-        rec = loads(data)
-        value = score_of(rec, now)
+        file, scope, pid, frequency, impact, used = row
+        rec = records.get(rowid)
+        value = score_of(rec if rec is not None else {"frequency": frequency, "impact": impact, "last_used": used},
+                         now)
         where = "global" if scope.startswith("global") else ("project" if pid == run.pid else "other")
         norm = relevance / top_relevance
         rank = norm * (value + SCORE_FLOOR) * BOOST[where] * (ARCHIVED_FACTOR if "archive" in scope else 1.0)
-        hits.append(Hit(rec, scope, pid, file, round(norm, 4), value, rank, all_terms, where))
-    hits.sort(key=lambda h: (h.all_terms, h.rank), reverse=True)
-    run.result.more = len(hits) > limit
-    run.result.hits = hits[:limit]
+        ranked.append((rowid, Hit(rec, scope, pid, file, round(norm, 4), value, rank, all_terms, where)))
+    ranked.sort(key=lambda item: (item[1].all_terms, item[1].rank), reverse=True)
+    run.result.more = len(ranked) > limit
+    shown = ranked[:limit]
+    data = store.index.data_of_rows([rowid for rowid, hit in shown if hit.record is None])
+    # (a row rewritten away between the two reads is left out, as if it had not matched)
+    run.result.hits = [hit if hit.record is not None else hit._replace(record=loads(data[rowid]))
+                       for rowid, hit in shown if hit.record is not None or rowid in data]

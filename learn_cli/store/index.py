@@ -748,12 +748,15 @@ class Index:
                                "AND pid != ?", (high, near.pid))
         return sorted(p for (p,) in rows)
 
-    def placed_rows(self, rowids: list[int]) -> dict[int, tuple[str, str, str, str]]:
-        """rowid -> (file, scope, pid, data) of these rows (those that still exist)."""
+    def placed_scores(self, rowids: list[int]) -> dict[int, tuple]:
+        """rowid -> (file, scope, pid, frequency, impact, last use) of these rows (those that
+        still exist): where they are and what their score reads (`score_inputs`; None where
+        an older index has not filled the columns yet), without their `data`."""
         out: dict[int, tuple] = {}
         for start in range(0, len(rowids), 500):
             chunk = rowids[start:start + 500]
-            sql = f"SELECT rowid, file, scope, pid, data FROM learnings WHERE rowid IN ({','.join('?' * len(chunk))})"
+            sql = ("SELECT rowid, file, scope, pid, score_frequency, score_impact, score_used FROM learnings "
+                   f"WHERE rowid IN ({','.join('?' * len(chunk))})")
             for rowid, *rest in self.db.execute(sql, chunk):
                 out[rowid] = tuple(rest)
         return out
