@@ -18,13 +18,12 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"learn {__version__}")
         return 0
-    if rest in (["--help"], ["-h"]) and not globals_:
+    if rest in (["--help"], ["-h"]) and not globals_ and sys.stdout is not None:
         from learn_cli.help import packaged_top_help
 
         text = packaged_top_help()
         if text:
-            sys.stdout.write(text)
-            return 0
+            return _print_help(text)
     if "--help" not in rest and "-h" not in rest:
         if rest[:1] == ["capture"]:
             from learn_cli.capture import hook
@@ -51,6 +50,17 @@ def main(argv: list[str] | None = None) -> int:
     from learn_cli.cli import run
 
     return run(args)
+
+
+def _print_help(text: str) -> int:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `learn --help | head -3`
+        from learn_cli.commands._common import quiet_broken_pipe
+
+        quiet_broken_pipe()
+    return 0
 
 
 def split_global_options(args: list[str]) -> tuple[list[str], list[str]]:

@@ -73,6 +73,16 @@ def test_top_help_off_a_terminal_is_served_without_typer(learn, columns):
         assert (done.returncode, done.stdout) == (0, packaged)
 
 
+def test_top_help_into_a_closed_pipe_or_stdout_is_quiet(learn):
+    """`learn --help | head -1`, and a closed stdout: exit 0 or typer's answer, no traceback."""
+    proc = subprocess.run(f"'{learn.exe}' --help | head -1", shell=True, env=learn.env, capture_output=True,
+                          text=True, check=False)
+    assert proc.stdout == "Usage: learn [OPTIONS] COMMAND [ARGS]...\n" and "Traceback" not in proc.stderr
+    closed = subprocess.run([learn.exe, "--help"], env=learn.env, capture_output=True, text=True, check=False,
+                            preexec_fn=lambda: os.close(1))
+    assert "Traceback" not in closed.stderr and "Exception ignored" not in closed.stderr
+
+
 def test_a_narrow_layout_is_left_to_typer(learn):
     env = dict(learn.env, COLUMNS="60")
     narrow = subprocess.run([learn.exe, "--help"], env=env, capture_output=True, text=True, check=True).stdout

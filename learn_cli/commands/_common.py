@@ -183,7 +183,7 @@ def guarded(call, other_exit=lambda exc: None) -> int:
         _error_line("interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        _quiet_broken_pipe()
+        quiet_broken_pipe()
         return EXIT_OK
     except PermissionError as exc:
         _error_line(f"permission denied: {exc.filename or exc}")
@@ -220,7 +220,7 @@ def _error_line(message: str) -> None:
     sys.stderr.write(f"learn: error: {' '.join(message.split())}\n")
 
 
-def _quiet_broken_pipe() -> None:
+def quiet_broken_pipe() -> None:
     # stdout was closed early (`learn recall x | head -1`): silence the interpreter's flush error.
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -17,7 +17,7 @@ import typer
 
 from learn_cli.commands._common import (
     EXIT_USAGE,
-    _quiet_broken_pipe,
+    quiet_broken_pipe,
     fail,
     json_out,
     open_store,
@@ -49,7 +49,7 @@ def command(
             write_export(store, sys.stdout.buffer, orjson.loads)
             sys.stdout.flush()
         except BrokenPipeError:  # the reader had enough (`learn export -o - | head`): not an error
-            _quiet_broken_pipe()
+            quiet_broken_pipe()
         return
     path = Path(os.path.expanduser(output)) if output else Path(default_name())
     if path.is_dir():
