@@ -17,10 +17,10 @@ import typer
 
 from learn_cli.commands._common import (
     EXIT_USAGE,
-    quiet_broken_pipe,
     fail,
     json_out,
     open_store,
+    quiet_broken_pipe,
     state,
 )
 
