@@ -364,6 +364,23 @@ def test_dropping_a_looking_aid_is_not_a_lesson(home, proj):
     assert not [r for r in learnings(home, a) if r.get("fix_kind") == "retry"]
 
 
+def test_a_cd_dropped_with_the_looking_aid_is_still_a_lesson(home, proj):
+    """`cd test && bash run_all_tests.sh | grep …` failed (no folder `test`: the agent was in
+    it already), `bash run_all_tests.sh | tail` worked (corpora case-102). The grep was a
+    looking aid, but the `cd` dropped is the fix: learned, and answered again in the project
+    after one sighting (the error says the `cd` failed)."""
+    a = proj("c99")
+    no_dir = "/bin/bash: line 1: cd: test: No such file or directory"
+    s = Agent(home, a)
+    s.fail('cd test && bash run_all_tests.sh 2>&1 | grep -E "^(Results|====)" | head -20', no_dir)
+    s.ok("bash run_all_tests.sh 2>&1 | tail -15")
+    s.end()
+    [rec] = [r for r in learnings(home, a) if r.get("fix_kind") == "retry"]
+    assert (rec["command"], rec["fix"]) == ("cd test && bash run_all_tests.sh", "bash run_all_tests.sh")
+    out = Agent(home, a).fail("cd test && bash run_one.sh unit", no_dir)
+    assert "`bash run_one.sh unit`" in context_of(out)
+
+
 def test_same_command_working_again_alone_teaches_nothing(home, proj):
     a = proj("api")
     s = Agent(home, a)

@@ -474,7 +474,7 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         root = cap.project.root  # `cd ROOT && X` after `X` failed at the root is X again
         # X again without the looking aid the failed run had (`RUST_BACKTRACE=1`, `-v`) is X
         # again too: dropping the aid fixed nothing, whatever happened in between did
-        same = _normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.is_diagnostic(ok_cmd, failed_cmd)
+        same = _normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.only_looked(failed_cmd, ok_cmd)
         if not same:
             from learn_cli.capture.lesson import is_lesson, run_first, with_setup
 

@@ -52,6 +52,7 @@ __all__ = [
     "is_retry",
     "added_environment",
     "is_diagnostic",
+    "only_looked",
     "found_by_search",
     "paths_related",
     "same_path",
@@ -499,12 +500,25 @@ def is_diagnostic(failed: str, ok: str) -> bool:
     return _looks_at(failed, ok, _parts(failed), _parts(ok))
 
 
-def _looks_at(failed: str, ok: str, failed_parts, ok_parts) -> bool:
+def only_looked(looking: str, plain: str) -> bool:
+    """Was `looking` the command `plain` with a looking aid (is_diagnostic's: `| grep`,
+    `; echo $?`, `RUST_BACKTRACE=1`, `-v`) and nothing else changed? Then `plain` working
+    after `looking` failed is the same job again, not a fix. Stricter than is_diagnostic,
+    which takes any retry with an aid as looking: `cd test && run.sh | grep X` failed (no
+    folder `test`), `run.sh | tail` worked: the `cd` dropped is the fix, not the aid."""
+    if not looking.strip() or not plain.strip():
+        return False
+    return _looks_at(plain, looking, _parts(plain), _parts(looking), same_only=True)
+
+
+def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = False) -> bool:
     if not failed_parts or not ok_parts:
         return False
     f_removed, o_removed = strip_plumbing(failed).removed, strip_plumbing(ok).removed
     aid = any(kind in o_removed and kind not in f_removed for kind in ("hides_status", "grep"))
     if aid or _diagnostic_env(ok) and not _diagnostic_env(failed):
+        if same_only:  # is_same_command sets `cd X &&` aside: here a folder changed is a change
+            return is_same_command(failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok)
         return is_same_command(failed, ok) or _retry_rules(failed_parts, ok_parts)
     if _check_only(ok_parts) - _check_only(failed_parts):
         return _retry_rules(failed_parts, ok_parts)  # the job checked, not done: `tsc --noEmit`
@@ -516,6 +530,12 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts) -> bool:
         if _other_compiler_same_source(main, tokens):
             return True
     return False
+
+
+def _setup_and_folders(command: str) -> list[str]:
+    """The `cd X`, `source …` steps of a command line, as written (_setup_steps sets `cd` aside)."""
+    return [" ".join(text.split()) for text, _op in strip_plumbing(command).segments
+            if text.split()[:1] and text.split()[0] in SETUP_PROGRAMS]
 
 
 # Flags that make a job only check what it would do (no output, no change): after `npm run
