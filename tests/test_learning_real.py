@@ -100,6 +100,12 @@ def test_moving_on_to_the_next_test_is_not_a_lesson(home, proj):
     ("python src/app.py", "python app.py", "can't open file 'src/app.py'", True),  # the same file elsewhere
     ("pip install jose==3.3", "pip install python-jose", "No matching distribution found for jose==3.3", True),
     ("pip install x && pytest", "pytest -q", "", True),
+    # plumbing is no argument: `2>&1` dropped with the interpreter changed (corpora case-084)
+    ('python3 -c "import numpy" 2>&1', '/opt/py3.9/bin/python3.9 -c "import numpy"', "No module named 'numpy'", True),
+    # an export cut the retry's snippet: what is left of it is the same code
+    ('python3 -c "import numpy, matplotlib; print(numpy.__version__)"', 'venv/bin/python -c "import numpy, matp…',
+     "No module named 'numpy'", True),
+    ('python3 -c "import numpy"', 'venv/bin/python -c "import pan…', "No module named 'numpy'", False),
     ("cargo test lz77::tests", "cargo test lz77::tests::test_get_match", "", False),  # narrowed
     ("cargo fuzz run fuzz_symbols", "cargo fuzz run fuzz_tree", "", False),  # another target
     ('git commit -m "a"', 'git commit -m "b"', "nothing added to commit", False),  # another message

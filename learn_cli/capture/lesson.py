@@ -29,8 +29,10 @@ from collections.abc import Sequence
 from learn_cli.text.shell import (
     OUTPUT_SHAPERS,
     SETUP_PROGRAMS,
+    TRUNCATION,
     canonical_program,
     split_segments_ops,
+    strip_plumbing,
     tokenize,
     unwrap_tokens,
 )
@@ -106,9 +108,11 @@ def _parts_of(word: str) -> list[str]:
 
 
 def _working(command: str) -> list[list[str]]:
-    """Token lists of the segments that do the work: no setup (`cd X`), no output filters."""
+    """Token lists of the segments that do the work: no plumbing (text.shell.strip_plumbing:
+    `2>&1`, `timeout N`, `| tail`, `&& echo OK` are no arguments), no setup (`cd X`), no
+    output filters."""
     segments, previous_op = [], ""
-    for text, op in split_segments_ops(command or ""):
+    for text, op in strip_plumbing(command or "").segments:
         tokens = unwrap_tokens(tokenize(text))
         piped, previous_op = previous_op in ("|", "|&"), op
         if not tokens:
@@ -156,6 +160,8 @@ def _arguments(tokens: Sequence[str]) -> list[str]:
 def _same_target(a: str, b: str) -> bool:
     if a == b:
         return True
+    if _cut_from(a, b) or _cut_from(b, a):
+        return True  # an export cut one of them (`"import numpy…`): what is left is the same
     a_base, b_base = _unversioned(a), _unversioned(b)
     if a_base == b_base:
         return True  # `requests==2.0` → `requests`, `pkg@1` → `pkg`
@@ -163,6 +169,11 @@ def _same_target(a: str, b: str) -> bool:
         if a.rstrip("/").rsplit("/", 1)[-1] == b.rstrip("/").rsplit("/", 1)[-1]:
             return True  # the same file or folder, found elsewhere
     return _typo(a, b)
+
+
+def _cut_from(whole: str, cut: str) -> bool:
+    """`cut` is `whole` cut short by an export's `…` (a few characters prove nothing)."""
+    return cut.endswith(TRUNCATION) and len(cut) > 8 and whole.startswith(cut[:-len(TRUNCATION)])
 
 
 def _unversioned(word: str) -> str:
