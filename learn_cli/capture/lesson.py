@@ -58,7 +58,7 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
         return False
     if len(ok_segments) - len(failed_segments) > MAX_ADDED_STEPS:
         return False  # a workflow that ends with the job again (a merge resolved by hand), not a change
-    wrong = _named_as_missing(error)
+    wrong = (lambda arg: True) if _too_many_arguments(error) else _named_as_missing(error)
     pairs = [(c, ok_tokens) for ok_tokens in ok_segments if (c := _counterpart(failed_segments, ok_tokens))]
     if not pairs:
         return True  # no segment runs the failed program: the job moved to another tool
@@ -72,6 +72,18 @@ _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not mat
                   "invalid", "not recognized", "cannot find", "could not find", "no module", "missing script",
                   "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument",
                   "could not import", "cannot import", "failed to import")
+
+
+# Usage errors that say a command got an argument too many (clap, argparse, getopt, git): the
+# line names where the parser stopped (`unexpected argument '9' found`), not always the word to
+# drop (`cast index address uint256 $H 9` → `… address $H 9`), so any argument dropped is the fix.
+_TOO_MANY = ("unexpected argument", "too many arguments", "too many positional", "extra argument",
+             "unrecognized arguments", "unrecognized argument")
+
+
+def _too_many_arguments(error: str) -> bool:
+    text = (error or "").lower()
+    return any(words in text for words in _TOO_MANY)
 
 
 def _named_as_missing(error: str):
