@@ -128,11 +128,12 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     loads = loads or _fast_loads()
     store.refresh(loads=loads)
     store.index.derive = DERIVE
-    # Conflicts first, their features streamed from the index: what they hold is freed before
-    # the entries are loaded (peak memory is the larger of the two, not their sum).
+    # One scan of the index gives the entries and, as they load, their conflict features: the
+    # conflicts read each entry's decision fields (id, key, status, projects) as their record,
+    # and only the groups they build are held beside the entries (freed when they return).
     _derive_missing(store, WHOLE_STORE, loads)
-    conflicts = conflicts_among(stream_features(store, WHOLE_STORE, loads))
-    entries = load_entries(store, WHOLE_STORE, loads, derived=True)
+    entries: list[Entry] = []
+    conflicts = conflicts_among(_entries_with_features(store, WHOLE_STORE, loads, entries))
     return _Promotion(store, entries, now, focus=None, progress=progress, loads=loads,
                       conflicts=conflicts).run(dry_run)
 
@@ -160,18 +161,39 @@ def load_entries(store, rows: _index.Selection, loads: Callable, derived: bool =
     did: `derived`): a fraction of each record to parse and to hold."""
     if not derived:
         _derive_missing(store, rows, loads)
-    out = []
     paths: dict[str, Path] = {}
-    for rel, scope, pid, rowid, derived in store.index.derived_rows(rows):
-        path = paths.get(rel)
-        if path is None:
-            path = paths[rel] = store.path_of(rel)
-        fields = _parse_derived(derived, loads)
-        if fields is not None:
-            out.append(Entry(path, scope, pid, fields, rowid, full=False))
-        else:  # not stored (a home we may not write) or rewritten meanwhile: the record itself
-            out.append(Entry(path, scope, pid, loads(_row_data(store, rowid)), rowid))
-    return out
+    return [_entry(store, paths, row, loads) for row in store.index.derived_rows(rows)]
+
+
+def _entry(store, paths: dict[str, Path], row: tuple, loads: Callable) -> Entry:
+    """The entry of a `derived_rows` row: its decision fields, or the record itself."""
+    rel, scope, pid, rowid, derived = row[:5]
+    path = paths.get(rel)
+    if path is None:
+        path = paths[rel] = store.path_of(rel)
+    fields = _parse_derived(derived, loads)
+    if fields is not None:
+        return Entry(path, scope, pid, fields, rowid, full=False)
+    # not stored (a home we may not write) or rewritten meanwhile: the record itself
+    return Entry(path, scope, pid, loads(_row_data(store, rowid)), rowid)
+
+
+def _entries_with_features(store, rows: _index.Selection, loads: Callable, out: list[Entry]):
+    """load_entries() into `out`, yielding (the entry's record, its conflict features) as each
+    loads: what `conflicts_among` reads (id, key, status and projects of the record, the same
+    values the index's columns hold), from one scan. Features are computed from the whole
+    record where the column is empty (a home where they could not be stored)."""
+    from learn_cli.engine.conflicts import Features, record_features
+
+    paths: dict[str, Path] = {}
+    for row in store.index.derived_rows(rows, features=True):
+        e = _entry(store, paths, row, loads)
+        out.append(e)
+        features = row[5]
+        if features is not None and row[4] is not None:
+            yield e.rec, Features(*loads(features))
+        else:
+            yield e.rec, record_features(e.rec if e.full else loads(_row_data(store, e.rowid)))
 
 
 def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int = 2000) -> None:
