@@ -139,7 +139,7 @@ def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: boo
         if len(ids) == 2 and ids not in found and (not same_scope_only or _meet(a, b)):
             found[ids] = (_id(a), _id(b), reason)
 
-    groups.report(report, _meeting_pairs if same_scope_only else _star_pairs)
+    groups.report(report, _MeetingPairs() if same_scope_only else _star_pairs)
     return list(found.values())
 
 
@@ -154,16 +154,17 @@ class _Groups:
         self.by_core: dict[str, tuple[list, list]] = {}
 
     def add(self, rec: dict, f: Features) -> None:
+        fix, directions, stances, cores = f  # (a list read from the index does as well)
         key = rec.get("key")
-        if isinstance(key, str) and key and f.fix:
+        if isinstance(key, str) and key and fix:
             known = self.by_key.get(key)
             if known is None:
-                self.by_key[key] = (f.fix, rec)  # most keys have one copy: no dict for them
+                self.by_key[key] = (fix, rec)  # most keys have one copy: no dict for them
             else:
                 if isinstance(known, tuple):
                     known = self.by_key[key] = {known[0]: [known[1]]}
-                known.setdefault(f.fix, []).append(rec)
-        for src, dst, src_text, dst_text in f.directions:
+                known.setdefault(fix, []).append(rec)
+        for src, dst, src_text, dst_text in directions:
             known = self.by_direction.get((src, dst))
             if known is None:
                 self.by_direction[(src, dst)] = (src_text, dst_text, rec)
@@ -171,9 +172,9 @@ class _Groups:
                 if isinstance(known, tuple):
                     known = self.by_direction[(src, dst)] = list(known)
                 known.append(rec)
-        for slot, pro, con in f.stances:
+        for slot, pro, con in stances:
             self.by_slot.setdefault(slot, {}).setdefault((frozenset(pro), frozenset(con)), []).append(rec)
-        for negative, core in f.cores:
+        for negative, core in cores:
             self.by_core.setdefault(core, ([], []))[negative].append(rec)
 
     def report(self, report, pairs) -> None:
@@ -376,40 +377,67 @@ def _star_pairs(side_a: list[dict], side_b: list[dict]):
         yield from ((side_a[0], b) for b in side_b[1:])
 
 
-def _meeting_pairs(side_a: list[dict], side_b: list[dict]):
-    """Each record of either side paired with the first record of the other side it can meet
-    (see _meet): linear in the records and the projects they list. A global "use Vitest"
-    against 5,000 "use Jest" of 1,000 projects is 5,000 pairs; 5,000 project records against
-    5,000 are at most 10,000, not 25 million."""
-    yield from _first_meeting(side_a, side_b, False)
-    yield from _first_meeting(side_b, side_a, True)
+class _MeetingPairs:
+    """Pairs of two sides for one run of conflicts_among: each record of either side paired
+    with the first record of the other side it can meet (see _meet), linear in the records
+    and the projects they list. A global "use Vitest" against 5,000 "use Jest" of 1,000
+    projects is 5,000 pairs; 5,000 project records against 5,000 are at most 10,000, not 25
+    million. Each record's projects are read once, and each side's index of its first
+    records by project built once, however many other sides it is paired with (a slot's
+    stances are paired with one another: at 100,000 learnings 16,112 indexes were built over
+    the ~4,000 records of the slots). The sides indexed are kept here, so that the id of a
+    list never stands for another."""
 
+    def __init__(self):
+        self.projects: dict[int, frozenset | None] = {}  # id(rec) -> projects; None: meets all
+        self.indexes: dict[int, tuple] = {}  # id(side) -> (side, first_open, first_in)
 
-def _first_meeting(side_a: list[dict], side_b: list[dict], swap: bool):
-    """(a, b) for each a of side_a and the first b of side_b it meets (b, a with swap)."""
-    first_open = None
-    first_in: dict[str, tuple[int, dict]] = {}
-    for n, b in enumerate(side_b):
-        projects = None if b.get("status") == "global" else _projects(b)
-        if not projects:
-            if first_open is None:
-                first_open = (n, b)
-        else:
-            for p in projects:
-                first_in.setdefault(p, (n, b))
-    first_any = (0, side_b[0]) if side_b else None
-    for a in side_a:
-        projects = None if a.get("status") == "global" else _projects(a)
-        if not projects:
-            found = first_any
-        else:
-            found = first_open
-            for p in projects:
-                hit = first_in.get(p)
-                if hit is not None and (found is None or hit[0] < found[0]):
-                    found = hit
-        if found is not None:
-            yield (found[1], a) if swap else (a, found[1])
+    def __call__(self, side_a: list[dict], side_b: list[dict]):
+        yield from self._first_meeting(side_a, side_b, False)
+        yield from self._first_meeting(side_b, side_a, True)
+
+    def _projects_of(self, rec: dict) -> frozenset | None:
+        """The projects of a record, None when it meets every record (global, or none listed)."""
+        known = self.projects.get(id(rec), False)
+        if known is False:
+            projects = None if rec.get("status") == "global" else _projects(rec)
+            known = self.projects[id(rec)] = frozenset(projects) if projects else None
+        return known
+
+    def _index(self, side: list[dict]) -> tuple:
+        """(the first record that lists no project, {project: the first record listing it}),
+        each as (position, record)."""
+        known = self.indexes.get(id(side))
+        if known is None:
+            first_open = None
+            first_in: dict[str, tuple[int, dict]] = {}
+            for n, b in enumerate(side):
+                projects = self._projects_of(b)
+                if projects is None:
+                    if first_open is None:
+                        first_open = (n, b)
+                else:
+                    for p in projects:
+                        first_in.setdefault(p, (n, b))
+            known = self.indexes[id(side)] = (side, first_open, first_in)
+        return known
+
+    def _first_meeting(self, side_a: list[dict], side_b: list[dict], swap: bool):
+        """(a, b) for each a of side_a and the first b of side_b it meets (b, a with swap)."""
+        _, first_open, first_in = self._index(side_b)
+        first_any = (0, side_b[0]) if side_b else None
+        for a in side_a:
+            projects = self._projects_of(a)
+            if projects is None:
+                found = first_any
+            else:
+                found = first_open
+                for p in projects:
+                    hit = first_in.get(p)
+                    if hit is not None and (found is None or hit[0] < found[0]):
+                        found = hit
+            if found is not None:
+                yield (found[1], a) if swap else (a, found[1])
 
 
 # ---------------------------------------------------------------- helpers
