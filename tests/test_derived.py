@@ -219,3 +219,24 @@ def test_a_whole_store_promote_scans_the_live_rows_once(generated, tmp_path, mon
     report = _promote(home)
     assert report["counts"]["conflicts"] > 0
     assert len(scans) == 1
+
+
+def test_entries_share_one_string_per_status_and_type(generated, tmp_path):
+    """Loaded entries hold one string per distinct type and status for the whole run (memory:
+    ~5.6 MB of promote again's 50,000 entries at 100,000 learnings were these words again)."""
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    _fill_derived(home)
+    store = Store(home)
+    try:
+        entries = promotion.load_entries(store, promotion.WHOLE_STORE, json.loads)
+    finally:
+        store.close()
+    assert all(not e.full for e in entries)
+    for name in ("type", "status"):
+        first: dict = {}
+        for e in entries:
+            value = e.rec.get(name)
+            if value is not None:
+                assert first.setdefault(value, value) is value
+        assert len(first) > 1
