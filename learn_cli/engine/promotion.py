@@ -479,6 +479,8 @@ class _Promotion:
             if focus_keys is not None and key not in focus_keys:
                 continue
             existing = globals_.get(key, [])
+            if not existing and not any((e.rec.get("status") or "active") == "active" for e in group):
+                continue  # no global copy, and none active: lifecycle promotes or lists no other
             if len(group) == 1 and not existing and not self._may_rise(group[0]):
                 continue  # most learnings: one copy, no global one, nothing lifecycle could do
             self._consider(group, existing)
@@ -631,6 +633,8 @@ def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_day
     for e in entries:
         if e.archived or not e.rec.get("low_since") or e.rec.get("status") not in ("active", "pending", "global"):
             continue  # no archive clock running: nothing to archive (checked first, it is cheap)
+        if scored_at(e, now) >= scoring.LOW_SCORE:
+            continue  # a clock that stops now (rescore) or a patch raised it: never archived
         if scoring.lifecycle(e.rec, now, min_projects, archive_days, scored_at(e, now)) == scoring.ARCHIVE:
             stale.append(e)
     ensure_full(store, stale, loads)
