@@ -456,3 +456,28 @@ def test_each_record_s_projects_are_read_once_however_many_stances_it_meets(monk
             fresh |= {frozenset((x["id"], y["id"])) for x, y in conflicts._MeetingPairs()(sides[a], sides[b])}
     assert {frozenset((a, b)) for a, b, _ in pairs} == fresh
     assert len(fresh) > 6 * 40
+
+
+def test_direction_texts_are_asked_only_of_reversed_directions():
+    """With `direction_texts` the groups hold digests alone (a whole-store promote's memory) and
+    ask the texts of the directions met both ways; the pairs and reasons are the same."""
+    from learn_cli.engine.conflicts import conflicts_among, record_features
+
+    records = [
+        learning("a", command="npm test", fix_command="pnpm test", fix="pnpm test"),
+        learning("b", command="pnpm  test", fix_command="npm test", fix="npm test"),
+        learning("c", command="npm test", fix_command="yarn test"),
+        learning("d", type="pattern", error="tabs in Makefile", fix="spaces in Makefile"),
+        learning("e", type="pattern", error="spaces in Makefile", fix="tabs in Makefile"),
+    ]
+    by_id = {r["id"]: r for r in records}
+    asked = []
+
+    def texts(rec, src, dst):
+        asked.append(rec["id"])
+        return next((s, d) for a, b, s, d in record_features(by_id[rec["id"]]).directions if (a, b) == (src, dst))
+
+    with_texts = conflicts_among((r, record_features(r)) for r in records)
+    on_demand = conflicts_among(((r, record_features(r)) for r in records), direction_texts=texts)
+    assert on_demand == with_texts and ids(on_demand) == [("a", "b"), ("d", "e")]
+    assert asked and "c" not in asked

@@ -334,3 +334,17 @@ def test_a_group_with_no_active_copy_and_no_global_one_is_not_viewed(store, monk
     report = run_promotion(store, now=NOW)
     assert [c["key"] for c in report.promoted + report.candidates] == ["txt:t"]
     assert all(keys[0] == "txt:t" for keys in viewed) and viewed
+
+
+def test_a_reversed_pair_is_reported_with_its_texts(store):
+    """A whole-store promote's conflict groups hold the digests of directions, and read the
+    texts of the few met both ways from the records: the reason is find_conflicts's."""
+    from learn_cli.engine.conflicts import find_conflicts
+
+    p = project(store, "web")
+    a = learning(store, p, key="err:a", command="npm test", fix_command="pnpm test", fix="pnpm test")
+    b = learning(store, p, key="err:b", command="pnpm test", fix_command="npm test", fix="npm test")
+    report = run_promotion(store, now=NOW)
+    ((_, _, reason),) = find_conflicts([a, b])
+    assert [(c["a"], c["b"], c["reason"]) for c in report.conflicts] == [(a["id"], b["id"], reason)]
+    assert "npm test" in reason

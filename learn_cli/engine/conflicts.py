@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 
 from learn_cli.engine.merge import fix_text, normalize_text, text_similarity
@@ -119,15 +119,22 @@ def find_conflicts(records: list[dict], same_scope_only: bool = True) -> list[tu
     return conflicts_among(((r, record_features(r)) for r in live), same_scope_only)
 
 
-def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: bool = True) -> list[tuple[str, str, str]]:
+def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: bool = True,
+                    direction_texts: Callable[[dict, str, str], tuple[str, str]] | None = None,
+                    ) -> list[tuple[str, str, str]]:
     """find_conflicts() over (record, features) pairs, read one at a time: a caller can stream
     them from the index. A record needs only id, key, status and projects here.
 
     Work is linear in the records plus the pairs reported: records that state the same thing
-    are grouped and groups are compared, and only pairs that can meet are enumerated."""
+    are grouped and groups are compared, and only pairs that can meet are enumerated.
+
+    `direction_texts(rec, src, dst)`: the shortened texts of the direction of a record (the
+    digests src → dst), asked only of directions met the other way round too; with it the
+    groups hold no texts (at 300,000 learnings ~30 MB of them, held beside a promote's
+    entries, for the few reversed pairs a store has)."""
     found: dict[frozenset, tuple[str, str, str]] = {}
     order: dict[int, int] = {}
-    groups = _Groups()
+    groups = _Groups(direction_texts)
     for rec, f in items:
         order[id(rec)] = len(order)
         groups.add(rec, f)
@@ -147,11 +154,13 @@ class _Groups:
     """Records grouped by what they state (key and fix, directions, slot stances, statement
     cores), one record at a time; then group is compared with group."""
 
-    def __init__(self):
+    def __init__(self, direction_texts: Callable | None = None):
         self.by_key: dict[str, tuple | dict] = {}  # key -> (fix, rec) until a second copy comes
         # "src>dst" -> (texts, rec) or [texts, recs...]: one string a key, not a tuple of two
-        # (at 100,000 learnings ~42,000 directions, held beside the entries a promote loads)
+        # (at 100,000 learnings ~42,000 directions, held beside the entries a promote loads);
+        # the texts are None when `direction_texts` gives them on demand
         self.by_direction: dict[str, tuple | list] = {}
+        self.direction_texts = direction_texts
         self.by_slot: dict[str, dict[tuple[frozenset, frozenset], list[dict]]] = {}
         self.by_core: dict[str, tuple[list, list]] = {}
 
@@ -170,7 +179,7 @@ class _Groups:
             way = f"{src}>{dst}"  # digests: hexadecimal
             known = self.by_direction.get(way)
             if known is None:
-                self.by_direction[way] = (src_text, dst_text, rec)
+                self.by_direction[way] = (None, None, rec) if self.direction_texts else (src_text, dst_text, rec)
             else:
                 if isinstance(known, tuple):
                     known = self.by_direction[way] = list(known)
@@ -182,7 +191,7 @@ class _Groups:
 
     def report(self, report, pairs) -> None:
         _same_key_conflicts(self.by_key, report)
-        _reversed_conflicts(self.by_direction, report, pairs)
+        _reversed_conflicts(self.by_direction, report, pairs, self.direction_texts)
         _statement_conflicts(self.by_slot, self.by_core, report, pairs)
 
 
@@ -290,12 +299,16 @@ def _same_key_conflicts(by_key: dict[str, tuple | dict], report) -> None:
                     report(a, first_b, f"same key {key}: contradicting fixes")
 
 
-def _reversed_conflicts(by_direction: dict[str, tuple | list], report, pairs) -> None:
+def _reversed_conflicts(by_direction: dict[str, tuple | list], report, pairs, direction_texts=None) -> None:
     for way, forth in by_direction.items():
         src, _, dst = way.partition(">")
         back = by_direction.get(f"{dst}>{src}")
+        if not back:
+            continue
         src_text, dst_text = forth[0], forth[1]
-        if back and (src_text, src) < (dst_text, dst):  # each pair of opposite directions once
+        if direction_texts is not None:
+            src_text, dst_text = direction_texts(forth[2], src, dst)
+        if (src_text, src) < (dst_text, dst):  # each pair of opposite directions once
             for a, b in pairs(list(forth[2:]), list(back[2:])):
                 report(a, b, f"reversed: {src_text} → {dst_text} and back")
 

@@ -134,7 +134,8 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     # and only the groups they build are held beside the entries (freed when they return).
     _derive_missing(store, WHOLE_STORE, loads)
     entries: list[Entry] = []
-    conflicts = conflicts_among(_entries_with_features(store, WHOLE_STORE, loads, entries))
+    conflicts = conflicts_among(_entries_with_features(store, WHOLE_STORE, loads, entries),
+                                direction_texts=lambda rec, src, dst: _direction_texts(store, rec, src, dst))
     return _Promotion(store, entries, now, focus=None, progress=progress, loads=loads,
                       conflicts=conflicts).run(dry_run)
 
@@ -294,6 +295,18 @@ def stream_features(store, rows: _index.Selection, loads: Callable):
         else:
             yield ({"id": rid, "key": key, "status": status, "projects": loads(projects)},
                    Features(*loads(features)))
+
+
+def _direction_texts(store, rec: dict, src: str, dst: str) -> tuple[str, str]:
+    """The shortened texts of a record's direction src → dst (digests), read from the record
+    as the index holds it: the conflicts of a whole-store run hold digests only."""
+    from learn_cli.engine.conflicts import record_features
+
+    for _, _, _, whole in store.index.by_id(rec["id"]):
+        for d_src, d_dst, src_text, dst_text in record_features(whole).directions:
+            if (d_src, d_dst) == (src, dst):
+                return src_text, dst_text
+    return src, dst  # not found (rewritten meanwhile): the digests stand for the texts
 
 
 def _row_data(store, rowid: int) -> str:
