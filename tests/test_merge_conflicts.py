@@ -426,3 +426,58 @@ def test_the_hooks_character_ratio_is_rapidfuzz_s_to_the_last_bit():
         a, b = ("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 420 if n % 5 == 0 else 40)))
                 for _ in range(2))
         assert indel_ratio(a, b) == ratio(a, b) / 100.0, (a, b)
+
+
+def test_each_record_s_projects_are_read_once_however_many_stances_it_meets(monkeypatch):
+    """Four stances of one slot are paired with one another (6 pairs of sides): each side's
+    index by project is built once and each record's projects read once, not once per pair
+    (16,112 indexes over ~4,000 records at 100,000 learnings). The pairs are those of a
+    pairing that reads them afresh each time."""
+    from learn_cli.engine import conflicts
+
+    tools = ("jest", "vitest", "mocha", "jasmine")
+    records = [learning(f"{tool}-{n}", type="preference", key=f"txt:{tool}-{n}", fix=f"use {tool} for tests",
+                        projects=[f"p{n % 7}", f"p{n % 5}"]) for n in range(40) for tool in tools]
+    reads = []
+    real = conflicts._projects
+
+    def counted(rec):
+        reads.append(rec["id"])
+        return real(rec)
+
+    monkeypatch.setattr(conflicts, "_projects", counted)
+    pairs = find_conflicts(records)
+    assert len(reads) <= len(records) + 2 * len(pairs)  # once each, and each reported pair's meeting check
+    monkeypatch.setattr(conflicts, "_projects", real)
+    fresh = set()
+    sides = {tool: [r for r in records if r["fix"] == f"use {tool} for tests"] for tool in tools}
+    for i, a in enumerate(tools):
+        for b in tools[i + 1:]:
+            fresh |= {frozenset((x["id"], y["id"])) for x, y in conflicts._MeetingPairs()(sides[a], sides[b])}
+    assert {frozenset((a, b)) for a, b, _ in pairs} == fresh
+    assert len(fresh) > 6 * 40
+
+
+def test_direction_texts_are_asked_only_of_reversed_directions():
+    """With `direction_texts` the groups hold digests alone (a whole-store promote's memory) and
+    ask the texts of the directions met both ways; the pairs and reasons are the same."""
+    from learn_cli.engine.conflicts import conflicts_among, record_features
+
+    records = [
+        learning("a", command="npm test", fix_command="pnpm test", fix="pnpm test"),
+        learning("b", command="pnpm  test", fix_command="npm test", fix="npm test"),
+        learning("c", command="npm test", fix_command="yarn test"),
+        learning("d", type="pattern", error="tabs in Makefile", fix="spaces in Makefile"),
+        learning("e", type="pattern", error="spaces in Makefile", fix="tabs in Makefile"),
+    ]
+    by_id = {r["id"]: r for r in records}
+    asked = []
+
+    def texts(rec, src, dst):
+        asked.append(rec["id"])
+        return next((s, d) for a, b, s, d in record_features(by_id[rec["id"]]).directions if (a, b) == (src, dst))
+
+    with_texts = conflicts_among((r, record_features(r)) for r in records)
+    on_demand = conflicts_among(((r, record_features(r)) for r in records), direction_texts=texts)
+    assert on_demand == with_texts and ids(on_demand) == [("a", "b"), ("d", "e")]
+    assert asked and "c" not in asked

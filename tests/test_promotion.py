@@ -312,3 +312,39 @@ def test_a_few_thousand_learnings_stay_fast_and_consistent(store, tmp_path):
     assert imported.new + imported.merged + imported.duplicates == exported.total
     fresh.close()
     assert time.monotonic() - started < 60  # seconds; a quadratic step would take minutes
+
+
+def test_a_group_with_no_active_copy_and_no_global_one_is_not_viewed(store, monkeypatch):
+    """Only an active learning is promoted or listed (scoring.lifecycle): copies that are all
+    pending (most of a real store) are passed over before their group's view is built, and an
+    active copy beside them is still judged."""
+    from learn_cli.engine import promotion
+
+    projects = [project(store, n) for n in ("a", "b", "c")]
+    for p in projects[:2]:
+        learning(store, p, key="err:wait", error="E1", fix="retry", frequency=9, impact=0.9, status="pending")
+    learning(store, projects[0], key="txt:t", context="Set timeout on HTTP calls", fix="timeout=10",
+             frequency=9, impact=0.9)
+    learning(store, projects[1], key="txt:t", context="Set timeout on HTTP calls", fix="timeout=10",
+             frequency=9, impact=0.9, status="pending")
+    viewed = []
+    real = promotion.group_view
+    monkeypatch.setattr(promotion, "group_view", lambda copies: viewed.append([e.rec["key"] for e in copies])
+                        or real(copies))
+    report = run_promotion(store, now=NOW)
+    assert [c["key"] for c in report.promoted + report.candidates] == ["txt:t"]
+    assert all(keys[0] == "txt:t" for keys in viewed) and viewed
+
+
+def test_a_reversed_pair_is_reported_with_its_texts(store):
+    """A whole-store promote's conflict groups hold the digests of directions, and read the
+    texts of the few met both ways from the records: the reason is find_conflicts's."""
+    from learn_cli.engine.conflicts import find_conflicts
+
+    p = project(store, "web")
+    a = learning(store, p, key="err:a", command="npm test", fix_command="pnpm test", fix="pnpm test")
+    b = learning(store, p, key="err:b", command="pnpm test", fix_command="npm test", fix="npm test")
+    report = run_promotion(store, now=NOW)
+    ((_, _, reason),) = find_conflicts([a, b])
+    assert [(c["a"], c["b"], c["reason"]) for c in report.conflicts] == [(a["id"], b["id"], reason)]
+    assert "npm test" in reason

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 
 from learn_cli.engine.merge import fix_text, normalize_text, text_similarity
@@ -119,15 +119,22 @@ def find_conflicts(records: list[dict], same_scope_only: bool = True) -> list[tu
     return conflicts_among(((r, record_features(r)) for r in live), same_scope_only)
 
 
-def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: bool = True) -> list[tuple[str, str, str]]:
+def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: bool = True,
+                    direction_texts: Callable[[dict, str, str], tuple[str, str]] | None = None,
+                    ) -> list[tuple[str, str, str]]:
     """find_conflicts() over (record, features) pairs, read one at a time: a caller can stream
     them from the index. A record needs only id, key, status and projects here.
 
     Work is linear in the records plus the pairs reported: records that state the same thing
-    are grouped and groups are compared, and only pairs that can meet are enumerated."""
+    are grouped and groups are compared, and only pairs that can meet are enumerated.
+
+    `direction_texts(rec, src, dst)`: the shortened texts of the direction of a record (the
+    digests src → dst), asked only of directions met the other way round too; with it the
+    groups hold no texts (at 300,000 learnings ~30 MB of them, held beside a promote's
+    entries, for the few reversed pairs a store has)."""
     found: dict[frozenset, tuple[str, str, str]] = {}
     order: dict[int, int] = {}
-    groups = _Groups()
+    groups = _Groups(direction_texts)
     for rec, f in items:
         order[id(rec)] = len(order)
         groups.add(rec, f)
@@ -139,7 +146,7 @@ def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: boo
         if len(ids) == 2 and ids not in found and (not same_scope_only or _meet(a, b)):
             found[ids] = (_id(a), _id(b), reason)
 
-    groups.report(report, _meeting_pairs if same_scope_only else _star_pairs)
+    groups.report(report, _MeetingPairs() if same_scope_only else _star_pairs)
     return list(found.values())
 
 
@@ -147,38 +154,44 @@ class _Groups:
     """Records grouped by what they state (key and fix, directions, slot stances, statement
     cores), one record at a time; then group is compared with group."""
 
-    def __init__(self):
+    def __init__(self, direction_texts: Callable | None = None):
         self.by_key: dict[str, tuple | dict] = {}  # key -> (fix, rec) until a second copy comes
-        self.by_direction: dict[tuple, tuple | list] = {}  # (src, dst) -> (texts, rec) or [texts, recs...]
+        # "src>dst" -> (texts, rec) or [texts, recs...]: one string a key, not a tuple of two
+        # (at 100,000 learnings ~42,000 directions, held beside the entries a promote loads);
+        # the texts are None when `direction_texts` gives them on demand
+        self.by_direction: dict[str, tuple | list] = {}
+        self.direction_texts = direction_texts
         self.by_slot: dict[str, dict[tuple[frozenset, frozenset], list[dict]]] = {}
         self.by_core: dict[str, tuple[list, list]] = {}
 
     def add(self, rec: dict, f: Features) -> None:
+        fix, directions, stances, cores = f  # (a list read from the index does as well)
         key = rec.get("key")
-        if isinstance(key, str) and key and f.fix:
+        if isinstance(key, str) and key and fix:
             known = self.by_key.get(key)
             if known is None:
-                self.by_key[key] = (f.fix, rec)  # most keys have one copy: no dict for them
+                self.by_key[key] = (fix, rec)  # most keys have one copy: no dict for them
             else:
                 if isinstance(known, tuple):
                     known = self.by_key[key] = {known[0]: [known[1]]}
-                known.setdefault(f.fix, []).append(rec)
-        for src, dst, src_text, dst_text in f.directions:
-            known = self.by_direction.get((src, dst))
+                known.setdefault(fix, []).append(rec)
+        for src, dst, src_text, dst_text in directions:
+            way = f"{src}>{dst}"  # digests: hexadecimal
+            known = self.by_direction.get(way)
             if known is None:
-                self.by_direction[(src, dst)] = (src_text, dst_text, rec)
+                self.by_direction[way] = (None, None, rec) if self.direction_texts else (src_text, dst_text, rec)
             else:
                 if isinstance(known, tuple):
-                    known = self.by_direction[(src, dst)] = list(known)
+                    known = self.by_direction[way] = list(known)
                 known.append(rec)
-        for slot, pro, con in f.stances:
+        for slot, pro, con in stances:
             self.by_slot.setdefault(slot, {}).setdefault((frozenset(pro), frozenset(con)), []).append(rec)
-        for negative, core in f.cores:
+        for negative, core in cores:
             self.by_core.setdefault(core, ([], []))[negative].append(rec)
 
     def report(self, report, pairs) -> None:
         _same_key_conflicts(self.by_key, report)
-        _reversed_conflicts(self.by_direction, report, pairs)
+        _reversed_conflicts(self.by_direction, report, pairs, self.direction_texts)
         _statement_conflicts(self.by_slot, self.by_core, report, pairs)
 
 
@@ -286,11 +299,16 @@ def _same_key_conflicts(by_key: dict[str, tuple | dict], report) -> None:
                     report(a, first_b, f"same key {key}: contradicting fixes")
 
 
-def _reversed_conflicts(by_direction: dict[tuple, tuple | list], report, pairs) -> None:
-    for (src, dst), forth in by_direction.items():
-        back = by_direction.get((dst, src))
+def _reversed_conflicts(by_direction: dict[str, tuple | list], report, pairs, direction_texts=None) -> None:
+    for way, forth in by_direction.items():
+        src, _, dst = way.partition(">")
+        back = by_direction.get(f"{dst}>{src}")
+        if not back:
+            continue
         src_text, dst_text = forth[0], forth[1]
-        if back and (src_text, src) < (dst_text, dst):  # each pair of opposite directions once
+        if direction_texts is not None:
+            src_text, dst_text = direction_texts(forth[2], src, dst)
+        if (src_text, src) < (dst_text, dst):  # each pair of opposite directions once
             for a, b in pairs(list(forth[2:]), list(back[2:])):
                 report(a, b, f"reversed: {src_text} → {dst_text} and back")
 
@@ -376,40 +394,67 @@ def _star_pairs(side_a: list[dict], side_b: list[dict]):
         yield from ((side_a[0], b) for b in side_b[1:])
 
 
-def _meeting_pairs(side_a: list[dict], side_b: list[dict]):
-    """Each record of either side paired with the first record of the other side it can meet
-    (see _meet): linear in the records and the projects they list. A global "use Vitest"
-    against 5,000 "use Jest" of 1,000 projects is 5,000 pairs; 5,000 project records against
-    5,000 are at most 10,000, not 25 million."""
-    yield from _first_meeting(side_a, side_b, False)
-    yield from _first_meeting(side_b, side_a, True)
+class _MeetingPairs:
+    """Pairs of two sides for one run of conflicts_among: each record of either side paired
+    with the first record of the other side it can meet (see _meet), linear in the records
+    and the projects they list. A global "use Vitest" against 5,000 "use Jest" of 1,000
+    projects is 5,000 pairs; 5,000 project records against 5,000 are at most 10,000, not 25
+    million. Each record's projects are read once, and each side's index of its first
+    records by project built once, however many other sides it is paired with (a slot's
+    stances are paired with one another: at 100,000 learnings 16,112 indexes were built over
+    the ~4,000 records of the slots). The sides indexed are kept here, so that the id of a
+    list never stands for another."""
 
+    def __init__(self):
+        self.projects: dict[int, frozenset | None] = {}  # id(rec) -> projects; None: meets all
+        self.indexes: dict[int, tuple] = {}  # id(side) -> (side, first_open, first_in)
 
-def _first_meeting(side_a: list[dict], side_b: list[dict], swap: bool):
-    """(a, b) for each a of side_a and the first b of side_b it meets (b, a with swap)."""
-    first_open = None
-    first_in: dict[str, tuple[int, dict]] = {}
-    for n, b in enumerate(side_b):
-        projects = None if b.get("status") == "global" else _projects(b)
-        if not projects:
-            if first_open is None:
-                first_open = (n, b)
-        else:
-            for p in projects:
-                first_in.setdefault(p, (n, b))
-    first_any = (0, side_b[0]) if side_b else None
-    for a in side_a:
-        projects = None if a.get("status") == "global" else _projects(a)
-        if not projects:
-            found = first_any
-        else:
-            found = first_open
-            for p in projects:
-                hit = first_in.get(p)
-                if hit is not None and (found is None or hit[0] < found[0]):
-                    found = hit
-        if found is not None:
-            yield (found[1], a) if swap else (a, found[1])
+    def __call__(self, side_a: list[dict], side_b: list[dict]):
+        yield from self._first_meeting(side_a, side_b, False)
+        yield from self._first_meeting(side_b, side_a, True)
+
+    def _projects_of(self, rec: dict) -> frozenset | None:
+        """The projects of a record, None when it meets every record (global, or none listed)."""
+        known = self.projects.get(id(rec), False)
+        if known is False:
+            projects = None if rec.get("status") == "global" else _projects(rec)
+            known = self.projects[id(rec)] = frozenset(projects) if projects else None
+        return known
+
+    def _index(self, side: list[dict]) -> tuple:
+        """(the first record that lists no project, {project: the first record listing it}),
+        each as (position, record)."""
+        known = self.indexes.get(id(side))
+        if known is None:
+            first_open = None
+            first_in: dict[str, tuple[int, dict]] = {}
+            for n, b in enumerate(side):
+                projects = self._projects_of(b)
+                if projects is None:
+                    if first_open is None:
+                        first_open = (n, b)
+                else:
+                    for p in projects:
+                        first_in.setdefault(p, (n, b))
+            known = self.indexes[id(side)] = (side, first_open, first_in)
+        return known
+
+    def _first_meeting(self, side_a: list[dict], side_b: list[dict], swap: bool):
+        """(a, b) for each a of side_a and the first b of side_b it meets (b, a with swap)."""
+        _, first_open, first_in = self._index(side_b)
+        first_any = (0, side_b[0]) if side_b else None
+        for a in side_a:
+            projects = self._projects_of(a)
+            if projects is None:
+                found = first_any
+            else:
+                found = first_open
+                for p in projects:
+                    hit = first_in.get(p)
+                    if hit is not None and (found is None or hit[0] < found[0]):
+                        found = hit
+            if found is not None:
+                yield (found[1], a) if swap else (a, found[1])
 
 
 # ---------------------------------------------------------------- helpers

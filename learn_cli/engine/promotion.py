@@ -42,6 +42,7 @@ import sys
 from collections.abc import Callable
 from functools import reduce
 from pathlib import Path
+from sys import intern
 
 from learn_cli.engine import scoring
 from learn_cli.store import index as _index
@@ -128,11 +129,13 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     loads = loads or _fast_loads()
     store.refresh(loads=loads)
     store.index.derive = DERIVE
-    # Conflicts first, their features streamed from the index: what they hold is freed before
-    # the entries are loaded (peak memory is the larger of the two, not their sum).
+    # One scan of the index gives the entries and, as they load, their conflict features: the
+    # conflicts read each entry's decision fields (id, key, status, projects) as their record,
+    # and only the groups they build are held beside the entries (freed when they return).
     _derive_missing(store, WHOLE_STORE, loads)
-    conflicts = conflicts_among(stream_features(store, WHOLE_STORE, loads))
-    entries = load_entries(store, WHOLE_STORE, loads, derived=True)
+    entries: list[Entry] = []
+    conflicts = conflicts_among(_entries_with_features(store, WHOLE_STORE, loads, entries),
+                                direction_texts=lambda rec, src, dst: _direction_texts(store, rec, src, dst))
     return _Promotion(store, entries, now, focus=None, progress=progress, loads=loads,
                       conflicts=conflicts).run(dry_run)
 
@@ -160,18 +163,49 @@ def load_entries(store, rows: _index.Selection, loads: Callable, derived: bool =
     did: `derived`): a fraction of each record to parse and to hold."""
     if not derived:
         _derive_missing(store, rows, loads)
-    out = []
     paths: dict[str, Path] = {}
-    for rel, scope, pid, rowid, derived in store.index.derived_rows(rows):
-        path = paths.get(rel)
-        if path is None:
-            path = paths[rel] = store.path_of(rel)
-        fields = _parse_derived(derived, loads)
-        if fields is not None:
-            out.append(Entry(path, scope, pid, fields, rowid, full=False))
-        else:  # not stored (a home we may not write) or rewritten meanwhile: the record itself
-            out.append(Entry(path, scope, pid, loads(_row_data(store, rowid)), rowid))
-    return out
+    return [_entry(store, paths, row, loads) for row in store.index.derived_rows(rows)]
+
+
+# Decision fields with few distinct values: one string each for the whole run, not one per
+# entry (type and status are ~5.6 MB of the 50,000 entries of promote again at 100,000; the
+# archive clocks of an imported home mostly share the import's time).
+_FEW_VALUES = ("type", "status", "low_since")
+
+
+def _entry(store, paths: dict[str, Path], row: tuple, loads: Callable) -> Entry:
+    """The entry of a `derived_rows` row: its decision fields, or the record itself."""
+    rel, scope, pid, rowid, derived = row[:5]
+    path = paths.get(rel)
+    if path is None:
+        path = paths[rel] = store.path_of(rel)
+    fields = _parse_derived(derived, loads)
+    if fields is not None:
+        for name in _FEW_VALUES:
+            value = fields.get(name)
+            if type(value) is str:
+                fields[name] = intern(value)
+        return Entry(path, scope, pid, fields, rowid, full=False)
+    # not stored (a home we may not write) or rewritten meanwhile: the record itself
+    return Entry(path, scope, pid, loads(_row_data(store, rowid)), rowid)
+
+
+def _entries_with_features(store, rows: _index.Selection, loads: Callable, out: list[Entry]):
+    """load_entries() into `out`, yielding (the entry's record, its conflict features) as each
+    loads: what `conflicts_among` reads (id, key, status and projects of the record, the same
+    values the index's columns hold), from one scan. Features are computed from the whole
+    record where the column is empty (a home where they could not be stored)."""
+    from learn_cli.engine.conflicts import Features, record_features
+
+    paths: dict[str, Path] = {}
+    for row in store.index.derived_rows(rows, features=True):
+        e = _entry(store, paths, row, loads)
+        out.append(e)
+        features = row[5]
+        if features is not None and row[4] is not None:
+            yield e.rec, Features(*loads(features))
+        else:
+            yield e.rec, record_features(e.rec if e.full else loads(_row_data(store, e.rowid)))
 
 
 def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int = 2000) -> None:
@@ -261,6 +295,18 @@ def stream_features(store, rows: _index.Selection, loads: Callable):
         else:
             yield ({"id": rid, "key": key, "status": status, "projects": loads(projects)},
                    Features(*loads(features)))
+
+
+def _direction_texts(store, rec: dict, src: str, dst: str) -> tuple[str, str]:
+    """The shortened texts of a record's direction src → dst (digests), read from the record
+    as the index holds it: the conflicts of a whole-store run hold digests only."""
+    from learn_cli.engine.conflicts import record_features
+
+    for _, _, _, whole in store.index.by_id(rec["id"]):
+        for d_src, d_dst, src_text, dst_text in record_features(whole).directions:
+            if (d_src, d_dst) == (src, dst):
+                return src_text, dst_text
+    return src, dst  # not found (rewritten meanwhile): the digests stand for the texts
 
 
 def _row_data(store, rowid: int) -> str:
@@ -446,6 +492,8 @@ class _Promotion:
             if focus_keys is not None and key not in focus_keys:
                 continue
             existing = globals_.get(key, [])
+            if not existing and not any((e.rec.get("status") or "active") == "active" for e in group):
+                continue  # no global copy, and none active: lifecycle promotes or lists no other
             if len(group) == 1 and not existing and not self._may_rise(group[0]):
                 continue  # most learnings: one copy, no global one, nothing lifecycle could do
             self._consider(group, existing)
@@ -598,6 +646,8 @@ def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_day
     for e in entries:
         if e.archived or not e.rec.get("low_since") or e.rec.get("status") not in ("active", "pending", "global"):
             continue  # no archive clock running: nothing to archive (checked first, it is cheap)
+        if scored_at(e, now) >= scoring.LOW_SCORE:
+            continue  # a clock that stops now (rescore) or a patch raised it: never archived
         if scoring.lifecycle(e.rec, now, min_projects, archive_days, scored_at(e, now)) == scoring.ARCHIVE:
             stale.append(e)
     ensure_full(store, stale, loads)

@@ -64,8 +64,10 @@ def lifecycle(
     status = rec.get("status") or "active"
     if status in ("archived", "conflicted"):
         return KEEP
-    projects = project_count(rec)
-    if status == "active" and projects >= PROMOTE_ALWAYS_PROJECTS:
+    # Only an active learning is promoted: its projects are counted for it alone (a whole-store
+    # run asks about every record, most of them pending).
+    projects = project_count(rec) if status == "active" else 0
+    if projects >= PROMOTE_ALWAYS_PROJECTS:
         return PROMOTE
     if value is None:
         value = score(rec, now)

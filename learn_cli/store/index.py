@@ -655,9 +655,12 @@ class Index:
                            [(derived, features, *scores, rowid, data)
                             for derived, features, scores, rowid, data in fresh if scores is not None])
 
-    def derived_rows(self, rows: Selection) -> Iterable[tuple[str, str, str, int, str | None]]:
-        """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed."""
-        return self.db.execute(f"SELECT file, scope, pid, rowid, derived FROM learnings WHERE {_live(rows)}", rows.args)
+    def derived_rows(self, rows: Selection, features: bool = False) -> Iterable[tuple]:
+        """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed; with
+        `features`, the features column too (a whole-store promote reads both in one scan)."""
+        more = ", features" if features else ""
+        return self.db.execute(f"SELECT file, scope, pid, rowid, derived{more} FROM learnings WHERE {_live(rows)}",
+                               rows.args)
 
     def feature_rows(self, rows: Selection) -> Iterable[tuple[str, str, str | None, str | None, str | None,
                                                             str | None]]:
