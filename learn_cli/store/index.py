@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 SCHEMA_VERSION = 8
+FEW_FILES = 50  # a refresh of at most this many files asks the index about those alone
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime_ns INT, ino INT,
@@ -192,7 +193,9 @@ class Index:
 
     def refresh(self, paths: Iterable[str | os.PathLike], loads: Callable = json.loads, progress=None) -> list:
         """Re-read the files whose stat differs from the index. Returns bad lines found."""
-        return self._refresh([(p, self.rel(p)) for p in paths], self._known_stats(), loads, progress)
+        files = [(p, self.rel(p)) for p in paths]
+        known = self._known_stats([rel for _path, rel in files] if len(files) <= FEW_FILES else None)
+        return self._refresh(files, known, loads, progress)
 
     def _refresh(self, files: list[tuple[str | os.PathLike, str]], known: dict, loads: Callable, progress) -> list:
         """`refresh` over (path, name in the index) pairs, given what the index knows."""
@@ -216,8 +219,14 @@ class Index:
             self._forget_file(rel)
         return self._refresh(files, known, loads, progress)
 
-    def _known_stats(self) -> dict:
-        rows = self.db.execute("SELECT path, size, mtime_ns, ino FROM files")
+    def _known_stats(self, rels: list[str] | None = None) -> dict:
+        """What the index knows of every file (or of these: a hook's check of four files at
+        300,000 learnings read the 6,000 rows of every project's files)."""
+        if rels is None:
+            rows = self.db.execute("SELECT path, size, mtime_ns, ino FROM files")
+        else:
+            rows = self.db.execute(f"SELECT path, size, mtime_ns, ino FROM files WHERE path IN "
+                                   f"({','.join('?' * len(rels))})", rels)
         return {p: (s, m, i) for p, s, m, i in rows}
 
     def reindex_file(self, path: Path, loads: Callable = json.loads) -> list:
