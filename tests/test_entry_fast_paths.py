@@ -52,10 +52,11 @@ HEAVY = ("sqlite3", "_sqlite3", "datetime", "pathlib", "typing", "learn_cli.stor
          "contextlib", "signal")
 
 
-def _hook(tmp_path, argv: list[str], payload: dict, cwd, probe: tuple = HEAVY) -> tuple[str, set[str]]:
+def _hook(tmp_path, argv: list[str], payload: dict, cwd, probe: tuple = HEAVY,
+          before: str = "") -> tuple[str, set[str]]:
     import json
 
-    probe = (f"import sys; from learn_cli.__main__ import main; code = main({argv!r}); "
+    probe = (f"import sys; {before}from learn_cli.__main__ import main; code = main({argv!r}); "
              f"print(code, ' '.join(m for m in {probe!r} if m in sys.modules))")
     env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", probe], input=json.dumps(payload), capture_output=True, text=True,
@@ -87,11 +88,12 @@ def test_a_plain_success_and_a_prompt_neither_open_the_index_nor_parse_commands(
                               "learn_cli.text.keys", "learn_cli.capture.pairing"}, payload["hook_event_name"]
 
 
-def test_no_tool_event_imports_pathlib_contextlib_signal_or_typing(tmp_path):
+def test_no_tool_event_nor_session_end_imports_pathlib_contextlib_signal_or_typing(tmp_path):
     """Every tool event opens the Store with string paths (store.paths.Layout, `plain`), the
     locks and the alarm use no contextlib and no `signal` enums, a pair no `typing`: together
     ~0.6x the bare interpreter's instructions. A failure, its fix (a pair) and a plain success,
-    in one session, and a failure answered with the fix learned from the pair."""
+    in one session, a failure answered with the fix learned from the pair, and the sessions'
+    ends, whose promotion check (engine.promotion) takes the same string paths."""
     cwd = _project(tmp_path)
     base = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
     fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
@@ -108,6 +110,16 @@ def test_no_tool_event_imports_pathlib_contextlib_signal_or_typing(tmp_path):
         assert not modules & {"pathlib", "contextlib", "signal", "typing"}, (n, modules)
         answers.append(answer)
     assert "python -m pytest -q" in answers[-1], answers  # the pairs were learned and the fix offered
+    pending = tmp_path / "home" / "sessions" / "pending"
+    assert {p.name for p in pending.iterdir()} == {"s1.json", "s2.json"}
+    # the promotion check of what the sessions wrote (s1's end does s2's leftover work too),
+    # with string paths too
+    roomy = "from learn_cli.capture import hook; hook.DEADLINES['session_end'] = 60.0; "  # not 1.2 s: a loaded CI
+    _answer, modules = _hook(tmp_path, ["capture"], dict(base, session_id="s1", hook_event_name="SessionEnd"), cwd,
+                             probe=HEAVY + ("learn_cli.engine.promotion",), before=roomy)
+    assert "learn_cli.engine.promotion" in modules
+    assert not modules & {"pathlib", "contextlib", "signal", "typing"}, modules
+    assert not list(pending.iterdir())
 
 
 def test_a_second_fix_of_a_known_error_is_compared_without_rapidfuzz(tmp_path):

@@ -539,7 +539,7 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
         return None  # a pre-tool hook left by an older install: only the guard answers these
     if event.kind == ev.SESSION_START:
         return _session_start(event, home, None)
-    store, project = _open(event, home, plain=event.kind not in (ev.SESSION_END, ev.STOP))
+    store, project = _open(event, home)
     try:
         if event.kind in (ev.SESSION_END, ev.STOP):
             return _end_of_session(store, event, started, limit, defer)
@@ -736,8 +736,8 @@ def _learn(store, project, event):
 
 def _open(event, home: str | None, plain: bool = True):
     """The Store and the event's project (registered). `plain`: the Store's paths are strings
-    (store.paths.Layout: no pathlib), for the tool events; end-of-session work (promotion) and
-    a SessionStart without a kept digest take `Path`s."""
+    (store.paths.Layout: no pathlib), for every event but a SessionStart without a kept digest
+    (engine.digest takes `Path`s)."""
     from learn_cli.store.api import Store
     from learn_cli.store.project import identify
 
