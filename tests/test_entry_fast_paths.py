@@ -112,14 +112,58 @@ def test_no_tool_event_nor_session_end_imports_pathlib_contextlib_signal_or_typi
     assert "python -m pytest -q" in answers[-1], answers  # the pairs were learned and the fix offered
     pending = tmp_path / "home" / "sessions" / "pending"
     assert {p.name for p in pending.iterdir()} == {"s1.json", "s2.json"}
-    # the promotion check of what the sessions wrote (s1's end does s2's leftover work too),
-    # with string paths too
-    roomy = "from learn_cli.capture import hook; hook.DEADLINES['session_end'] = 60.0; "  # not 1.2 s: a loaded CI
+    # Claude Code's SessionEnd leaves the promotion check to the next Stop (capture.hook.
+    # _quick_end): no Store, index, regex or promotion, whatever the store's size; the markers stay
     _answer, modules = _hook(tmp_path, ["capture"], dict(base, session_id="s1", hook_event_name="SessionEnd"), cwd,
+                             probe=HEAVY + ("re", "learn_cli.engine.promotion"))
+    assert not modules, modules
+    assert {p.name for p in pending.iterdir()} == {"s1.json", "s2.json"}
+    # the next Stop (any session's) checks what the sessions wrote (s2's leftover work too),
+    # with string paths too
+    roomy = "from learn_cli.capture import hook; hook.DEADLINES['stop'] = 60.0; "  # not 3 s: a loaded CI
+    _answer, modules = _hook(tmp_path, ["capture"], dict(base, session_id="s3", hook_event_name="Stop"), cwd,
                              probe=HEAVY + ("learn_cli.engine.promotion",), before=roomy)
     assert "learn_cli.engine.promotion" in modules
     assert not modules & {"pathlib", "contextlib", "signal", "typing"}, modules
     assert not list(pending.iterdir())
+
+
+def test_a_session_end_before_a_stop_pays_what_its_hooks_left_undone(tmp_path):
+    """Claude Code's SessionEnd still does, through the Store, the store work its session's
+    buffer owes (a hook that ran out of time) and learns what the spool holds; the promotion
+    check stays for the next Stop. An agent that sends no Stop (Gemini) checks at its end."""
+    import json
+
+    cwd = _project(tmp_path)
+    base = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
+    fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
+                error="Exit code 127\nbash: pytest: command not found", is_interrupt=False, tool_use_id="t1")
+    fix = dict(base, hook_event_name="PostToolUse", tool_input={"command": "python -m pytest -q"},
+               tool_response={"stdout": "1 passed", "stderr": ""}, tool_use_id="t2")
+    for payload in (fail, fix):
+        _hook(tmp_path, ["capture"], payload, cwd)
+    home = tmp_path / "home"
+    buffer = home / "sessions" / "s1.jsonl"
+    lines = buffer.read_text().splitlines()
+    owed = [json.loads(line) for line in lines if '"todo"' in line][-1]  # the pair's work, as a hook left it undone
+    with buffer.open("a") as fh:
+        fh.write(json.dumps(dict(owed, todo=owed["todo"])) + "\n")
+    end = dict(base, hook_event_name="SessionEnd")
+    _answer, modules = _hook(tmp_path, ["capture"], end, cwd, probe=HEAVY + ("learn_cli.engine.promotion",))
+    assert "learn_cli.store.api" in modules and "learn_cli.engine.promotion" not in modules, modules
+    assert not any('"todo"' in line for line in buffer.read_text().splitlines()[len(lines) + 1:])  # paid
+    assert (home / "sessions" / "pending" / "s1.json").exists()  # the check: the next Stop's
+    spool = home / "spool"
+    spool.mkdir(exist_ok=True)
+    (spool / "other.jsonl").write_text("")  # something spooled (here empty): the Store's way replays it
+    _answer, modules = _hook(tmp_path, ["capture"], end, cwd)
+    assert "learn_cli.store.api" in modules, modules
+    (spool / "other.jsonl").unlink(missing_ok=True)  # the replay may have cleared it
+    _answer, modules = _hook(tmp_path, ["capture", "--agent", "gemini"], dict(end, session_id="s2"), cwd,
+                             probe=HEAVY + ("learn_cli.engine.promotion",),
+                             before="from learn_cli.capture import hook; hook.DEADLINES['session_end'] = 60.0; ")
+    assert "learn_cli.engine.promotion" in modules, modules  # Gemini sends no Stop: its end checks
+    assert not (home / "sessions" / "pending" / "s1.json").exists()
 
 
 def test_a_second_fix_of_a_known_error_is_compared_without_rapidfuzz(tmp_path):

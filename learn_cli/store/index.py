@@ -478,8 +478,14 @@ class Index:
         rows = self.db.execute("SELECT pid, name, root, remote FROM projects")
         return {p: {"id": p, "name": n, "root": r, "remote": rm} for p, n, r, rm in rows}
 
-    def file_stats(self) -> dict[str, tuple]:
-        rows = self.db.execute("SELECT path, lines, superseded, bad FROM files")
+    def file_stats(self, rels: list[str] | None = None) -> dict[str, tuple]:
+        """(lines, superseded, bad) of every file the index knows, or of these (a session's end
+        asks about one file: at 300,000 learnings the table has 6,000 rows)."""
+        if rels is None:
+            rows = self.db.execute("SELECT path, lines, superseded, bad FROM files")
+        else:
+            rows = self.db.execute(f"SELECT path, lines, superseded, bad FROM files WHERE path IN "
+                                   f"({','.join('?' * len(rels))})", rels)
         return {p: (lines, sup, bad) for p, lines, sup, bad in rows}
 
     def count(self) -> int:
