@@ -255,3 +255,21 @@ def test_the_modules_spooling_needs_hold_their_sha_modules_once_imported():
     out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(Path(learn_cli.__file__).parents[1])}).stdout
     assert out.strip() == ("['_sha1', '_sha2']" if sys.version_info >= (3, 12) else "['_sha1', '_sha256']")
+
+
+def test_a_hook_process_runs_without_the_cyclic_collector(tmp_path):
+    """The hook's own process disables the cyclic garbage collector (~6 M instructions of a
+    failure's imports: learn_cli.__main__._hook_process); a call in process (tests, argv given)
+    leaves it as it was."""
+    import json
+
+    cwd = _project(tmp_path)
+    payload = json.dumps({"session_id": "s1", "cwd": str(cwd), "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a", "stderr": ""}})
+    env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for argv, enabled in (("None", "False"), ("['capture']", "True")):
+        probe = ("import gc, sys; sys.argv = ['learn', 'capture']; from learn_cli.__main__ import main; "
+                 f"main({argv}); print(gc.isenabled())")
+        out = subprocess.run([sys.executable, "-c", probe], input=payload, capture_output=True, text=True,
+                             check=True, env=env, cwd=cwd).stdout
+        assert out.splitlines()[-1] == enabled, (argv, out)
