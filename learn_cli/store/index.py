@@ -390,10 +390,15 @@ class Index:
 
     # -- queries ---------------------------------------------------------------------------
     def by_key(
-        self, key: str, statuses: tuple = (), scopes: tuple = (), limit: int = -1
+        self, key: str, statuses: tuple = (), scopes: tuple = (), limit: int = -1, file: str | None = None
     ) -> list[tuple[str, str, str, dict]]:
+        """The rows of a key (of these statuses and scopes; with `file`, of that file alone: a
+        popular key has a row in every project that met it, and only the wanted ones are parsed)."""
         sql = "SELECT file, scope, pid, data FROM learnings WHERE key=?"
         args: list = [key]
+        if file is not None:
+            sql += " AND file=?"
+            args.append(file)
         for column, values in (("status", statuses), ("scope", scopes)):
             if values:
                 sql += f" AND {column} IN ({','.join('?' * len(values))})"
