@@ -106,8 +106,10 @@ def test_no_tool_event_nor_session_end_imports_pathlib_contextlib_signal_or_typi
     answers = []
     for n, payload in enumerate((fail, fix, plain, dict(fail, session_id="s2"), dict(fix, session_id="s2"),
                                  dict(fail, session_id="s3"))):
-        answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 1}"), cwd)
-        assert not modules & {"pathlib", "contextlib", "signal", "typing"}, (n, modules)
+        answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 1}"), cwd,
+                                probe=HEAVY + ("json",))
+        # no `json` either: records, the spool and markers through text.jsonlite (~5 M instructions)
+        assert not modules & {"pathlib", "contextlib", "signal", "typing", "json"}, (n, modules)
         answers.append(answer)
     assert "python -m pytest -q" in answers[-1], answers  # the pairs were learned and the fix offered
     pending = tmp_path / "home" / "sessions" / "pending"

@@ -21,7 +21,6 @@ Every text is redacted before it is written anywhere. Stdlib only (hot path).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -32,6 +31,7 @@ from learn_cli.store import deadline as store_deadline
 from learn_cli.store.locks import file_lock
 from learn_cli.store.paths import number
 from learn_cli.store.record import LIVE_STATUSES, make_record, new_id, now_iso
+from learn_cli.text import jsonlite
 
 LIVE = LIVE_STATUSES
 MAX_ERROR = 600  # meaningful lines of an error kept in the buffer and on the learning
@@ -972,7 +972,7 @@ def _write_marker(path, pids: list[str]) -> None:
         if pids:
             todo = read_todo(path)  # keeps its sid, and the keys of the projects left
             todo.update(pids=pids, keys={p: keys for p, keys in todo["keys"].items() if p in pids})
-            atomic_write(path, json.dumps(todo).encode(), durable=False)
+            atomic_write(path, jsonlite.dumps(todo).encode(), durable=False)
         else:
             os.unlink(path)
     except FileNotFoundError:

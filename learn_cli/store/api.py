@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
+
+from learn_cli.text import jsonlite  # json's C half: a hook imports no `json` (text/jsonlite.py)
 
 from . import jsonl, log
 from .locks import file_lock
@@ -22,6 +23,14 @@ if TYPE_CHECKING:
 def same_path(a, b) -> bool:
     """Do two paths of the home (a `Path` or a string each) name the same file?"""
     return os.path.normpath(a) == os.path.normpath(b)
+
+
+def _pretty(doc: dict) -> str:
+    """A settings or project document as people read it (indented). `json` is imported here
+    only: the hooks read and write records with text.jsonlite, and `json` imports `re`."""
+    import json
+
+    return json.dumps(doc, indent=2) + "\n"
 
 
 class StoreError(Exception):
@@ -79,7 +88,7 @@ class Store:
         return self._config
 
     def save_config(self, cfg: dict) -> None:
-        jsonl.atomic_write(self.layout.config, (json.dumps(cfg, indent=2) + "\n").encode())
+        jsonl.atomic_write(self.layout.config, _pretty(cfg).encode())
         self._config = None
 
     def overrides(self, pid: str) -> dict:
@@ -87,7 +96,7 @@ class Store:
 
     def save_overrides(self, pid: str, doc: dict) -> None:
         make_dir(self.layout.project_dir(pid))
-        jsonl.atomic_write(self.layout.overrides(pid), (json.dumps(doc, indent=2) + "\n").encode())
+        jsonl.atomic_write(self.layout.overrides(pid), _pretty(doc).encode())
 
     def setting(self, name: str, pid: str | None = None):
         """A setting with the project's override applied (paths.setting_in)."""
@@ -99,7 +108,7 @@ class Store:
 
     def _read_json(self, path: Path) -> dict | None:
         try:
-            doc = json.loads(jsonl.read_bytes(path) or b"{}")
+            doc = jsonlite.loads(jsonl.read_bytes(path) or b"{}")
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
@@ -115,7 +124,7 @@ class Store:
             return
         self.layout.ensure_project(project.id)
         doc = dict(project.as_json(), created=now_iso())
-        write_new(pj, json.dumps(doc, indent=2) + "\n")
+        write_new(pj, _pretty(doc))
         try:
             self.index.note_project(project.id, project.name, project.root, project.remote)
         except _db().Error:
@@ -178,7 +187,7 @@ class Store:
         mem.index_db = mem.kind(":memory:")
         return MemoryIndex(mem, on_event=self.note)
 
-    def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = json.loads, progress=None) -> list:
+    def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = jsonlite.loads, progress=None) -> list:
         """Bring the index up to date (all files, or just `paths`). Returns bad lines."""
         try:
             bad = self._refresh(paths, loads, progress)
@@ -204,11 +213,11 @@ class Store:
         return self.index.refresh(paths, loads)
 
     # -- reading ---------------------------------------------------------------------------
-    def records(self, path: Path, loads: Callable = json.loads) -> dict:
+    def records(self, path: Path, loads: Callable = jsonlite.loads) -> dict:
         return jsonl.load(path, loads).records
 
     def iter_index(self, scope: str, status: str | None = None, pid: str | None = None,
-                   loads: Callable = json.loads) -> Iterator:
+                   loads: Callable = jsonlite.loads) -> Iterator:
         """(file, scope, pid, record) for every indexed record of a scope (and status, project)."""
         for f, s, p, d in self.index.rows_in_scope(scope, status, pid):
             yield f, s, p, loads(d)
@@ -386,7 +395,7 @@ class Store:
             data = jsonl.read_bytes(path)
         except FileNotFoundError:
             return jsonl.Loaded({}, [], 0, 0)
-        return jsonl.parse_log(str(path), data, json.loads, raw)
+        return jsonl.parse_log(str(path), data, jsonlite.loads, raw)
 
     def _index_moves(self, moved: tuple[Path, list[dict], list[str]] | None, source: Path) -> None:
         if moved is None:
@@ -402,7 +411,7 @@ class Store:
         rel, ids, out = self.index.rel(path), sorted(ids), {}
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            out.update((rid, json.loads(data)) for rid, data in self.index.data_by_id_in_file(rel, chunk))
+            out.update((rid, jsonlite.loads(data)) for rid, data in self.index.data_by_id_in_file(rel, chunk))
         return out
 
     def _present(self, path: Path, ids: set[str]) -> set[str]:

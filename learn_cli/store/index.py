@@ -13,7 +13,6 @@ A record whose searchable text did not change is updated in place without touchi
 
 from __future__ import annotations
 
-import json
 import os
 
 try:  # the C module that the `sqlite3` package wraps: the package adds date adapters this index
@@ -23,6 +22,8 @@ except ImportError:  # pragma: no cover - not CPython
 import time
 from collections import namedtuple
 from collections.abc import Callable, Iterable
+
+from learn_cli.text import jsonlite  # json's C half: a hook imports no `json` (text/jsonlite.py)
 
 from . import deadline, jsonl
 from . import score as _score
@@ -191,7 +192,7 @@ class Index:
         """Every record file of the store, as absolute path strings."""
         return self.layout.record_files()
 
-    def refresh(self, paths: Iterable[str | os.PathLike], loads: Callable = json.loads, progress=None) -> list:
+    def refresh(self, paths: Iterable[str | os.PathLike], loads: Callable = jsonlite.loads, progress=None) -> list:
         """Re-read the files whose stat differs from the index. Returns bad lines found."""
         files = [(p, self.rel(p)) for p in paths]
         known = self._known_stats([rel for _path, rel in files] if len(files) <= FEW_FILES else None)
@@ -212,7 +213,7 @@ class Index:
                 progress()
         return bad
 
-    def refresh_all(self, loads: Callable = json.loads, progress=None) -> list:
+    def refresh_all(self, loads: Callable = jsonlite.loads, progress=None) -> list:
         files = [(p, self.rel(p)) for p in self.all_files()]
         known = self._known_stats()
         for rel in set(known).difference(rel for _path, rel in files):
@@ -229,7 +230,7 @@ class Index:
                                    f"({','.join('?' * len(rels))})", rels)
         return {p: (s, m, i) for p, s, m, i in rows}
 
-    def reindex_file(self, path: Path, loads: Callable = json.loads) -> list:
+    def reindex_file(self, path: Path, loads: Callable = jsonlite.loads) -> list:
         """Replace the index rows of one file with what the file holds now.
 
         Checked again once the lock is held: a reader usually finds a file stale because a
@@ -324,7 +325,7 @@ class Index:
                               (self.rel(path),)).fetchone()
         return row is not None and tuple(row) == _stat(path)
 
-    def _reindex_locked(self, path: Path, loads: Callable = json.loads) -> list:
+    def _reindex_locked(self, path: Path, loads: Callable = jsonlite.loads) -> list:
         st = _stat(path)
         loaded = jsonl.load(path, loads) if st else jsonl.Loaded({}, [], 0, 0)
         rel = self.rel(path)
@@ -404,7 +405,7 @@ class Index:
                 sql += f" AND {column} IN ({','.join('?' * len(values))})"
                 args.extend(values)
         args.append(limit)
-        return [(f, s, p, json.loads(d)) for f, s, p, d in self.db.execute(sql + " LIMIT ?", args)]
+        return [(f, s, p, jsonlite.loads(d)) for f, s, p, d in self.db.execute(sql + " LIMIT ?", args)]
 
     def integrity(self) -> str:
         """SQLite's quick check of the index file: "ok", or what is damaged (a DatabaseError's
@@ -461,12 +462,12 @@ class Index:
 
     def by_id(self, rid: str) -> list[tuple[str, str, str, dict]]:
         rows = self.db.execute("SELECT file, scope, pid, data FROM learnings WHERE id=?", (rid,))
-        return [(f, s, p, json.loads(d)) for f, s, p, d in rows]
+        return [(f, s, p, jsonlite.loads(d)) for f, s, p, d in rows]
 
     def by_id_prefix(self, prefix: str, limit: int = 5) -> list[tuple[str, str, str, dict]]:
         rows = self.db.execute("SELECT file, scope, pid, data FROM learnings WHERE id >= ? AND id < ? "
                                "LIMIT ?", (prefix, prefix + "\uffff", limit))
-        return [(f, s, p, json.loads(d)) for f, s, p, d in rows]
+        return [(f, s, p, jsonlite.loads(d)) for f, s, p, d in rows]
 
     def search(self, fts_query: str, limit: int = 200, scopes: tuple = ()) -> list:
         sql = ("SELECT l.file, l.scope, l.pid, l.data, bm25(fts) FROM fts JOIN learnings l "
@@ -477,7 +478,7 @@ class Index:
             args.extend(scopes)
         sql += " ORDER BY bm25(fts) LIMIT ?"
         args.append(limit)
-        return [(f, s, p, json.loads(d), -rank) for f, s, p, d, rank in self.db.execute(sql, args)]
+        return [(f, s, p, jsonlite.loads(d), -rank) for f, s, p, d, rank in self.db.execute(sql, args)]
 
     def project_names(self) -> dict[str, dict]:
         rows = self.db.execute("SELECT pid, name, root, remote FROM projects")
@@ -815,7 +816,7 @@ class Index:
         if features is None and derive:
             features = derive[1](rec)
         if data is None:
-            data = json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+            data = jsonlite.dumps(rec, ensure_ascii=False, separators=(",", ":"))
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
                 rec.get("status"), rec.get("updated") or "", search_body(rec) if body is None else body,
                 data, derive[0](rec) if derive else None, features, *score_inputs(rec))
