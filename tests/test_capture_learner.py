@@ -73,6 +73,9 @@ class Agent:
         return hook.handle(json.dumps(payload), home=str(self.home), guard=guard)
 
     def end(self):
+        """The last turn's Stop, then SessionEnd, as Claude Code sends them: the Stop runs the
+        promotion check, the SessionEnd leaves it to a Stop (capture.hook._quick_end)."""
+        self.send(dict(self._base("Stop"), stop_hook_active=False))
         return self.send(dict(self._base("SessionEnd"), reason="other"))
 
 
@@ -638,6 +641,26 @@ def test_session_end_finalises_and_leaves_no_marker(home, proj):
     pending = home / "sessions" / "pending"
     assert list(pending.glob("*.json"))  # work for the end of that session
     Agent(home, a).end()
+    assert not list(pending.glob("*.json"))
+
+
+def test_a_session_end_alone_leaves_the_check_to_the_next_stop_or_checks_when_none_comes(home, proj):
+    """Claude Code sends Stop after every turn: its SessionEnd keeps the markers (the check of
+    what the sessions wrote) for the next Stop, of any session. Gemini sends none: its
+    SessionEnd checks them itself."""
+    a = proj("api")
+    _teach(home, a, sessions=1)
+    pending = home / "sessions" / "pending"
+    [marker] = pending.glob("*.json")
+    s = Agent(home, a)
+    s.send(dict(s._base("SessionEnd"), reason="other"))
+    assert list(pending.glob("*.json")) == [marker]
+    s.send(dict(s._base("Stop"), stop_hook_active=False))
+    assert not list(pending.glob("*.json"))
+    _teach(home, a, sessions=1)
+    assert list(pending.glob("*.json"))
+    gemini = {"session_id": "g1", "cwd": str(a), "hook_event_name": "SessionEnd", "reason": "exit"}
+    hook.handle(json.dumps(gemini), agent="gemini", home=str(home))
     assert not list(pending.glob("*.json"))
 
 

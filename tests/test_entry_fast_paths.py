@@ -52,10 +52,11 @@ HEAVY = ("sqlite3", "_sqlite3", "datetime", "pathlib", "typing", "learn_cli.stor
          "contextlib", "signal")
 
 
-def _hook(tmp_path, argv: list[str], payload: dict, cwd, probe: tuple = HEAVY) -> tuple[str, set[str]]:
+def _hook(tmp_path, argv: list[str], payload: dict, cwd, probe: tuple = HEAVY,
+          before: str = "") -> tuple[str, set[str]]:
     import json
 
-    probe = (f"import sys; from learn_cli.__main__ import main; code = main({argv!r}); "
+    probe = (f"import sys; {before}from learn_cli.__main__ import main; code = main({argv!r}); "
              f"print(code, ' '.join(m for m in {probe!r} if m in sys.modules))")
     env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", probe], input=json.dumps(payload), capture_output=True, text=True,
@@ -87,11 +88,12 @@ def test_a_plain_success_and_a_prompt_neither_open_the_index_nor_parse_commands(
                               "learn_cli.text.keys", "learn_cli.capture.pairing"}, payload["hook_event_name"]
 
 
-def test_no_tool_event_imports_pathlib_contextlib_signal_or_typing(tmp_path):
+def test_no_tool_event_nor_session_end_imports_pathlib_contextlib_signal_or_typing(tmp_path):
     """Every tool event opens the Store with string paths (store.paths.Layout, `plain`), the
     locks and the alarm use no contextlib and no `signal` enums, a pair no `typing`: together
     ~0.6x the bare interpreter's instructions. A failure, its fix (a pair) and a plain success,
-    in one session, and a failure answered with the fix learned from the pair."""
+    in one session, a failure answered with the fix learned from the pair, and the sessions'
+    ends, whose promotion check (engine.promotion) takes the same string paths."""
     cwd = _project(tmp_path)
     base = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
     fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
@@ -104,10 +106,66 @@ def test_no_tool_event_imports_pathlib_contextlib_signal_or_typing(tmp_path):
     answers = []
     for n, payload in enumerate((fail, fix, plain, dict(fail, session_id="s2"), dict(fix, session_id="s2"),
                                  dict(fail, session_id="s3"))):
-        answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 1}"), cwd)
-        assert not modules & {"pathlib", "contextlib", "signal", "typing"}, (n, modules)
+        answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 1}"), cwd,
+                                probe=HEAVY + ("json",))
+        # no `json` either: records, the spool and markers through text.jsonlite (~5 M instructions)
+        assert not modules & {"pathlib", "contextlib", "signal", "typing", "json"}, (n, modules)
         answers.append(answer)
     assert "python -m pytest -q" in answers[-1], answers  # the pairs were learned and the fix offered
+    pending = tmp_path / "home" / "sessions" / "pending"
+    assert {p.name for p in pending.iterdir()} == {"s1.json", "s2.json"}
+    # Claude Code's SessionEnd leaves the promotion check to the next Stop (capture.hook.
+    # _quick_end): no Store, index, regex or promotion, whatever the store's size; the markers stay
+    _answer, modules = _hook(tmp_path, ["capture"], dict(base, session_id="s1", hook_event_name="SessionEnd"), cwd,
+                             probe=HEAVY + ("re", "learn_cli.engine.promotion"))
+    assert not modules, modules
+    assert {p.name for p in pending.iterdir()} == {"s1.json", "s2.json"}
+    # the next Stop (any session's) checks what the sessions wrote (s2's leftover work too),
+    # with string paths too
+    roomy = "from learn_cli.capture import hook; hook.DEADLINES['stop'] = 60.0; "  # not 3 s: a loaded CI
+    _answer, modules = _hook(tmp_path, ["capture"], dict(base, session_id="s3", hook_event_name="Stop"), cwd,
+                             probe=HEAVY + ("learn_cli.engine.promotion",), before=roomy)
+    assert "learn_cli.engine.promotion" in modules
+    assert not modules & {"pathlib", "contextlib", "signal", "typing"}, modules
+    assert not list(pending.iterdir())
+
+
+def test_a_session_end_before_a_stop_pays_what_its_hooks_left_undone(tmp_path):
+    """Claude Code's SessionEnd still does, through the Store, the store work its session's
+    buffer owes (a hook that ran out of time) and learns what the spool holds; the promotion
+    check stays for the next Stop. An agent that sends no Stop (Gemini) checks at its end."""
+    import json
+
+    cwd = _project(tmp_path)
+    base = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
+    fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
+                error="Exit code 127\nbash: pytest: command not found", is_interrupt=False, tool_use_id="t1")
+    fix = dict(base, hook_event_name="PostToolUse", tool_input={"command": "python -m pytest -q"},
+               tool_response={"stdout": "1 passed", "stderr": ""}, tool_use_id="t2")
+    for payload in (fail, fix):
+        _hook(tmp_path, ["capture"], payload, cwd)
+    home = tmp_path / "home"
+    buffer = home / "sessions" / "s1.jsonl"
+    lines = buffer.read_text().splitlines()
+    owed = [json.loads(line) for line in lines if '"todo"' in line][-1]  # the pair's work, as a hook left it undone
+    with buffer.open("a") as fh:
+        fh.write(json.dumps(dict(owed, todo=owed["todo"])) + "\n")
+    end = dict(base, hook_event_name="SessionEnd")
+    _answer, modules = _hook(tmp_path, ["capture"], end, cwd, probe=HEAVY + ("learn_cli.engine.promotion",))
+    assert "learn_cli.store.api" in modules and "learn_cli.engine.promotion" not in modules, modules
+    assert not any('"todo"' in line for line in buffer.read_text().splitlines()[len(lines) + 1:])  # paid
+    assert (home / "sessions" / "pending" / "s1.json").exists()  # the check: the next Stop's
+    spool = home / "spool"
+    spool.mkdir(exist_ok=True)
+    (spool / "other.jsonl").write_text("")  # something spooled (here empty): the Store's way replays it
+    _answer, modules = _hook(tmp_path, ["capture"], end, cwd)
+    assert "learn_cli.store.api" in modules, modules
+    (spool / "other.jsonl").unlink(missing_ok=True)  # the replay may have cleared it
+    _answer, modules = _hook(tmp_path, ["capture", "--agent", "gemini"], dict(end, session_id="s2"), cwd,
+                             probe=HEAVY + ("learn_cli.engine.promotion",),
+                             before="from learn_cli.capture import hook; hook.DEADLINES['session_end'] = 60.0; ")
+    assert "learn_cli.engine.promotion" in modules, modules  # Gemini sends no Stop: its end checks
+    assert not (home / "sessions" / "pending" / "s1.json").exists()
 
 
 def test_a_second_fix_of_a_known_error_is_compared_without_rapidfuzz(tmp_path):
@@ -199,3 +257,21 @@ def test_the_modules_spooling_needs_hold_their_sha_modules_once_imported():
     out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(Path(learn_cli.__file__).parents[1])}).stdout
     assert out.strip() == ("['_sha1', '_sha2']" if sys.version_info >= (3, 12) else "['_sha1', '_sha256']")
+
+
+def test_a_hook_process_runs_without_the_cyclic_collector(tmp_path):
+    """The hook's own process disables the cyclic garbage collector (~6 M instructions of a
+    failure's imports: learn_cli.__main__._hook_process); a call in process (tests, argv given)
+    leaves it as it was."""
+    import json
+
+    cwd = _project(tmp_path)
+    payload = json.dumps({"session_id": "s1", "cwd": str(cwd), "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a", "stderr": ""}})
+    env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for argv, enabled in (("None", "False"), ("['capture']", "True")):
+        probe = ("import gc, sys; sys.argv = ['learn', 'capture']; from learn_cli.__main__ import main; "
+                 f"main({argv}); print(gc.isenabled())")
+        out = subprocess.run([sys.executable, "-c", probe], input=payload, capture_output=True, text=True,
+                             check=True, env=env, cwd=cwd).stdout
+        assert out.splitlines()[-1] == enabled, (argv, out)

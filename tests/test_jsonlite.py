@@ -80,3 +80,24 @@ def test_it_imports_neither_json_nor_re():
     out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(__import__("pathlib").Path(jsonlite.__file__).parents[2])}).stdout
     assert out.strip() == "[]"
+
+
+def test_an_invalid_document_is_refused_as_json_refuses_it_before_json_is_imported():
+    """CPython 3.11's scanner words an error inside a value (`{"a": "b"` cut short) with
+    json.decoder's JSONDecodeError only when `json` is in sys.modules; before, it raised
+    SystemError (a hook whose spool held a cut line dropped its own event for it)."""
+    texts = [b'{"this is not": "an event"', b'{"a": "b" "c"}', b'[1, 2', b'{"a": tru}', b'"\\x"', b'{"a":']
+    probe = ("import sys; from learn_cli.text import jsonlite\n"
+             f"for text in {texts!r}:\n"
+             "    try:\n"
+             "        jsonlite.loads(text)\n"
+             "    except ValueError as exc:\n"
+             "        print(type(exc).__name__, exc)\n")
+    out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(__import__("pathlib").Path(jsonlite.__file__).parents[2])}).stdout
+    expected = []
+    for text in texts:
+        with pytest.raises(ValueError) as caught:
+            json.loads(text)
+        expected.append(f"{type(caught.value).__name__} {caught.value}")
+    assert out.splitlines() == expected

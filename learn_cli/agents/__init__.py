@@ -49,6 +49,19 @@ def module(name: str):
     return sys.modules[qualified]
 
 
+def sends_stop(mod) -> bool:
+    """Does `learn hooks install` register a Stop hook (the end of every turn) for this agent?
+    Its SessionEnd then leaves the promotion check to that hook (capture.hook._end_before_stop)."""
+    kinds = getattr(mod, "_KINDS", {})
+    return any(kinds.get(entry[0]) == "stop" for entry in getattr(mod, "ENTRIES", ()))
+
+
+def names_session_end(mod, payload) -> bool:
+    """Is this raw payload the agent's SessionEnd (payloads shaped like Claude Code's, named
+    by `hook_event_name`), before it is turned into an Event?"""
+    return isinstance(payload, dict) and getattr(mod, "_KINDS", {}).get(payload.get("hook_event_name")) == "session_end"
+
+
 def modules() -> list:
     """Every agent's module, in registry order."""
     return [module(name) for name in NAMES]

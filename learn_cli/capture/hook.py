@@ -96,10 +96,11 @@ def main(argv: list[str]) -> int:
         return 0
     started = _process_started()
     _free("start")  # the hard stop waits until the event is known
-    cache = _regex_cache(argv)
     out = _guarded(lambda: _capture(argv, started), argv)
     code = _emit(out)
-    cache.save()  # after the answer: the agent does not wait for it
+    cache = sys.modules.get("learn_cli.capture.regex_cache")  # installed by _capture unless a SessionEnd needed none
+    if cache is not None:
+        cache.save()  # after the answer: the agent does not wait for it
     return code
 
 
@@ -412,12 +413,8 @@ def _options(argv: list[str], allowed: tuple[str, ...]) -> dict:
     return opts
 
 
-def _regex_cache(argv: list[str]):
-    """Compiled regular expressions from the store's cache file (see capture.regex_cache)."""
-    return _install_regex_cache(_home_arg(argv))
-
-
 def _install_regex_cache(home: str | None):
+    """Compiled regular expressions from the store's cache file (see capture.regex_cache)."""
     from learn_cli.capture import regex_cache
     from learn_cli.store.paths import GLOBAL_DIR, home_dir
 
@@ -509,7 +506,10 @@ def _capture(argv: list[str], started: float):
     if data is None:
         _warn(opts.get("home"), "payload-size", f"ignored a hook payload over {MAX_PAYLOAD} bytes")
         return None
-    event = _to_event(opts.get("agent", "claude-code"), _parse(data))
+    payload, adapter = _parse(data), _adapter(opts.get("agent", "claude-code"))
+    if not _end_before_stop(adapter, payload):  # such a SessionEnd mostly needs no regex (_quick_end)
+        _install_regex_cache(opts.get("home"))
+    event = adapter.to_event(payload)
     if event is None:
         return None
     if "project" in opts and not event.cwd:  # the payload's cwd decides; --project is a fallback
@@ -539,7 +539,9 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
         return None  # a pre-tool hook left by an older install: only the guard answers these
     if event.kind == ev.SESSION_START:
         return _session_start(event, home, None)
-    store, project = _open(event, home, plain=event.kind not in (ev.SESSION_END, ev.STOP))
+    if event.kind == ev.SESSION_END and _stop_follows(event.agent):
+        return _quick_end(event, home, started, limit, defer)
+    store, project = _open(event, home)
     try:
         if event.kind in (ev.SESSION_END, ev.STOP):
             return _end_of_session(store, event, started, limit, defer)
@@ -550,10 +552,11 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
         store.close()
 
 
-def _end_of_session(store, event, started: float, limit: float, defer: bool):
+def _end_of_session(store, event, started: float, limit: float, defer: bool, check: bool = True):
     """Stop and SessionEnd: learn what earlier hooks spooled (with `defer`), then the session's
-    end-of-session work, each phase only while time is left. Everything here can be resumed by
-    a later hook or command, so running out of time (a wait that ended at the deadline, a
+    end-of-session work (without `check`, only the store work its buffer owes: see
+    _quick_end), each phase only while time is left. Everything here can be resumed by a
+    later hook or command, so running out of time (a wait that ended at the deadline, a
     statement stopped there) is not a failure."""
     from learn_cli.capture import spool
     from learn_cli.store import deadline
@@ -562,7 +565,7 @@ def _end_of_session(store, event, started: float, limit: float, defer: bool):
         if defer:
             _replay(store, event.session_id, started + limit * REPLAY_SHARE, others=True)
         deadline.check("end-of-session work")
-        return _session_end(store, event, started + (limit - SPOOL_RESERVE) * FINALIZE_SHARE)
+        return _session_end(store, event, started + (limit - SPOOL_RESERVE) * FINALIZE_SHARE, check)
     except Exception as exc:  # judged here
         if not spool.is_transient(exc):
             raise
@@ -617,13 +620,18 @@ def _learn_or_defer(event, home: str | None, started: float, limit: float):
     return None
 
 
+def _spool_waits(home: str) -> bool:
+    """Does the spool hold events (the usual answer, no: one system call, not even an import)?"""
+    try:
+        return any(n.endswith((".jsonl", ".batch")) for n in os.listdir(os.path.join(home, "spool")))
+    except OSError:
+        return False
+
+
 def _replay(store, session_id: str, until: float, others: bool = False) -> bool:
     """Learn what earlier hooks of this session spooled (with `others`, other sessions' too)
     until `until`, every wait included; True when events of this session still wait there."""
-    try:  # the usual case: no events spooled, one system call, not even an import
-        if not any(n.endswith((".jsonl", ".batch")) for n in os.listdir(os.path.join(store.home, "spool"))):
-            return False
-    except OSError:
+    if not _spool_waits(os.fspath(store.home)):
         return False
     from learn_cli.capture import spool
     from learn_cli.store import deadline
@@ -736,8 +744,8 @@ def _learn(store, project, event):
 
 def _open(event, home: str | None, plain: bool = True):
     """The Store and the event's project (registered). `plain`: the Store's paths are strings
-    (store.paths.Layout: no pathlib), for the tool events; end-of-session work (promotion) and
-    a SessionStart without a kept digest take `Path`s."""
+    (store.paths.Layout: no pathlib), for every event but a SessionStart without a kept digest
+    (engine.digest takes `Path`s)."""
     from learn_cli.store.api import Store
     from learn_cli.store.project import identify
 
@@ -816,15 +824,67 @@ def _context_json(event_name: str, text: str | None):
     return {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
 
 
-def _session_end(store, event, deadline: float):
+def _session_end(store, event, deadline: float, check: bool = True):
     from learn_cli.capture import learner
 
     counters: dict = {}
     try:
-        learner.finalize(store, event.session_id, deadline, counters=counters)
+        learner.finalize(store, event.session_id, deadline, counters=counters, check=check)
     finally:
         _bump(store, counters)
     return None  # SessionEnd output is discarded; Stop must not block the agent
+
+
+def _stop_follows(agent: str) -> bool:
+    """Does this agent send a Stop hook at the end of every turn (its install registers one)?"""
+    from learn_cli import agents
+
+    return agents.sends_stop(_adapter(agent))
+
+
+def _end_before_stop(adapter, payload) -> bool:
+    """A raw payload that is the SessionEnd of an agent that also sends Stop (_quick_end)."""
+    from learn_cli import agents
+
+    return agents.names_session_end(adapter, payload) and agents.sends_stop(adapter)
+
+
+def _quick_end(event, home: str | None, started: float, limit: float, defer: bool):
+    """The SessionEnd of an agent whose hooks include Stop (Claude Code: one after every turn).
+    The promotion check of what the session wrote is left to the next Stop hook (this home's,
+    any session's: it checks every marker left over, within its 3 s) or to `learn promote` /
+    `learn prune`; the session's marker stays until then, so nothing is lost. Checking here
+    imported the promotion stack and read every copy of the session's keys in the store: its
+    cost grew with the store (5.9x the bare interpreter at 300,000 learnings), inside Claude
+    Code's 1.5 s exit budget. Done here is only what the session's hooks left undone, when
+    there is some: events in the spool (any session's, as before) and store work its buffer
+    owes (its marker says so too: a Stop would pay it as well). Without either it opens no
+    Store, index or regex: a few system calls, whatever the store's size."""
+    from learn_cli.store.paths import CONFIG_FILE, SESSIONS_DIR, home_dir
+
+    base = home_dir(home)
+    if not os.path.isfile(os.path.join(base, CONFIG_FILE)):
+        return None  # no store: nothing to finish
+    if not (_spool_waits(base) or _owes_work(os.path.join(base, SESSIONS_DIR), event.session_id or "unknown")):
+        return None
+    if defer:  # the hook's process: _capture did not install the regex cache for this event
+        _install_regex_cache(home)
+    store, _project = _open(event, home)
+    try:
+        return _end_of_session(store, event, started, limit, defer, check=False)
+    finally:
+        store.close()
+
+
+def _owes_work(sessions_dir: str, session_id: str) -> bool:
+    """Does this session's buffer hold an entry that still owes store work (a `todo`)? Read
+    without its lock: recover_session looks again under it."""
+    from learn_cli.capture.session import SessionBuffer
+
+    try:
+        return any(isinstance(e.get("todo"), dict) for e in SessionBuffer(sessions_dir, session_id).events())
+    except (OSError, ValueError):
+        return True  # unreadable here: the Store's way says why
 
 
 # ---------------------------------------------------------------------------------------------

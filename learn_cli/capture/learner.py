@@ -21,7 +21,6 @@ Every text is redacted before it is written anywhere. Stdlib only (hot path).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -32,6 +31,7 @@ from learn_cli.store import deadline as store_deadline
 from learn_cli.store.locks import file_lock
 from learn_cli.store.paths import number
 from learn_cli.store.record import LIVE_STATUSES, make_record, new_id, now_iso
+from learn_cli.text import jsonlite
 
 LIVE = LIVE_STATUSES
 MAX_ERROR = 600  # meaningful lines of an error kept in the buffer and on the learning
@@ -851,14 +851,19 @@ INLINE_PROMOTION_LIMIT = 800  # records a hook may re-score at session end (≈ 
 
 
 def finalize(store, session_id: str | None, deadline: float, limit: int | None = INLINE_PROMOTION_LIMIT,
-             counters: dict | None = None) -> bool:
+             counters: dict | None = None, check: bool = True) -> bool:
     """End-of-session work for this session, then for any left over by earlier ones, until
     `deadline` (time.monotonic()): unfinished store work of the session's hooks first, then the
     promotion check of what the sessions wrote (the learnings of the keys their markers name;
     the whole project for a marker that names none). A project whose promotion check would
     touch more than `limit` records is deferred to `learn promote` / `learn prune` (see
-    finish_pending). Returns True when no session's work is left."""
+    finish_pending). Without `check`: only this session's unfinished store work, every marker
+    left for a later finalize (a SessionEnd before the next Stop: capture.hook._quick_end).
+    Returns True when no session's work is left."""
     counters = {} if counters is None else counters
+    if not check:
+        recover_session(store, session_id or "unknown", counters)
+        return not pending_todos(store.layout.sessions_dir, 1)
     buffer = SessionBuffer(store.layout.sessions_dir, session_id or "unknown")
     todos = [buffer.todo_path] if os.path.exists(buffer.todo_path) else []
     todos += [p for p in pending_todos(store.layout.sessions_dir) if p != buffer.todo_path]
@@ -967,7 +972,7 @@ def _write_marker(path, pids: list[str]) -> None:
         if pids:
             todo = read_todo(path)  # keeps its sid, and the keys of the projects left
             todo.update(pids=pids, keys={p: keys for p, keys in todo["keys"].items() if p in pids})
-            atomic_write(path, json.dumps(todo).encode(), durable=False)
+            atomic_write(path, jsonlite.dumps(todo).encode(), durable=False)
         else:
             os.unlink(path)
     except FileNotFoundError:
@@ -995,7 +1000,8 @@ def finalize_project(store, pid: str, deadline: float, limit: int | None = None,
     if time.monotonic() > deadline:
         return True
     path = store.layout.learnings(pid)
-    lines, superseded, _bad = store.index.file_stats().get(store.index.rel(path), (0, 0, 0))
+    rel = store.index.rel(path)
+    lines, superseded, _bad = store.index.file_stats([rel]).get(rel, (0, 0, 0))
     # Fold the log when superseded lines are most of it; a huge log is left to `learn prune`.
     if lines and superseded * 2 > lines and lines <= 20_000:
         store.compact(path)

@@ -16,12 +16,12 @@ in the SessionEnd budget is picked up by a later capture, never lost.
 
 from __future__ import annotations
 
-import json
 import os
 
 from learn_cli.store import jsonl
 from learn_cli.store.locks import file_lock
 from learn_cli.store.paths import make_dir, open_private, session_file_stem
+from learn_cli.text import jsonlite  # json without `re`: a SessionEnd reads a buffer (capture.hook._quick_end)
 
 TAIL_BYTES = 256 * 1024  # the newest events always fit; older ones are trimmed away
 MAX_EVENT_BYTES = 16 * 1024  # one event line, after its own field caps
@@ -93,7 +93,7 @@ class SessionBuffer:
             return
         todo["sid"] = self.session_id  # the file name is not always the id (see todo_session_id)
         make_dir(os.path.dirname(self.todo_path))
-        jsonl.atomic_write(self.todo_path, json.dumps(todo).encode(), durable=False)
+        jsonl.atomic_write(self.todo_path, jsonlite.dumps(todo).encode(), durable=False)
 
 
 MAX_TODO_KEYS = 100  # keys of one project in a marker; beyond, the whole project is checked
@@ -124,7 +124,7 @@ def todo_dir(sessions_dir) -> str:
 
 def read_todo(path) -> dict:
     try:
-        doc = json.loads(jsonl.read_bytes(path) or b"{}")
+        doc = jsonlite.loads(jsonl.read_bytes(path) or b"{}")
     except (OSError, ValueError):
         doc = {}
     pids = doc.get("pids") if isinstance(doc, dict) else None

@@ -46,8 +46,8 @@ def find_same(store, key: str, path, matches=lambda rec: True) -> tuple | None:
     """The live learning with this key in this file (the first that `matches` accepts: capture
     asks for the same fix too), if any: what every entry point that stores a learning asks."""
     wanted = store.index.rel(path)
-    for rel, _scope, _pid, rec in store.index.by_key(key, LIVE):
-        if rel == wanted and matches(rec):
+    for rel, _scope, _pid, rec in store.index.by_key(key, LIVE, file=wanted):
+        if matches(rec):
             return store.path_of(rel), rec
     return None
 

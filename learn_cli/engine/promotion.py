@@ -38,17 +38,21 @@ with changes to at least half of its records is rewritten whole, atomically.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from functools import reduce
-from pathlib import Path
 from sys import intern
 
 from learn_cli.engine import scoring
 from learn_cli.store import index as _index
-from learn_cli.store.paths import number
+from learn_cli.store.paths import ARCHIVE_FILE, number
 from learn_cli.store.record import SHOWN_STATUSES, new_id
 from learn_cli.store.score import UTC, datetime  # the C module alone: see store.score
+
+TYPE_CHECKING = False  # no pathlib here: a SessionEnd hook passes its store's string paths
+if TYPE_CHECKING:
+    from pathlib import Path
 
 WHOLE_STORE = _index.WHOLE_STORE  # what a whole-store run reads (its live rows)
 LIST_LIMIT = 100  # items kept per list in as_json()
@@ -770,9 +774,13 @@ def release(e: Entry) -> None:
 
 
 def archive_path(store, path: Path) -> Path:
-    """The archive file next to a live file: the project's archive.jsonl, or the global one."""
+    """The archive file next to a live file: the project's archive.jsonl, or the global one
+    (of the kind of path the store's layout gives: a `Path`, or a hook's string)."""
     lay = store.layout
-    return path.with_name("archive.jsonl") if Path(path).parent.parent == lay.projects_dir else lay.global_archive
+    folder = os.path.dirname(os.fspath(path))
+    if os.path.dirname(folder) == os.fspath(lay.projects_dir):
+        return lay.kind(os.path.join(folder, ARCHIVE_FILE))
+    return lay.global_archive
 
 
 def write_entries(store, entries: list[Entry], new_records: dict[Path, list[dict]] | None = None,
@@ -899,7 +907,7 @@ class _Entries:
     def add(self, path: Path, rec: dict) -> Entry:
         if rec["id"] not in self.by_id:
             scope, pid = self.store.index.scope_of(path)
-            self.by_id[rec["id"]] = Entry(Path(path), scope, pid, rec)
+            self.by_id[rec["id"]] = Entry(self.store.layout.kind(path), scope, pid, rec)
         return self.by_id[rec["id"]]
 
     def partners(self, e: Entry) -> list[Entry]:

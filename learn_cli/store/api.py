@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 
-from learn_cli.text import jsonlite  # json.loads without `re` (the fast read paths)
+from learn_cli.text import jsonlite  # json's C half, without `re`: hooks and fast reads import no `json`
 
 from . import jsonl, log
 from .locks import file_lock
@@ -23,6 +23,14 @@ if TYPE_CHECKING:
 def same_path(a, b) -> bool:
     """Do two paths of the home (a `Path` or a string each) name the same file?"""
     return os.path.normpath(a) == os.path.normpath(b)
+
+
+def _pretty(doc: dict) -> str:
+    """A settings or project document as people read it (indented). `json` is imported here
+    only: the hooks read and write records with text.jsonlite, and `json` imports `re`."""
+    import json
+
+    return json.dumps(doc, indent=2) + "\n"
 
 
 class StoreError(Exception):

@@ -23,7 +23,7 @@ import time
 from collections import namedtuple
 from collections.abc import Callable, Iterable
 
-from learn_cli.text import jsonlite  # json without `re`: the fast read paths
+from learn_cli.text import jsonlite  # json's C half, without `re`: hooks and fast reads import no `json`
 
 from . import deadline, jsonl
 from . import score as _score
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 SCHEMA_VERSION = 8
+FEW_FILES = 50  # a refresh of at most this many files asks the index about those alone
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime_ns INT, ino INT,
@@ -193,7 +194,9 @@ class Index:
 
     def refresh(self, paths: Iterable[str | os.PathLike], loads: Callable = jsonlite.loads, progress=None) -> list:
         """Re-read the files whose stat differs from the index. Returns bad lines found."""
-        return self._refresh([(p, self.rel(p)) for p in paths], self._known_stats(), loads, progress)
+        files = [(p, self.rel(p)) for p in paths]
+        known = self._known_stats([rel for _path, rel in files] if len(files) <= FEW_FILES else None)
+        return self._refresh(files, known, loads, progress)
 
     def _refresh(self, files: list[tuple[str | os.PathLike, str]], known: dict, loads: Callable, progress) -> list:
         """`refresh` over (path, name in the index) pairs, given what the index knows."""
@@ -217,8 +220,14 @@ class Index:
             self._forget_file(rel)
         return self._refresh(files, known, loads, progress)
 
-    def _known_stats(self) -> dict:
-        rows = self.db.execute("SELECT path, size, mtime_ns, ino FROM files")
+    def _known_stats(self, rels: list[str] | None = None) -> dict:
+        """What the index knows of every file (or of these: a hook's check of four files at
+        300,000 learnings read the 6,000 rows of every project's files)."""
+        if rels is None:
+            rows = self.db.execute("SELECT path, size, mtime_ns, ino FROM files")
+        else:
+            rows = self.db.execute(f"SELECT path, size, mtime_ns, ino FROM files WHERE path IN "
+                                   f"({','.join('?' * len(rels))})", rels)
         return {p: (s, m, i) for p, s, m, i in rows}
 
     def reindex_file(self, path: Path, loads: Callable = jsonlite.loads) -> list:
@@ -382,10 +391,15 @@ class Index:
 
     # -- queries ---------------------------------------------------------------------------
     def by_key(
-        self, key: str, statuses: tuple = (), scopes: tuple = (), limit: int = -1
+        self, key: str, statuses: tuple = (), scopes: tuple = (), limit: int = -1, file: str | None = None
     ) -> list[tuple[str, str, str, dict]]:
+        """The rows of a key (of these statuses and scopes; with `file`, of that file alone: a
+        popular key has a row in every project that met it, and only the wanted ones are parsed)."""
         sql = "SELECT file, scope, pid, data FROM learnings WHERE key=?"
         args: list = [key]
+        if file is not None:
+            sql += " AND file=?"
+            args.append(file)
         for column, values in (("status", statuses), ("scope", scopes)):
             if values:
                 sql += f" AND {column} IN ({','.join('?' * len(values))})"
@@ -470,8 +484,14 @@ class Index:
         rows = self.db.execute("SELECT pid, name, root, remote FROM projects")
         return {p: {"id": p, "name": n, "root": r, "remote": rm} for p, n, r, rm in rows}
 
-    def file_stats(self) -> dict[str, tuple]:
-        rows = self.db.execute("SELECT path, lines, superseded, bad FROM files")
+    def file_stats(self, rels: list[str] | None = None) -> dict[str, tuple]:
+        """(lines, superseded, bad) of every file the index knows, or of these (a session's end
+        asks about one file: at 300,000 learnings the table has 6,000 rows)."""
+        if rels is None:
+            rows = self.db.execute("SELECT path, lines, superseded, bad FROM files")
+        else:
+            rows = self.db.execute(f"SELECT path, lines, superseded, bad FROM files WHERE path IN "
+                                   f"({','.join('?' * len(rels))})", rels)
         return {p: (lines, sup, bad) for p, lines, sup, bad in rows}
 
     def count(self) -> int:

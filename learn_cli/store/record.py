@@ -118,10 +118,10 @@ def make_record(**fields) -> dict:
 def utf8_safe(rec: dict) -> dict:
     """`rec`, or a copy of it whose lone surrogates are U+FFFD, so that it can be written as
     UTF-8 to the files and the index (`learn add` with bytes in argv that are not UTF-8)."""
-    import json
+    from learn_cli.text import jsonlite
 
     try:
-        json.dumps(rec, ensure_ascii=False).encode("utf-8")
+        jsonlite.dumps(rec, ensure_ascii=False).encode("utf-8")
         return rec
     except UnicodeEncodeError:
         return _scrub(rec)

@@ -15,10 +15,11 @@ Every wait here is a non-blocking flock retried until a time limit: never a slee
 from __future__ import annotations
 
 import errno
-import json
 import os
 import sys
 import time
+
+from learn_cli.text import jsonlite  # json's C half: a hook imports no `json` (text/jsonlite.py)
 
 from . import deadline
 from .paths import NOFOLLOW, make_dir, session_file_stem
@@ -87,7 +88,7 @@ class SpoolFiles:
     def append(self, session_id: str, item: dict) -> None:
         """One item as one line of the session's live file; OSError when it cannot be written
         whole."""
-        line = json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+        line = jsonlite.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
         data = b"\n" + line + b"\n"  # a line cut short by a full disk never glues onto the next
         make_dir(self.dir)
         path = os.path.join(self.dir, f"{session_file_stem(session_id)}{LIVE}")
@@ -229,7 +230,7 @@ def items(batch: Path) -> list[tuple[str, dict | None]]:
         if not raw.strip():
             continue
         try:
-            item = json.loads(raw)
+            item = jsonlite.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
             item = None
         if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
@@ -248,7 +249,7 @@ def progress(batch: Path) -> Progress:
         return state
     for raw in data.split(b"\n"):
         try:
-            note = json.loads(raw) if raw.strip() else None
+            note = jsonlite.loads(raw) if raw.strip() else None
         except (ValueError, UnicodeDecodeError):
             continue
         if not isinstance(note, dict) or not isinstance(note.get("id"), str):
@@ -266,7 +267,7 @@ def note(batch: Path, key: str, state: str, why: str = "") -> None:
         doc["why"] = why
     fd = os.open(done_path(batch), os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
     try:
-        os.write(fd, b"\n" + json.dumps(doc).encode() + b"\n")
+        os.write(fd, b"\n" + jsonlite.dumps(doc).encode() + b"\n")
     finally:
         os.close(fd)
 

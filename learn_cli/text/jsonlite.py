@@ -51,6 +51,8 @@ def loads(text: str | bytes | bytearray):
         value, end = _scanner[0](text, start)
     except StopIteration:
         return _json_module().loads(text)  # not a JSON value: json says why
+    except SystemError:  # an error inside the value (`{"a": "b"` cut short): CPython 3.11's scanner
+        return _json_module().loads(text)  # words it with json.decoder's error only once `json` is imported
     if text[end:].strip(_WHITESPACE):
         return _json_module().loads(text)  # extra data after it: json says where
     return value
