@@ -542,10 +542,3 @@ def _safe_lines(recs: list[dict]) -> tuple[list[dict], list[str]]:
         out.append(rec)
         texts.append(text)
     return out, texts
-
-
-def _pretty(doc: dict) -> str:
-    """A settings document as people read it (indented); `json` imported only to write one."""
-    import json
-
-    return json.dumps(doc, indent=2) + "\n"
