@@ -340,6 +340,127 @@ def test_export_finds_a_hand_edited_secret_wherever_its_row_holds_it(tmp_path, w
     assert secret not in out.getvalue().decode() and b"[REDACTED:" in out.getvalue()
 
 
+def _export_bytes(store) -> bytes:
+    out = io.BytesIO()
+    exchange.write_export(store, out, orjson.loads, now="2026-02-02T00:00:00Z")
+    return out.getvalue()
+
+
+def _expected_export(store) -> bytes:
+    """The export as its rules say, from the files: every section sorted by (str(created) or
+    "", id), `updated` dropped, the records with a mark of a credential redacted again."""
+    from learn_cli.engine.exchange.export import _recheck_secrets
+    from learn_cli.store import jsonl
+
+    def records(path, archived_from=None):
+        recs = []
+        for rec in jsonl.load(path).records.values():
+            rec.pop("updated", None)
+            if archived_from is not None:
+                rec["archived_from"] = archived_from
+            recs.append(_recheck_secrets(rec))
+        return recs
+
+    def ordered(recs):
+        return sorted(recs, key=lambda r: (str(r.get("created") or ""), r["id"]))
+
+    lay, pids = store.layout, sorted(store.projects())
+    projects = {pid: {"name": store.projects()[pid]["name"], "root": "", "remote": None,
+                      "learnings": ordered(records(lay.learnings(pid)))} for pid in pids}
+    archived = [*records(lay.global_archive, "global")]
+    for pid in pids:
+        archived.extend(records(lay.archive(pid), pid))
+    doc = {"format": exchange.FORMAT, "version": exchange.VERSION, "exported": "2026-02-02T00:00:00Z",
+           "global": ordered([r for path in lay.global_files() for r in records(path)]),
+           "projects": projects, "archived": ordered(archived)}
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _odd_store(tmp_path) -> Store:
+    """Records of every shape the export's order and check meet: `created` of other types,
+    missing or equal (then by id), secrets a hand edit left, with and without a mark."""
+    from learn_cli.store.project import Project
+
+    store = Store(tmp_path / "home", warn_stderr=False)
+    store.register_project(Project(id="0123456789ab", name="app", root="", remote=None))
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    createds = ["2026-01-02T00:00:00Z", 20260101, None, True, False, [1, "a"], {"b": 2}, "", 1.5,
+                "2026-01-02T00:00:00Z", "zz"]
+    recs = [make_record(key=f"txt:k{i}", context=f"ctx {i}", fix="f", id=f"learn-{9 - i:02d}", created=c)
+            for i, c in enumerate(createds)]
+    del recs[-1]["created"]
+    recs.append(make_record(context="ctx", error=f"failed: {secret}", fix="f", created="2026-01-01T00:00:00Z"))
+    recs.append(make_record(context="see https://deploy@git.example.com/x.git", fix="f"))  # a mark, no secret
+    recs.append(make_record(context="ctx", fix="f", tags=[f"token {secret}"]))
+    path = store.layout.learnings("0123456789ab")
+    store.put_many(path, recs)
+    store.put_many(store.layout.global_patterns, [dict(r, id=f"g{r['id']}", status="global") for r in recs[:6]])
+    store.put_many(store.layout.archive("0123456789ab"), [dict(r, id=f"a{r['id']}", status="archived")
+                                                         for r in recs[6:]])
+    return store
+
+
+def test_export_writes_what_its_rules_say_from_the_columns_the_index_wrote(tmp_path):
+    """The order (`export_created`) and the check (`export_as_is`) decided when each row was
+    written give the export its rules give: created as text, then id, for every type of
+    `created`; a record with a mark of a credential redacted again, the others as stored."""
+    store = _odd_store(tmp_path)
+    data = _export_bytes(store)
+    assert data == _expected_export(store)
+    assert b"ghp_" not in data and data.count(b"[REDACTED:") == 4  # two in the project, two in its archive
+    marked = store.index.db.execute("SELECT count(*) FROM learnings WHERE export_as_is IS NULL").fetchone()[0]
+    assert marked == 3 + 3  # the three with a mark, in the project and in its archive
+    store.close()
+
+
+def test_export_checks_only_the_rows_whose_text_shows_a_mark(tmp_path, monkeypatch):
+    """The rows the index marked `export_as_is` are written without a look at their text."""
+    from learn_cli.engine.exchange import export
+
+    store = _odd_store(tmp_path)
+    looked = []
+    monkeypatch.setattr(export, "credential_mark", lambda text: looked.append(text) or True)
+    _export_bytes(store)
+    store.close()
+    assert len(looked) == 2 * 6 and all("ghp_" in t or "://" in t for t in looked)  # body, then the fields
+
+
+def test_an_index_of_v8_exports_the_same_bytes_as_one_of_v9(tmp_path):
+    """Rows of an older index have no export columns (NULL after the upgrade): the export
+    computes the order from `data` and checks `body`, as before, to the same bytes."""
+    import sqlite3
+
+    store = _odd_store(tmp_path)
+    want = _export_bytes(store)
+    store.close()
+    db = sqlite3.connect(str(store.layout.index_db))
+    for name in ("export_created", "export_as_is"):
+        db.execute(f"ALTER TABLE learnings DROP COLUMN {name}")
+    db.execute("PRAGMA user_version=8")
+    db.commit()
+    db.close()
+    again = Store(tmp_path / "home", warn_stderr=False)
+    assert again.index.db.execute("SELECT count(*) FROM learnings WHERE export_created IS NOT NULL "
+                                  "OR export_as_is IS NOT NULL").fetchone()[0] == 0  # upgraded in place, no rebuild
+    assert _export_bytes(again) == want
+    again.close()
+
+
+def test_a_change_in_place_keeps_the_export_columns_in_step(tmp_path):
+    """An update that keeps a record's searchable text is written in place (_set_changed):
+    its `created` and its check follow it."""
+    store = _odd_store(tmp_path)
+    path = store.layout.learnings("0123456789ab")
+    first = store.index.db.execute("SELECT id FROM learnings WHERE file LIKE 'projects/%' AND export_as_is = 1 "
+                                   "ORDER BY export_created LIMIT 1").fetchone()[0]
+    rowid = store.index.db.execute("SELECT rowid FROM learnings WHERE id=?", (first,)).fetchone()[0]
+    store.update(path, first, lambda rec: dict(rec, created="2099-01-01T00:00:00Z"))
+    assert store.index.db.execute("SELECT rowid, export_created FROM learnings WHERE id=?",
+                                  (first,)).fetchone() == (rowid, "2099-01-01T00:00:00Z")  # in place
+    assert _export_bytes(store) == _expected_export(store)
+    store.close()
+
+
 # ---------------------------------------------------------------- the pieces
 
 
