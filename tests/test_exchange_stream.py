@@ -571,6 +571,65 @@ def test_another_fix_of_a_known_key_is_kept_as_an_alternative(tmp_path):
     assert sorted(r["fix"] for r in recs.values()) == ["pip install 'python-jose[cryptography]'", "uv add python-jose"]
 
 
+def _import_twice(tmp_path, store, learnings_of: list[list[dict]]) -> list[dict]:
+    """Each list of learnings as a file of its own (one project), imported in turn."""
+    reports = []
+    for n, learnings in enumerate(learnings_of):
+        path = tmp_path / f"file{n}.json"
+        path.write_text(json.dumps(export_doc({"0123456789ab": learnings})))
+        reports.append(exchange.import_file(store, path).as_json())
+    return reports
+
+
+NPM = "Use npm for JavaScript dependencies"
+PNPM = "Use pnpm, not npm, for JavaScript dependencies in this repository"
+
+
+def _counts(report: dict) -> tuple:
+    return tuple(report[name] for name in ("new", "merged", "duplicates", "conflicts"))
+
+
+def test_importing_a_file_again_adds_nothing_even_its_copies_that_conflict(tmp_path):
+    """A file holding two copies of one learning (same key and text, two ids) and a
+    preference that contradicts it: the first import keeps one copy (nothing in the home to
+    judge conflicts against). Importing the file again found the second copy in conflict with
+    the preference and added it, as a conflicted record, every time; now it is a duplicate
+    of the copy kept, and the second import changes nothing."""
+    pnpm = make_record(type="preference", key="txt:pnpm", context=PNPM, fix=PNPM)
+    copy = dict(pnpm, id=pnpm["id"] + "c")
+    npm = make_record(type="preference", key="txt:npm", context=NPM, fix=NPM)
+    store = Store(tmp_path / "home", warn_stderr=False)
+    first, = _import_twice(tmp_path, store, [[npm, pnpm, copy]])
+    before = stored(tmp_path / "home")
+    again, third = (exchange.import_file(store, tmp_path / "file0.json").as_json() for _ in range(2))
+    store.close()
+    assert _counts(first) == (2, 0, 1, 0)
+    assert _counts(again) == _counts(third) == (0, 0, 3, 0)
+    assert stored(tmp_path / "home") == before
+
+
+def test_an_entry_whose_id_another_learning_has_is_found_again_by_that_id(tmp_path):
+    """An entry whose id is taken by a learning of another key gets a new id, and remembers
+    the one it came with in `merged_from`: importing its file again finds it there, even once
+    its copy no longer has its text (a trusted import's merge, an edit), and even when it
+    contradicts a learning of the home."""
+    pnpm = make_record(type="preference", key="txt:pnpm", context=PNPM, fix=PNPM)
+    npm = make_record(type="preference", key="txt:npm", context=NPM, fix=NPM, id=pnpm["id"])  # the same id
+    store = Store(tmp_path / "home", warn_stderr=False)
+    reports = _import_twice(tmp_path, store, [[pnpm], [npm]])
+    path = store.layout.learnings("0123456789ab")
+    (renamed,) = [r for r in stored(tmp_path / "home")[str(path.relative_to(tmp_path / "home"))].values()
+                  if r["key"] == "txt:npm"]
+    assert renamed["id"] != pnpm["id"] and renamed["merged_from"] == [pnpm["id"]]
+    store.update(path, renamed["id"], lambda rec: dict(rec, fix=NPM + " (edited)"))
+    before = stored(tmp_path / "home")
+    again = exchange.import_file(store, tmp_path / "file1.json").as_json()
+    store.close()
+    assert [_counts(r) for r in reports] == [(1, 0, 0, 0), (0, 0, 0, 1)]  # conflicted: added, not new
+    assert _counts(again) == (0, 0, 1, 0)
+    assert stored(tmp_path / "home") == before
+
+
 # ---------------------------------------------------------------- the redaction checks of an import
 
 

@@ -76,7 +76,6 @@ class _Merger:
         return not self.store.index.count_in_file(self.store.index.rel(target))
 
     def merge_into(self, target: Path, items: list[Incoming]) -> None:
-        existing = self._existing(target)
         fresh = []
         for inc in items:
             rid = inc.rec["id"]
@@ -89,17 +88,21 @@ class _Merger:
                     continue
                 from learn_cli.store.record import new_id
 
+                # Another learning has its id: a new one, and the id it came with remembered
+                # (as a merge remembers it), so that importing its file again finds it.
                 inc.rec["id"] = new_id()
+                inc.rec["merged_from"] = [*_ids_of(inc.rec.get("merged_from")), rid][-MAX_MERGED_FROM:]
             self.ids[inc.rec["id"]] = inc.rec["key"]
             fresh.append(inc.rec)
         if not fresh:
-            return
+            return  # (the target's records are not read: a file imported again)
         from learn_cli.engine.knowledge import same_learning
 
-        conflicted = self._conflicts(target, existing, fresh) if existing else set()
+        existing = self._existing(target)
         by_key: dict[str, list[dict]] = {}
         for rec in existing.values():
             by_key.setdefault(rec.get("key"), []).append(rec)
+        conflicted = self._conflicts(target, existing, _not_copies(fresh, by_key)) if existing else set()
         added: list[dict] = []
         for rec in fresh:
             if rec["id"] in conflicted:
@@ -215,6 +218,25 @@ class _Merger:
         for rec in recs:
             if rec.get("status") in _LIVE or rec.get("status") is None:
                 update_low_since(rec, self.now)
+
+
+def _ids_of(value) -> list[str]:
+    """The ids of a `merged_from` as an entry brings it (any shape: it is untrusted)."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _not_copies(fresh: list[dict], by_key: dict[str, list[dict]]) -> list[dict]:
+    """The entries that are not a copy of a record of the target: one with the text of the
+    first record of its key that is the same learning is a duplicate, and is not judged for
+    conflicts (that record has been: flagged again, the copy would be added as a conflicted
+    record at every import of its file)."""
+    from learn_cli.engine.knowledge import same_learning
+
+    def copy(rec: dict) -> bool:
+        same = next((old for old in by_key.get(rec["key"], ()) if same_learning(old, rec)), None)
+        return same is not None and _same_text(same, rec)
+
+    return [rec for rec in fresh if not copy(rec)]
 
 
 def _flag(rec: dict, other: str) -> None:
