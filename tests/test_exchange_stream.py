@@ -630,6 +630,53 @@ def test_an_entry_whose_id_another_learning_has_is_found_again_by_that_id(tmp_pa
     assert stored(tmp_path / "home") == before
 
 
+def test_archived_entries_are_held_marshalled_and_arrive_distrusted(tmp_path, monkeypatch):
+    """An archive takes entries until the end of the file: the merger holds them marshalled
+    (a fifth of a record's memory), taken as they are once `distrust` has run (one sighting,
+    no credits), as the entries of the other targets."""
+    from learn_cli.engine.exchange import merging
+
+    held = []
+    add = merging._Merger.add
+
+    def watch(self, inc):
+        add(self, inc)
+        held.append((inc.target.name, type(self.batches[inc.target][-1])))
+
+    monkeypatch.setattr(merging._Merger, "add", watch)
+    old = [dict(r, status="archived", helped=4, not_helped=1, frequency=9) for r in entries(3, "a")]
+    live = [dict(r, helped=2, frequency=7) for r in entries(2, "l")]
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(export_doc({"0123456789ab": [*live, old[0]]},
+                                          archived=[dict(r, archived_from="0123456789ab") for r in old[1:]])))
+    store = Store(tmp_path / "home", warn_stderr=False)
+    exchange.import_file(store, path)
+    store.close()
+    assert sorted(set(held)) == [("archive.jsonl", bytes), ("learnings.jsonl", dict)]
+    for recs in stored(tmp_path / "home").values():
+        for rec in recs.values():
+            assert rec["frequency"] == 1 and "helped" not in rec and "not_helped" not in rec, rec
+
+
+def test_a_file_imported_again_reads_only_the_records_of_its_keys(tmp_path, monkeypatch):
+    """Its entries are found by id, or are copies of records of their keys: no target is read
+    whole (nor judged for conflicts) for them."""
+    from learn_cli.engine.exchange import merging
+
+    pnpm = make_record(type="preference", key="txt:pnpm", context=PNPM, fix=PNPM)
+    npm = make_record(type="preference", key="txt:npm", context=NPM, fix=NPM)
+    learnings = [npm, pnpm, dict(pnpm, id=pnpm["id"] + "c"), *entries(20, "r")]
+    store = Store(tmp_path / "home", warn_stderr=False)
+    _import_twice(tmp_path, store, [learnings])
+    read = []
+    existing = merging._Merger._existing
+    monkeypatch.setattr(merging._Merger, "_existing", lambda self, target, keys=None: read.append(keys) or
+                        existing(self, target, keys))
+    report = exchange.import_file(store, tmp_path / "file0.json").as_json()
+    store.close()
+    assert read == [["txt:pnpm"]] and _counts(report) == (0, 0, 23, 0)
+
+
 # ---------------------------------------------------------------- the redaction checks of an import
 
 

@@ -627,11 +627,15 @@ class Index:
         return self.db.execute("SELECT json_extract(data, '$.merged_from') FROM learnings "
                                "WHERE data LIKE '%\"merged_from\"%'")
 
-    def data_in_file(self, rel: str, statuses: tuple) -> Iterable[tuple[str]]:
-        """(data,) of one file's rows whose status is one of statuses, streamed."""
+    def data_in_file(self, rel: str, statuses: tuple, keys: list[str] | None = None) -> Iterable[tuple[str]]:
+        """(data,) of one file's rows whose status is one of statuses (and key one of `keys`
+        when given), by id, streamed."""
         marks = ",".join("?" * len(statuses))
-        return self.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks})",
-                               (rel, *statuses))
+        if keys is None:
+            return self.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks}) ORDER BY id",
+                                   (rel, *statuses))
+        return self.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks}) AND key IN "
+                               f"(SELECT value FROM json_each(?)) ORDER BY id", (rel, *statuses, json.dumps(keys)))
 
     def count_in_file(self, rel: str) -> int:
         """How many rows one file has in the index."""

@@ -3,6 +3,7 @@ docstring), one target at a time, without deep copies."""
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -38,23 +39,33 @@ class _Merger:
         self.merged_from: set[str] = set()
         for (ids,) in store.index.merged_from_fields():
             self.merged_from.update(_json_list(ids, loads))
-        self.batches: dict[Path, list[Incoming]] = {}  # target -> entries not merged yet
+        self.batches: dict[Path, list[dict | bytes]] = {}  # target -> entries not merged yet (add)
         self.new: dict[Path, list[dict]] = {}  # target that had data -> records to append at the end
         self.held: dict[Path, bytes] = {}  # dry run: the lines staging would have written
         self.unwritten: set[str] = set()  # ids of entries added by this import (no patch needed)
         self.patches: dict[Path, dict[str, dict]] = {}  # target -> id -> fields to set
 
     def add(self, inc: Incoming) -> None:
-        self.batches.setdefault(inc.target, []).append(inc)
+        held = inc.rec
+        if inc.target.name == ARCHIVE_FILE:
+            # An archive takes entries until the end of the file (its project's archived
+            # learnings, then the `archived` section): held marshalled, a fifth of the memory
+            # of the record (exact for every value JSON gives).
+            try:
+                held = marshal.dumps(held)
+            except ValueError:  # pragma: no cover - nothing JSON gives (held as it is)
+                pass
+        self.batches.setdefault(inc.target, []).append(held)
 
     def close(self, targets: Iterable[Path] | None = None) -> None:
         """Merge the entries gathered for `targets` (every target when None)."""
         for target in list(self.batches) if targets is None else targets:
-            items = self.batches.pop(target, None)
-            if items:
-                self._merge_batch(target, items)
+            held = self.batches.pop(target, None)
+            if held:
+                loads = marshal.loads
+                self._merge_batch(target, [rec if type(rec) is dict else loads(rec) for rec in held])
 
-    def _merge_batch(self, target: Path, items: list[Incoming]) -> None:
+    def _merge_batch(self, target: Path, items: list[dict]) -> None:
         empty = self._is_empty(target)
         self.merge_into(target, items)
         _normalized_text.cache_clear()  # its texts are this target's: held longer, they only pin memory
@@ -75,34 +86,38 @@ class _Merger:
             return False
         return not self.store.index.count_in_file(self.store.index.rel(target))
 
-    def merge_into(self, target: Path, items: list[Incoming]) -> None:
+    def merge_into(self, target: Path, items: list[dict]) -> None:
         fresh = []
-        for inc in items:
-            rid = inc.rec["id"]
+        for rec in items:
+            rid = rec["id"]
             if rid in self.merged_from:
                 self.report.duplicates += 1
                 continue
             if rid in self.ids:
-                if self.ids[rid] == inc.rec["key"]:
+                if self.ids[rid] == rec["key"]:
                     self.report.duplicates += 1
                     continue
                 from learn_cli.store.record import new_id
 
                 # Another learning has its id: a new one, and the id it came with remembered
                 # (as a merge remembers it), so that importing its file again finds it.
-                inc.rec["id"] = new_id()
-                inc.rec["merged_from"] = [*_ids_of(inc.rec.get("merged_from")), rid][-MAX_MERGED_FROM:]
-            self.ids[inc.rec["id"]] = inc.rec["key"]
-            fresh.append(inc.rec)
+                rec["id"] = new_id()
+                rec["merged_from"] = [*_ids_of(rec.get("merged_from")), rid][-MAX_MERGED_FROM:]
+            self.ids[rec["id"]] = rec["key"]
+            fresh.append(rec)
         if not fresh:
             return  # (the target's records are not read: a file imported again)
         from learn_cli.engine.knowledge import same_learning
 
-        existing = self._existing(target)
-        by_key: dict[str, list[dict]] = {}
-        for rec in existing.values():
-            by_key.setdefault(rec.get("key"), []).append(rec)
-        conflicted = self._conflicts(target, existing, _not_copies(fresh, by_key)) if existing else set()
+        # First the target's records of the entries' keys: when every entry is a copy of one
+        # of them, nothing else of the target is read (a file imported again, or part of it).
+        existing = self._existing(target, sorted({rec["key"] for rec in fresh}))
+        by_key = _by_key(existing)
+        judged = _not_copies(fresh, by_key) if existing else fresh
+        if judged:
+            existing = self._existing(target)
+            by_key = _by_key(existing)
+        conflicted = self._conflicts(target, existing, judged) if existing and judged else set()
         added: list[dict] = []
         for rec in fresh:
             if rec["id"] in conflicted:
@@ -123,15 +138,19 @@ class _Merger:
         if added:
             self.new.setdefault(target, []).extend(added)
 
-    def _existing(self, target: Path) -> dict[str, dict]:
+    def _existing(self, target: Path, keys: list[str] | None = None) -> dict[str, dict]:
+        """The target's records by id (of these keys only, when given), in id order, then
+        those a dry run holds for it."""
         if self.staging and target in self.staging.targets:
             self.staging.index(wait=True)  # a second batch for a target (a project listed twice)
         rel = self.store.index.rel(target)
         statuses = ("archived",) if target.name == "archive.jsonl" else _LIVE
-        rows = self.store.index.data_in_file(rel, statuses)
+        rows = self.store.index.data_in_file(rel, statuses, keys)
         found = {(rec := self.loads(d))["id"]: rec for (d,) in rows}
         held = (self.loads(line) for line in self.held.get(target, b"").splitlines())
-        found.update((r["id"], r) for r in held if r.get("status") in statuses)
+        wanted = None if keys is None else set(keys)
+        found.update((r["id"], r) for r in held
+                     if r.get("status") in statuses and (wanted is None or r.get("key") in wanted))
         return found
 
     def _conflicts(self, target: Path, existing: dict[str, dict], fresh: list[dict]) -> set[str]:
@@ -218,6 +237,14 @@ class _Merger:
         for rec in recs:
             if rec.get("status") in _LIVE or rec.get("status") is None:
                 update_low_since(rec, self.now)
+
+
+def _by_key(records: dict[str, dict]) -> dict[str, list[dict]]:
+    """Records by key, in their order (the entries added to a target join them)."""
+    by_key: dict[str, list[dict]] = {}
+    for rec in records.values():
+        by_key.setdefault(rec.get("key"), []).append(rec)
+    return by_key
 
 
 def _ids_of(value) -> list[str]:

@@ -26,7 +26,7 @@ class _Staging:
         self.folder: Path | None = None
         self.staged: list[tuple[Path, Path]] = []  # (target, staged file)
         self.targets: set[Path] = set()
-        self.unindexed: list[tuple[Path, bytes, Path, bool]] = []
+        self.unindexed: list[tuple[Path, Path, bool]] = []  # (target, staged file, exact)
         self.waiting = 0  # records in self.unindexed
         self.syncs = _Syncs()
 
@@ -38,9 +38,9 @@ class _Staging:
         staged = self.folder / f".{len(self.staged):05d}-{target.name}.tmp"  # `learn doctor` clears old ones
         self.staged.append((target, staged))  # first: removed even if writing it fails (a full disk)
         self.targets.add(target)
-        lines, exact = _write_log(staged, recs)
+        exact = _write_log(staged, recs)
         self.syncs.add(staged)
-        self.unindexed.append((target, lines, staged, exact))
+        self.unindexed.append((target, staged, exact))
         self.waiting += len(recs)
         if self.waiting >= self.INDEX_BATCH:
             self.index()
@@ -118,9 +118,9 @@ def _remove_empty_folders(home: Path, prefix: str) -> None:
                 pass  # not empty: an import running now, or files doctor has not removed yet
 
 
-def _write_log(path: Path, recs: list[dict]) -> tuple[bytes, bool]:
-    """Write a new log holding `recs` (stamped `updated`). Returns its bytes, and whether a line
-    needs the standard library to be read back exactly (see `_dumps`)."""
+def _write_log(path: Path, recs: list[dict]) -> bool:
+    """Write a new log holding `recs` (stamped `updated`). Returns whether a line needs the
+    standard library to be read back exactly (see `_dumps`)."""
     from learn_cli.store import jsonl
     from learn_cli.store.paths import FILE_MODE
     from learn_cli.store.record import now_iso
@@ -134,12 +134,13 @@ def _write_log(path: Path, recs: list[dict]) -> tuple[bytes, bool]:
         exact = exact or standard
     lines.append(b"")
     data = b"\n".join(lines)
+    del lines
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
         jsonl._write_all(fd, data)
     finally:
         os.close(fd)
-    return data, exact
+    return exact
 
 
 class _Syncs:
