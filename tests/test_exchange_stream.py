@@ -630,10 +630,10 @@ def test_an_entry_whose_id_another_learning_has_is_found_again_by_that_id(tmp_pa
     assert stored(tmp_path / "home") == before
 
 
-def test_archived_entries_are_held_marshalled_and_arrive_distrusted(tmp_path, monkeypatch):
-    """An archive takes entries until the end of the file: the merger holds them marshalled
-    (a fifth of a record's memory), taken as they are once `distrust` has run (one sighting,
-    no credits), as the entries of the other targets."""
+def test_entries_are_held_marshalled_and_arrive_distrusted(tmp_path, monkeypatch):
+    """The merger holds the entries of a target until it is merged (an archive's until the
+    end of the file) marshalled, a fifth of a record's memory, taken as they are once
+    `distrust` has run (one sighting, no credits)."""
     from learn_cli.engine.exchange import merging
 
     held = []
@@ -652,7 +652,7 @@ def test_archived_entries_are_held_marshalled_and_arrive_distrusted(tmp_path, mo
     store = Store(tmp_path / "home", warn_stderr=False)
     exchange.import_file(store, path)
     store.close()
-    assert sorted(set(held)) == [("archive.jsonl", bytes), ("learnings.jsonl", dict)]
+    assert sorted(set(held)) == [("archive.jsonl", bytes), ("learnings.jsonl", bytes)]
     for recs in stored(tmp_path / "home").values():
         for rec in recs.values():
             assert rec["frequency"] == 1 and "helped" not in rec and "not_helped" not in rec, rec

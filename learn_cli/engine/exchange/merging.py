@@ -46,24 +46,26 @@ class _Merger:
         self.patches: dict[Path, dict[str, dict]] = {}  # target -> id -> fields to set
 
     def add(self, inc: Incoming) -> None:
-        held = inc.rec
-        if inc.target.name == ARCHIVE_FILE:
-            # An archive takes entries until the end of the file (its project's archived
-            # learnings, then the `archived` section): held marshalled, a fifth of the memory
-            # of the record (exact for every value JSON gives).
-            try:
-                held = marshal.dumps(held)
-            except ValueError:  # pragma: no cover - nothing JSON gives (held as it is)
-                pass
+        """Hold an entry until its target is merged, marshalled: a fifth of the memory of the
+        record (exact for every value JSON gives), and none of the small objects that, held
+        among the short-lived ones of the entries after it, kept the memory of the largest
+        project (or of the archives, which take entries until the end of the file) from
+        being given back."""
+        try:
+            held = marshal.dumps(inc.rec)
+        except ValueError:  # pragma: no cover - nothing JSON gives (held as it is)
+            held = inc.rec
         self.batches.setdefault(inc.target, []).append(held)
 
     def close(self, targets: Iterable[Path] | None = None) -> None:
         """Merge the entries gathered for `targets` (every target when None)."""
+        loads = marshal.loads
         for target in list(self.batches) if targets is None else targets:
             held = self.batches.pop(target, None)
             if held:
-                loads = marshal.loads
-                self._merge_batch(target, [rec if type(rec) is dict else loads(rec) for rec in held])
+                items = [rec if type(rec) is dict else loads(rec) for rec in held]
+                del held  # (not beside the records during the merge)
+                self._merge_batch(target, items)
 
     def _merge_batch(self, target: Path, items: list[dict]) -> None:
         empty = self._is_empty(target)

@@ -126,21 +126,27 @@ def _write_log(path: Path, recs: list[dict]) -> bool:
     from learn_cli.store.record import now_iso
 
     stamp = now_iso()
-    lines, exact = [], False
-    for rec in recs:
-        rec["updated"] = stamp
-        line, standard = _dumps(rec)
-        lines.append(line)
-        exact = exact or standard
-    lines.append(b"")
-    data = b"\n".join(lines)
-    del lines
+    exact = False
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
-        jsonl._write_all(fd, data)
+        lines, held = [], 0
+        for rec in recs:  # written ~1 MB at a time: the lines of a large project are never all held
+            rec["updated"] = stamp
+            line, standard = _dumps(rec)
+            lines.append(line)
+            held += len(line)
+            exact = exact or standard
+            if held >= _WRITE_BYTES:
+                jsonl._write_all(fd, b"\n".join(lines) + b"\n")
+                lines, held = [], 0
+        if lines:
+            jsonl._write_all(fd, b"\n".join(lines) + b"\n")
     finally:
         os.close(fd)
     return exact
+
+
+_WRITE_BYTES = 1 << 20
 
 
 class _Syncs:
