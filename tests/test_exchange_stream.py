@@ -632,8 +632,9 @@ def test_an_entry_whose_id_another_learning_has_is_found_again_by_that_id(tmp_pa
 
 def test_entries_are_held_marshalled_and_arrive_distrusted(tmp_path, monkeypatch):
     """The merger holds the entries of a target until it is merged (an archive's until the
-    end of the file) marshalled, a fifth of a record's memory, taken as they are once
-    `distrust` has run (one sighting, no credits)."""
+    end of the file); past HELD_AS_RECORDS of a target, and in an archive, marshalled (a fifth
+    of a record's memory), taken as they are once `distrust` has run (one sighting, no
+    credits)."""
     from learn_cli.engine.exchange import merging
 
     held = []
@@ -641,9 +642,10 @@ def test_entries_are_held_marshalled_and_arrive_distrusted(tmp_path, monkeypatch
 
     def watch(self, inc):
         add(self, inc)
-        held.append((inc.target.name, type(self.batches[inc.target][-1])))
+        held.append((inc.target.name, type(self.batches[inc.target][-1][2])))
 
     monkeypatch.setattr(merging._Merger, "add", watch)
+    monkeypatch.setattr(merging._Merger, "HELD_AS_RECORDS", 1)
     old = [dict(r, status="archived", helped=4, not_helped=1, frequency=9) for r in entries(3, "a")]
     live = [dict(r, helped=2, frequency=7) for r in entries(2, "l")]
     path = tmp_path / "f.json"
@@ -652,7 +654,8 @@ def test_entries_are_held_marshalled_and_arrive_distrusted(tmp_path, monkeypatch
     store = Store(tmp_path / "home", warn_stderr=False)
     exchange.import_file(store, path)
     store.close()
-    assert sorted(set(held)) == [("archive.jsonl", bytes), ("learnings.jsonl", bytes)]
+    assert held == [("learnings.jsonl", dict), ("learnings.jsonl", bytes), ("archive.jsonl", bytes),
+                    ("archive.jsonl", bytes), ("archive.jsonl", bytes)]
     for recs in stored(tmp_path / "home").values():
         for rec in recs.values():
             assert rec["frequency"] == 1 and "helped" not in rec and "not_helped" not in rec, rec

@@ -28,17 +28,20 @@ file (`trust`), entries arrive pending and change no existing learning (`distrus
 Merging, per target file (a project's learnings or archive, a global file), in this order:
 - **duplicate** (skipped): the entry's id is already in the store, or was merged before (it is
   in a record's `merged_from`), or a record with the same key has the same text (context,
-  error and fix, compared after normalising case, spacing and punctuation). So importing a
-  file twice adds nothing.
+  error and fix, compared after normalising case, spacing and punctuation): such a copy is a
+  duplicate before any conflict is judged (its record has been judged). So importing a file
+  twice adds nothing, and reads of a target only the records of its entries' keys.
 - **conflict**: engine.conflicts finds the entry and a live record of the same scope give
   incompatible advice: the entry is added with status `conflicted`, the record is flagged too.
 - **merged** (frequency updated): same key with different text, or a near-duplicate
   (engine.merge.similarity ≥ NEAR_DUPLICATE) of a record of that file: engine.merge.merge
   (frequencies summed, projects unioned, better text); the entry's id joins `merged_from`.
-- **new**: everything else; ids are kept (a clash with a different learning gets a new id).
+- **new**: everything else; ids are kept (a clash with a learning of another key gets a new id,
+  and the id it came with joins its `merged_from`).
 - **skipped**: entries `coerce_record` rejects, with the reason.
 The entries of a target are merged together once none can follow: a project's learnings at
-the end of its project, the global files at the end of `global`, the archives at the end.
+the end of its project, the global files at the end of `global`, the archives at the end;
+until then they are held marshalled (`_Merger.add`).
 
 The package, by idea: `common` (constants, the error, redaction), `export`, `stream` (the JSON
 reader), `importer` (sections and entries), `trust`, `merging`, `staging`, `workers`.

@@ -29,6 +29,8 @@ class _Merger:
     docstring). A target with nothing in it yet is written whole as soon as its entries are
     merged (staged, or held in memory by a dry run); the others are written at the end."""
 
+    HELD_AS_RECORDS = 1000  # entries of a target held as they are (the rest: marshalled, `add`)
+
     def __init__(self, store, report: ImportReport, loads: Callable, staging: _Staging | None, now=None):
         self.store = store
         self.now = now  # the import's clock: the archive clocks of the records it writes start then
@@ -46,28 +48,29 @@ class _Merger:
         self.patches: dict[Path, dict[str, dict]] = {}  # target -> id -> fields to set
 
     def add(self, inc: Incoming) -> None:
-        """Hold an entry until its target is merged, marshalled: a fifth of the memory of the
-        record (exact for every value JSON gives), and none of the small objects that, held
-        among the short-lived ones of the entries after it, kept the memory of the largest
-        project (or of the archives, which take entries until the end of the file) from
-        being given back."""
-        try:
-            held = marshal.dumps(inc.rec)
-        except ValueError:  # pragma: no cover - nothing JSON gives (held as it is)
-            held = inc.rec
-        self.batches.setdefault(inc.target, []).append(held)
+        """Hold an entry until its target is merged. Past HELD_AS_RECORDS entries of a target,
+        and in an archive (which takes entries until the end of the file), marshalled: a fifth
+        of the memory of the record (exact for every value JSON gives), and none of the small
+        objects that, held among the short-lived ones of the entries read after them, kept the
+        memory of the largest project and of the archives from being given back."""
+        rec, held = inc.rec, inc.rec
+        batch = self.batches.setdefault(inc.target, [])
+        if len(batch) >= self.HELD_AS_RECORDS or inc.target.name == ARCHIVE_FILE:
+            try:
+                held = marshal.dumps(rec)
+            except ValueError:  # pragma: no cover - nothing JSON gives (held as it is)
+                pass
+        # With its id and key: an entry known by its id is never unmarshalled (a file imported again).
+        batch.append((rec["id"], rec["key"], held))
 
     def close(self, targets: Iterable[Path] | None = None) -> None:
         """Merge the entries gathered for `targets` (every target when None)."""
-        loads = marshal.loads
         for target in list(self.batches) if targets is None else targets:
             held = self.batches.pop(target, None)
             if held:
-                items = [rec if type(rec) is dict else loads(rec) for rec in held]
-                del held  # (not beside the records during the merge)
-                self._merge_batch(target, items)
+                self._merge_batch(target, held)
 
-    def _merge_batch(self, target: Path, items: list[dict]) -> None:
+    def _merge_batch(self, target: Path, items: list[tuple[str, str, dict | bytes]]) -> None:
         empty = self._is_empty(target)
         self.merge_into(target, items)
         _normalized_text.cache_clear()  # its texts are this target's: held longer, they only pin memory
@@ -88,17 +91,21 @@ class _Merger:
             return False
         return not self.store.index.count_in_file(self.store.index.rel(target))
 
-    def merge_into(self, target: Path, items: list[dict]) -> None:
+    def merge_into(self, target: Path, items: list[tuple[str, str, dict | bytes]]) -> None:
+        """Merge the entries held for a target ((id, key, the record or its marshalled bytes),
+        each taken out of `items` as it is read: the bytes are not held beside the records)."""
         fresh = []
-        for rec in items:
-            rid = rec["id"]
+        loads = marshal.loads
+        for n, (rid, key, held) in enumerate(items):
+            items[n] = None
             if rid in self.merged_from:
                 self.report.duplicates += 1
                 continue
+            if rid in self.ids and self.ids[rid] == key:
+                self.report.duplicates += 1
+                continue
+            rec = held if type(held) is dict else loads(held)
             if rid in self.ids:
-                if self.ids[rid] == rec["key"]:
-                    self.report.duplicates += 1
-                    continue
                 from learn_cli.store.record import new_id
 
                 # Another learning has its id: a new one, and the id it came with remembered
