@@ -1,5 +1,5 @@
 """Staging: new files written in `<home>/.import-<hex>/`, renamed into place at the end (nothing is
-written unless the whole file reads), their index rows written from the records in hand."""
+written unless the whole file reads), their index rows written from the lines staged."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from .workers import _Helpers
 class _Staging:
     """The logs an import writes whole, staged in a folder of the home until the whole export
     has been read, then renamed into place: a refused file leaves the store as it was. Their
-    index rows are written from the records in hand when they are staged (a rename keeps the
-    stat that the index records), INDEX_BATCH records a transaction."""
+    index rows are written from the staged lines once they are staged (read again by the
+    worker that writes them: the main process keeps no copy; a rename keeps the stat that the
+    index records), INDEX_BATCH records a transaction."""
 
     INDEX_BATCH = 10_000
 
