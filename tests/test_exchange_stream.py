@@ -340,6 +340,127 @@ def test_export_finds_a_hand_edited_secret_wherever_its_row_holds_it(tmp_path, w
     assert secret not in out.getvalue().decode() and b"[REDACTED:" in out.getvalue()
 
 
+def _export_bytes(store) -> bytes:
+    out = io.BytesIO()
+    exchange.write_export(store, out, orjson.loads, now="2026-02-02T00:00:00Z")
+    return out.getvalue()
+
+
+def _expected_export(store) -> bytes:
+    """The export as its rules say, from the files: every section sorted by (str(created) or
+    "", id), `updated` dropped, the records with a mark of a credential redacted again."""
+    from learn_cli.engine.exchange.export import _recheck_secrets
+    from learn_cli.store import jsonl
+
+    def records(path, archived_from=None):
+        recs = []
+        for rec in jsonl.load(path).records.values():
+            rec.pop("updated", None)
+            if archived_from is not None:
+                rec["archived_from"] = archived_from
+            recs.append(_recheck_secrets(rec))
+        return recs
+
+    def ordered(recs):
+        return sorted(recs, key=lambda r: (str(r.get("created") or ""), r["id"]))
+
+    lay, pids = store.layout, sorted(store.projects())
+    projects = {pid: {"name": store.projects()[pid]["name"], "root": "", "remote": None,
+                      "learnings": ordered(records(lay.learnings(pid)))} for pid in pids}
+    archived = [*records(lay.global_archive, "global")]
+    for pid in pids:
+        archived.extend(records(lay.archive(pid), pid))
+    doc = {"format": exchange.FORMAT, "version": exchange.VERSION, "exported": "2026-02-02T00:00:00Z",
+           "global": ordered([r for path in lay.global_files() for r in records(path)]),
+           "projects": projects, "archived": ordered(archived)}
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _odd_store(tmp_path) -> Store:
+    """Records of every shape the export's order and check meet: `created` of other types,
+    missing or equal (then by id), secrets a hand edit left, with and without a mark."""
+    from learn_cli.store.project import Project
+
+    store = Store(tmp_path / "home", warn_stderr=False)
+    store.register_project(Project(id="0123456789ab", name="app", root="", remote=None))
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    createds = ["2026-01-02T00:00:00Z", 20260101, None, True, False, [1, "a"], {"b": 2}, "", 1.5,
+                "2026-01-02T00:00:00Z", "zz"]
+    recs = [make_record(key=f"txt:k{i}", context=f"ctx {i}", fix="f", id=f"learn-{9 - i:02d}", created=c)
+            for i, c in enumerate(createds)]
+    del recs[-1]["created"]
+    recs.append(make_record(context="ctx", error=f"failed: {secret}", fix="f", created="2026-01-01T00:00:00Z"))
+    recs.append(make_record(context="see https://deploy@git.example.com/x.git", fix="f"))  # a mark, no secret
+    recs.append(make_record(context="ctx", fix="f", tags=[f"token {secret}"]))
+    path = store.layout.learnings("0123456789ab")
+    store.put_many(path, recs)
+    store.put_many(store.layout.global_patterns, [dict(r, id=f"g{r['id']}", status="global") for r in recs[:6]])
+    store.put_many(store.layout.archive("0123456789ab"), [dict(r, id=f"a{r['id']}", status="archived")
+                                                         for r in recs[6:]])
+    return store
+
+
+def test_export_writes_what_its_rules_say_from_the_columns_the_index_wrote(tmp_path):
+    """The order (`export_created`) and the check (`export_as_is`) decided when each row was
+    written give the export its rules give: created as text, then id, for every type of
+    `created`; a record with a mark of a credential redacted again, the others as stored."""
+    store = _odd_store(tmp_path)
+    data = _export_bytes(store)
+    assert data == _expected_export(store)
+    assert b"ghp_" not in data and data.count(b"[REDACTED:") == 4  # two in the project, two in its archive
+    marked = store.index.db.execute("SELECT count(*) FROM learnings WHERE export_as_is IS NULL").fetchone()[0]
+    assert marked == 3 + 3  # the three with a mark, in the project and in its archive
+    store.close()
+
+
+def test_export_checks_only_the_rows_whose_text_shows_a_mark(tmp_path, monkeypatch):
+    """The rows the index marked `export_as_is` are written without a look at their text."""
+    from learn_cli.engine.exchange import export
+
+    store = _odd_store(tmp_path)
+    looked = []
+    monkeypatch.setattr(export, "credential_mark", lambda text: looked.append(text) or True)
+    _export_bytes(store)
+    store.close()
+    assert len(looked) == 2 * 6 and all("ghp_" in t or "://" in t for t in looked)  # body, then the fields
+
+
+def test_an_index_of_v8_exports_the_same_bytes_as_one_of_v9(tmp_path):
+    """Rows of an older index have no export columns (NULL after the upgrade): the export
+    computes the order from `data` and checks `body`, as before, to the same bytes."""
+    import sqlite3
+
+    store = _odd_store(tmp_path)
+    want = _export_bytes(store)
+    store.close()
+    db = sqlite3.connect(str(store.layout.index_db))
+    for name in ("export_created", "export_as_is"):
+        db.execute(f"ALTER TABLE learnings DROP COLUMN {name}")
+    db.execute("PRAGMA user_version=8")
+    db.commit()
+    db.close()
+    again = Store(tmp_path / "home", warn_stderr=False)
+    assert again.index.db.execute("SELECT count(*) FROM learnings WHERE export_created IS NOT NULL "
+                                  "OR export_as_is IS NOT NULL").fetchone()[0] == 0  # upgraded in place, no rebuild
+    assert _export_bytes(again) == want
+    again.close()
+
+
+def test_a_change_in_place_keeps_the_export_columns_in_step(tmp_path):
+    """An update that keeps a record's searchable text is written in place (_set_changed):
+    its `created` and its check follow it."""
+    store = _odd_store(tmp_path)
+    path = store.layout.learnings("0123456789ab")
+    first = store.index.db.execute("SELECT id FROM learnings WHERE file LIKE 'projects/%' AND export_as_is = 1 "
+                                   "ORDER BY export_created LIMIT 1").fetchone()[0]
+    rowid = store.index.db.execute("SELECT rowid FROM learnings WHERE id=?", (first,)).fetchone()[0]
+    store.update(path, first, lambda rec: dict(rec, created="2099-01-01T00:00:00Z"))
+    assert store.index.db.execute("SELECT rowid, export_created FROM learnings WHERE id=?",
+                                  (first,)).fetchone() == (rowid, "2099-01-01T00:00:00Z")  # in place
+    assert _export_bytes(store) == _expected_export(store)
+    store.close()
+
+
 # ---------------------------------------------------------------- the pieces
 
 
@@ -448,6 +569,115 @@ def test_another_fix_of_a_known_key_is_kept_as_an_alternative(tmp_path):
     assert [(r["new"], r["merged"]) for r in reports] == [(1, 0), (0, 1), (1, 0)]
     (recs,) = [recs for rel, recs in stored(tmp_path / "home").items() if rel.endswith("learnings.jsonl")]
     assert sorted(r["fix"] for r in recs.values()) == ["pip install 'python-jose[cryptography]'", "uv add python-jose"]
+
+
+def _import_twice(tmp_path, store, learnings_of: list[list[dict]]) -> list[dict]:
+    """Each list of learnings as a file of its own (one project), imported in turn."""
+    reports = []
+    for n, learnings in enumerate(learnings_of):
+        path = tmp_path / f"file{n}.json"
+        path.write_text(json.dumps(export_doc({"0123456789ab": learnings})))
+        reports.append(exchange.import_file(store, path).as_json())
+    return reports
+
+
+NPM = "Use npm for JavaScript dependencies"
+PNPM = "Use pnpm, not npm, for JavaScript dependencies in this repository"
+
+
+def _counts(report: dict) -> tuple:
+    return tuple(report[name] for name in ("new", "merged", "duplicates", "conflicts"))
+
+
+def test_importing_a_file_again_adds_nothing_even_its_copies_that_conflict(tmp_path):
+    """A file holding two copies of one learning (same key and text, two ids) and a
+    preference that contradicts it: the first import keeps one copy (nothing in the home to
+    judge conflicts against). Importing the file again found the second copy in conflict with
+    the preference and added it, as a conflicted record, every time; now it is a duplicate
+    of the copy kept, and the second import changes nothing."""
+    pnpm = make_record(type="preference", key="txt:pnpm", context=PNPM, fix=PNPM)
+    copy = dict(pnpm, id=pnpm["id"] + "c")
+    npm = make_record(type="preference", key="txt:npm", context=NPM, fix=NPM)
+    store = Store(tmp_path / "home", warn_stderr=False)
+    first, = _import_twice(tmp_path, store, [[npm, pnpm, copy]])
+    before = stored(tmp_path / "home")
+    again, third = (exchange.import_file(store, tmp_path / "file0.json").as_json() for _ in range(2))
+    store.close()
+    assert _counts(first) == (2, 0, 1, 0)
+    assert _counts(again) == _counts(third) == (0, 0, 3, 0)
+    assert stored(tmp_path / "home") == before
+
+
+def test_an_entry_whose_id_another_learning_has_is_found_again_by_that_id(tmp_path):
+    """An entry whose id is taken by a learning of another key gets a new id, and remembers
+    the one it came with in `merged_from`: importing its file again finds it there, even once
+    its copy no longer has its text (a trusted import's merge, an edit), and even when it
+    contradicts a learning of the home."""
+    pnpm = make_record(type="preference", key="txt:pnpm", context=PNPM, fix=PNPM)
+    npm = make_record(type="preference", key="txt:npm", context=NPM, fix=NPM, id=pnpm["id"])  # the same id
+    store = Store(tmp_path / "home", warn_stderr=False)
+    reports = _import_twice(tmp_path, store, [[pnpm], [npm]])
+    path = store.layout.learnings("0123456789ab")
+    (renamed,) = [r for r in stored(tmp_path / "home")[str(path.relative_to(tmp_path / "home"))].values()
+                  if r["key"] == "txt:npm"]
+    assert renamed["id"] != pnpm["id"] and renamed["merged_from"] == [pnpm["id"]]
+    store.update(path, renamed["id"], lambda rec: dict(rec, fix=NPM + " (edited)"))
+    before = stored(tmp_path / "home")
+    again = exchange.import_file(store, tmp_path / "file1.json").as_json()
+    store.close()
+    assert [_counts(r) for r in reports] == [(1, 0, 0, 0), (0, 0, 0, 1)]  # conflicted: added, not new
+    assert _counts(again) == (0, 0, 1, 0)
+    assert stored(tmp_path / "home") == before
+
+
+def test_entries_are_held_marshalled_and_arrive_distrusted(tmp_path, monkeypatch):
+    """The merger holds the entries of a target until it is merged (an archive's until the
+    end of the file); past HELD_AS_RECORDS of a target, and in an archive, marshalled (a fifth
+    of a record's memory), taken as they are once `distrust` has run (one sighting, no
+    credits)."""
+    from learn_cli.engine.exchange import merging
+
+    held = []
+    add = merging._Merger.add
+
+    def watch(self, inc):
+        add(self, inc)
+        held.append((inc.target.name, type(self.batches[inc.target][-1][2])))
+
+    monkeypatch.setattr(merging._Merger, "add", watch)
+    monkeypatch.setattr(merging._Merger, "HELD_AS_RECORDS", 1)
+    old = [dict(r, status="archived", helped=4, not_helped=1, frequency=9) for r in entries(3, "a")]
+    live = [dict(r, helped=2, frequency=7) for r in entries(2, "l")]
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(export_doc({"0123456789ab": [*live, old[0]]},
+                                          archived=[dict(r, archived_from="0123456789ab") for r in old[1:]])))
+    store = Store(tmp_path / "home", warn_stderr=False)
+    exchange.import_file(store, path)
+    store.close()
+    assert held == [("learnings.jsonl", dict), ("learnings.jsonl", bytes), ("archive.jsonl", bytes),
+                    ("archive.jsonl", bytes), ("archive.jsonl", bytes)]
+    for recs in stored(tmp_path / "home").values():
+        for rec in recs.values():
+            assert rec["frequency"] == 1 and "helped" not in rec and "not_helped" not in rec, rec
+
+
+def test_a_file_imported_again_reads_only_the_records_of_its_keys(tmp_path, monkeypatch):
+    """Its entries are found by id, or are copies of records of their keys: no target is read
+    whole (nor judged for conflicts) for them."""
+    from learn_cli.engine.exchange import merging
+
+    pnpm = make_record(type="preference", key="txt:pnpm", context=PNPM, fix=PNPM)
+    npm = make_record(type="preference", key="txt:npm", context=NPM, fix=NPM)
+    learnings = [npm, pnpm, dict(pnpm, id=pnpm["id"] + "c"), *entries(20, "r")]
+    store = Store(tmp_path / "home", warn_stderr=False)
+    _import_twice(tmp_path, store, [learnings])
+    read = []
+    existing = merging._Merger._existing
+    monkeypatch.setattr(merging._Merger, "_existing", lambda self, target, keys=None: read.append(keys) or
+                        existing(self, target, keys))
+    report = exchange.import_file(store, tmp_path / "file0.json").as_json()
+    store.close()
+    assert read == [["txt:pnpm"]] and _counts(report) == (0, 0, 23, 0)
 
 
 # ---------------------------------------------------------------- the redaction checks of an import

@@ -35,7 +35,7 @@ TYPE_CHECKING = False  # no pathlib on the hook path (paths.Layout)
 if TYPE_CHECKING:
     from pathlib import Path
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 FEW_FILES = 50  # a refresh of at most this many files asks the index about those alone
 
 _SCHEMA = """
@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime_ns INT, 
 CREATE TABLE IF NOT EXISTS learnings(rowid INTEGER PRIMARY KEY, file TEXT NOT NULL,
     id TEXT NOT NULL, key TEXT, scope TEXT, pid TEXT, type TEXT, category TEXT, status TEXT,
     updated TEXT, body TEXT, data TEXT, derived TEXT, features TEXT,
-    score_frequency INT, score_impact REAL, score_used TEXT, score_base REAL, UNIQUE(file, id));
+    score_frequency INT, score_impact REAL, score_used TEXT, score_base REAL, export_created TEXT, export_as_is INT,
+    UNIQUE(file, id));
 CREATE INDEX IF NOT EXISTS learnings_key ON learnings(key);
 CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
 CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
@@ -123,6 +124,36 @@ def search_body(rec: dict) -> str:
     return " ".join(p for p in parts if p)[:BODY_LIMIT]
 
 
+# v9: what `learn export` reads of a row besides its data, decided when the row is written
+# (engine/exchange/export.py): the text it sorts the row by, and whether it may write the
+# record as stored. Without them it parsed every row's JSON twice in SQL to sort, and looked
+# for the marks of a credential in every row's text (~0.5 s of an export of 100,000).
+EXPORT_AS_IS = 1  # the version of credential_mark's list: bump it when the list changes
+
+
+def export_columns(rec: dict, body: str) -> tuple[str, int | None]:
+    """(`export_created`, `export_as_is`) of a record whose searchable text is `body`: the
+    export's order (str() of `created`, "" when missing or empty), and EXPORT_AS_IS when the
+    export writes the record as stored (its whole searchable text, which holds every text field
+    and tag, shows no mark of a credential), else None: the export checks it again."""
+    created = rec.get("created")
+    order = created if type(created) is str else str(created or "")
+    return order, (EXPORT_AS_IS if len(body) < BODY_LIMIT and not credential_mark(body) else None)
+
+
+def credential_mark(text: str) -> bool:
+    """What the common credentials start with or sit beside: a key block, GitHub, GitLab, AWS,
+    OpenAI/Anthropic, Slack, Google and JWT tokens, `*_SECRET=` labels. Few and literal on
+    purpose (every row written pays it, a hook's too): each costs one `in` (written out: a
+    generator over them cost more than the searches), where the redactor's whole rule set
+    costs ~30 µs. Changing the list means bumping EXPORT_AS_IS."""
+    return (("://" in text and "@" in text) or "PRIVATE KEY" in text
+            or ("gh" in text and ("ghp_" in text or "gho_" in text or "ghs_" in text or "ghu_" in text
+                                  or "github_pat_" in text))
+            or "glpat-" in text or "AKIA" in text or "ASIA" in text or "sk-" in text or "xox" in text
+            or "AIza" in text or "eyJ" in text or "ecret" in text or "ECRET" in text)
+
+
 class Index:
     def __init__(self, layout, on_event: Callable[[str], None] | None = None):
         self.layout = layout
@@ -161,6 +192,7 @@ class Index:
                 db.executescript(_SCHEMA)
                 _add_missing_columns(db)
                 _add_score_columns(db)
+                _add_export_columns(db)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             db.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost commit is re-read
             if deadline.active():  # a hook: no statement outlives its deadline (see store.deadline)
@@ -616,11 +648,15 @@ class Index:
         return self.db.execute("SELECT json_extract(data, '$.merged_from') FROM learnings "
                                "WHERE data LIKE '%\"merged_from\"%'")
 
-    def data_in_file(self, rel: str, statuses: tuple) -> Iterable[tuple[str]]:
-        """(data,) of one file's rows whose status is one of statuses, streamed."""
+    def data_in_file(self, rel: str, statuses: tuple, keys: list[str] | None = None) -> Iterable[tuple[str]]:
+        """(data,) of one file's rows whose status is one of statuses (and key one of `keys`
+        when given), by id, streamed."""
         marks = ",".join("?" * len(statuses))
-        return self.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks})",
-                               (rel, *statuses))
+        if keys is None:
+            return self.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks}) ORDER BY id",
+                                   (rel, *statuses))
+        return self.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks}) AND key IN "
+                               f"(SELECT value FROM json_each(?)) ORDER BY id", (rel, *statuses, jsonlite.dumps(keys)))
 
     def count_in_file(self, rel: str) -> int:
         """How many rows one file has in the index."""
@@ -628,22 +664,26 @@ class Index:
 
     # -- export (engine/exchange/export.py) ------------------------------------------------
     def exported_projects(self) -> list[str]:
-        """The projects that hold project or archived learnings, in order."""
-        return [pid for (pid,) in self.db.execute(
-            "SELECT DISTINCT pid FROM learnings WHERE scope IN ('project', 'archive') AND pid != '' ORDER BY pid")]
+        """The projects that hold project or archived learnings, in order. (Only their rows
+        have a pid: the index by pid answers alone, where a condition on the scope read every
+        row.)"""
+        return [pid for (pid,) in self.db.execute("SELECT DISTINCT pid FROM learnings WHERE pid != '' ORDER BY pid")]
 
     def use_export_order(self, created_order: Callable) -> None:
         """Give the export's order its rule for a `created` that is not text:
         created_order(json type, value) -> the text it sorts as (once per connection)."""
         self.db.create_function("export_created", 2, created_order, deterministic=True)
 
-    def exported_rows(self, section: str, pid: str = "") -> Iterable[tuple[str, str, str, str]]:
-        """(scope, pid, data, body) of one export section ("global", "project" of pid,
-        "archived"), streamed in export order: `created` (text as it is, another type as
-        use_export_order says), then id, then rowid. `body` is search_body(record)."""
+    def exported_rows(self, section: str, pid: str = "") -> Iterable[tuple[str, str, str, int, str | None]]:
+        """(scope, pid, data, as_is, body) of one export section ("global", "project" of pid,
+        "archived"), streamed in export order: `created` (`export_created`; for a row of an
+        older index, text as it is, another type as use_export_order says), then id, then
+        rowid. `as_is`: the row says the export may write its record as stored
+        (`export_columns`); else `body` is search_body(record), for the export to decide."""
         where, args = _EXPORT_SECTIONS[section], ((pid,) if section == "project" else ())
-        return self.db.execute(f"SELECT scope, pid, data, body FROM learnings WHERE {where} ORDER BY {_EXPORT_ORDER}",
-                               args)
+        as_is = f"export_as_is IS {EXPORT_AS_IS}"
+        return self.db.execute(f"SELECT scope, pid, data, {as_is}, CASE WHEN {as_is} THEN NULL ELSE body END "
+                               f"FROM learnings WHERE {where} ORDER BY {_EXPORT_ORDER}", args)
 
     # -- promotion and prune (engine/promotion.py, engine/prune.py) -----------------------
     def rowids_to_derive(self, rows: Selection, version: int) -> list[int]:
@@ -823,9 +863,11 @@ class Index:
             features = derive[1](rec)
         if data is None:
             data = jsonlite.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+        if body is None:
+            body = search_body(rec)
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
-                rec.get("status"), rec.get("updated") or "", search_body(rec) if body is None else body,
-                data, derive[0](rec) if derive else None, features, *score_inputs(rec))
+                rec.get("status"), rec.get("updated") or "", body, data, derive[0](rec) if derive else None, features,
+                *score_inputs(rec), *export_columns(rec, body))
 
     def _tx(self):
         return _Transaction(self.db, self._batch)
@@ -952,17 +994,19 @@ class _Interrupt:
 # "" when missing or empty), then id, then where the index holds them.
 _EXPORT_SECTIONS = {"global": "scope = 'global' AND pid = ''", "project": "scope = 'project' AND pid = ?",
                     "archived": "scope IN ('archive', 'global-archive')"}
-_EXPORT_ORDER = ("CASE json_type(data, '$.created') WHEN 'text' THEN json_extract(data, '$.created') "
-                 "ELSE export_created(json_type(data, '$.created'), json_extract(data, '$.created')) END, id, rowid")
+_EXPORT_ORDER = ("coalesce(export_created, CASE json_type(data, '$.created') WHEN 'text' THEN "
+                 "json_extract(data, '$.created') ELSE export_created(json_type(data, '$.created'), "
+                 "json_extract(data, '$.created')) END), id, rowid")
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "
-           "features, score_frequency, score_impact, score_used, score_base) VALUES (" + ",".join("?" * 17) + ")")
+           "features, score_frequency, score_impact, score_used, score_base, export_created, export_as_is) "
+           "VALUES (" + ",".join("?" * 19) + ")")
 # The indexed columns of a row (by their place in Index._row's tuple) that an update in place
 # sets only when their value changed: SQLite updates every index that names a column of the SET
 # clause, whatever its value, and a promote or prune patch (an archive clock, a conflict) changes
 # none of key, scope, pid, type, category, and often not the status nor the score: 3 to 5 of the
-# 8 indexes are left alone. `updated`, `data`, `derived` and `features` are always set (the
-# first two change with any patch; the others are in no index).
+# 8 indexes are left alone. `updated`, `data`, `derived`, `features` and the export's two
+# columns are always set (the first two change with any patch; the others are in no index).
 _NARROW = ((0, "file"), (2, "key"), (3, "scope"), (4, "pid"), (5, "type"), (6, "category"), (7, "status"),
            (13, "score_frequency"), (14, "score_impact"), (15, "score_used"), (16, "score_base"))
 
@@ -974,10 +1018,11 @@ def _kept_values(row: tuple) -> tuple:
 
 def _set_changed(db: sqlite3.Connection, prev: tuple, row: tuple) -> None:
     """Update the row `prev` (from _rows_of) to `row` (Index._row's tuple) in place: its
-    `updated`, `data`, `derived` and `features`, and of _NARROW's columns those whose value differs."""
+    `updated`, `data`, `derived`, `features` and export columns, and of _NARROW's columns those
+    whose value differs."""
     changed = tuple((name, row[at]) for (at, name), before in zip(_NARROW, prev[3], strict=True) if row[at] != before)
     db.execute(_update_sql(tuple(name for name, _value in changed)),
-               (row[8], row[10], row[11], row[12], *(value for _name, value in changed), prev[0]))
+               (row[8], row[10], row[11], row[12], row[17], row[18], *(value for _name, value in changed), prev[0]))
 
 
 _UPDATE_SQL: dict[tuple[str, ...], str] = {}
@@ -987,7 +1032,8 @@ def _update_sql(columns: tuple[str, ...]) -> str:
     sql = _UPDATE_SQL.get(columns)
     if sql is None:
         named = "".join(f", {name}=?" for name in columns)
-        sql = f"UPDATE learnings SET updated=?, data=?, derived=?, features=?{named} WHERE rowid=?"
+        sql = (f"UPDATE learnings SET updated=?, data=?, derived=?, features=?, export_created=?, "
+               f"export_as_is=?{named} WHERE rowid=?")
         _UPDATE_SQL[columns] = sql
     return sql
 
@@ -1022,6 +1068,15 @@ def _add_score_columns(db: sqlite3.Connection) -> None:
         if name not in have:
             db.execute(f"ALTER TABLE learnings ADD COLUMN {name} {kind}")
     db.execute(_SCORES_INDEX)
+
+
+def _add_export_columns(db: sqlite3.Connection) -> None:
+    """v9: the export's order and check of each row (`export_columns`). Rows of an older index
+    keep NULL until rewritten; the export computes both from `data` and `body` for those."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(learnings)")}
+    for name, kind in (("export_created", "TEXT"), ("export_as_is", "INT")):
+        if name not in have:
+            db.execute(f"ALTER TABLE learnings ADD COLUMN {name} {kind}")
 
 
 def score_inputs(rec: dict) -> tuple[int, float, str | None, float]:

@@ -13,8 +13,9 @@ archived entry's `archived_from` always names a listed project (or "global").
 Both directions stream, so memory does not grow with the store or the file: export writes a
 record at a time from one ordered query per section and per project; import reads the entries
 one by one inside each array (`_JsonStream`), and writes each target file once, indexing its
-rows from the records in hand (`Index.load_rows`) instead of reading the file back. For a large
-file, the redaction checks and the index writes run in worker processes (`_Helpers`).
+rows from the lines it staged (`Index.load_rows`) instead of reading the store's files back.
+For a large file, the redaction checks and the index writes run in worker processes
+(`_Helpers`; the index worker reads the staged lines from disk).
 
 Import is untrusted input (SPEC §4): a size limit, the parser's nesting limit, the shape of
 each section, and every entry through `coerce_record` (types, caps); text is redacted again;
@@ -28,17 +29,20 @@ file (`trust`), entries arrive pending and change no existing learning (`distrus
 Merging, per target file (a project's learnings or archive, a global file), in this order:
 - **duplicate** (skipped): the entry's id is already in the store, or was merged before (it is
   in a record's `merged_from`), or a record with the same key has the same text (context,
-  error and fix, compared after normalising case, spacing and punctuation). So importing a
-  file twice adds nothing.
+  error and fix, compared after normalising case, spacing and punctuation): such a copy is a
+  duplicate before any conflict is judged (its record has been judged). So importing a file
+  twice adds nothing, and reads of a target only the records of its entries' keys.
 - **conflict**: engine.conflicts finds the entry and a live record of the same scope give
   incompatible advice: the entry is added with status `conflicted`, the record is flagged too.
 - **merged** (frequency updated): same key with different text, or a near-duplicate
   (engine.merge.similarity ≥ NEAR_DUPLICATE) of a record of that file: engine.merge.merge
   (frequencies summed, projects unioned, better text); the entry's id joins `merged_from`.
-- **new**: everything else; ids are kept (a clash with a different learning gets a new id).
+- **new**: everything else; ids are kept (a clash with a learning of another key gets a new id,
+  and the id it came with joins its `merged_from`).
 - **skipped**: entries `coerce_record` rejects, with the reason.
 The entries of a target are merged together once none can follow: a project's learnings at
-the end of its project, the global files at the end of `global`, the archives at the end.
+the end of its project, the global files at the end of `global`, the archives at the end;
+until then they are held marshalled (`_Merger.add`).
 
 The package, by idea: `common` (constants, the error, redaction), `export`, `stream` (the JSON
 reader), `importer` (sections and entries), `trust`, `merging`, `staging`, `workers`.

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from learn_cli.store.index import credential_mark
+
 from .common import _SEP, FORMAT, TEXT_FIELDS, VERSION, _redact, redact_record
 
 # ---------------------------------------------------------------- export
@@ -77,15 +79,16 @@ def _exported(store, section: str, project: str, loads: Callable, archived: bool
     from learn_cli.store.index import BODY_LIMIT
 
     rows = store.index.exported_rows(section, project)
-    for scope, pid, data, body in rows:
+    for scope, pid, data, as_is, body in rows:
         rec = loads(data)
         rec.pop("updated", None)
         if archived:
             rec["archived_from"] = pid if scope == "archive" else "global"
         # The row's searchable text holds every text field and tag (cut only past BODY_LIMIT):
-        # no marker there, none in the record, and its fields need not be gathered (~0.2 s
-        # of an export of 100,000).
-        if not isinstance(body, str) or len(body) >= BODY_LIMIT or _may_hold_secret(body):
+        # no mark there, none in the record, and its fields need not be gathered. The index
+        # decided it when it wrote the row (`as_is`: index.export_columns); a row of an older
+        # index brings its text.
+        if not as_is and (not isinstance(body, str) or len(body) >= BODY_LIMIT or credential_mark(body)):
             _recheck_secrets(rec)
         yield rec
 
@@ -103,31 +106,21 @@ def _recheck_secrets(rec: dict) -> dict:
     """Defence in depth on the way out, at a fraction of the cost of a full redaction. Every
     way into the store redacts (capture, `learn add`, import), so a stored record holds no
     secret that this redactor finds. Only a record whose text shows the mark of a credential
-    (`_may_hold_secret`) is redacted again: that covers the usual ones in records written by
+    (`store.index.credential_mark`) is redacted again: that covers the usual ones in records written by
     an older redactor or edited by hand."""
     fields = [rec[f] for f in TEXT_FIELDS if isinstance(rec.get(f), str) and rec[f]]
     tags = rec.get("tags")
     if isinstance(tags, list):
         fields.extend(t for t in tags if isinstance(t, str))
-    if fields and _may_hold_secret(_SEP.join(fields)):
+    if fields and credential_mark(_SEP.join(fields)):
         redact_record(rec)
     return rec
 
 
-def _may_hold_secret(text: str) -> bool:
-    """What the common credentials start with or sit beside: a key block, GitHub, GitLab, AWS,
-    OpenAI/Anthropic, Slack, Google and JWT tokens, `*_SECRET=` labels. Few and literal on
-    purpose: each costs one `in` per record (written out: a generator over them cost more than
-    the searches), where the redactor's whole rule set costs ~30 µs."""
-    return (("://" in text and "@" in text) or "PRIVATE KEY" in text
-            or ("gh" in text and ("ghp_" in text or "gho_" in text or "ghs_" in text or "ghu_" in text
-                                  or "github_pat_" in text))
-            or "glpat-" in text or "AKIA" in text or "ASIA" in text or "sk-" in text or "xox" in text
-            or "AIza" in text or "eyJ" in text or "ecret" in text or "ECRET" in text)
-
-
 class _IndentedWriter:
     """Writes a document piece by piece exactly as orjson.dumps(doc, OPT_INDENT_2) would."""
+
+    CHUNK = 1 << 16  # bytes of records written at once
 
     def __init__(self, out: BinaryIO):
         import orjson
@@ -155,10 +148,17 @@ class _IndentedWriter:
         """A list of records as the value at `depth`; returns how many. A record's own lines
         are indented by `pad` (JSON text holds no raw line break but between tokens)."""
         pad = b"\n" + b"  " * (depth + 1)
-        count = 0
+        count, pieces, held = 0, [], 0
         for rec in records:
-            self.write((b",", b"[")[count == 0] + pad + self._dumps(rec).replace(b"\n", pad))
+            piece = (b",", b"[")[count == 0] + pad + self._dumps(rec).replace(b"\n", pad)
+            pieces.append(piece)
             count += 1
+            held += len(piece)
+            if held >= self.CHUNK:  # a write per record cost ~0.1 s of an export of 100,000
+                self.write(b"".join(pieces))
+                pieces, held = [], 0
+        if pieces:
+            self.write(b"".join(pieces))
         if count:
             self.end(depth, b"]")
         else:

@@ -108,6 +108,7 @@ class _Importer:
         self.projects: dict[str, dict] = {}  # safe pid -> {name, root, remote}
         self.pid_map: dict[str, str] = {}  # project id in the file -> safe pid
         self.receiving: set[str] = set()  # pids that entries went to
+        self.placed: Incoming | None = None  # the entry just placed, for the merger once distrusted
         self.lay = _Paths(store.layout)
         store.refresh(loads=loads)
         if not dry_run:  # rows written with what promote and prune read (workers.py does the same)
@@ -214,11 +215,14 @@ class _Importer:
                 _finish(rec, self.origin)
                 place(rec)  # the target follows the file's status; then the status is ours
                 distrust(rec, self.now, self.trust)
+                if self.placed is not None:  # the merger takes the record as it now is
+                    self.merger.add(self.placed)
+                    self.placed = None
         self.checks.forget_clean()
 
     def _add(self, rec: dict, target: Path, scope: str, pid: str) -> None:
         self.receiving.add(pid)
-        self.merger.add(Incoming(rec, target, scope, pid))
+        self.placed = Incoming(rec, target, scope, pid)
 
     def _place_project(self, rec: dict, pid: str, raw_pid: str) -> None:
         _remap_projects(rec, raw_pid, pid)

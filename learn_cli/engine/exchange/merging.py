@@ -3,6 +3,7 @@ docstring), one target at a time, without deep copies."""
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -28,6 +29,8 @@ class _Merger:
     docstring). A target with nothing in it yet is written whole as soon as its entries are
     merged (staged, or held in memory by a dry run); the others are written at the end."""
 
+    HELD_AS_RECORDS = 1000  # entries of a target held as they are (the rest: marshalled, `add`)
+
     def __init__(self, store, report: ImportReport, loads: Callable, staging: _Staging | None, now=None):
         self.store = store
         self.now = now  # the import's clock: the archive clocks of the records it writes start then
@@ -38,23 +41,36 @@ class _Merger:
         self.merged_from: set[str] = set()
         for (ids,) in store.index.merged_from_fields():
             self.merged_from.update(_json_list(ids, loads))
-        self.batches: dict[Path, list[Incoming]] = {}  # target -> entries not merged yet
+        self.batches: dict[Path, list[dict | bytes]] = {}  # target -> entries not merged yet (add)
         self.new: dict[Path, list[dict]] = {}  # target that had data -> records to append at the end
         self.held: dict[Path, bytes] = {}  # dry run: the lines staging would have written
         self.unwritten: set[str] = set()  # ids of entries added by this import (no patch needed)
         self.patches: dict[Path, dict[str, dict]] = {}  # target -> id -> fields to set
 
     def add(self, inc: Incoming) -> None:
-        self.batches.setdefault(inc.target, []).append(inc)
+        """Hold an entry until its target is merged. Past HELD_AS_RECORDS entries of a target,
+        and in an archive (which takes entries until the end of the file), marshalled: a fifth
+        of the memory of the record (exact for every value JSON gives), and none of the small
+        objects that, held among the short-lived ones of the entries read after them, kept the
+        memory of the largest project and of the archives from being given back."""
+        rec, held = inc.rec, inc.rec
+        batch = self.batches.setdefault(inc.target, [])
+        if len(batch) >= self.HELD_AS_RECORDS or inc.target.name == ARCHIVE_FILE:
+            try:
+                held = marshal.dumps(rec)
+            except ValueError:  # pragma: no cover - nothing JSON gives (held as it is)
+                pass
+        # With its id and key: an entry known by its id is never unmarshalled (a file imported again).
+        batch.append((rec["id"], rec["key"], held))
 
     def close(self, targets: Iterable[Path] | None = None) -> None:
         """Merge the entries gathered for `targets` (every target when None)."""
         for target in list(self.batches) if targets is None else targets:
-            items = self.batches.pop(target, None)
-            if items:
-                self._merge_batch(target, items)
+            held = self.batches.pop(target, None)
+            if held:
+                self._merge_batch(target, held)
 
-    def _merge_batch(self, target: Path, items: list[Incoming]) -> None:
+    def _merge_batch(self, target: Path, items: list[tuple[str, str, dict | bytes]]) -> None:
         empty = self._is_empty(target)
         self.merge_into(target, items)
         _normalized_text.cache_clear()  # its texts are this target's: held longer, they only pin memory
@@ -75,31 +91,42 @@ class _Merger:
             return False
         return not self.store.index.count_in_file(self.store.index.rel(target))
 
-    def merge_into(self, target: Path, items: list[Incoming]) -> None:
-        existing = self._existing(target)
+    def merge_into(self, target: Path, items: list[tuple[str, str, dict | bytes]]) -> None:
+        """Merge the entries held for a target ((id, key, the record or its marshalled bytes),
+        each taken out of `items` as it is read: the bytes are not held beside the records)."""
         fresh = []
-        for inc in items:
-            rid = inc.rec["id"]
+        loads = marshal.loads
+        for n, (rid, key, held) in enumerate(items):
+            items[n] = None
             if rid in self.merged_from:
                 self.report.duplicates += 1
                 continue
+            if rid in self.ids and self.ids[rid] == key:
+                self.report.duplicates += 1
+                continue
+            rec = held if type(held) is dict else loads(held)
             if rid in self.ids:
-                if self.ids[rid] == inc.rec["key"]:
-                    self.report.duplicates += 1
-                    continue
                 from learn_cli.store.record import new_id
 
-                inc.rec["id"] = new_id()
-            self.ids[inc.rec["id"]] = inc.rec["key"]
-            fresh.append(inc.rec)
+                # Another learning has its id: a new one, and the id it came with remembered
+                # (as a merge remembers it), so that importing its file again finds it.
+                rec["id"] = new_id()
+                rec["merged_from"] = [*_ids_of(rec.get("merged_from")), rid][-MAX_MERGED_FROM:]
+            self.ids[rec["id"]] = rec["key"]
+            fresh.append(rec)
         if not fresh:
-            return
+            return  # (the target's records are not read: a file imported again)
         from learn_cli.engine.knowledge import same_learning
 
-        conflicted = self._conflicts(target, existing, fresh) if existing else set()
-        by_key: dict[str, list[dict]] = {}
-        for rec in existing.values():
-            by_key.setdefault(rec.get("key"), []).append(rec)
+        # First the target's records of the entries' keys: when every entry is a copy of one
+        # of them, nothing else of the target is read (a file imported again, or part of it).
+        existing = self._existing(target, sorted({rec["key"] for rec in fresh}))
+        by_key = _by_key(existing)
+        judged = _not_copies(fresh, by_key) if existing else fresh
+        if judged:
+            existing = self._existing(target)
+            by_key = _by_key(existing)
+        conflicted = self._conflicts(target, existing, judged) if existing and judged else set()
         added: list[dict] = []
         for rec in fresh:
             if rec["id"] in conflicted:
@@ -120,15 +147,19 @@ class _Merger:
         if added:
             self.new.setdefault(target, []).extend(added)
 
-    def _existing(self, target: Path) -> dict[str, dict]:
+    def _existing(self, target: Path, keys: list[str] | None = None) -> dict[str, dict]:
+        """The target's records by id (of these keys only, when given), in id order, then
+        those a dry run holds for it."""
         if self.staging and target in self.staging.targets:
             self.staging.index(wait=True)  # a second batch for a target (a project listed twice)
         rel = self.store.index.rel(target)
         statuses = ("archived",) if target.name == "archive.jsonl" else _LIVE
-        rows = self.store.index.data_in_file(rel, statuses)
+        rows = self.store.index.data_in_file(rel, statuses, keys)
         found = {(rec := self.loads(d))["id"]: rec for (d,) in rows}
         held = (self.loads(line) for line in self.held.get(target, b"").splitlines())
-        found.update((r["id"], r) for r in held if r.get("status") in statuses)
+        wanted = None if keys is None else set(keys)
+        found.update((r["id"], r) for r in held
+                     if r.get("status") in statuses and (wanted is None or r.get("key") in wanted))
         return found
 
     def _conflicts(self, target: Path, existing: dict[str, dict], fresh: list[dict]) -> set[str]:
@@ -215,6 +246,33 @@ class _Merger:
         for rec in recs:
             if rec.get("status") in _LIVE or rec.get("status") is None:
                 update_low_since(rec, self.now)
+
+
+def _by_key(records: dict[str, dict]) -> dict[str, list[dict]]:
+    """Records by key, in their order (the entries added to a target join them)."""
+    by_key: dict[str, list[dict]] = {}
+    for rec in records.values():
+        by_key.setdefault(rec.get("key"), []).append(rec)
+    return by_key
+
+
+def _ids_of(value) -> list[str]:
+    """The ids of a `merged_from` as an entry brings it (any shape: it is untrusted)."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _not_copies(fresh: list[dict], by_key: dict[str, list[dict]]) -> list[dict]:
+    """The entries that are not a copy of a record of the target: one with the text of the
+    first record of its key that is the same learning is a duplicate, and is not judged for
+    conflicts (that record has been: flagged again, the copy would be added as a conflicted
+    record at every import of its file)."""
+    from learn_cli.engine.knowledge import same_learning
+
+    def copy(rec: dict) -> bool:
+        same = next((old for old in by_key.get(rec["key"], ()) if same_learning(old, rec)), None)
+        return same is not None and _same_text(same, rec)
+
+    return [rec for rec in fresh if not copy(rec)]
 
 
 def _flag(rec: dict, other: str) -> None:

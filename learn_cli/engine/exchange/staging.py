@@ -1,5 +1,5 @@
 """Staging: new files written in `<home>/.import-<hex>/`, renamed into place at the end (nothing is
-written unless the whole file reads), their index rows written from the records in hand."""
+written unless the whole file reads), their index rows written from the lines staged."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from .workers import _Helpers
 class _Staging:
     """The logs an import writes whole, staged in a folder of the home until the whole export
     has been read, then renamed into place: a refused file leaves the store as it was. Their
-    index rows are written from the records in hand when they are staged (a rename keeps the
-    stat that the index records), INDEX_BATCH records a transaction."""
+    index rows are written from the staged lines once they are staged (read again by the
+    worker that writes them: the main process keeps no copy; a rename keeps the stat that the
+    index records), INDEX_BATCH records a transaction."""
 
     INDEX_BATCH = 10_000
 
@@ -26,7 +27,7 @@ class _Staging:
         self.folder: Path | None = None
         self.staged: list[tuple[Path, Path]] = []  # (target, staged file)
         self.targets: set[Path] = set()
-        self.unindexed: list[tuple[Path, bytes, Path, bool]] = []
+        self.unindexed: list[tuple[Path, Path, bool]] = []  # (target, staged file, exact)
         self.waiting = 0  # records in self.unindexed
         self.syncs = _Syncs()
 
@@ -38,9 +39,9 @@ class _Staging:
         staged = self.folder / f".{len(self.staged):05d}-{target.name}.tmp"  # `learn doctor` clears old ones
         self.staged.append((target, staged))  # first: removed even if writing it fails (a full disk)
         self.targets.add(target)
-        lines, exact = _write_log(staged, recs)
+        exact = _write_log(staged, recs)
         self.syncs.add(staged)
-        self.unindexed.append((target, lines, staged, exact))
+        self.unindexed.append((target, staged, exact))
         self.waiting += len(recs)
         if self.waiting >= self.INDEX_BATCH:
             self.index()
@@ -118,28 +119,35 @@ def _remove_empty_folders(home: Path, prefix: str) -> None:
                 pass  # not empty: an import running now, or files doctor has not removed yet
 
 
-def _write_log(path: Path, recs: list[dict]) -> tuple[bytes, bool]:
-    """Write a new log holding `recs` (stamped `updated`). Returns its bytes, and whether a line
-    needs the standard library to be read back exactly (see `_dumps`)."""
+def _write_log(path: Path, recs: list[dict]) -> bool:
+    """Write a new log holding `recs` (stamped `updated`). Returns whether a line needs the
+    standard library to be read back exactly (see `_dumps`)."""
     from learn_cli.store import jsonl
     from learn_cli.store.paths import FILE_MODE
     from learn_cli.store.record import now_iso
 
     stamp = now_iso()
-    lines, exact = [], False
-    for rec in recs:
-        rec["updated"] = stamp
-        line, standard = _dumps(rec)
-        lines.append(line)
-        exact = exact or standard
-    lines.append(b"")
-    data = b"\n".join(lines)
+    exact = False
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
-        jsonl._write_all(fd, data)
+        lines, held = [], 0
+        for rec in recs:  # written ~1 MB at a time: the lines of a large project are never all held
+            rec["updated"] = stamp
+            line, standard = _dumps(rec)
+            lines.append(line)
+            held += len(line)
+            exact = exact or standard
+            if held >= _WRITE_BYTES:
+                jsonl._write_all(fd, b"\n".join(lines) + b"\n")
+                lines, held = [], 0
+        if lines:
+            jsonl._write_all(fd, b"\n".join(lines) + b"\n")
     finally:
         os.close(fd)
-    return data, exact
+    return exact
+
+
+_WRITE_BYTES = 1 << 20
 
 
 class _Syncs:

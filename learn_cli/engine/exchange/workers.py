@@ -48,9 +48,10 @@ class _Helpers:
     def result(self, job) -> set[int]:
         return set(job if isinstance(job, list) else job.result())
 
-    def index_rows(self, files: list[tuple[Path, bytes, Path, bool]]) -> None:
-        """Index.load_rows for staged files: (target, its lines, staged file, whether to parse
-        the lines with the standard library: a record orjson cannot write exactly)."""
+    def index_rows(self, files: list[tuple[Path, Path, bool]]) -> None:
+        """Index.load_rows for staged files: (target, staged file, whether to parse its lines
+        with the standard library: a record orjson cannot write exactly). The file is read
+        again where the rows are made: the main process holds no copy of its lines."""
         self.wait_index()
         if self.pool is None or str(self.store.index.path) == ":memory:":
             return self._noted(_load_rows(self.store.index, files))
@@ -107,7 +108,7 @@ def index_in_worker(home: str, files: list) -> str | None:
         index.close()
 
 
-def _load_rows(index, files: list[tuple[Path, bytes, Path, bool]]) -> str | None:
+def _load_rows(index, files: list[tuple[Path, Path, bool]]) -> str | None:
     """index.load_rows from the lines of staged files, with their derived columns (what promote
     and prune read: the first run after an import derives nothing); what went wrong, if anything."""
     import sqlite3
@@ -122,10 +123,11 @@ def _load_rows(index, files: list[tuple[Path, bytes, Path, bool]]) -> str | None
     # of SQLite's CPU time for the 75,000 rows of the realistic 100,000 export).
     index.use_page_cache(INDEX_CACHE_KB)
 
-    def rows(target: Path, lines: bytes, staged: Path, exact: bool) -> tuple:
+    def rows(target: Path, staged: Path, exact: bool) -> tuple:
         # Each line is its row's `data`. Split at "\n" only: str.splitlines would also cut at
         # U+2028 or U+0085, which JSON text holds as they are.
-        texts = [text for text in lines.decode("utf-8").split("\n") if text]
+        with open(staged, "rb") as fh:
+            texts = [text for text in fh.read().decode("utf-8").split("\n") if text]
         return target, [(json.loads if exact else orjson.loads)(text) for text in texts], staged, texts
 
     try:
