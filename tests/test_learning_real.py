@@ -107,7 +107,9 @@ def test_moving_on_to_the_next_test_is_not_a_lesson(home, proj):
      "No module named 'numpy'", True),
     ('python3 -c "import numpy"', 'venv/bin/python -c "import pan…', "No module named 'numpy'", False),
     # an argument too many, dropped (corpora case-048): the parser names where it stopped
-    ("cast index address uint256 $H 9", "cast index address $H 9", "error: unexpected argument '9' found", True),
+    ("cast index address uint256 $H 9", "cast index address $H 9",
+     "error: unexpected argument '9' found\n\nUsage: cast index [OPTIONS] <KEY_TYPE> <KEY> <SLOT_NUMBER>", True),
+    ("bash check.sh a b", "bash check.sh a", "check.sh: line 3: [: too many arguments", False),  # the script's bug
     ("cast index address uint256 $H 9", "cast index address $H 9", "Error: rpc timeout", False),
     ("cargo test lz77::tests", "cargo test lz77::tests::test_get_match", "", False),  # narrowed
     ("cargo fuzz run fuzz_symbols", "cargo fuzz run fuzz_tree", "", False),  # another target

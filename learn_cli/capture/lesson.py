@@ -74,11 +74,12 @@ _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not mat
                   "could not import", "cannot import", "failed to import")
 
 
-# Usage errors that say a command got an argument too many (clap, argparse, getopt, git): the
-# line names where the parser stopped (`unexpected argument '9' found`), not always the word to
-# drop (`cast index address uint256 $H 9` → `… address $H 9`), so any argument dropped is the fix.
-_TOO_MANY = ("unexpected argument", "too many arguments", "too many positional", "extra argument",
-             "unrecognized arguments", "unrecognized argument")
+# Usage errors that say a command got an argument too many (clap, argparse, click): the line
+# names where the parser stopped (`unexpected argument '9' found`), not always the word to drop
+# (`cast index address uint256 $H 9` → `… address $H 9`), so any argument dropped is the fix.
+# Only these parsers' phrases: the shell's `[: too many arguments` from a script under test is
+# a bug of the script, not of how it was called.
+_TOO_MANY = ("unexpected argument", "too many positional", "extra argument", "unrecognized arguments")
 
 
 def _too_many_arguments(error: str) -> bool:
