@@ -129,7 +129,12 @@ class Learn:
         argv = list(map(str, args))
         if _is_hook_call(argv):
             return self.proc(*argv, input=input, cwd=cwd, env=env, timeout=timeout, check=check)
-        return self._in_process(argv, input, cwd, env, check)
+        from learn_cli.capture import regex_cache
+
+        try:
+            return self._in_process(argv, input, cwd, env, check)
+        finally:
+            regex_cache.uninstall()  # recall's fast path reads the hooks' cache, as its process would
 
     def hook(self, *args, input=None, cwd=None, env=None, check=None) -> subprocess.CompletedProcess:
         """A hook call (`capture ...`, `context --hook ...`) IN THIS PROCESS: the executable's

@@ -248,6 +248,33 @@ def test_fast_path_imports_neither_typer_nor_rich(learn, seeded):
     assert "typer" in declined.stderr.splitlines()[-1]  # the probe sees typer when it is used
 
 
+CACHE_PROBE = """import sys
+from learn_cli.__main__ import main
+from learn_cli.capture import regex_cache
+code = main(sys.argv[1:])
+sys.stderr.write(f"cache: {regex_cache._state['path']} {len(regex_cache._state['compiled'])}\\n")
+sys.exit(code)
+"""
+
+
+def test_fast_path_serves_its_regexes_from_the_hooks_cache_and_never_writes_it(learn, seeded):
+    """Agents run `learn recall` through their shell: its patterns come compiled from the file
+    the hooks keep (capture.regex_cache), which it reads and never writes."""
+    learn("recall", "docker", check=0)
+    cache = learn.home / "global" / "regex-cache"
+    assert not cache.exists()
+    learn.proc("capture", input=json.dumps({"session_id": "s1", "hook_event_name": "PostToolUse", "cwd": str(learn.cwd),
+                                            "tool_name": "Bash", "tool_input": {"command": "ls"},
+                                            "tool_response": {"stdout": "", "stderr": ""}}), check=0)
+    assert cache.is_file()
+    before = (cache.stat().st_mtime_ns, cache.read_bytes())
+    proc = python(learn, CACHE_PROBE, "recall", "docker")
+    assert proc.returncode == 0 and "Results for" in proc.stdout, proc.stderr
+    path, compiled = proc.stderr.splitlines()[-1].split()[1:]
+    assert path == str(cache) and int(compiled) > 0
+    assert (cache.stat().st_mtime_ns, cache.read_bytes()) == before
+
+
 STARTUP_PROBE = HEAVY_PROBE.replace("{'typer', 'click', 'rich', 'pydantic', 'orjson'}", "{'pathlib', 'json'}")
 
 

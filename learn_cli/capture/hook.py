@@ -416,12 +416,8 @@ def _options(argv: list[str], allowed: tuple[str, ...]) -> dict:
 def _install_regex_cache(home: str | None):
     """Compiled regular expressions from the store's cache file (see capture.regex_cache)."""
     from learn_cli.capture import regex_cache
-    from learn_cli.store.paths import GLOBAL_DIR, home_dir
 
-    try:
-        regex_cache.install(os.path.join(home_dir(home), GLOBAL_DIR, regex_cache.FILE_NAME))
-    except Exception:  # noqa: BLE001 - only a cache: the hook works without it
-        pass
+    regex_cache.install_for_home(home)
     return regex_cache
 
 

@@ -14,7 +14,8 @@ markers of secrets (`-----BEGIN`, `github_pat_`), which have no business on disk
 Safe by construction: the file is keyed by the interpreter's exact version and SRE's magic
 number (another Python ignores it); `_sre.compile` validates code before using it; anything
 unexpected (no `_sre`, a damaged file, a changed private API) falls back to `re`'s own
-compilation. Only the hook entry points install it; commands use `re` untouched.
+compilation. The hook entry points install it and save what they added; `learn recall`'s fast
+path (which agents run) reads it and adds nothing; the other commands use `re` untouched.
 
 Each entry is kept marshalled on its own and decoded when its pattern is compiled: a hook
 uses a few dozen of the file's entries, and decoding all of them (~240 KB of code lists)
@@ -54,6 +55,17 @@ def install(path: str) -> None:
     else:
         save()
     _state.update(path=path, entries=_read(path), added=False)
+
+
+def install_for_home(home: str | None) -> None:
+    """install() with the cache file of the store at `home` (store.paths.home_dir's rules);
+    nothing when that cannot be: it is only a cache, everything works without it."""
+    from learn_cli.store.paths import GLOBAL_DIR, home_dir
+
+    try:
+        install(os.path.join(home_dir(home), GLOBAL_DIR, FILE_NAME))
+    except Exception:  # noqa: BLE001 - only a cache
+        pass
 
 
 def uninstall() -> None:

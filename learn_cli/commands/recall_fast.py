@@ -54,8 +54,15 @@ def _orjson_loads(data):
 
 
 def main(global_args: list[str], args: list[str]) -> int | None:
-    """The fast path: the exit code, or None when typer must take the command."""
-    return run_parsed(global_args, parse(args), run, plain=True)
+    """The fast path: the exit code, or None when typer must take the command. Its regular
+    expressions (the topic's words, the redaction of what is shown) come compiled from the
+    hooks' cache file when there is one (capture.regex_cache; read, never written here)."""
+    opts = parse(args)
+    if opts is not None:
+        from learn_cli.capture import regex_cache
+
+        regex_cache.install_for_home(global_values(global_args)[0])
+    return run_parsed(global_args, opts, run, plain=True)
 
 
 def run_parsed(global_args: list[str], opts: dict | None, work, plain: bool = False) -> int | None:
