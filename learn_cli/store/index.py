@@ -255,12 +255,7 @@ class Index:
     def _known_stats(self, rels: list[str] | None = None) -> dict:
         """What the index knows of every file (or of these: a hook's check of four files at
         300,000 learnings read the 6,000 rows of every project's files)."""
-        if rels is None:
-            rows = self.db.execute("SELECT path, size, mtime_ns, ino FROM files")
-        else:
-            rows = self.db.execute(f"SELECT path, size, mtime_ns, ino FROM files WHERE path IN "
-                                   f"({','.join('?' * len(rels))})", rels)
-        return {p: (s, m, i) for p, s, m, i in rows}
+        return {p: (s, m, i) for p, s, m, i in self._files("path, size, mtime_ns, ino", rels)}
 
     def reindex_file(self, path: Path, loads: Callable = jsonlite.loads) -> list:
         """Replace the index rows of one file with what the file holds now.
@@ -519,12 +514,13 @@ class Index:
     def file_stats(self, rels: list[str] | None = None) -> dict[str, tuple]:
         """(lines, superseded, bad) of every file the index knows, or of these (a session's end
         asks about one file: at 300,000 learnings the table has 6,000 rows)."""
+        return {p: (lines, sup, bad) for p, lines, sup, bad in self._files("path, lines, superseded, bad", rels)}
+
+    def _files(self, columns: str, rels: list[str] | None):
+        """These columns of the `files` table: every row, or those of the files `rels`."""
         if rels is None:
-            rows = self.db.execute("SELECT path, lines, superseded, bad FROM files")
-        else:
-            rows = self.db.execute(f"SELECT path, lines, superseded, bad FROM files WHERE path IN "
-                                   f"({','.join('?' * len(rels))})", rels)
-        return {p: (lines, sup, bad) for p, lines, sup, bad in rows}
+            return self.db.execute(f"SELECT {columns} FROM files")
+        return self.db.execute(f"SELECT {columns} FROM files WHERE path IN ({','.join('?' * len(rels))})", rels)
 
     def count(self) -> int:
         """How many learnings the index holds, every scope."""
@@ -1050,33 +1046,32 @@ def _delete_row(db: sqlite3.Connection, rowid: int, body: str) -> None:
     db.execute("DELETE FROM learnings WHERE rowid=?", (rowid,))
 
 
+def _add_columns(db: sqlite3.Connection, columns: tuple[tuple[str, str], ...]) -> None:
+    """Add to `learnings` the (name, type) columns that an index made by an older version lacks."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(learnings)")}
+    for name, kind in columns:
+        if name not in have:
+            db.execute(f"ALTER TABLE learnings ADD COLUMN {name} {kind}")
+
+
 def _add_missing_columns(db: sqlite3.Connection) -> None:
     """Columns added since an index was created (derived caches, NULL until filled)."""
-    have = {row[1] for row in db.execute("PRAGMA table_info(learnings)")}
-    for name in ("derived", "features"):  # v5: what promotion and prune read of a record
-        if name not in have:
-            db.execute(f"ALTER TABLE learnings ADD COLUMN {name} TEXT")
+    _add_columns(db, (("derived", "TEXT"), ("features", "TEXT")))  # v5: what promotion and prune read of a record
 
 
 def _add_score_columns(db: sqlite3.Connection) -> None:
     """v8: what a learning's score reads, as columns (`score_inputs`), for `stats`' best
     learnings (`score_bounds`) without parsing `data` of every live row (issue 14). Rows of an
     older index keep NULL there until rewritten; `score_bounds` reads their `data` instead."""
-    have = {row[1] for row in db.execute("PRAGMA table_info(learnings)")}
-    for name, kind in (("score_frequency", "INT"), ("score_impact", "REAL"), ("score_used", "TEXT"),
-                       ("score_base", "REAL")):
-        if name not in have:
-            db.execute(f"ALTER TABLE learnings ADD COLUMN {name} {kind}")
+    _add_columns(db, (("score_frequency", "INT"), ("score_impact", "REAL"), ("score_used", "TEXT"),
+                      ("score_base", "REAL")))
     db.execute(_SCORES_INDEX)
 
 
 def _add_export_columns(db: sqlite3.Connection) -> None:
     """v9: the export's order and check of each row (`export_columns`). Rows of an older index
     keep NULL until rewritten; the export computes both from `data` and `body` for those."""
-    have = {row[1] for row in db.execute("PRAGMA table_info(learnings)")}
-    for name, kind in (("export_created", "TEXT"), ("export_as_is", "INT")):
-        if name not in have:
-            db.execute(f"ALTER TABLE learnings ADD COLUMN {name} {kind}")
+    _add_columns(db, (("export_created", "TEXT"), ("export_as_is", "INT")))
 
 
 def score_inputs(rec: dict) -> tuple[int, float, str | None, float]:
