@@ -79,6 +79,32 @@ def test_all_includes_archived_with_last_used(learn, seeded):
     assert "    Used: 1 time (last used: 45 days ago)" in out
 
 
+def test_recall_checks_the_archives_only_with_all(learn, seeded):
+    """Without --all no archived record is shown, so no archive is checked for changes (half
+    the files of a home); a live file edited by hand, or a project folder removed, still
+    counts at once, and --all reads the archive edited by hand."""
+    here = identify(learn.cwd)
+    edited = dict(seeded["archived"], id="learn-20260101T000000Z-abcdef", context="Pin the docker digest")
+    with open(learn.home / "projects" / here.id / "archive.jsonl", "a") as fh:
+        fh.write(json.dumps(edited) + "\n")
+    db = learn.home / "global" / "index.db"
+
+    def indexed_archive_size():
+        import sqlite3
+
+        with sqlite3.connect(db) as con:
+            return con.execute("SELECT size FROM files WHERE path = ?", (f"projects/{here.id}/archive.jsonl",)
+                               ).fetchone()[0]
+
+    before = indexed_archive_size()
+    assert "(4 matches)" in learn("recall", "docker", check=0).stdout
+    assert indexed_archive_size() == before  # not re-read
+    assert "(6 matches)" in learn("recall", "docker", "--all", check=0).stdout
+    assert indexed_archive_size() > before
+    shutil.rmtree(learn.home / "projects" / identify(learn.project("ml-pipeline")).id)
+    assert "ml-pipeline" not in learn("recall", "docker", check=0).stdout
+
+
 def test_lateral_results_and_this_projects_boost(learn, seeded):
     doc = learn.json("recall", "volume")
     assert [(r["where"], r["project"]) for r in doc["results"]] == [("other", "ml-pipeline")]

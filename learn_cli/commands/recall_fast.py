@@ -32,7 +32,7 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
         fail("the topic has no words to search for", EXIT_USAGE)
     store = open_store(st, create=False)
     project = read_project(st)
-    store.refresh(loads=_orjson_loads)
+    store.refresh(loads=_orjson_loads, archives=include_archived)  # no archived record shown: none checked
     timeout = store.number("search_timeout_s", project.id)
     result = search(store, text, project_id=project.id, limit=limit, include_archived=include_archived,
                     timeout_s=timeout)

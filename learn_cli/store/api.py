@@ -187,10 +187,12 @@ class Store:
         mem.index_db = mem.kind(":memory:")
         return MemoryIndex(mem, on_event=self.note)
 
-    def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = jsonlite.loads, progress=None) -> list:
-        """Bring the index up to date (all files, or just `paths`). Returns bad lines."""
+    def refresh(self, paths: Iterable[Path] | None = None, loads: Callable = jsonlite.loads, progress=None,
+                archives: bool = True) -> list:
+        """Bring the index up to date (all files, or just `paths`; `archives=False`: every
+        file but the archives, for a reader that shows no archived record). Returns bad lines."""
         try:
-            bad = self._refresh(paths, loads, progress)
+            bad = self._refresh(paths, loads, progress, archives)
         except _db().DatabaseError as exc:
             from .index import cannot_write, is_busy
 
@@ -202,14 +204,14 @@ class Store:
             else:  # the disk is full or read-only: rebuilding would only lose the index
                 self._index.close()
                 self._index = self._memory_index(exc)
-                bad = self._refresh(paths, loads, progress)
+                bad = self._refresh(paths, loads, progress, archives)
         for b in bad:
             self.warn(b.describe())
         return bad
 
-    def _refresh(self, paths, loads: Callable, progress) -> list:
+    def _refresh(self, paths, loads: Callable, progress, archives: bool = True) -> list:
         if paths is None:
-            return self.index.refresh_all(loads, progress)
+            return self.index.refresh_all(loads, progress, archives)
         return self.index.refresh(paths, loads)
 
     # -- reading ---------------------------------------------------------------------------

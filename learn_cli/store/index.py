@@ -245,11 +245,14 @@ class Index:
                 progress()
         return bad
 
-    def refresh_all(self, loads: Callable = jsonlite.loads, progress=None) -> list:
-        files = [(p, self.rel(p)) for p in self.all_files()]
+    def refresh_all(self, loads: Callable = jsonlite.loads, progress=None, archives: bool = True) -> list:
+        """`refresh` of every record file, forgetting those gone; `archives=False`: of the live
+        files alone, for a reader that shows no archived record (half the files to check)."""
+        files = [(p, self.rel(p)) for p in self.layout.record_files(archives)]
         known = self._known_stats()
         for rel in set(known).difference(rel for _path, rel in files):
-            self._forget_file(rel)
+            if archives or os.path.basename(rel) != ARCHIVE_FILE:
+                self._forget_file(rel)
         return self._refresh(files, known, loads, progress)
 
     def _known_stats(self, rels: list[str] | None = None) -> dict:

@@ -178,11 +178,12 @@ class Layout:
     def global_files(self) -> list[Path | str]:
         return [self.global_errors, self.global_patterns, self.global_preferences]
 
-    def record_files(self) -> list[str]:
+    def record_files(self, archives: bool = True) -> list[str]:
         """Every file that holds records: the global ones, then each project's learnings and
-        archive (in folder name order). Strings, not `Path`s: the index checks thousands of
-        them on every command, and building a `Path` costs ~10x the `os.stat`."""
-        files = [str(p) for p in (*self.global_files(), self.global_archive)]
+        archive (in folder name order; `archives=False`: the live files alone). Strings, not
+        `Path`s: the index checks thousands of them on every command, and building a `Path`
+        costs ~10x the `os.stat`."""
+        files = [str(p) for p in (*self.global_files(), *([self.global_archive] if archives else []))]
         projects = str(self.projects_dir)
         try:
             pids = sorted(entry.name for entry in os.scandir(projects) if entry.is_dir())
@@ -191,7 +192,8 @@ class Layout:
         for pid in pids:
             folder = f"{projects}{os.sep}{pid}{os.sep}"
             files.append(folder + LEARNINGS_FILE)
-            files.append(folder + ARCHIVE_FILE)
+            if archives:
+                files.append(folder + ARCHIVE_FILE)
         return files
 
     def ensure(self) -> bool:
