@@ -497,11 +497,21 @@ class Bench:
             return
         make = self.payloads(root, sessions)
         env = self.env(home)
-        runs = [("bare interpreter", [self.python, "-c", "pass"], None),
-                (CAPTURE_NAMES["failure"], self.hook + ["capture"], make["failure"](sessions[0])),
-                (CAPTURE_NAMES["start"], self.hook + ["capture"], make["start"](sessions[0])),
-                ("context --hook", self.hook + ["context", "--hook"], make["start"](sessions[0]))]
-        for name, argv, payload in runs:
+        capture = self.hook + ["capture"]
+        pair, end = f"bench-{self.next_id()}", f"bench-{self.next_id()}"
+        runs = [("bare interpreter", [self.python, "-c", "pass"], None, ()),
+                (CAPTURE_NAMES["failure"], capture, make["failure"](sessions[0]), ()),
+                (CAPTURE_NAMES["success"], capture, make["success"](sessions[0]), ()),
+                (CAPTURE_NAMES["prompt"], capture, make["prompt"](sessions[0]), ()),
+                (CAPTURE_NAMES["start"], capture, make["start"](sessions[0]), ()),
+                ("context --hook", self.hook + ["context", "--hook"], make["start"](sessions[0]), ()),
+                # a pair and a SessionEnd in sessions of their own, as bench_captures times them
+                # (last: a pair learns, and the next digest is then made afresh)
+                (CAPTURE_NAMES["pair"], capture, make["pair"](pair), (make["failure"](pair),)),
+                (CAPTURE_NAMES["end"], capture, make["end"](end), (make["failure"](end), make["pair"](end)))]
+        for name, argv, payload, before in runs:
+            for earlier in before:  # untimed, uncounted
+                self.launcher.run(capture, env, root, json.dumps(earlier).encode())
             count = callgrind_instructions(self.valgrind, argv, env, root,
                                            json.dumps(payload).encode() if payload else None)
             self.instructions.append({"profile": self.profile, "name": name, "size": size, "ir": count})

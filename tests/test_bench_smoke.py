@@ -209,3 +209,26 @@ def test_a_process_run_with_yesterdays_clock_sees_it(tmp_path):
                          text=True, check=True).stdout
     assert abs(float(out) - at) < 60
     assert "LD_PRELOAD" not in bench.env(tmp_path / "home")
+
+
+def test_capture_growth_is_that_of_the_ratio_measured_beside_it():
+    """Sizes are measured minutes apart; the bare interpreter run beside each run carries the
+    machine's load, so growth is the ratio's, and the instruction count's is shown with it."""
+    from bench.report import check_targets
+
+    def data(cpu_big: float, bare_big: float) -> dict:
+        results = [{"profile": "realistic", "name": "capture failure", "size": size, "cpu_ms": cpu, "median_ms": cpu,
+                    "bare_cpu_ms": bare, "cpu_ratio": cpu / bare, "rss_mb": 10}
+                   for size, cpu, bare in ((1000, 24.0, 12.0), (300000, cpu_big, bare_big))]
+        counts = [{"profile": "realistic", "name": "capture failure", "size": 1000, "ir": 100_000_000},
+                  {"profile": "realistic", "name": "capture failure", "size": 300000, "ir": 104_000_000}]
+        return {"results": results, "profiles": {"realistic": [1000, 300000]}, "instructions": counts,
+                "topic": "docker", "homes": {}}
+
+    def row(d):
+        return next(r for r in check_targets(d) if r["target"].startswith("`learn capture failure`"))
+
+    loaded = row(data(36.0, 18.0))  # 1.5x the milliseconds, all of it the load's
+    assert loaded["verdict"] == "met" and "1.00× from 1,000 to 300,000 (instructions: 1.04×)" in loaded["measured"]
+    grown = row(data(30.0, 12.0))
+    assert grown["verdict"] == "MISSED" and "1.25× from" in grown["measured"]
