@@ -122,6 +122,27 @@ def test_conflicting_preferences_are_flagged_and_not_promoted(store):
     assert len(again.conflicts) == 1 and not again.conflicts[0]["new"]
 
 
+def test_features_derived_by_an_older_version_are_derived_again(store):
+    """The index caches each record's conflict features with its decision fields; when the
+    rules that read texts change, the version changes, and a promote reads them afresh (a
+    cached stance of an older version must not keep a false conflict alive)."""
+    from learn_cli.engine import promotion
+    from learn_cli.engine.conflicts import record_features
+
+    p = project(store, "a")
+    topic = learning(store, p, type="preference", category="testing", key="txt:vault",
+                     fix="Never commit .env files; keep secrets in the vault for jest")
+    learning(store, p, type="preference", category="testing", key="txt:vitest", fix="Use Vitest for unit tests")
+    store.refresh()
+    stale = record_features(topic)._replace(stances=(("JS test framework", ("jest",), ()),))  # as v3 read it
+    old_derived = promotion.derive_fields(topic).replace(f"[{promotion._DERIVED_VERSION},", "[3,", 1)
+    store.index.db.execute("UPDATE learnings SET derived=?, features=? WHERE id=?",
+                           (old_derived, json.dumps(stale), topic["id"]))
+    assert run_promotion(store, now=NOW).conflicts == []
+    (features,) = store.index.db.execute("SELECT features FROM learnings WHERE id=?", (topic["id"],)).fetchone()
+    assert json.loads(features)[2] == []
+
+
 def test_alternative_fixes_of_one_key_are_promoted_on_their_own_evidence(store):
     """Issue 10: two fixes of one error are alternatives, not a conflict; each needs its own
     three projects to become global, and neither blocks the other."""

@@ -83,7 +83,7 @@ _LEADING_NEGATIVE = {"not", "never", "no", "avoid"}
 def _patterns():
     return (
         re.compile(r"[a-z0-9][a-z0-9+#._-]*[a-z0-9+#]|[a-z0-9]"),
-        re.compile(r"[,;:.!?()\[\]]+(?:\s|$)|\s[-–—]+\s|\bbut\b|\bthen\b"),
+        re.compile(r"[,;:.!?()\[\]]+(?:\s|$)|\s[-–—]+\s|\s[(\[]|\bbut\b|\bthen\b"),  # "… (an aside)" too
         re.compile(r"\b(\d{1,2})[\s-]*(?:spaces?|space-indent(?:ed|ation)?)\b"),
     )
 
@@ -481,10 +481,18 @@ def _clause_mentions(words: list[str]):
         width = _match_alias(words, i)
         if width:
             slot, value, width = width
-            yield slot, value, negative
+            if not _topic_only(words, i, width):
+                yield slot, value, negative
             i += width
             continue
         i += 1
+
+
+def _topic_only(words: list[str], i: int, width: int) -> bool:
+    """A tool named last in a clause after "for" is what the clause is about, not a tool it
+    prescribes ("keep secrets in the vault for jest"): no stance on the slot ("use uv for pip
+    installs" still names pip)."""
+    return i > 0 and words[i - 1] == "for" and i + width == len(words)
 
 
 def _match_alias(words: list[str], i: int):

@@ -220,10 +220,12 @@ def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int =
     todo = store.index.rowids_to_derive(rows, _DERIVED_VERSION)
     for start in range(0, len(todo), batch):
         chunk = todo[start:start + batch]
-        # Only rows still holding the data that was derived: a writer may have replaced them.
-        fresh = [(derive_fields(rec), derive_features(rec) if no_features else None,
-                  _index.score_inputs(rec) if no_scores else None, rowid, data)
-                 for rowid, data, no_features, no_scores in store.index.to_derive(chunk) for rec in (loads(data),)]
+        # Only rows still holding the data that was derived: a writer may have replaced them. The
+        # features are derived again with the decision fields: both are of the version that
+        # wrote them (the conflict rules that read texts change with it).
+        fresh = [(derive_fields(rec), derive_features(rec), _index.score_inputs(rec) if no_scores else None, rowid,
+                  data)
+                 for rowid, data, no_scores in store.index.to_derive(chunk) for rec in (loads(data),)]
         try:
             store.index.store_derived(fresh)
         except sqlite3.Error:
@@ -234,7 +236,7 @@ def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int =
 # few records it writes or shows (Entry.full, ensure_full).
 DECISION_FIELDS = ("id", "key", "type", "status", "frequency", "impact", "last_used", "low_since", "projects",
                    "promoted_to", "conflict_with", "pre_conflict_status")
-_DERIVED_VERSION = 3  # 3: `advice`, which fix of its key a record is
+_DERIVED_VERSION = 4  # 3: `advice`, which fix of its key a record is; 4: features without topic-only tools
 
 
 def decision_fields(rec: dict) -> dict:

@@ -692,13 +692,13 @@ class Index:
                  f"derived NOT LIKE ? OR features IS NULL OR score_base IS NULL)")
         return [r for (r,) in self.db.execute(query, (*rows.args, f"[{version},%"))]
 
-    def to_derive(self, rowids: list[int]) -> list[tuple[int, str, int, int]]:
-        """(rowid, data, whether features is empty, whether the score columns are) of these rows."""
-        return self.db.execute(f"SELECT rowid, data, features IS NULL, score_base IS NULL FROM learnings "
+    def to_derive(self, rowids: list[int]) -> list[tuple[int, str, int]]:
+        """(rowid, data, whether the score columns are empty) of these rows."""
+        return self.db.execute(f"SELECT rowid, data, score_base IS NULL FROM learnings "
                                f"WHERE rowid IN ({','.join('?' * len(rowids))})", rowids).fetchall()
 
-    def store_derived(self, fresh: list[tuple[str, str | None, tuple | None, int, str]]) -> None:
-        """Set (derived, features unless None, score inputs unless None, rowid, data) in one
+    def store_derived(self, fresh: list[tuple[str, str, tuple | None, int, str]]) -> None:
+        """Set (derived, features, score inputs unless None, rowid, data) in one
         transaction, on the rows that still hold that data (a writer may have replaced them
         meanwhile). The score columns (`score_inputs` of the record) are given only where they
         are empty (the rows of an index older than v8): setting them where they are filled
@@ -706,10 +706,10 @@ class Index:
         record, ~6 s of a first promote at 100,000 on a home indexed without derived columns:
         the synthetic benchmark's)."""
         with self._tx() as tx:
-            tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features) WHERE rowid=? AND data=?",
+            tx.executemany("UPDATE learnings SET derived=?, features=? WHERE rowid=? AND data=?",
                            [(derived, features, rowid, data)
                             for derived, features, scores, rowid, data in fresh if scores is None])
-            tx.executemany("UPDATE learnings SET derived=?, features=coalesce(?, features), score_frequency=?, "
+            tx.executemany("UPDATE learnings SET derived=?, features=?, score_frequency=?, "
                            "score_impact=?, score_used=?, score_base=? WHERE rowid=? AND data=?",
                            [(derived, features, *scores, rowid, data)
                             for derived, features, scores, rowid, data in fresh if scores is not None])
