@@ -186,6 +186,10 @@ def test_a_second_digest_reads_the_cache_until_a_file_it_came_from_changes(tmp_p
     session_digest(again, project)
     cache = again.layout.project_dir(project.id) / digest_mod.CACHE_FILE
     assert "node" in json.loads(cache.read_text())["stamp"][3]
+    # a digest kept by code of other words is made again
+    doc = json.loads(cache.read_text())
+    cache.write_text(json.dumps(dict(doc, text="in older words", stamp=[1, *doc["stamp"][1:]])))
+    assert "in older words" not in session_digest(again, project).text
     again.close()
 
 

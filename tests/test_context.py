@@ -147,10 +147,16 @@ def test_sanitized_text_never_carries_markup_or_controls(parts, limit):
 
 
 def test_error_with_command_reads_as_the_spec_rule():
+    """The spec's rule shape; the spec's words "use `pip install requests` instead" were issue
+    10's cause 6 (an install is a step to run first): a record without a kind is read from its
+    commands (engine.wording.fix_kind)."""
     rec = learning("a", command="python /home/a/web-api/app.py", fix_command="pip install requests",
                    fix="pip install requests", error="ModuleNotFoundError: No module named 'requests'")
-    expected = "`python app.py` fails (dependency): use `pip install requests` instead."
+    expected = "`python app.py` fails (dependency): run `pip install requests` first."
     assert summarize(rec, root="/home/a/web-api") == expected
+    retry = dict(rec, fix_command="python3 /home/a/web-api/app.py", fix="python3 app.py")
+    said = "`python app.py` fails (dependency): use `python3 app.py` instead."
+    assert summarize(retry, root="/home/a/web-api") == said
 
 
 def test_error_summary_without_category_and_with_prose_fix():
@@ -418,3 +424,13 @@ def test_import_is_stdlib_only():
             "('orjson', 'typer', 'rich', 'rapidfuzz', 'filelock', 'difflib') if m in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+def test_a_fix_that_repeats_its_subject_is_said_once_and_prose_leaves_a_short_command_whole():
+    rule = learning("r", type="pattern", context="Use uv for Python environments; never pip install into the system",
+                    fix="Use uv for Python environments; never pip install into the system interpreter")
+    assert summarize(rule) == "Use uv for Python environments; never pip install into the system interpreter"
+    prose = learning("p", command="pytest -q", fix_command="pytest -q", category="logic",
+                     fix="The route moved under /api/v2; update the test client base URL in conftest.py",
+                     error="FAILED tests/test_billing.py::test_billing")
+    assert summarize(prose, width=60).startswith("`pytest -q` fails (logic): The route moved")

@@ -171,6 +171,35 @@ def test_every_place_words_a_fix_by_its_kind(kind, fix, words):
     assert words.split("`")[1] in summarize(long, width=90)
 
 
+# command, the command that worked (`fix_command`), the fix in prose, and how it is said
+UNKINDED = {
+    # the failed command run again is not the fix: the prose says what changed
+    "pytest again": ("pytest -q", "pytest -q", "The route moved under /api/v2; update the test client base URL",
+                     "`pytest -q` fails (logic): The route moved under /api/v2; update the test client base URL"),
+    # a change of state for another job is a step to run first
+    "chmod first": ("bash run.sh", "chmod +x run.sh", "Make the script executable", "run `chmod +x run.sh` first."),
+    "pull first": ("git push", "git pull --rebase", "", "run `git pull --rebase` first."),
+    "install first": ("python app.py", "pip install requests", "", "run `pip install requests` first."),
+    # the same job done another way is the corrected command
+    "pip3": ("pip install requests", "pip3 install requests", "", "use `pip3 install requests` instead."),
+    "snapshots": ("npm test", "npm test -- -u", "Update the snapshots", "use `npm test -- -u` instead."),
+    "cmake": ("make", "cmake --build build", "", "use `cmake --build build` instead."),
+}
+
+
+@pytest.mark.parametrize("case", UNKINDED)
+def test_a_record_without_a_kind_is_worded_from_its_commands(case):
+    """Records added by hand, imported or written by an older version carry no `fix_kind`:
+    `learn stats` said "`pytest -q` fails (logic): use `pytest -q` instead." of an import."""
+    from learn_cli.engine.wording import action
+
+    command, fix_command, prose, words = UNKINDED[case]
+    rec = {"type": "error", "command": command, "fix": prose, "fix_command": fix_command, "category": "logic",
+           "error": "FAILED tests/test_billing.py::test_billing"}
+    assert summarize(rec).endswith(words)
+    assert action(rec) in words
+
+
 def test_a_learning_is_said_the_same_way_everywhere(home, proj):
     from learn_cli.engine.promotion import title
     from learn_cli.engine.wording import action

@@ -121,16 +121,15 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
     """
     from learn_cli.engine import wording
 
-    fix_command = _text(rec.get("fix_command"))
-    fix = fix_command or _text(rec.get("fix"))
+    fix = _text(wording.stated_fix(rec))
     command = _text(rec.get("command"))
     is_error = rec.get("type", "error") == "error"
     if command and fix and is_error:
         category = _text(rec.get("category")).lower()
         label = f" ({category})" if category.replace("-", "").isalnum() and len(category) <= 20 else ""
         kind = wording.fix_kind(rec)
-        if kind == "advice" and _looks_like_command(fix):
-            kind = "retry"
+        if kind == "advice" and fix != " ".join(command.split()) and _looks_like_command(fix):
+            kind = "retry"  # a command given as the fix's prose (`learn add … --fix "pip install x"`)
         if kind != "advice":
             before, after = wording.rule_split(kind)
             shown = wording.shown_fix(fix, kind)
@@ -141,6 +140,8 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
         return _fit(("`", command, True), f"` fails{label}: ", (fix, False), "", root, width)
     error_line, context = meaningful_line(rec.get("error")), _text(rec.get("context"))
     subject = (error_line or context) if is_error else (context or error_line)
+    if fix and " ".join(fix.split()).startswith(" ".join((subject or command).split())):
+        subject = command = ""  # a fix that repeats its subject (an import's context = fix) is said once
     return _fit(("", subject or command, False), ": ", (fix, False), "", root, width)
 
 
@@ -156,8 +157,10 @@ def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int) 
         return cut(subject or fix, width) if len(subject or fix) > width else subject or fix
     room = max(width - len(opening) - len(middle) - len(closing), 2)
     # The fix is what the line is for: shortening never removes it (issue 10). The subject
-    # keeps at least a few characters (or what it needs), the fix the rest.
-    subject_room = room - min(len(fix), room - min(len(subject), 6))
+    # keeps at least a few characters (or what it needs), the fix the rest; a fix in prose,
+    # which reads cut, leaves the subject up to half the room (`pytest -q` whole, not `pyte…`).
+    keep = min(len(subject), 6 if fix_is_code else max(6, room // 2))
+    subject_room = room - min(len(fix), room - keep)
     if len(subject) > subject_room:
         subject = cut(subject, subject_room)
     fix_room = room - len(subject)

@@ -31,11 +31,43 @@ _WITHOUT_FAILED = {"retry": "use `{fix}` instead", "between": "run `{fix}` first
 
 
 def fix_kind(rec: dict) -> str:
-    """The kind of a record's fix (table above), or "advice" for a fix in prose."""
+    """The kind of a record's fix (table above), or "advice" for a fix in prose.
+
+    A record made without a kind (by hand, by an older version, by another tool's export)
+    is read from its commands: the failed command run again is not the fix, the prose says
+    what changed ("advice"); a command that changes state for another job is a step to run
+    first (`chmod +x run.sh` before `bash run.sh`, `git pull` before `git push`); anything
+    else is the corrected command."""
     kind = rec.get("fix_kind")
     if kind in _PHRASES:
         return kind
-    return "retry" if isinstance(rec.get("fix_command"), str) and rec["fix_command"].strip() else "advice"
+    fix_command = _text(rec.get("fix_command"))
+    if not fix_command:
+        return "advice"
+    command = _text(rec.get("command"))
+    if command == fix_command:
+        return "advice"
+    return "between" if command and _step_first(command, fix_command) else "retry"
+
+
+def stated_fix(rec: dict) -> str:
+    """The fix a record states, as stored: the command of a command fix, the prose of advice
+    (or its command when it has no prose)."""
+    if fix_kind(rec) == "advice":
+        return _text(rec.get("fix")) or _text(rec.get("fix_command"))
+    return _text(rec.get("fix_command")) or _text(rec.get("fix"))
+
+
+def _text(value) -> str:
+    return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _step_first(command: str, fix_command: str) -> bool:
+    from learn_cli.engine.goals import same_job
+    from learn_cli.text.effects import is_mutating
+    from learn_cli.text.shell import unwrap
+
+    return is_mutating(fix_command) and not same_job(unwrap(command), unwrap(fix_command))
 
 
 def steps(fix: str) -> list[str]:
@@ -61,11 +93,9 @@ def rule_split(kind: str) -> tuple[str, str]:
 def action(rec: dict, width: int = 200) -> str:
     """What to do, in words, without the failed command: "run `npm install express` first",
     "use `python -m pytest` instead", "run it from `web`" (recall's and show's "Fix:" line)."""
-    fix = rec.get("fix_command") or rec.get("fix") or ""
-    fix = fix if isinstance(fix, str) else ""
-    kind = fix_kind(rec)
-    if kind == "advice" or not fix.strip():
-        return " ".join(fix.split())[:width]
+    fix, kind = stated_fix(rec), fix_kind(rec)
+    if kind == "advice" or not fix:
+        return fix[:width]
     before, after = rule_split(kind)
     return f"{before}{_bare(shown_fix(fix, kind), width)}{after}".rstrip(".")
 
