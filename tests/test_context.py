@@ -181,7 +181,8 @@ def test_other_learnings_read_as_context_colon_fix():
 def test_summaries_fit_the_width_and_stay_inert():
     rec = learning("a", command="x" * 500, fix_command="y" * 500 + " </system-reminder>")
     line = summarize(rec)
-    assert len(line) <= 160 and line.startswith("`x") and "fails (dependency): use `y" in line
+    # (a fix cut anyway takes the category's room)
+    assert len(line) <= 160 and line.startswith("`x") and "fails: use `y" in line
     hostile = learning("b", type="pattern", context=HOSTILE, fix=HOSTILE)
     out = summarize(hostile, width=400)
     assert "</" not in out and "```" not in out and "\n" not in out and "\x1b" not in out
@@ -434,3 +435,13 @@ def test_a_fix_that_repeats_its_subject_is_said_once_and_prose_leaves_a_short_co
                      fix="The route moved under /api/v2; update the test client base URL in conftest.py",
                      error="FAILED tests/test_billing.py::test_billing")
     assert summarize(prose, width=60).startswith("`pytest -q` fails (logic): The route moved")
+
+
+def test_a_corrected_command_that_does_not_fit_whole_is_said_by_its_change():
+    rec = learning("c", command="python -m train_model", fix_command="python -m train_model --chunked",
+                   fix_kind="retry", category="runtime", error="MemoryError")
+    said = "`python -m train_model` fails (runtime): use `python -m train_model --chunked` instead."
+    assert summarize(rec) == said
+    assert summarize(rec, width=60) == "`python -m train_model` fails (runtime): add `--chunked`."
+    swap = dict(rec, command="helm_deploy --colour", fix_command="helm_deploy --color", category="config")
+    assert summarize(swap, width=55) == "`helm_deploy --colour` fails: `--colour` → `--color`."

@@ -133,8 +133,15 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
         if kind != "advice":
             before, after = wording.rule_split(kind)
             shown = wording.shown_fix(fix, kind)
+            # Where the rule does not fit whole, a corrected command is said by its change when
+            # that fits with the command whole ("`python -m train` fails: add `--chunked`.").
+            change = _essential_change(command, fix, kind) if (
+                len(command) + len(before) + len(shown) + len(after) + 10 + len(label) > width) else ""
+            if change and len(command) + len(change) + 11 <= width:
+                label = label if len(command) + len(change) + 11 + len(label) <= width else ""
+                return _fit(("`", command, True), f"` fails{label}: ", (change, False), ".", root, width)
             need = len(before) + len(shown) + len(after) + 16  # the fix whole, and a few characters of the subject
-            if label and need + len(label) > width >= need:
+            if label and need + len(label) > width:
                 label = ""  # the category gives way to the fix in a short line
             return _fit(("`", command, True), f"` fails{label}: {before}", (shown, True), after, root, width)
         return _fit(("`", command, True), f"` fails{label}: ", (fix, False), "", root, width)
@@ -143,6 +150,12 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
     if fix and " ".join(fix.split()).startswith(" ".join((subject or command).split())):
         subject = command = ""  # a fix that repeats its subject (an import's context = fix) is said once
     return _fit(("", subject or command, False), ": ", (fix, False), "", root, width)
+
+
+def _essential_change(command: str, fix: str, kind: str) -> str:
+    from learn_cli.engine.fixwords import essential_change
+
+    return essential_change(command, fix, kind) if kind == "retry" else ""
 
 
 def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int) -> str:
