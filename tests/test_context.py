@@ -445,3 +445,34 @@ def test_a_corrected_command_that_does_not_fit_whole_is_said_by_its_change():
     assert summarize(rec, width=60) == "`python -m train_model` fails (runtime): add `--chunked`."
     swap = dict(rec, command="helm_deploy --colour", fix_command="helm_deploy --color", category="config")
     assert summarize(swap, width=55) == "`helm_deploy --colour` fails: `--colour` → `--color`."
+
+
+def test_rules_said_in_other_words_are_one_line_and_alternatives_stay_apart():
+    """An imported home repeats a rule with a qualifier appended ("… around main()", "… in
+    cmd/server/main.go"): its wordings are one line with their sightings added up; rules that
+    open alike for fewer than eight words, and one failure's alternative fixes, stay apart."""
+    def rule(id_, text, frequency=2):
+        return learning(id_, type="preference", category="tooling", context=text, fix=text, frequency=frequency)
+
+    recs = [rule("a", "Use Jest for unit tests", 5), rule("b", "Use Jest for unit tests in cmd/server/main.go"),
+            rule("c", "Never commit .env files; keep secrets in the vault around main()"),
+            rule("d", "Never commit .env files; keep secrets in the vault around build()"),
+            rule("e", "Always use tabs for indentation in Go"), rule("f", "Always use tabs for indentation in Python"),
+            learning("g", command="npm test", fix_command="npm install", fix_kind="between", key="err:1"),
+            learning("h", command="npm test", fix_command="npm install", fix_kind="between", key="err:2"),
+            learning("i", command="npm test", fix_command="npm ci", fix_kind="between", key="err:3")]
+    text = build_context([], recs, "p", set(), now=NOW).text
+    assert text.count("Use Jest for unit tests") == 1 and "(seen 7×)" in text
+    assert text.count("Never commit .env files") == 1 and "(seen 4×)" in text
+    assert "indentation in Go" in text and "indentation in Python" in text
+    assert text.count("run `npm install` first") == 1 and "run `npm ci` first" in text
+
+
+def test_the_ten_global_rules_are_ten_statements_with_their_other_wordings():
+    from learn_cli.engine.context import rank_globals
+
+    recs = [learning(f"g{n}", type="pattern", category="coding", status="global", context=text, fix=text)
+            for n, text in enumerate([f"Rule number {n} says something worth knowing about builds" for n in range(12)]
+                                     + ["Rule number 0 says something worth knowing about builds around main()"])]
+    chosen = rank_globals(recs, set(), NOW)
+    assert len(chosen) == 11 and {r["id"] for r in chosen} >= {"g0", "g12"}

@@ -184,6 +184,8 @@ UNKINDED = {
     "pip3": ("pip install requests", "pip3 install requests", "", "use `pip3 install requests` instead."),
     "snapshots": ("npm test", "npm test -- -u", "Update the snapshots", "use `npm test -- -u` instead."),
     "cmake": ("make", "cmake --build build", "", "use `cmake --build build` instead."),
+    "dockerfile": ("docker build -t api .", "docker build -f docker/Dockerfile -t api .", "",
+                   "use `docker build -f docker/Dockerfile -t api .` instead."),
 }
 
 

@@ -277,7 +277,8 @@ def _relevance(rec: dict, per_signal: tuple, findable: frozenset) -> int:
 
 
 def rank_globals(global_recs, stack_signals, now=None, limit: int = GLOBAL_LIMIT) -> list[dict]:
-    """The `limit` loaded global learnings most relevant to a project: relevance, then score."""
+    """The `limit` loaded global learnings most relevant to a project: relevance, then score
+    (with the other wordings of each: rules in prose whose statements open alike)."""
     score_of = scorer(now)
     per_signal, findable = _signal_words(_signal_set(stack_signals))
     ranked = [
@@ -285,7 +286,9 @@ def rank_globals(global_recs, stack_signals, now=None, limit: int = GLOBAL_LIMIT
         for at, rec in enumerate(_loaded(global_recs))
     ]
     ranked.sort(key=lambda item: item[:3])
-    return [item[3] for item in ranked[:limit]]
+    # the `limit` best statements, each with its other wordings (folded into it by build_context)
+    groups = _alike_groups([item[3] for item in ranked], _statement_words)
+    return [rec for group in groups[:limit] for rec in group]
 
 
 # ---------------------------------------------------------------- build
@@ -361,6 +364,76 @@ class _Merger:
         index.setdefault(by_content, rule)
 
 
+# Two rules in prose whose statements open alike say one thing in two wordings: one extends
+# the other ("Use Jest for unit tests" / "… in cmd/server/main.go"), or they agree on their
+# first eight words ("Never commit .env files; keep secrets in the vault around main()" /
+# "… around build()"). Shorter openings say too little to tell ("use tabs for indentation in
+# Go" / "… in Python" are two rules).
+_ALIKE_PREFIX, _ALIKE_OPENING = 5, 8
+_ERROR_STATED = ("command", "fix_command", "fix")
+
+
+def _fold_alike(rules: list[_Rule]) -> list[_Rule]:
+    """Rules whose prose statements open alike (above) as one rule."""
+    kept = []
+    for group in _alike_groups(rules, lambda rule: _statement_words(rule.members[0][0])):
+        into = group[0]
+        for rule in group[1:]:
+            into.members.extend(rule.members)
+            into.local = into.local or rule.local
+        kept.append(into)
+    return kept
+
+
+def _alike_groups(items: list, words_of) -> list[list]:
+    """The items grouped by statements that open alike (above), in the order each group was
+    first met; an item whose statement has fewer than five words is a group of its own, and
+    errors group by their command and fix alone (_statement_words)."""
+    groups: list[list] = []
+    openings: dict[tuple, list] = {}  # a group's first statement's first eight words (all, if fewer)
+    extended: dict[tuple, list] = {}  # the shorter openings (five to seven words) of a longer one
+    exact: dict[str, list] = {}
+    for item in items:
+        words = words_of(item)
+        if isinstance(words, str):  # an error's command and fix: the same two, the same rule
+            group = exact.get(words)
+            if group is None:
+                groups.append(exact.setdefault(words, [item]))
+            else:
+                group.append(item)
+            continue
+        short = min(len(words), _ALIKE_OPENING)
+        group = None
+        if short >= _ALIKE_PREFIX:
+            group = openings.get(words[:short]) or next(
+                (openings[words[:n]] for n in range(_ALIKE_PREFIX, short) if words[:n] in openings), None)
+            if group is None and len(words) < _ALIKE_OPENING:
+                group = extended.get(words)  # it opens a longer one
+        if group is not None:
+            group.append(item)
+            continue
+        groups.append([item])
+        if short >= _ALIKE_PREFIX:
+            openings.setdefault(words[:short], groups[-1])
+            for n in range(_ALIKE_PREFIX, short):
+                extended.setdefault(words[:n], groups[-1])
+    return groups
+
+
+def _statement_words(rec: dict) -> tuple | str:
+    """A rule in prose: the words of its statement; an error: its command and fix as one
+    string (alternative fixes of one failure stay apart; two records of one fix do not)."""
+    if rec.get("type", "error") == "error":
+        return "\x00".join(" ".join(v.split()) if isinstance(v, str) else "" for v in map(rec.get, _ERROR_STATED))
+    text = rec.get("context") or rec.get("fix")
+    return tuple(_words_re().findall(text.casefold())) if isinstance(text, str) else ()
+
+
+@cache
+def _words_re():
+    return re.compile(r"[a-z0-9]+")
+
+
 def _text_marker(rec: dict) -> tuple:  # a tuple: never equal to an id or key string
     problem = rec.get("error") or rec.get("context") or rec.get("command")
     fix = rec.get("fix") or rec.get("fix_command")
@@ -394,7 +467,7 @@ def build_context(
         merger.add(rec, score_of(rec), False)
     for rec in locals_:
         merger.add(rec, score_of(rec), True)
-    rules = merger.rules
+    rules = _fold_alike(merger.rules)
     for rule in rules:
         rule.settle(now)
     rules.sort(key=lambda r: -r.score)  # stable: equal scores keep globals-then-file order

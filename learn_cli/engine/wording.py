@@ -62,12 +62,29 @@ def _text(value) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
 
 
+_STEP_FIRST: dict[tuple[str, str], bool] = {}  # a process's verdicts: a digest asks of each shown rule thrice
+
+
 def _step_first(command: str, fix_command: str) -> bool:
     from learn_cli.engine.goals import same_job
     from learn_cli.text.effects import is_mutating
     from learn_cli.text.shell import unwrap
 
-    return is_mutating(fix_command) and not same_job(unwrap(command), unwrap(fix_command))
+    known = _STEP_FIRST.get((command, fix_command))
+    if known is None:
+        failed, fix = unwrap(command), unwrap(fix_command)
+        known = is_mutating(fix_command) and not same_job(failed, fix) and _doing(failed) != _doing(fix)
+        if len(_STEP_FIRST) >= 4096:
+            _STEP_FIRST.clear()
+        _STEP_FIRST[command, fix_command] = known
+    return known
+
+
+def _doing(tokens: list[str]) -> tuple:
+    """A command's program and subcommand (`docker build -f x .` -> ("docker", "build")): the
+    same two run otherwise are the command corrected, not a step before it."""
+    words = [t for t in tokens[1:] if not t.startswith("-")]
+    return (tokens[0] if tokens else "", words[0] if words else "")
 
 
 def steps(fix: str) -> list[str]:
