@@ -109,7 +109,7 @@ def precompute(store, project, *, loads: Callable = jsonlite.loads) -> None:
 
 CACHE_FILE = "digest-cache.json"
 # In the stamp: a kept digest is in the words of the code that made it, so a change of those
-# words changes it (2: records without a fix kind worded from their commands).
+# words changes it (2: records without a fix kind worded from their commands, alike rules one line).
 _CACHE_VERSION = 2
 
 
