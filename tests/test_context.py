@@ -460,12 +460,15 @@ def test_rules_said_in_other_words_are_one_line_and_alternatives_stay_apart():
             rule("e", "Always use tabs for indentation in Go"), rule("f", "Always use tabs for indentation in Python"),
             learning("g", command="npm test", fix_command="npm install", fix_kind="between", key="err:1"),
             learning("h", command="npm test", fix_command="npm install", fix_kind="between", key="err:2"),
-            learning("i", command="npm test", fix_command="npm ci", fix_kind="between", key="err:3")]
+            learning("i", command="npm test", fix_command="npm ci", fix_kind="between", key="err:3"),
+            learning("j", context="the build needs generated headers", fix="run make setup first", key="txt:j"),
+            learning("k", context="the linter wants tabs", fix="run make setup first", key="txt:k")]
     text = build_context([], recs, "p", set(), now=NOW).text
     assert text.count("Use Jest for unit tests") == 1 and "(seen 7×)" in text
     assert text.count("Never commit .env files") == 1 and "(seen 4×)" in text
     assert "indentation in Go" in text and "indentation in Python" in text
     assert text.count("run `npm install` first") == 1 and "run `npm ci` first" in text
+    assert "generated headers: run make setup first" in text and "wants tabs: run make setup first" in text
 
 
 def test_the_ten_global_rules_are_ten_statements_with_their_other_wordings():

@@ -370,7 +370,7 @@ class _Merger:
 # "… around build()"). Shorter openings say too little to tell ("use tabs for indentation in
 # Go" / "… in Python" are two rules).
 _ALIKE_PREFIX, _ALIKE_OPENING = 5, 8
-_ERROR_STATED = ("command", "fix_command", "fix")
+_ERROR_SUBJECT = ("command", "error", "context")
 
 
 def _fold_alike(rules: list[_Rule]) -> list[_Rule]:
@@ -423,8 +423,10 @@ def _alike_groups(items: list, words_of) -> list[list]:
 def _statement_words(rec: dict) -> tuple | str:
     """A rule in prose: the words of its statement; an error: its command and fix as one
     string (alternative fixes of one failure stay apart; two records of one fix do not)."""
-    if rec.get("type", "error") == "error":
-        return "\x00".join(" ".join(v.split()) if isinstance(v, str) else "" for v in map(rec.get, _ERROR_STATED))
+    if rec.get("type", "error") == "error":  # what its line says: the failed command (or the error) and the fix
+        subject = next((v for v in map(rec.get, _ERROR_SUBJECT) if isinstance(v, str) and v.strip()), "")
+        return "\x00".join(" ".join(v.split()) if isinstance(v, str) else ""
+                            for v in (subject, rec.get("fix_command"), rec.get("fix")))
     text = rec.get("context") or rec.get("fix")
     return tuple(_words_re().findall(text.casefold())) if isinstance(text, str) else ()
 
