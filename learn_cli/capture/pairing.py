@@ -22,11 +22,11 @@ Stdlib only, cheap to import, nothing compiled at import time.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 
 from learn_cli.engine.distance import RETRY_RATIO, edit_ratio, levenshtein, within_ratio
 from learn_cli.engine.goals import other_tests, same_job, targets
+from learn_cli.text import rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
     SETUP_PROGRAMS,
@@ -258,9 +258,9 @@ CODE_WORDS = frozenset({
 
 
 @functools.cache
-def _word_split_re() -> re.Pattern[str]:
+def _word_split_re() -> rx.Pattern[str]:
     # Keeps paths, URLs, dotted names and package specs whole; splits code and prose.
-    return re.compile(r"[^\w./:@~+-]+")
+    return rx.compile(r"[^\w./:@~+-]+")
 
 
 # Tools whose first word is a subcommand (`npm install`, `git commit`, `cargo build`).

@@ -9,9 +9,9 @@ nothing compiled at import time (hot path).
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 
+from learn_cli.text import rx
 from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     canonical_program,
@@ -129,9 +129,9 @@ _VERSION_MANAGERS = frozenset({"conda", "mamba", "micromamba", "nvm", "pyenv", "
 
 
 @functools.cache
-def _python_write_re() -> re.Pattern[str]:
+def _python_write_re() -> rx.Pattern[str]:
     # Inline Python (`python -c`, `python - <<EOF`) that writes or moves files.
-    return re.compile(
+    return rx.compile(
         r"""open\([^)]*,\s*(?:mode\s*=\s*)?['"][wax]"""
         r"|\.write_(?:text|bytes)\("
         r"|\bos\.(?:remove|unlink|rename|replace|makedirs|mkdir|rmdir)\("

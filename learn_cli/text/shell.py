@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections import namedtuple
+
+from learn_cli.text import rx
 
 __all__ = [
     "split_segments",
@@ -95,13 +96,13 @@ _PYTHON_VALUE_OPTS = frozenset({"-X", "-W", "-Q"})
 
 
 @functools.cache
-def _python_re() -> re.Pattern[str]:
-    return re.compile(_PYTHON_RE_SRC + r"(?:\.exe)?", re.IGNORECASE)
+def _python_re() -> rx.Pattern[str]:
+    return rx.compile(_PYTHON_RE_SRC + r"(?:\.exe)?", rx.IGNORECASE)
 
 
 @functools.cache
-def _assignment_re() -> re.Pattern[str]:
-    return re.compile(_ASSIGNMENT_RE_SRC, re.DOTALL)
+def _assignment_re() -> rx.Pattern[str]:
+    return rx.compile(_ASSIGNMENT_RE_SRC, rx.DOTALL)
 
 
 # ---------------------------------------------------------------------------
@@ -508,19 +509,19 @@ _JOINS = {"&&": " && ", "||": " || ", "|": " | ", "|&": " |& ", ";": "; ", "&": 
 
 
 @functools.cache
-def _redirect_re() -> re.Pattern[str]:
-    return re.compile(r"(?<!\S)(?:\d?>&\d|&>>?\s*/dev/null|\d?>>?\s*/dev/null)(?=\s|$)")
+def _redirect_re() -> rx.Pattern[str]:
+    return rx.compile(r"(?<!\S)(?:\d?>&\d|&>>?\s*/dev/null|\d?>>?\s*/dev/null)(?=\s|$)")
 
 
 @functools.cache
-def _export_note_re() -> re.Pattern[str]:
+def _export_note_re() -> rx.Pattern[str]:
     # Claude Code's export prints a Bash call's timeout after the command: `npm test) timeout: 1m 0s`.
-    return re.compile(r"\)\s+timeout:\s+[\dhms ]+$")
+    return rx.compile(r"\)\s+timeout:\s+[\dhms ]+$")
 
 
 @functools.cache
-def _timeout_re() -> re.Pattern[str]:
-    return re.compile(
+def _timeout_re() -> rx.Pattern[str]:
+    return rx.compile(
         r"^g?timeout\s+(?:(?:-[sk]|--signal|--kill-after)\s+\S+\s+|-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s+(?=\S)"
     )
 
@@ -554,7 +555,7 @@ def _relative_to_root(text: str, root: str | None) -> str:
     for form in forms:
         if form in text:
             text = text.replace(form + "/", "").replace(form + "\\", "")
-            text = re.sub(re.escape(form) + r"(?=$|[\s'\"`;|&)])", ".", text)
+            text = rx.sub(rx.escape(form) + r"(?=$|[\s'\"`;|&)])", ".", text)
     return text
 
 
