@@ -136,12 +136,14 @@ def test_no_tool_event_nor_session_end_imports_pathlib_contextlib_signal_or_typi
     assert not list(pending.iterdir())
 
 
-def test_tool_events_import_neither_re_nor_hashlib(tmp_path):
+def test_tool_events_import_neither_re_nor_hashlib_nor_functools(tmp_path):
     """A tool event's patterns come from the regex cache through text.rx, which imports `re`
     (with `enum`: ~13 M instructions, 0.35x a bare interpreter) only for a pattern the cache
-    lacks; a session id that is not a plain name is hashed without `hashlib` (OpenSSL: ~12 M).
-    A failure, its fix (a pair), a plain success and a prompt, in a session whose id holds `_`,
-    then a failure answered with the fix: the answers as before, no `re`, `enum` or `hashlib`."""
+    lacks; a session id that is not a plain name is hashed without `hashlib` (OpenSSL: ~12 M);
+    caches and named tuples are text.lite's, and `_sqlite3` gets its `lru_cache` (`functools`
+    and `collections`: ~11 M). A failure, its fix (a pair), a plain success and a prompt, in a
+    session whose id holds `_`, then a failure answered with the fix: the answers as before,
+    none of those modules imported."""
     cwd = _project(tmp_path)
     base, fail, fix, plain = _tool_events(cwd, "bench_1")
     prompt = {"session_id": "bench_1", "transcript_path": "/t", "cwd": str(cwd), "hook_event_name": "UserPromptSubmit",
@@ -154,7 +156,7 @@ def test_tool_events_import_neither_re_nor_hashlib(tmp_path):
     answers = []
     for n, payload in enumerate((fail, fix, plain, prompt, dict(fail, session_id="other_2"))):
         answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 1}"), cwd,
-                                probe=("re", "enum", "hashlib", "_hashlib"))
+                                probe=("re", "enum", "hashlib", "_hashlib", "functools", "collections"))
         assert not modules, (n, modules)
         answers.append(answer)
     assert "python -m pytest -q" in answers[-1], answers
@@ -253,11 +255,11 @@ def test_a_session_start_answers_from_the_kept_digest_without_the_store(tmp_path
     made, made_with = _hook(tmp_path, ["capture"], start, cwd)
     assert "the build needs generated headers" in made and "_sqlite3" in made_with
     for argv in (["capture"], ["context", "--hook"]):
-        kept, modules = _hook(tmp_path, argv, start, cwd, probe=HEAVY + ("re", "json"))
+        kept, modules = _hook(tmp_path, argv, start, cwd, probe=HEAVY + ("re", "json", "collections"))
         assert kept == made
         assert not modules & {"sqlite3", "_sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api",
                               "learn_cli.text.redact", "learn_cli.engine.context"}, argv
-        assert "re" not in modules, argv  # no regular expression at all (text/jsonlite.py, text/rx.py)
+        assert not modules & {"re", "collections"}, argv  # no regular expression at all (text/rx.py)
         if argv[0] == "context":
             assert "json" not in modules, modules
     assert _sessions_counted(tmp_path) == 3

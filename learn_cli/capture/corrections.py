@@ -11,10 +11,8 @@ Stdlib only; the patterns compile on first use.
 
 from __future__ import annotations
 
-from collections import namedtuple
-from functools import cache
-
 from learn_cli.text import rx
+from learn_cli.text.lite import cache, namedtuple
 
 MAX_RULE = 200
 MAX_SENTENCES = 40
@@ -40,7 +38,7 @@ _FILLER = (
 
 # text: the rule in the user's words, e.g. "Never commit .env."; polarity: "never" | "always" |
 # "instead"; category: "tooling" | "style". (Runs in a hook: no typing import.)
-Correction = namedtuple("Correction", "text polarity category")
+Correction = namedtuple("Correction", "text polarity category", module=__name__)
 
 
 @cache

@@ -54,10 +54,12 @@ permission, then the program (test runners and `… test` → logic, linters, co
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cache, lru_cache
-
 from learn_cli.text import rx
+from learn_cli.text.lite import cache, lru_cache
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "CATEGORIES", "NOT_PROGRAM_WORDS", "parse_exit_code", "strip_ansi", "meaningful_lines",

@@ -46,9 +46,9 @@ words: "never use npm" and "use npm" stay apart).
 from __future__ import annotations
 
 import os
-from functools import cache
 
 from learn_cli.text import rx
+from learn_cli.text.lite import cache
 from learn_cli.text.sanitize import normalize_path, shorten_paths  # re-exported: one home each
 
 __all__ = [

@@ -37,9 +37,8 @@ Decisions on look-alikes (deliberately NOT redacted by the generic sweep):
 
 from __future__ import annotations
 
-from functools import cache
-
 from learn_cli.text import rx
+from learn_cli.text.lite import cache
 
 MAX_SCAN_CHARS = 1_000_000
 """Longer input is cut (at a line boundary when one is near) before scanning."""
@@ -879,11 +878,13 @@ _MIN_ALTERNATION = 0.4      # share of adjacent letters/digits that switch class
 
 
 def _shannon_entropy(s: str) -> float:
-    from collections import Counter
     from math import log2
 
     n = len(s)
-    return -sum(c / n * log2(c / n) for c in Counter(s).values())
+    counts: dict[str, int] = {}  # collections.Counter's counts, in its order (first seen), without collections
+    for char in s:
+        counts[char] = counts.get(char, 0) + 1
+    return -sum(c / n * log2(c / n) for c in counts.values())
 
 
 def _is_random_looking(s: str) -> bool:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 import os
-from functools import cache
 
 from learn_cli.text import rx
+from learn_cli.text.lite import cache
 
 INSTRUCTION_PLACEHOLDER = "[instruction-like text removed]"
 FRAME_PLACEHOLDER = "[frame-like text removed]"
