@@ -149,6 +149,10 @@ def test_tool_events_import_neither_re_nor_hashlib_nor_functools(tmp_path):
     prompt = {"session_id": "bench_1", "transcript_path": "/t", "cwd": str(cwd), "hook_event_name": "UserPromptSubmit",
               "prompt": "no, use python -m pytest"}
     _hook(tmp_path, ["capture"], dict(plain, tool_use_id="t0"), cwd)  # creates the store (and the regex cache)
+    # another fix of the key, learned first: the pairs below are compared with it (engine.conflicts)
+    other_fix = dict(fix, tool_input={"command": "python3 -m pytest -q"})
+    _hook(tmp_path, ["capture"], dict(fail, tool_use_id="t03", session_id="warm_up_0"), cwd)
+    _hook(tmp_path, ["capture"], dict(other_fix, tool_use_id="t04", session_id="warm_up_0"), cwd)
     _hook(tmp_path, ["capture"], dict(fail, tool_use_id="t00", session_id="warm_up"), cwd)
     _hook(tmp_path, ["capture"], dict(fix, tool_use_id="t01", session_id="warm_up"), cwd)
     _hook(tmp_path, ["capture"], dict(prompt, session_id="warm_up"), cwd)
@@ -156,8 +160,10 @@ def test_tool_events_import_neither_re_nor_hashlib_nor_functools(tmp_path):
     answers = []
     for n, payload in enumerate((fail, fix, plain, prompt, dict(fail, session_id="other_2"))):
         answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 1}"), cwd,
-                                probe=("re", "enum", "hashlib", "_hashlib", "functools", "collections"))
-        assert not modules, (n, modules)
+                                probe=("re", "enum", "hashlib", "_hashlib", "functools", "collections",
+                                       "learn_cli.engine.conflicts"))
+        assert not modules - {"learn_cli.engine.conflicts"}, (n, modules)
+        assert ("learn_cli.engine.conflicts" in modules) == (n == 1), (n, modules)  # the pair compared the fixes
         answers.append(answer)
     assert "python -m pytest -q" in answers[-1], answers
     import hashlib

@@ -16,7 +16,7 @@ import pytest
 import learn_cli
 from learn_cli.text import lite
 
-Pair = lite.namedtuple("Pair", "left right extra", defaults=(None,), module=__name__)
+Pair = lite._namedtuple("Pair", "left right extra", (None,), __name__)  # its own, not the real one it hands out here
 Twin = collections.namedtuple("Twin", "left right extra", defaults=(None,))
 
 
@@ -38,7 +38,7 @@ def test_a_named_tuple_is_collections_one():
     with pytest.raises(ValueError):
         ours._replace(nope=1)
 
-    class Named(lite.namedtuple("Named", "a b", module=__name__)):
+    class Named(lite._namedtuple("Named", "a b", (), __name__)):
         __slots__ = ()
 
         @property
@@ -48,6 +48,14 @@ def test_a_named_tuple_is_collections_one():
     assert Named(1, 2).both == 3 and repr(Named(1, 2)) == "Named(a=1, b=2)"
 
 
+def test_the_real_ones_where_their_modules_are_imported():
+    """Commands and tests import functools and collections anyway: nothing changes there."""
+    assert type(lite.lru_cache(maxsize=4)(len)) is type(functools.lru_cache(maxsize=4)(len))
+    real = lite.namedtuple("Real", "a b", defaults=(2,), module=__name__)
+    assert "_namedtuple" not in real.__new__.__qualname__ and "_namedtuple" in Pair.__new__.__qualname__
+    assert real(1) == (1, 2) and real._field_defaults == {"b": 2}
+
+
 def test_the_caches_answer_as_functools_and_stay_bounded():
     calls = []
 
@@ -55,17 +63,18 @@ def test_the_caches_answer_as_functools_and_stay_bounded():
         calls.append(x)
         return x * scale
 
-    cached, theirs = lite.cache(double), functools.cache(double)
+    cached, theirs = lite._memoized(double, None), functools.cache(double)
     for fn in (cached, theirs):
         assert [fn(1), fn(1), fn(2), fn(2, scale=3)] == [2, 2, 4, 6]
     assert len(calls) == 6  # three computed by each
-    assert cached.__name__ == "double" and cached.__wrapped__ is double and cached.cache_size() == 3
+    assert cached.__name__ == "double" and cached.__wrapped__ is double
+    assert cached.cache_info() == theirs.cache_info() == (1, 3, None, 3)
     cached.cache_clear()
-    assert cached.cache_size() == 0
-    bounded = lite.lru_cache(maxsize=4)(double)
+    assert cached.cache_info() == (0, 0, None, 0)
+    bounded = lite._memoized(double, 4)
     for x in range(100):
         assert bounded(x) == 2 * x and bounded(x) == 2 * x
-        assert bounded.cache_size() <= 4
+        assert bounded.cache_info().currsize <= 4
     with pytest.raises(TypeError):  # unhashable, as functools says
         cached([1])
 

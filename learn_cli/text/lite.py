@@ -3,15 +3,18 @@ without importing `functools` and `collections`.
 
 The two modules (with `operator`, `keyword`, `reprlib`, `types`: what they import) cost ~11 M
 instructions, 0.3x a bare interpreter's start, on every tool call of the agent, for a few
-decorators and record types. The modules the hooks import use these instead; the results are
-the same. Differences: a bounded cache (`lru_cache(maxsize=N)`) is emptied when full rather
-than dropping its least recent entry (the functions are pure: only what is recomputed
-changes), and the named tuples have `_fields`, `_field_defaults`, `_make`, `_replace` and
-`_asdict`, not `_source` or `typename` renaming.
+decorators and record types. The modules the hooks import use these instead. In a process
+that has imported the real module already (every command: typer imports both; the tests),
+they are the real ones, so nothing changes there. Otherwise (a hook) the results are the same;
+what differs: a bounded cache (`lru_cache(maxsize=N)`) is emptied when full rather than
+dropping its least recent entry (the functions are pure: only what is recomputed changes),
+and the named tuples have `_fields`, `_field_defaults`, `_make`, `_replace` and `_asdict`,
+not `_source` or `typename` renaming.
 """
 
 from __future__ import annotations
 
+import sys
 from _operator import itemgetter
 
 _MISSING = object()
@@ -20,29 +23,42 @@ _KWARGS = object()  # separates positional from keyword arguments in a key
 
 def cache(function):
     """functools.cache: every result kept."""
-    return _memoized(function, None)
+    real = sys.modules.get("functools")
+    return real.cache(function) if real is not None else _memoized(function, None)
 
 
 def lru_cache(maxsize: int = 128):
     """functools.lru_cache(maxsize=N), as a decorator factory: at most `maxsize` results."""
-    return lambda function: _memoized(function, maxsize)
+    real = sys.modules.get("functools")
+    return real.lru_cache(maxsize=maxsize) if real is not None else lambda function: _memoized(function, maxsize)
 
 
 def _memoized(function, maxsize: int | None):
     values: dict = {}
+    counts = [0, 0]  # hits, misses
 
     def memoized(*args, **kwargs):
         key = args if not kwargs else args + (_KWARGS, *kwargs.items())
         value = values.get(key, _MISSING)
         if value is _MISSING:
+            counts[1] += 1
             value = function(*args, **kwargs)
             if maxsize is not None and len(values) >= maxsize:
                 values.clear()
             values[key] = value
+        else:
+            counts[0] += 1
         return value
 
-    memoized.cache_clear = values.clear
-    memoized.cache_size = values.__len__
+    def cache_info():
+        return _CacheInfo(counts[0], counts[1], maxsize, len(values))
+
+    def cache_clear():
+        values.clear()
+        counts[:] = [0, 0]
+
+    memoized.cache_info = cache_info
+    memoized.cache_clear = cache_clear
     memoized.__wrapped__ = function
     for name in ("__module__", "__name__", "__qualname__", "__doc__"):  # those it has (functools.wraps)
         if hasattr(function, name):
@@ -52,6 +68,13 @@ def _memoized(function, maxsize: int | None):
 
 def namedtuple(typename: str, field_names, *, defaults=(), module: str | None = None) -> type:
     """collections.namedtuple(typename, field_names, defaults=..., module=...)."""
+    real = sys.modules.get("collections")
+    if real is not None:
+        return real.namedtuple(typename, field_names, defaults=defaults or None, module=module)
+    return _namedtuple(typename, field_names, defaults, module)
+
+
+def _namedtuple(typename: str, field_names, defaults: tuple, module: str | None) -> type:
     fields = tuple(field_names.replace(",", " ").split() if isinstance(field_names, str) else field_names)
     count = len(fields)
     field_defaults = dict(zip(fields[count - len(defaults):], defaults, strict=True)) if defaults else {}
@@ -99,3 +122,6 @@ def namedtuple(typename: str, field_names, *, defaults=(), module: str | None = 
     for index, field in enumerate(fields):
         namespace[field] = property(itemgetter(index), doc=f"Alias for field number {index}")
     return type(typename, (tuple,), namespace)
+
+
+_CacheInfo = _namedtuple("CacheInfo", ("hits", "misses", "maxsize", "currsize"), (), __name__)  # functools' fields
