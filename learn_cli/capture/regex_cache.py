@@ -173,7 +173,10 @@ def _build(key: tuple[str, int]):
     digest = sha1_hex(f"{key[1]}:{key[0]}".encode("utf-8", "surrogatepass"))
     entry = _state["entries"].get(digest)
     if entry is None:
-        entry = _generate(*key)
+        from learn_cli.store.deadline import held
+
+        with held():  # may import `re` (a tool event has not): never cut short by the hard stop, which may need it
+            entry = _generate(*key)
         if len(_state["entries"]) < MAX_ENTRIES:
             _state["entries"][digest] = marshal.dumps(entry)
             _state["added"] = True
