@@ -74,6 +74,18 @@ def _project(tmp_path, name: str = "proj"):
     return cwd
 
 
+def _tool_events(cwd, session: str) -> tuple[dict, dict, dict, dict]:
+    """A Bash tool event's common fields, a failure, its fix and a plain success."""
+    base = {"session_id": session, "transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
+    fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
+                error="Exit code 127\nbash: pytest: command not found", is_interrupt=False)
+    fix = dict(base, hook_event_name="PostToolUse", tool_input={"command": "python -m pytest -q"},
+               tool_response={"stdout": "1 passed", "stderr": ""})
+    plain = dict(base, hook_event_name="PostToolUse", tool_input={"command": "ls src"},
+                 tool_response={"stdout": "a", "stderr": ""})
+    return base, fail, fix, plain
+
+
 def test_a_plain_success_and_a_prompt_neither_open_the_index_nor_parse_commands(tmp_path):
     """_sqlite3 (the C module alone) is imported when the index is opened: a success that
     resolves no failure and a prompt that corrects nothing never open it."""
@@ -95,13 +107,7 @@ def test_no_tool_event_nor_session_end_imports_pathlib_contextlib_signal_or_typi
     in one session, a failure answered with the fix learned from the pair, and the sessions'
     ends, whose promotion check (engine.promotion) takes the same string paths."""
     cwd = _project(tmp_path)
-    base = {"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
-    fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
-                error="Exit code 127\nbash: pytest: command not found", is_interrupt=False)
-    fix = dict(base, hook_event_name="PostToolUse", tool_input={"command": "python -m pytest -q"},
-               tool_response={"stdout": "1 passed", "stderr": ""})
-    plain = dict(base, hook_event_name="PostToolUse", tool_input={"command": "ls src"},
-                 tool_response={"stdout": "a", "stderr": ""})
+    base, fail, fix, plain = _tool_events(cwd, "s1")
     _hook(tmp_path, ["capture"], dict(plain, tool_use_id="t0"), cwd)  # creates the store
     answers = []
     for n, payload in enumerate((fail, fix, plain, dict(fail, session_id="s2"), dict(fix, session_id="s2"),
@@ -128,6 +134,42 @@ def test_no_tool_event_nor_session_end_imports_pathlib_contextlib_signal_or_typi
     assert "learn_cli.engine.promotion" in modules
     assert not modules & {"pathlib", "contextlib", "signal", "typing"}, modules
     assert not list(pending.iterdir())
+
+
+def test_tool_events_import_neither_re_nor_hashlib_nor_functools(tmp_path):
+    """A tool event's patterns come from the regex cache through text.rx, which imports `re`
+    (with `enum`: ~13 M instructions, 0.35x a bare interpreter) only for a pattern the cache
+    lacks; a session id that is not a plain name is hashed without `hashlib` (OpenSSL: ~12 M);
+    caches and named tuples are text.lite's, and `_sqlite3` gets its `lru_cache` (`functools`
+    and `collections`: ~11 M). A failure, its fix (a pair), a plain success and a prompt, in a
+    session whose id holds `_`, then a failure answered with the fix: the answers as before,
+    none of those modules imported."""
+    cwd = _project(tmp_path)
+    base, fail, fix, plain = _tool_events(cwd, "bench_1")
+    prompt = {"session_id": "bench_1", "transcript_path": "/t", "cwd": str(cwd), "hook_event_name": "UserPromptSubmit",
+              "prompt": "no, use python -m pytest"}
+    _hook(tmp_path, ["capture"], dict(plain, tool_use_id="t0"), cwd)  # creates the store (and the regex cache)
+    # another fix of the key, learned first: the pairs below are compared with it (engine.conflicts)
+    other_fix = dict(fix, tool_input={"command": "python3 -m pytest -q"})
+    _hook(tmp_path, ["capture"], dict(fail, tool_use_id="t03", session_id="warm_up_0"), cwd)
+    _hook(tmp_path, ["capture"], dict(other_fix, tool_use_id="t04", session_id="warm_up_0"), cwd)
+    _hook(tmp_path, ["capture"], dict(fail, tool_use_id="t00", session_id="warm_up"), cwd)
+    _hook(tmp_path, ["capture"], dict(fix, tool_use_id="t01", session_id="warm_up"), cwd)
+    _hook(tmp_path, ["capture"], dict(prompt, session_id="warm_up"), cwd)
+    _hook(tmp_path, ["capture"], dict(fail, tool_use_id="t02", session_id="warm_up_2"), cwd)  # a fix offered
+    answers = []
+    for n, payload in enumerate((fail, fix, plain, prompt, dict(fail, session_id="other_2"))):
+        answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 1}"), cwd,
+                                probe=("re", "enum", "hashlib", "_hashlib", "functools", "collections",
+                                       "learn_cli.engine.conflicts"))
+        assert not modules - {"learn_cli.engine.conflicts"}, (n, modules)
+        assert ("learn_cli.engine.conflicts" in modules) == (n == 1), (n, modules)  # the pair compared the fixes
+        answers.append(answer)
+    assert "python -m pytest -q" in answers[-1], answers
+    import hashlib
+
+    stem = "bench-1_" + hashlib.sha256(b"bench_1").hexdigest()[:16]  # the name `hashlib` gave it
+    assert (tmp_path / "home" / "sessions" / f"{stem}.jsonl").is_file()
 
 
 def test_a_session_end_before_a_stop_pays_what_its_hooks_left_undone(tmp_path):
@@ -219,12 +261,13 @@ def test_a_session_start_answers_from_the_kept_digest_without_the_store(tmp_path
     made, made_with = _hook(tmp_path, ["capture"], start, cwd)
     assert "the build needs generated headers" in made and "_sqlite3" in made_with
     for argv in (["capture"], ["context", "--hook"]):
-        kept, modules = _hook(tmp_path, argv, start, cwd, probe=HEAVY + ("re", "json"))
+        kept, modules = _hook(tmp_path, argv, start, cwd, probe=HEAVY + ("re", "json", "collections"))
         assert kept == made
         assert not modules & {"sqlite3", "_sqlite3", "datetime", "pathlib", "typing", "learn_cli.store.api",
                               "learn_cli.text.redact", "learn_cli.engine.context"}, argv
-        if argv[0] == "context":  # the SessionStart hook: no regular expression at all (text/jsonlite.py)
-            assert not modules & {"re", "json"}, modules
+        assert not modules & {"re", "collections"}, argv  # no regular expression at all (text/rx.py)
+        if argv[0] == "context":
+            assert "json" not in modules, modules
     assert _sessions_counted(tmp_path) == 3
 
     _seed_active(tmp_path, cwd, "the linter wants tabs")

@@ -134,3 +134,23 @@ def test_the_capture_hook_writes_the_cache_once(learn, tmp_path):
     payload["tool_use_id"] = "toolu_2"
     assert learn("capture", input=payload).returncode == 0
     assert path.stat().st_mtime_ns == first.st_mtime_ns  # nothing new to add: not rewritten
+
+
+def test_a_missing_pattern_is_parsed_where_the_hard_stop_waits(cache_file, monkeypatch):
+    """Parsing imports `re` in a hook (text.rx serves the rest without it); the hard stop's own
+    spooling may need `re`, so it must not interrupt that import: the parse runs in
+    deadline.held()."""
+    from learn_cli.store import deadline
+    from learn_cli.text import rx
+
+    held_depths = []
+    generate = regex_cache._generate
+
+    def watched(pattern, flags):
+        held_depths.append(deadline._holding)
+        return generate(pattern, flags)
+
+    monkeypatch.setattr(regex_cache, "_generate", watched)
+    regex_cache.install(cache_file, patch=False)
+    assert rx.search(r"held-(\d+)-test", "a held-42-test").group(1) == "42"
+    assert held_depths == [1] and deadline._holding == 0

@@ -11,9 +11,8 @@ Stdlib only; the patterns compile on first use.
 
 from __future__ import annotations
 
-import re
-from collections import namedtuple
-from functools import cache
+from learn_cli.text import rx
+from learn_cli.text.lite import cache, namedtuple
 
 MAX_RULE = 200
 MAX_SENTENCES = 40
@@ -39,41 +38,41 @@ _FILLER = (
 
 # text: the rule in the user's words, e.g. "Never commit .env."; polarity: "never" | "always" |
 # "instead"; category: "tooling" | "style". (Runs in a hook: no typing import.)
-Correction = namedtuple("Correction", "text polarity category")
+Correction = namedtuple("Correction", "text polarity category", module=__name__)
 
 
 @cache
 def _patterns() -> tuple:
     verbs = rf"(?:{_VERBS})\b"
-    never = re.compile(
+    never = rx.compile(
         rf"^{_FILLER}(?:you\s+)?(?:(?:should|must|need\s+to|have\s+to)\s+)?"
         rf"(?:don'?t|do\s+not|dont|never|shouldn'?t|should\s+not|must\s+not|mustn'?t|can'?t|cannot|"
         rf"please\s+don'?t)\s+(?:ever\s+|again\s+)?{verbs}",
-        re.I,
+        rx.I,
     )
-    stop = re.compile(rf"^{_FILLER}(?:stop|quit|avoid)\s+(?:[a-z][\w-]*ing)\b", re.I)
-    always = re.compile(
+    stop = rx.compile(rf"^{_FILLER}(?:stop|quit|avoid)\s+(?:[a-z][\w-]*ing)\b", rx.I)
+    always = rx.compile(
         rf"^{_FILLER}(?:you\s+)?(?:(?:should|must)\s+)?(?:always|only)\s+{verbs}"
         rf"|^{_FILLER}(?:make\s+sure\s+(?:to|you)|remember\s+to|be\s+sure\s+to)\s+{verbs}",
-        re.I,
+        rx.I,
     )
-    instead = re.compile(
+    instead = rx.compile(
         rf"^{_FILLER}(?:(?:we|this\s+(?:repo|project)|you\s+should|please)\s+)?(?:use|uses|prefer|prefers)\s+"
         r"\S.{0,80}?\s+(?:instead\s+of|rather\s+than|over|not|to)\s+\S",
-        re.I,
+        rx.I,
     )
     # Sentences, then clauses joined by a dash, a semicolon or "and"/"but" before a correction.
-    split = re.compile(
+    split = rx.compile(
         r"(?<=[.!;])\s+|\n+|;\s*"
         r"|\s+[—–-]+\s+(?=(?:and\s+|but\s+|also\s+)?(?:please\s+)?(?:don'?t|do\s+not|never|always|stop|only)\b)"
         r"|,?\s+(?:and|but|also|plus)\s+(?=(?:please\s+)?(?:don'?t|do\s+not|never|always|stop|only)\b)",
-        re.I)
-    lead = re.compile(rf"^{_FILLER}(?:you\s+(?:should|must)\s+(?=never|always|only))?", re.I)
-    style = re.compile(
+        rx.I)
+    lead = rx.compile(rf"^{_FILLER}(?:you\s+(?:should|must)\s+(?=never|always|only))?", rx.I)
+    style = rx.compile(
         r"\b(?:format\w*|indent\w*|tabs?|spaces|quotes?|semicolons?|naming|camel\s*case|snake_case|"
         r"comments?|docstrings?|type\s+hints?|line\s+length|style|emojis?|capitali[sz]\w*|trailing|"
         r"whitespace|imports?\s+order|sorted\s+imports)\b",
-        re.I,
+        rx.I,
     )
     return never, stop, always, instead, split, style, lead
 

@@ -413,12 +413,22 @@ def _options(argv: list[str], allowed: tuple[str, ...]) -> dict:
     return opts
 
 
-def _install_regex_cache(home: str | None):
-    """Compiled regular expressions from the store's cache file (see capture.regex_cache)."""
+def _install_regex_cache(home: str | None, patch: bool = True):
+    """Compiled regular expressions from the store's cache file (see capture.regex_cache);
+    without `patch`, for text.rx alone: a tool event's modules compile through it and import
+    no `re` (~13 M instructions, 0.35x a bare interpreter) unless a pattern is missing."""
     from learn_cli.capture import regex_cache
 
-    regex_cache.install_for_home(home)
+    regex_cache.install_for_home(home, patch)
     return regex_cache
+
+
+def _patch_regex_cache() -> None:
+    """Work beyond the tool events (end of session, guard, the Store's digest) uses `re`
+    itself: its compilations from the cache file too, when _capture installed it."""
+    cache = sys.modules.get("learn_cli.capture.regex_cache")
+    if cache is not None:
+        cache.patch()
 
 
 def _home_arg(argv: list[str]) -> str | None:
@@ -504,7 +514,7 @@ def _capture(argv: list[str], started: float):
         return None
     payload, adapter = _parse(data), _adapter(opts.get("agent", "claude-code"))
     if not _end_before_stop(adapter, payload):  # such a SessionEnd mostly needs no regex (_quick_end)
-        _install_regex_cache(opts.get("home"))
+        _install_regex_cache(opts.get("home"), patch=False)  # `re` too, for other work: _dispatch
     event = adapter.to_event(payload)
     if event is None:
         return None
@@ -537,6 +547,8 @@ def _dispatch(event, home: str | None, started: float, limit: float = DEFAULT_DE
         return _session_start(event, home, None)
     if event.kind == ev.SESSION_END and _stop_follows(event.agent):
         return _quick_end(event, home, started, limit, defer)
+    if event.kind not in SPOOLED:
+        _patch_regex_cache()
     store, project = _open(event, home)
     try:
         if event.kind in (ev.SESSION_END, ev.STOP):
@@ -904,20 +916,19 @@ def _context(argv: list[str]):
     if event is None:
         agent = _adapter(opts.get("agent")).AGENT
         event = ev.Event(ev.SESSION_START, agent, cwd=os.path.abspath(opts["project"]) if "project" in opts else "")
-    return _session_start(event, opts.get("home"), budget, cache_late=True)
+    return _session_start(event, opts.get("home"), budget)
 
 
-def _session_start(event, home: str | None, budget: int | None, cache_late: bool = False):
-    """The digest's answer. `cache_late` (`learn context --hook`, which installs no regex cache
-    up front: a kept digest needs no `re`): install it before the Store's way."""
+def _session_start(event, home: str | None, budget: int | None):
+    """The digest's answer: the kept digest, which needs no `re`, or the Store's way, which
+    installs the regex cache for `re` first."""
     project = _known_project(event, home)
     if project is None:
         return None
     kept = _kept_start(event, home, project, budget)
     if kept is not None:
         return kept[0]
-    if cache_late:
-        _install_regex_cache(home)
+    _install_regex_cache(home)
     from learn_cli.engine.digest import session_digest
 
     store, project = _open(event, home, plain=False)

@@ -24,8 +24,6 @@ script), which is the ordinary work loop. Stdlib only (hook path).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from learn_cli.text.shell import (
     OUTPUT_SHAPERS,
     SETUP_PROGRAMS,
@@ -36,6 +34,10 @@ from learn_cli.text.shell import (
     tokenize,
     unwrap_tokens,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["is_lesson", "same_work", "moved_to", "option_change", "apply_option_change", "dropped_cd",
            "apply_dropped_cd", "cd_failed", "program_change", "apply_program_change",

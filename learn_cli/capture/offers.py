@@ -15,7 +15,6 @@ Stdlib only (hot path).
 
 from __future__ import annotations
 
-import functools
 import os
 
 from learn_cli.capture import events as ev
@@ -32,6 +31,7 @@ from learn_cli.capture.learner import (
     failed_as_stored,
 )
 from learn_cli.store.record import SHOWN_STATUSES
+from learn_cli.text import lite
 
 
 class Fix:
@@ -206,7 +206,7 @@ def change_of(rec: dict) -> tuple | None:
     return _change_of_pair(rec.get("command") or "", _fix_of_record(rec))
 
 
-@functools.lru_cache(maxsize=256)
+@lite.lru_cache(maxsize=256)
 def failing_step_of(command: str, error: str) -> str:
     """The step of a chain that its error names (text.keys.failing_step), normalised, or ""
     when the error names none; once per (command, error) in a process: a popular key's records
@@ -217,7 +217,7 @@ def failing_step_of(command: str, error: str) -> str:
     return _normalize(step, None) if step != command else ""
 
 
-@functools.lru_cache(maxsize=256)
+@lite.lru_cache(maxsize=256)
 def _change_of_pair(failed: str, fix: str) -> tuple | None:
     """change_of for one (failed command, fix), parsed once per process: a popular failure's
     key holds a record in every project that met it (145 at 300,000 learnings) stating the

@@ -21,12 +21,9 @@ Stdlib only, cheap to import, nothing compiled at import time.
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Sequence
-
 from learn_cli.engine.distance import RETRY_RATIO, edit_ratio, levenshtein, within_ratio
 from learn_cli.engine.goals import other_tests, same_job, targets
+from learn_cli.text import lite, rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
     SETUP_PROGRAMS,
@@ -41,6 +38,10 @@ from learn_cli.text.shell import (
     unwrap,
     unwrap_tokens,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = [
     "program",
@@ -95,7 +96,7 @@ _JS_PM_SUBCOMMANDS = frozenset({
 # Command parts: what a command does, without setup, wrappers and output plumbing
 
 
-@functools.lru_cache(maxsize=256)
+@lite.lru_cache(maxsize=256)
 def _parts(command: str) -> tuple[tuple[str, ...], ...]:
     """Token lists of the working segments of a command (cached: the hook compares
     one success with several failures).
@@ -257,10 +258,10 @@ CODE_WORDS = frozenset({
 })
 
 
-@functools.cache
-def _word_split_re() -> re.Pattern[str]:
+@lite.cache
+def _word_split_re() -> rx.Pattern[str]:
     # Keeps paths, URLs, dotted names and package specs whole; splits code and prose.
-    return re.compile(r"[^\w./:@~+-]+")
+    return rx.compile(r"[^\w./:@~+-]+")
 
 
 # Tools whose first word is a subcommand (`npm install`, `git commit`, `cargo build`).

@@ -17,6 +17,11 @@ unexpected (no `_sre`, a damaged file, a changed private API) falls back to `re`
 compilation. The hook entry points install it and save what they added; `learn recall`'s fast
 path (which agents run) reads it and adds nothing; the other commands use `re` untouched.
 
+It serves `text.rx` (the hook path's modules compile through it) and, once patched, `re`
+itself. A tool event installs it for `text.rx` alone and imports no `re` at all (with `enum`
+and `re`'s own modules, ~13 M instructions, a third of a bare interpreter's start) unless a
+pattern is missing: parsing one imports `re`, and then `re` is served from the file too.
+
 Each entry is kept marshalled on its own and decoded when its pattern is compiled: a hook
 uses a few dozen of the file's entries, and decoding all of them (~240 KB of code lists)
 took ~2 ms of every hook call, more than the compilations it saved.
@@ -26,12 +31,12 @@ from __future__ import annotations
 
 import marshal
 import os
-import re
 import sys
+
+from learn_cli.text import rx
 
 try:
     import _sre
-    from re import _compiler, _parser
 except ImportError:  # pragma: no cover - not CPython
     _sre = None
 
@@ -39,40 +44,70 @@ FILE_NAME = "regex-cache"
 MAX_ENTRIES = 500  # the hooks compile ~50 fixed patterns; a pattern built from data is not kept
 _FORMAT = 2  # 2: each entry marshalled on its own (1 held the decoded tuples)
 _TAG = f"{_FORMAT}:{sys.implementation.cache_tag}:{sys.hexversion}:{getattr(_sre, 'MAGIC', 0)}"
-_UNCACHED_FLAGS = re.DEBUG | getattr(re, "TEMPLATE", 0)
+_UNCACHED_FLAGS = rx.DEBUG | rx.TEMPLATE
 
 _state: dict = {"path": None, "original": None, "entries": {}, "added": False, "compiled": {}}
 
 
-def install(path: str) -> None:
+def install(path: str, patch: bool = True) -> None:
     """Serve this process's regex compilations from the cache file at `path` (a process that
-    runs the hooks for several homes, like the tests, switches files)."""
-    if _sre is None or _state["path"] == path:
+    runs the hooks for several homes, like the tests, switches files): those of `text.rx`,
+    and with `patch` those of `re` too (`re` is imported then). The hooks install it without
+    `patch`: their modules compile through `text.rx`, and `re` is patched (patch()) only when
+    a pattern the cache lacks, or another module, imports it."""
+    if _sre is None:
         return
-    if _state["original"] is None:
-        _state["original"] = re._compile
-        re._compile = _compile
-    else:
-        save()
-    _state.update(path=path, entries=_read(path), added=False)
+    if _state["path"] != path:
+        if _state["path"] is not None:
+            save()
+        _state.update(path=path, entries=_read(path), added=False)
+        rx.source = _serve
+    if patch or "re" in sys.modules:  # imported already (an agent's adapter): served from the file too
+        _patch()
 
 
-def install_for_home(home: str | None) -> None:
+def install_for_home(home: str | None, patch: bool = True) -> None:
     """install() with the cache file of the store at `home` (store.paths.home_dir's rules);
     nothing when that cannot be: it is only a cache, everything works without it."""
     from learn_cli.store.paths import GLOBAL_DIR, home_dir
 
     try:
-        install(os.path.join(home_dir(home), GLOBAL_DIR, FILE_NAME))
+        install(os.path.join(home_dir(home), GLOBAL_DIR, FILE_NAME), patch)
     except Exception:  # noqa: BLE001 - only a cache
         pass
+
+
+def patch() -> None:
+    """`re`'s compilations from the installed cache too (imports `re`): for work beyond the tool
+    events, whose modules use `re` itself (end-of-session work, the Store's digest)."""
+    if _state["path"] is not None:
+        _patch()
+
+
+def _patch() -> None:
+    if _state["original"] is None:
+        import re
+
+        _state["original"] = re._compile
+        re._compile = _compile
 
 
 def uninstall() -> None:
     """Back to `re`'s own compilation (tests; the hooks simply exit)."""
     if _state["original"] is not None:
-        re._compile = _state["original"]
+        sys.modules["re"]._compile = _state["original"]
+    rx.source = None
+    rx.forget()
     _state.update(path=None, original=None, entries={}, added=False, compiled={})
+
+
+def __getattr__(name: str):
+    """`_parser` and `_compiler`, `re`'s own, imported when a pattern must be parsed."""
+    if name in ("_parser", "_compiler"):
+        import importlib
+
+        return importlib.import_module(f"re.{name}")
+    raise AttributeError(name)
 
 
 def save() -> None:
@@ -109,17 +144,25 @@ def _read(path: str) -> dict:
 
 
 def _compile(pattern, flags):
-    if isinstance(flags, re.RegexFlag):
-        flags = flags.value
+    """re._compile, once patched."""
+    flags = int(flags)  # a re.RegexFlag
     if type(pattern) is not str or flags & _UNCACHED_FLAGS:
         return _state["original"](pattern, flags)
+    return _serve(pattern, flags) or _state["original"](pattern, flags)
+
+
+def _serve(pattern: str, flags: int):
+    """The pattern object of (pattern, flags) from the cache (parsed and added when missing),
+    or None for `re` to compile (and raise its own errors): text.rx's source."""
+    if flags & _UNCACHED_FLAGS:
+        return None
     key = (pattern, flags)
     compiled = _state["compiled"].get(key)
     if compiled is None:
         try:
             compiled = _build(key)
         except Exception:  # noqa: BLE001 - any surprise: re compiles it (and raises its own errors)
-            compiled = _state["original"](pattern, flags)
+            return None
         _state["compiled"][key] = compiled
     return compiled
 
@@ -130,7 +173,10 @@ def _build(key: tuple[str, int]):
     digest = sha1_hex(f"{key[1]}:{key[0]}".encode("utf-8", "surrogatepass"))
     entry = _state["entries"].get(digest)
     if entry is None:
-        entry = _generate(*key)
+        from learn_cli.store.deadline import held
+
+        with held():  # may import `re` (a tool event has not): never cut short by the hard stop, which may need it
+            entry = _generate(*key)
         if len(_state["entries"]) < MAX_ENTRIES:
             _state["entries"][digest] = marshal.dumps(entry)
             _state["added"] = True
@@ -142,6 +188,8 @@ def _build(key: tuple[str, int]):
 
 def _generate(pattern: str, flags: int) -> tuple:
     """What re._compiler.compile passes to _sre.compile, as marshal can store it."""
+    from re import _compiler, _parser
+
     parsed = _parser.parse(pattern, flags)
     code = _compiler._code(parsed, flags)
     groupindex = dict(parsed.state.groupdict)

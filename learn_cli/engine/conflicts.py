@@ -30,13 +30,14 @@ is two projects' facts, not a conflict.
 
 from __future__ import annotations
 
-import re
-from collections import namedtuple
-from collections.abc import Callable, Iterable
-from functools import cache, lru_cache
-
 from learn_cli.engine.merge import fix_text, normalize_text, text_similarity
+from learn_cli.text import rx
 from learn_cli.text.hashes import blake2b_hex
+from learn_cli.text.lite import cache, lru_cache, namedtuple
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 REFINEMENT_SIMILARITY = 0.8
 
@@ -82,9 +83,9 @@ _LEADING_NEGATIVE = {"not", "never", "no", "avoid"}
 @cache
 def _patterns():
     return (
-        re.compile(r"[a-z0-9][a-z0-9+#._-]*[a-z0-9+#]|[a-z0-9]"),
-        re.compile(r"[,;:.!?()\[\]]+(?:\s|$)|\s[-–—]+\s|\s[(\[]|\bbut\b|\bthen\b"),  # "… (an aside)" too
-        re.compile(r"\b(\d{1,2})[\s-]*(?:spaces?|space-indent(?:ed|ation)?)\b"),
+        rx.compile(r"[a-z0-9][a-z0-9+#._-]*[a-z0-9+#]|[a-z0-9]"),
+        rx.compile(r"[,;:.!?()\[\]]+(?:\s|$)|\s[-–—]+\s|\s[(\[]|\bbut\b|\bthen\b"),  # "… (an aside)" too
+        rx.compile(r"\b(\d{1,2})[\s-]*(?:spaces?|space-indent(?:ed|ation)?)\b"),
     )
 
 
@@ -101,7 +102,7 @@ def _patterns():
 # - stances: ((slot, preferred values, rejected values), ...), non-error learnings only
 # - cores: ((negative?, core words), ...), non-error learnings only
 # (Read back from JSON the inner tuples are lists: only iterated and unpacked, never hashed.)
-Features = namedtuple("Features", "fix directions stances cores")
+Features = namedtuple("Features", "fix directions stances cores", module=__name__)
 
 
 def record_features(rec: dict) -> Features:

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 
 from learn_cli.store.paths import GLOBAL_DIR, GLOBAL_FILES, LEARNINGS_FILE, PROJECTS_DIR
 from learn_cli.text import jsonlite  # not `json`: a kept digest is read without `re`
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
 if TYPE_CHECKING:
+    from collections.abc import Callable  # `collections`: ~7 M instructions of a kept digest's read
+
     from learn_cli.engine.context import ContextResult
 
 GLOBAL_POOL = 500  # global learnings considered (best approximate score first)

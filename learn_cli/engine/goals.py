@@ -17,9 +17,11 @@ Stdlib only (hot path).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from learn_cli.text.shell import canonical_program
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["goal", "ecosystem", "targets", "same_job", "other_tests"]
 

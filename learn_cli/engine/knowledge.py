@@ -7,9 +7,8 @@ Used by `learn`, `learn add`, `learn import`, prune and automatic capture, so th
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from learn_cli.store.record import LIVE_STATUSES, now_iso
+from learn_cli.text.lite import namedtuple
 
 LIVE = LIVE_STATUSES
 
@@ -17,7 +16,7 @@ LIVE = LIVE_STATUSES
 # record: the record as stored; path: the file it is in; merged: merged into an existing
 # learning with the same key; before_frequency: that learning's frequency before the merge
 # (or None); global_merge: (old frequency, new frequency) of a global learning bumped too, or None.
-Outcome = namedtuple("Outcome", "record path merged before_frequency global_merge")
+Outcome = namedtuple("Outcome", "record path merged before_frequency global_merge", module=__name__)
 
 
 def same_learning(a: dict, b: dict) -> bool:

@@ -8,10 +8,10 @@ the hot path). Stdlib only; difflib is imported when first needed.
 from __future__ import annotations
 
 import math
-import re
-from functools import cache
 
 from learn_cli.engine.scoring import frequency_of, impact_of, parse_time
+from learn_cli.text import rx
+from learn_cli.text.lite import cache
 
 TEXT_FIELDS = ("context", "error", "fix")
 # Strongest first. `conflicted` is sticky: a merge never silently clears a conflict the
@@ -163,7 +163,7 @@ def _count(value) -> int:
 
 @cache
 def _word_re():
-    return re.compile(r"\w+")
+    return rx.compile(r"\w+")
 
 
 def normalize_text(text) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
 
 from learn_cli.text import jsonlite  # json's C half, without `re`: hooks and fast reads import no `json`
 
@@ -15,6 +14,7 @@ from .record import now_iso, store_file_kind, utf8_safe
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
 
     from .index import Index

@@ -14,16 +14,14 @@ A record whose searchable text did not change is updated in place without touchi
 from __future__ import annotations
 
 import os
-
-try:  # the C module that the `sqlite3` package wraps: the package adds date adapters this index
-    import _sqlite3 as sqlite3  # never uses, and imports `datetime` for them (~0.15x a bare start)
-except ImportError:  # pragma: no cover - not CPython
-    import sqlite3
+import sys
 import time
-from collections import namedtuple
-from collections.abc import Callable, Iterable
 
-from learn_cli.text import jsonlite  # json's C half, without `re`: hooks and fast reads import no `json`
+from learn_cli.text import (
+    jsonlite,  # json's C half, without `re`: hooks and fast reads import no `json`
+    lite,
+)
+from learn_cli.text.lite import namedtuple  # not collections' (text/lite.py)
 
 from . import deadline, jsonl
 from . import score as _score
@@ -31,8 +29,47 @@ from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 from .record import LIVE_STATUSES
 
+
+def _import_sqlite():
+    """The C module that the `sqlite3` package wraps (the package adds date adapters this index
+    never uses, and imports `datetime` for them: ~0.15x a bare start).
+
+    `_sqlite3` takes `functools.lru_cache` when it is imported, for each connection's cache of
+    prepared statements (`lru_cache(maxsize)(connection)`): in a process that has not imported
+    `functools` (a hook: it and the `collections` it imports are ~11 M instructions, 0.3x a
+    bare start), it gets text.lite's, which caches the same statements by their SQL, through a
+    stand-in `functools` held in sys.modules for that import alone. Should the stand-in not do
+    (another Python's module asking for more), the real one is imported."""
+    if "functools" not in sys.modules:
+        stand_in = type(sys)("functools")
+        stand_in.lru_cache = lite.lru_cache
+        sys.modules["functools"] = stand_in
+        try:
+            import _sqlite3
+
+            return _sqlite3
+        except ImportError:  # pragma: no cover - not CPython
+            pass
+        except Exception:  # noqa: BLE001 - pragma: no cover - the stand-in did not do: the real one
+            sys.modules.pop("_sqlite3", None)
+        finally:
+            if sys.modules.get("functools") is stand_in:
+                del sys.modules["functools"]
+    try:
+        import _sqlite3
+
+        return _sqlite3
+    except ImportError:  # pragma: no cover - not CPython
+        import sqlite3
+
+        return sqlite3
+
+
+sqlite3 = _import_sqlite()
+
 TYPE_CHECKING = False  # no pathlib on the hook path (paths.Layout)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
 SCHEMA_VERSION = 9
@@ -926,7 +963,7 @@ class Index:
 # Some rows of the learnings table: a condition and its arguments, made by the functions below
 # (never from data); the queries that take one read its live rows. (namedtuple: typing.NamedTuple
 # costs ~2 ms of `learn recall`'s start.)
-Selection = namedtuple("Selection", "where args")
+Selection = namedtuple("Selection", "where args", module=__name__)
 
 
 WHOLE_STORE = Selection("scope IN ('project', 'global')", ())  # what a whole-store run reads

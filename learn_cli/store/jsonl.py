@@ -11,16 +11,16 @@ with its file and line number; every other record still loads.
 from __future__ import annotations
 
 import os
-from collections import namedtuple
-from collections.abc import Callable, Iterable
 
 from learn_cli.text import jsonlite  # json.loads / dumps without `re` (the SessionStart hook)
+from learn_cli.text.lite import namedtuple  # not collections' (text/lite.py)
 
 from .locks import file_lock
 from .paths import FILE_MODE, open_private
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms of every hook)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
 MAX_LINE = 1 << 20  # a record line over 1 MiB is not ours: skip and report it
@@ -28,7 +28,7 @@ MAX_LINE = 1 << 20  # a record line over 1 MiB is not ours: skip and report it
 
 # namedtuple, not typing.NamedTuple: importing typing and building its classes cost ~2.5 ms
 # of every hook call.
-class BadLine(namedtuple("BadLine", "path line reason salvaged", defaults=(False,))):
+class BadLine(namedtuple("BadLine", "path line reason salvaged", defaults=(False,), module=__name__)):
     """A line that did not load (`salvaged`: the record on it still loaded, invalid UTF-8
     replaced)."""
 
@@ -44,7 +44,7 @@ SALVAGED = "invalid UTF-8, loaded with replacement characters"
 
 # records: id -> record, in first-seen order; bad: list[BadLine]; lines: non-empty lines read;
 # superseded: lines that a later line replaced or deleted.
-Loaded = namedtuple("Loaded", "records bad lines superseded")
+Loaded = namedtuple("Loaded", "records bad lines superseded", module=__name__)
 
 
 def dumps(rec: dict) -> str:

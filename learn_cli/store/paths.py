@@ -233,10 +233,10 @@ def session_file_stem(sid: str) -> str:
     sid = str(sid)
     if 0 < len(sid) <= 100 and _PLAIN_SID.issuperset(sid) and sid not in _RESERVED_STEMS:
         return sid
-    import hashlib
+    from learn_cli.text.hashes import sha256_hex  # not `hashlib`: OpenSSL is ~0.3x a bare start
 
     prefix = "".join(c if c in _PLAIN_SID else "-" for c in sid[:40]).strip("-") or "session"
-    return f"{prefix}_{hashlib.sha256(sid.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+    return f"{prefix}_{sha256_hex(sid.encode('utf-8', 'surrogatepass'))[:16]}"
 
 
 # O_NOFOLLOW on every file the store opens for writing: a symlink planted in the home (to

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections import namedtuple
 
 from learn_cli.text.hashes import sha256_hex
+from learn_cli.text.lite import namedtuple
 
 
 # Not a dataclass nor a typing.NamedTuple: importing either costs milliseconds per hook call.
-class Project(namedtuple("Project", "id name root remote")):
+class Project(namedtuple("Project", "id name root remote", module=__name__)):
     __slots__ = ()
 
     def as_json(self) -> dict:

@@ -58,9 +58,9 @@ _DAYS: dict[str, bool] = {}  # day -> whether it is a real one
 
 def _canonical_time():
     if not _TIME_SHAPE:
-        import re
+        from learn_cli.text import rx
 
-        _TIME_SHAPE.append(re.compile(r"(\d{4}-\d\d-\d\d)T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ", re.ASCII).fullmatch)
+        _TIME_SHAPE.append(rx.compile(r"(\d{4}-\d\d-\d\d)T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ", rx.ASCII).fullmatch)
     return _TIME_SHAPE[0]
 
 

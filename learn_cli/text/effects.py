@@ -8,10 +8,7 @@ nothing compiled at import time (hot path).
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Sequence
-
+from learn_cli.text import lite, rx
 from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     canonical_program,
@@ -20,6 +17,10 @@ from learn_cli.text.shell import (
     tokenize,
     unwrap_tokens,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["is_mutating", "is_read_only", "only_reads", "READ_ONLY_PROGRAMS"]
 
@@ -128,10 +129,10 @@ _VERSION_MANAGERS = frozenset({"conda", "mamba", "micromamba", "nvm", "pyenv", "
                                "fnm", "volta", "asdf", "mise", "sdk", "rustup"})
 
 
-@functools.cache
-def _python_write_re() -> re.Pattern[str]:
+@lite.cache
+def _python_write_re() -> rx.Pattern[str]:
     # Inline Python (`python -c`, `python - <<EOF`) that writes or moves files.
-    return re.compile(
+    return rx.compile(
         r"""open\([^)]*,\s*(?:mode\s*=\s*)?['"][wax]"""
         r"|\.write_(?:text|bytes)\("
         r"|\bos\.(?:remove|unlink|rename|replace|makedirs|mkdir|rmdir)\("
@@ -321,7 +322,7 @@ def _is_setup(tokens: Sequence[str]) -> bool:
     return bool(tokens) and canonical_program(tokens[0]) in SETUP_PROGRAMS
 
 
-@functools.lru_cache(maxsize=256)
+@lite.lru_cache(maxsize=256)
 def _verdicts(command: str) -> tuple[bool | None, ...]:
     """One verdict per working segment; setup prefixes serve the segment after them.
 

@@ -54,9 +54,12 @@ permission, then the program (test runners and `… test` → logic, linters, co
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from functools import cache, lru_cache
+from learn_cli.text import rx
+from learn_cli.text.lite import cache, lru_cache
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "CATEGORIES", "NOT_PROGRAM_WORDS", "parse_exit_code", "strip_ansi", "meaningful_lines",
@@ -80,9 +83,9 @@ _SCAN_TAIL = 8000
 _LINE_CAP = 300
 
 
-def _lazy(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+def _lazy(pattern: str, flags: int = 0) -> Callable[[], rx.Pattern[str]]:
     """A regular expression compiled when first used: the hook skips the compiles it never needs."""
-    return cache(lambda: re.compile(pattern, flags))
+    return cache(lambda: rx.compile(pattern, flags))
 
 # ---------------------------------------------------------------------------
 # Exit code and ANSI
@@ -91,7 +94,7 @@ def _lazy(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
 _exit_re = _lazy(
     r"^\s*(?:error:\s*)?(?:exit code|exit status|exit|"
     r"command exited with non-zero status code|process exited with code)\s*:?\s*(-?\d+)\s*$",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
 
 
@@ -163,7 +166,7 @@ _noise_re = _lazy(
              added\ \d+\ packages?|up\ to\ date|audited\ \d+|found\ 0\ vulnerabilit)\b
     | ^\s*npm\ (?:WARN|notice)\b
     """,
-    re.VERBOSE | re.IGNORECASE,
+    rx.VERBOSE | rx.IGNORECASE,
 )
 
 
@@ -191,7 +194,7 @@ _strong_re = _lazy(
     | !\ *\[(?:remote\ )?rejected\]                      # git push: the ref and why
     | [✗✖×✕]\s
     """,
-    re.VERBOSE | re.IGNORECASE | re.MULTILINE,
+    rx.VERBOSE | rx.IGNORECASE | rx.MULTILINE,
 )
 
 
@@ -199,7 +202,7 @@ _strong_re = _lazy(
 _weak_re = _lazy(
     r"error|fail|not found|invalid|cannot|can't|could not|unable|missing|denied|"
     r"refused|exception|expected|abort|does not exist|no such|not allowed|unknown",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
 
 
@@ -218,7 +221,7 @@ _boilerplate_re = _lazy(
     | error:\ process\ completed\ with\ exit\ code
     | error:\ script\ .*\ failed
     )""",
-    re.VERBOSE | re.IGNORECASE,
+    rx.VERBOSE | rx.IGNORECASE,
 )
 
 
@@ -517,35 +520,35 @@ _RULE_SOURCES = (
 
 
 @cache
-def _rule(name: str) -> re.Pattern[str]:
+def _rule(name: str) -> rx.Pattern[str]:
     """The compiled rule of one category; compiled when first reached (they cost ~1 ms each)."""
     source = dict(_RULE_SOURCES)[name]
     if name == "dependency":
         source = source.replace("{not_program}", "|".join(sorted(NOT_PROGRAM_WORDS)))
-    return re.compile(source, re.VERBOSE | re.IGNORECASE | re.MULTILINE)
+    return rx.compile(source, rx.VERBOSE | rx.IGNORECASE | rx.MULTILINE)
 
 
 # `.env:19: command not found: NAME=value` / `bash: NAME=value: command not found`
 _assignment_not_found_re = _lazy(
-    r"command not found:\s*[\w.-]+=|(?:^|:\s)[\w.-]+=\S*: command not found", re.IGNORECASE | re.MULTILINE
+    r"command not found:\s*[\w.-]+=|(?:^|:\s)[\w.-]+=\S*: command not found", rx.IGNORECASE | rx.MULTILINE
 )
 
 
-_index_unreachable_re = _lazy(r"\(from versions: none\)", re.IGNORECASE)
+_index_unreachable_re = _lazy(r"\(from versions: none\)", rx.IGNORECASE)
 
 
 @cache
-def _missing_config_file_re() -> re.Pattern[str]:
+def _missing_config_file_re() -> rx.Pattern[str]:
     """A program that could not find its config file (`config.yaml`, `.env`, `app.toml`, …)."""
     name = (
         r"(?:\.env(?:\.[\w-]+)?|[\w.-]*\.(?:ini|cfg|conf|toml|ya?ml)|[\w.-]*config(?:\.[\w-]+)+|"
         r"settings\.\w+|\.\w+rc)"
     )
     missing = r"(?:no such file or directory|ENOENT|not found|does not exist|cannot find|could not find)"
-    return re.compile(
+    return rx.compile(
         rf"^(?P<line>.*?(?:(?:^|[\s'\"/:]){name}['\"]?:?\s+(?:open:\s+)?{missing}"
         rf"|{missing}[:,]?\s+(?:open\s+|stat\s+)?['\"]?(?:[^\s'\"]*/)?{name}['\"]?(?:\s|$)))",
-        re.IGNORECASE | re.MULTILINE,
+        rx.IGNORECASE | rx.MULTILINE,
     )
 
 
@@ -618,7 +621,7 @@ def _tool_kind(tool: str | None) -> str | None:
     return None
 
 
-_read_tool_limit_re = _lazy(r"exceeds maximum allowed|too large|too many lines|exceeds .*limit", re.IGNORECASE)
+_read_tool_limit_re = _lazy(r"exceeds maximum allowed|too large|too many lines|exceeds .*limit", rx.IGNORECASE)
 
 
 _TEST_RUNNERS = frozenset({
@@ -644,7 +647,7 @@ _NETWORK_PROGRAMS = frozenset({
 })
 
 
-_testish_re = _lazy(r"(?:^|[_\-./:])(?:tests?|spec|e2e)(?:[_\-.:]|$)", re.IGNORECASE)
+_testish_re = _lazy(r"(?:^|[_\-./:])(?:tests?|spec|e2e)(?:[_\-.:]|$)", rx.IGNORECASE)
 
 
 def _command_hint(command: str, code: int | None = None) -> str | None:

@@ -46,9 +46,9 @@ words: "never use npm" and "use npm" stay apart).
 from __future__ import annotations
 
 import os
-import re
-from functools import cache
 
+from learn_cli.text import rx
+from learn_cli.text.lite import cache
 from learn_cli.text.sanitize import normalize_path, shorten_paths  # re-exported: one home each
 
 __all__ = [
@@ -119,87 +119,87 @@ def _sha16(material: str) -> str:
 
 
 @cache
-def _not_found_command_res() -> tuple[re.Pattern[str], ...]:
-    flags = re.IGNORECASE | re.MULTILINE
+def _not_found_command_res() -> tuple[rx.Pattern[str], ...]:
+    flags = rx.IGNORECASE | rx.MULTILINE
     return (
-        re.compile(r"command not found:\s*(['\"]?)(?P<name>[^\s'\"]+)\1", flags),  # zsh, (eval)
-        re.compile(r"(?:^|[:\s])(?P<name>[^\s:'\"]+):\s*command not found", flags),  # bash
-        re.compile(r"^(?:[^\s:]+:\s*)?(?:line\s+)?(?:\d+:\s*)?(?P<name>[^\s:'\"]+):\s*not found\s*$", flags),  # dash
-        re.compile(r"['\"](?P<name>[^'\"]+)['\"] is not recognized as an internal or external command", flags),
-        re.compile(r"the term ['\"](?P<name>[^'\"]+)['\"] is not recognized as the name of a cmdlet", flags),
-        re.compile(r"^which: no (?P<name>\S+) in \(", flags),
-        re.compile(r"^(?P<name>[\w.+-]+) not found\s*$", flags),  # zsh `which x`
-        re.compile(r"^env: ['\"]?(?P<name>[^'\":\s]+)['\"]?: no such file or directory", flags),
+        rx.compile(r"command not found:\s*(['\"]?)(?P<name>[^\s'\"]+)\1", flags),  # zsh, (eval)
+        rx.compile(r"(?:^|[:\s])(?P<name>[^\s:'\"]+):\s*command not found", flags),  # bash
+        rx.compile(r"^(?:[^\s:]+:\s*)?(?:line\s+)?(?:\d+:\s*)?(?P<name>[^\s:'\"]+):\s*not found\s*$", flags),  # dash
+        rx.compile(r"['\"](?P<name>[^'\"]+)['\"] is not recognized as an internal or external command", flags),
+        rx.compile(r"the term ['\"](?P<name>[^'\"]+)['\"] is not recognized as the name of a cmdlet", flags),
+        rx.compile(r"^which: no (?P<name>\S+) in \(", flags),
+        rx.compile(r"^(?P<name>[\w.+-]+) not found\s*$", flags),  # zsh `which x`
+        rx.compile(r"^env: ['\"]?(?P<name>[^'\":\s]+)['\"]?: no such file or directory", flags),
     )
 
 
 @cache
-def _module_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _module_res() -> tuple[rx.Pattern[str], rx.Pattern[str]]:
     return (
-        re.compile(r"no module named ['\"]?(?P<name>[\w.]+)['\"]?", re.IGNORECASE),
-        re.compile(r"cannot find module ['\"](?P<name>[^'\"]+)['\"]", re.IGNORECASE),
+        rx.compile(r"no module named ['\"]?(?P<name>[\w.]+)['\"]?", rx.IGNORECASE),
+        rx.compile(r"cannot find module ['\"](?P<name>[^'\"]+)['\"]", rx.IGNORECASE),
     )
 
 
 @cache
-def _missing_file_res() -> tuple[re.Pattern[str], ...]:
-    flags = re.IGNORECASE | re.MULTILINE
+def _missing_file_res() -> tuple[rx.Pattern[str], ...]:
+    flags = rx.IGNORECASE | rx.MULTILINE
     return (
         # C/C++ includes: the include name is the point, kept whole
-        re.compile(r"fatal error:\s*(?P<header>[^\s:]+):\s*no such file or directory", flags),
+        rx.compile(r"fatal error:\s*(?P<header>[^\s:]+):\s*no such file or directory", flags),
         # python: can't open file '/x/app.py': [Errno 2] …
-        re.compile(r"can't open file ['\"](?P<name>[^'\"]+)['\"]", flags),
+        rx.compile(r"can't open file ['\"](?P<name>[^'\"]+)['\"]", flags),
         # FileNotFoundError: [Errno 2] No such file or directory: 'data.csv'
-        re.compile(r"no such file or directory:\s*['\"](?P<name>[^'\"]+)['\"]", flags),
+        rx.compile(r"no such file or directory:\s*['\"](?P<name>[^'\"]+)['\"]", flags),
         # node: ENOENT: no such file or directory, open '/x/y.json'
-        re.compile(r"no such file or directory,\s*\w+\s+['\"](?P<name>[^'\"]+)['\"]", flags),
+        rx.compile(r"no such file or directory,\s*\w+\s+['\"](?P<name>[^'\"]+)['\"]", flags),
         # zsh: (eval):cd:1: no such file or directory: build
-        re.compile(r"no such file or directory:\s*(?P<name>[^\s'\"]+)\s*$", flags),
+        rx.compile(r"no such file or directory:\s*(?P<name>[^\s'\"]+)\s*$", flags),
         # cat: x: No such file…, /bin/bash: line 1: cd: build: No such file…, ls: cannot access 'x': …
-        re.compile(
+        rx.compile(
             r"(?:^|[:\s'\"])(?P<name>[^:'\"\s][^:'\"\n]*?)['\"]?:\s+(?:open:\s+)?no such file or directory", flags
         ),
     )
 
 
 @cache
-def _push_rejected_re() -> re.Pattern[str]:
+def _push_rejected_re() -> rx.Pattern[str]:
     # ` ! [rejected]        main -> main (fetch first)`, `! [remote rejected] … (protected branch hook declined)`
-    return re.compile(r"!\s*\[(?:remote )?rejected\][^(\n]*\((?P<why>[^)\n]{1,60})\)")
+    return rx.compile(r"!\s*\[(?:remote )?rejected\][^(\n]*\((?P<why>[^)\n]{1,60})\)")
 
 
 @cache
-def _permission_res() -> tuple[re.Pattern[str], ...]:
-    flags = re.IGNORECASE | re.MULTILINE
+def _permission_res() -> tuple[rx.Pattern[str], ...]:
+    flags = rx.IGNORECASE | rx.MULTILINE
     return (
-        re.compile(r"permission denied (?P<how>\([\w,-]+\))", flags),  # ssh: (publickey)
-        re.compile(r"permission denied for (?P<object>\w+ [\w.\"]+)", flags),  # postgres
-        re.compile(r"permission denied:\s*['\"](?P<path>[^'\"]+)['\"]", flags),  # python
-        re.compile(
+        rx.compile(r"permission denied (?P<how>\([\w,-]+\))", flags),  # ssh: (publickey)
+        rx.compile(r"permission denied for (?P<object>\w+ [\w.\"]+)", flags),  # postgres
+        rx.compile(r"permission denied:\s*['\"](?P<path>[^'\"]+)['\"]", flags),  # python
+        rx.compile(
             r"(?:permission denied|operation not permitted),\s*\w+\s+['\"](?P<path>[^'\"]+)['\"]", flags
         ),  # node
-        re.compile(r"(?:docker daemon socket at\s+|dial unix\s+)(?:unix://)?(?P<path>/[^\s:]+)", flags),
-        re.compile(r"['\"](?P<path>[^'\"]+)['\"]:\s*(?:permission denied|operation not permitted)", flags),
-        re.compile(r"(?:^|[:\s])(?P<path>[^\s:'\"]+):\s*(?:permission denied|operation not permitted)\s*$", flags),
-        re.compile(r"(?:permission denied|operation not permitted):\s*(?P<path>[^\s'\"]+)\s*$", flags),  # zsh
+        rx.compile(r"(?:docker daemon socket at\s+|dial unix\s+)(?:unix://)?(?P<path>/[^\s:]+)", flags),
+        rx.compile(r"['\"](?P<path>[^'\"]+)['\"]:\s*(?:permission denied|operation not permitted)", flags),
+        rx.compile(r"(?:^|[:\s])(?P<path>[^\s:'\"]+):\s*(?:permission denied|operation not permitted)\s*$", flags),
+        rx.compile(r"(?:permission denied|operation not permitted):\s*(?P<path>[^\s'\"]+)\s*$", flags),  # zsh
     )
 
 
 @cache
-def _option_re() -> re.Pattern[str]:
-    return re.compile(
+def _option_re() -> rx.Pattern[str]:
+    return rx.compile(
         r"(?:unrecogni[sz]ed arguments?|unknown option|unrecogni[sz]ed option|unknown (?:shorthand )?flag|"
         r"no such option|unexpected argument|unknown argument|invalid option|illegal option)"
         r"[:\s]+(?:--\s+)?[`'\"‘]?(?P<opt>-{0,2}[\w][\w.=/-]*)",
-        re.IGNORECASE,
+        rx.IGNORECASE,
     )
 
 
 @cache
-def _npm_missing_package_res() -> tuple[re.Pattern[str], ...]:
+def _npm_missing_package_res() -> tuple[rx.Pattern[str], ...]:
     return (
-        re.compile(r"['\"](?P<name>@?[^'\"@\s]+)@[^'\"\s]*['\"] is not in (?:this|the npm) registry", re.IGNORECASE),
-        re.compile(r"404\s+not found\s*-\s*get\s+https?://registry\.npmjs\.org/(?P<name>\S+?)(?:\s|$)", re.IGNORECASE),
+        rx.compile(r"['\"](?P<name>@?[^'\"@\s]+)@[^'\"\s]*['\"] is not in (?:this|the npm) registry", rx.IGNORECASE),
+        rx.compile(r"404\s+not found\s*-\s*get\s+https?://registry\.npmjs\.org/(?P<name>\S+?)(?:\s|$)", rx.IGNORECASE),
     )
 
 
@@ -283,13 +283,13 @@ def _missing_file(text: str) -> str | None:
 
 
 @cache
-def _cannot_prefix_re() -> re.Pattern[str]:
-    return re.compile(r"^(?:cannot access|cannot open|can't open|cannot stat)\s+['\"]?", re.IGNORECASE)
+def _cannot_prefix_re() -> rx.Pattern[str]:
+    return rx.compile(r"^(?:cannot access|cannot open|can't open|cannot stat)\s+['\"]?", rx.IGNORECASE)
 
 
 @cache
-def _cd_re() -> re.Pattern[str]:
-    return re.compile(r"(?:^|[\s:])cd(?::\d+)?:", re.IGNORECASE)
+def _cd_re() -> rx.Pattern[str]:
+    return rx.compile(r"(?:^|[\s:])cd(?::\d+)?:", rx.IGNORECASE)
 
 
 def _permission(text: str) -> str | None:
@@ -322,58 +322,58 @@ def _scrub(subject: str) -> str:
 
 
 @cache
-def _norm_res() -> dict[str, re.Pattern[str]]:
+def _norm_res() -> dict[str, rx.Pattern[str]]:
     return {
-        "quotes": re.compile(r"[‘’‚‛“”„‟`´\"]"),
-        "pytest_e": re.compile(r"^E\s+"),
+        "quotes": rx.compile(r"[‘’‚‛“”„‟`´\"]"),
+        "pytest_e": rx.compile(r"^E\s+"),
         # `src/a.ts(3,5): `, `main.c:5:5: `, `Makefile:12: ` (a name with a letter, not a clock)
-        "location": re.compile(r"^(?:[^\s:()]*[A-Za-z][^\s:()]*?(?:\(\d+,\d+\)|(?::\d+){1,3})):\s*"),
-        "url": re.compile(
-            r"\b([a-z][a-z0-9+.-]*://)(?:[^/\s@'\"]+@)?([^/\s'\"?#]+)([^\s'\"?#]*)(?:[?#][^\s'\"]*)?", re.I
+        "location": rx.compile(r"^(?:[^\s:()]*[A-Za-z][^\s:()]*?(?:\(\d+,\d+\)|(?::\d+){1,3})):\s*"),
+        "url": rx.compile(
+            r"\b([a-z][a-z0-9+.-]*://)(?:[^/\s@'\"]+@)?([^/\s'\"?#]+)([^\s'\"?#]*)(?:[?#][^\s'\"]*)?", rx.I
         ),
-        "winpath": re.compile(r"\b[A-Za-z]:\\(?:[^\s'\"\\:*?<>|]+\\)*[^\s'\"\\:*?<>|]*"),
-        "tildepath": re.compile(r"(?<![\w.])~[\w.-]*/[^\s'\":,;()\[\]<>|]*"),
-        "abspath": re.compile(r"(?<![\w.:/~<>-])/(?!/)[^\s'\":,;()\[\]<>|*?]+"),
-        "filepos": re.compile(r"(\.[A-Za-z]\w{0,9})(?::\d+)+\b"),
-        "line_col": re.compile(r"\b(line|column|col|char|position|pos|offset)\s+\d+", re.I),
-        "uuid": re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
-        "hex": re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I),
-        "iso_time": re.compile(
+        "winpath": rx.compile(r"\b[A-Za-z]:\\(?:[^\s'\"\\:*?<>|]+\\)*[^\s'\"\\:*?<>|]*"),
+        "tildepath": rx.compile(r"(?<![\w.])~[\w.-]*/[^\s'\":,;()\[\]<>|]*"),
+        "abspath": rx.compile(r"(?<![\w.:/~<>-])/(?!/)[^\s'\":,;()\[\]<>|*?]+"),
+        "filepos": rx.compile(r"(\.[A-Za-z]\w{0,9})(?::\d+)+\b"),
+        "line_col": rx.compile(r"\b(line|column|col|char|position|pos|offset)\s+\d+", rx.I),
+        "uuid": rx.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", rx.I),
+        "hex": rx.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", rx.I),
+        "iso_time": rx.compile(
             r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[.,_]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
         ),
-        "clock": re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"),
-        "duration": re.compile(
+        "clock": rx.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"),
+        "duration": rx.compile(
             r"\b\d+m\s?\d+(?:\.\d+)?s\b|\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?)\b",
-            re.I,
+            rx.I,
         ),
-        "pid": re.compile(r"\((\w+):\d+\)|\b(pid|process)\s*[=:#]?\s*\d+|\b([a-z][\w.-]*)\[\d+\]", re.I),
-        "version": re.compile(
-            r"(?<![\w.])(?!\d{1,3}(?:\.\d{1,3}){3}\b)v?\d+\.\d+\.\d+(?:[-+.][0-9a-z]+)*\b|(?<![\w.])v\d+\.\d+\b", re.I
+        "pid": rx.compile(r"\((\w+):\d+\)|\b(pid|process)\s*[=:#]?\s*\d+|\b([a-z][\w.-]*)\[\d+\]", rx.I),
+        "version": rx.compile(
+            r"(?<![\w.])(?!\d{1,3}(?:\.\d{1,3}){3}\b)v?\d+\.\d+\.\d+(?:[-+.][0-9a-z]+)*\b|(?<![\w.])v\d+\.\d+\b", rx.I
         ),
-        "version_line": re.compile(r"version|satisf|requir|matching|conflict|incompatib|notarget|resolv|peer", re.I),
-        "ipv4": re.compile(r"\b(?!127\.0\.0\.1\b)\d{1,3}(?:\.\d{1,3}){3}\b"),
+        "version_line": rx.compile(r"version|satisf|requir|matching|conflict|incompatib|notarget|resolv|peer", rx.I),
+        "ipv4": rx.compile(r"\b(?!127\.0\.0\.1\b)\d{1,3}(?:\.\d{1,3}){3}\b"),
         # tempfile names (`tmpa8x2k_q1`; not `tmp_path`), snapshot names (`snapshot-bash-17-2jwngj.sh`)
-        "tmpname": re.compile(r"\btmp(?=[\w-]*\d)[\w-]{4,}|\b[\w-]*-[a-z0-9]{6,}\.(?:sh|tmp)\b", re.I),
-        "bignum": re.compile(r"(?<![\w.<])\d{5,}\b"),
-        "space": re.compile(r"\s+"),
+        "tmpname": rx.compile(r"\btmp(?=[\w-]*\d)[\w-]{4,}|\b[\w-]*-[a-z0-9]{6,}\.(?:sh|tmp)\b", rx.I),
+        "bignum": rx.compile(r"(?<![\w.<])\d{5,}\b"),
+        "space": rx.compile(r"\s+"),
     }
 
 
 @cache
-def _user_re() -> re.Pattern[str] | None:
+def _user_re() -> rx.Pattern[str] | None:
     names = {os.environ.get(var, "") for var in ("USER", "USERNAME", "LOGNAME")}
     names = {n for n in names if len(n) >= 3 and n.lower() not in {"root", "user", "admin", "runner"}}
     if not names:
         return None
-    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b", re.IGNORECASE)
+    return rx.compile(r"\b(?:" + "|".join(rx.escape(n) for n in sorted(names)) + r")\b", rx.IGNORECASE)
 
 
-def _replace_path(match: re.Match[str]) -> str:
+def _replace_path(match: rx.Match[str]) -> str:
     path = match.group(0).rstrip(".")
     tail = match.group(0)[len(path) :]
     if path.startswith(_TEMP_ROOTS) or path in ("/tmp", "/private/tmp"):
         return "<tmp>" + tail
-    base = re.split(r"[\\/]", path.rstrip("/\\"))[-1]
+    base = rx.split(r"[\\/]", path.rstrip("/\\"))[-1]
     if "." in base.strip(".") or base.startswith("."):
         return base + tail
     return "<path>" + tail
@@ -408,7 +408,7 @@ def _normalize_line(line: str) -> str:
     return s.rstrip(" .:;,")
 
 
-def _replace_pid(match: re.Match[str]) -> str:
+def _replace_pid(match: rx.Match[str]) -> str:
     if match.group(1):
         return f"({match.group(1)}:<pid>)"
     if match.group(2):
@@ -417,18 +417,18 @@ def _replace_pid(match: re.Match[str]) -> str:
 
 
 @cache
-def _warning_re() -> re.Pattern[str]:
+def _warning_re() -> rx.Pattern[str]:
     # `warning: unused …`, `warning[E0599]:`, `WARN …`, `npm WARN`, `zopfli@0.1.0: warning:`,
     # build progress (`Compiling x v0.1.0`, `Finished …`), and a diagnostic's continuation lines
     # (`--> src/a.rs:3:9`, `= note: …`, `| code`): what precedes the error, not the error
-    return re.compile(r"^(?:(?:[\w.@/+-]+:\s*)?(?:npm\s+)?(?:warning|warn)\b|(?:Compiling|Checking|Finished|"
+    return rx.compile(r"^(?:(?:[\w.@/+-]+:\s*)?(?:npm\s+)?(?:warning|warn)\b|(?:Compiling|Checking|Finished|"
                       r"Running|Downloading|Downloaded|Updating|Blocking|Fresh|Locking|Building)\s|-->|="
-                      r"\s*(?:note|help)\b|\|)", re.IGNORECASE)
+                      r"\s*(?:note|help)\b|\|)", rx.IGNORECASE)
 
 
 @cache
-def _exception_line_re() -> re.Pattern[str]:
-    return re.compile(r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?:\s*\[\w+\])?:\s*\S")
+def _exception_line_re() -> rx.Pattern[str]:
+    return rx.compile(r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b(?:\s*\[\w+\])?:\s*\S")
 
 
 # ---------------------------------------------------------------------------
@@ -470,7 +470,7 @@ def _signature(error_text: str | None, scope: str) -> tuple[str, bool]:
 
 def is_generic_signature(signature: str) -> bool:
     """True when a signature says only that something failed (fewer than two informative words)."""
-    words = re.findall(r"[a-z][a-z0-9]+", re.sub(r"<\w+>", " ", signature.lower()))
+    words = rx.findall(r"[a-z][a-z0-9]+", rx.sub(r"<\w+>", " ", signature.lower()))
     informative = {w for w in words if w not in _GENERIC_WORDS}
     return len(informative) < 2
 
@@ -505,12 +505,12 @@ def failing_step(command: str | None, error_text: str | None) -> str:
 
 
 @cache
-def _git_step_re() -> re.Pattern[str]:
+def _git_step_re() -> rx.Pattern[str]:
     """The git subcommand that git's own error names as the step that failed ("failed to push
     some refs", "pulling is not possible"). A chain of git steps stops at the one that failed;
     when an export cut the chain before that step, the error still names it."""
     steps = "push|pull|fetch|commit|merge|rebase|checkout|switch|clone|stash|tag|reset|restore|revert|apply"
-    return re.compile(rf"\b(?:failed to|cannot|could not|unable to) ({steps})\b|\b({steps})(?:t?ing)? is not possible")
+    return rx.compile(rf"\b(?:failed to|cannot|could not|unable to) ({steps})\b|\b({steps})(?:t?ing)? is not possible")
 
 
 def _failing_step(command: str, signature: str) -> str:
@@ -529,7 +529,7 @@ def _failing_step(command: str, signature: str) -> str:
         if words and not piped and words[0] not in SETUP_PROGRAMS:
             steps.append(text)
         piped = op in ("|", "|&")
-    named = set(re.findall(r"[a-z][a-z0-9_-]+", signature))
+    named = set(rx.findall(r"[a-z][a-z0-9_-]+", signature))
     scopes = [_command_scope(step).split(" ") for step in steps]
     hits = {i for i, scope in enumerate(scopes) if len(scope) == 2 and scope[1] in named}
     if not hits and scopes and all(scope[0] == "git" for scope in scopes):
@@ -561,11 +561,11 @@ _SUBJECT_IS_THE_LESSON = ("fatal error: ", "modulenotfounderror: ", "cannot find
 
 
 @cache
-def _shape_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _shape_res() -> tuple[rx.Pattern[str], rx.Pattern[str]]:
     return (
-        re.compile(r"((?:^|cd: )no such file or directory: )\S+$"),
+        rx.compile(r"((?:^|cd: )no such file or directory: )\S+$"),
         # a quoted path: a slash inside, or a name with an extension (not a version or a module)
-        re.compile(r"'(?=[^']*(?:/|\.[a-z][a-z0-9]{0,5}'))[^'\s]+'"),
+        rx.compile(r"'(?=[^']*(?:/|\.[a-z][a-z0-9]{0,5}'))[^'\s]+'"),
     )
 
 
@@ -601,7 +601,7 @@ def _command_scope(command: str) -> str:
                 return f"{prog} {_subject_path(arg).lower()}"
         return prog
     words = [a.lower() for a in args if not a.startswith("-")][:2]
-    if not words or not re.fullmatch(r"[a-z][\w:.-]*", words[0]) or "/" in words[0]:
+    if not words or not rx.fullmatch(r"[a-z][\w:.-]*", words[0]) or "/" in words[0]:
         return prog
     if prog in _RUNNERS and words[0] in _RUN_WORDS and len(words) > 1:
         return f"{prog} {words[0]} {words[1]}"
@@ -614,20 +614,20 @@ def _target(target: str) -> str:
     url = _norm_res()["url"].match(target)
     if url:
         return url.group(2).lower()
-    parts = [p for p in re.split(r"[\\/]+", target) if p not in ("", ".")]
+    parts = [p for p in rx.split(r"[\\/]+", target) if p not in ("", ".")]
     return "/".join(parts[-2:]).lower()
 
 
 def text_key(text: str | None) -> str:
     """`txt:` + 16 hex of free text normalised so trivially re-worded duplicates match."""
-    words = re.findall(r"[^\W_]+", (text or "").lower().replace("'", "").replace("’", ""))
+    words = rx.findall(r"[^\W_]+", (text or "").lower().replace("'", "").replace("’", ""))
     kept = [w for w in words if w not in _STOP_WORDS]
     return "txt:" + _sha16(" ".join(kept or words))
 
 
 @cache
-def _token_re() -> re.Pattern[str]:
-    return re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")
+def _token_re() -> rx.Pattern[str]:
+    return rx.compile(r"[^\W_]+(?:[-_][^\W_]+)*")
 
 
 def tokens(text: str | None) -> list[str]:

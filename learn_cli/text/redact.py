@@ -37,8 +37,8 @@ Decisions on look-alikes (deliberately NOT redacted by the generic sweep):
 
 from __future__ import annotations
 
-import re
-from functools import cache
+from learn_cli.text import rx
+from learn_cli.text.lite import cache
 
 MAX_SCAN_CHARS = 1_000_000
 """Longer input is cut (at a line boundary when one is near) before scanning."""
@@ -251,7 +251,7 @@ def _redact_prefixed(text: str) -> str:
 def _token_end(text: str, start: int, entry) -> int:
     """End of the token of this rule at `start`, or 0 when there is none."""
     prefix, (_kind, _p, chars, length, cut_ok, check) = entry
-    m = _compiled(re.escape(prefix) + f"([{chars}]{{1,1024}}+)").match(text, start)
+    m = _compiled(rx.escape(prefix) + f"([{chars}]{{1,1024}}+)").match(text, start)
     if m is None:
         return 0
     body = m.group(1)
@@ -326,8 +326,8 @@ _LABELLED = (
 
 
 @cache
-def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    return re.compile(pattern, flags)
+def _compiled(pattern: str, flags: int = 0) -> rx.Pattern[str]:
+    return rx.compile(pattern, flags)
 
 
 def _redact_providers(text: str) -> str:
@@ -522,7 +522,7 @@ _COOKIE_HEADER = r"(?i)((?<![\w-])(?:set-)?cookie[\"']?[ \t]*:[ \t]*[\"']?)([^\r
 def _redact_headers(text: str, low: str) -> str:
     if "authorization" in low:
         if any(scheme in low for scheme in ("digest", "negotiate", "ntlm", "hmac", "gosign")):
-            text = _replace_values(text, _compiled(_AUTH_LONG, re.MULTILINE), "authorization")
+            text = _replace_values(text, _compiled(_AUTH_LONG, rx.MULTILINE), "authorization")
         text = _replace_values(text, _compiled(_AUTH_TOKEN), "authorization")
     if "-key" in low or "apikey" in low or "-token" in low:
         text = _replace_values(text, _compiled(_KEY_HEADER), "authorization")
@@ -531,7 +531,7 @@ def _redact_headers(text: str, low: str) -> str:
     return text
 
 
-def _replace_values(text: str, pattern: re.Pattern[str], kind: str,
+def _replace_values(text: str, pattern: rx.Pattern[str], kind: str,
                     keep_quotes: bool = False, accept=None) -> str:
     """Replace group 2 (the value) of each match of `pattern`; group 1 is its label.
 
@@ -589,7 +589,7 @@ _PROGRAM_FLAGS = (
 def _program_flag_pattern() -> str:
     alternatives = []
     for programs, flag in _PROGRAM_FLAGS:
-        names = "|".join(re.escape(p) for p in programs)
+        names = "|".join(rx.escape(p) for p in programs)
         glue = "" if flag.endswith((":", "%")) else "[ \\t]+"
         alternatives.append(f"(?:{names})(?![\\w-])[^\\n|;&]{{0,400}}?[ \\t]{flag}{glue}")
     return r"((?<![\w-])(?:" + "|".join(alternatives) + "))" + _QUOTED_OR_WORD
@@ -709,7 +709,7 @@ def _secret_name_kind(name: str) -> str | None:
 _CODE_VALUE = r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(.*|\[.*)?"
 
 
-def _assignment_value(m: re.Match[str], at_line_start: bool) -> tuple[int, int] | None:
+def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] | None:
     """Span of the secret value in an assignment match, or None when it is not one."""
     name, sep = m.group("name"), m.group("sep")
     kind = _secret_name_kind(name)
@@ -878,11 +878,13 @@ _MIN_ALTERNATION = 0.4      # share of adjacent letters/digits that switch class
 
 
 def _shannon_entropy(s: str) -> float:
-    from collections import Counter
     from math import log2
 
     n = len(s)
-    return -sum(c / n * log2(c / n) for c in Counter(s).values())
+    counts: dict[str, int] = {}  # collections.Counter's counts, in its order (first seen), without collections
+    for char in s:
+        counts[char] = counts.get(char, 0) + 1
+    return -sum(c / n * log2(c / n) for c in counts.values())
 
 
 def _is_random_looking(s: str) -> bool:
@@ -1034,7 +1036,7 @@ def _token_clause() -> str:
 
 
 def _trie_source(node: dict) -> str:
-    options = [re.escape(c) + _trie_source(child) for c, child in sorted(node.items(), key=str) if c]
+    options = [rx.escape(c) + _trie_source(child) for c, child in sorted(node.items(), key=str) if c]
     options += sorted(node.get(None, ()))
     return options[0] if len(options) == 1 else "(?:" + "|".join(options) + ")"
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 import os
-import re
-from functools import cache
+
+from learn_cli.text import rx
+from learn_cli.text.lite import cache
 
 INSTRUCTION_PLACEHOLDER = "[instruction-like text removed]"
 FRAME_PLACEHOLDER = "[frame-like text removed]"
@@ -66,26 +67,26 @@ def _sanitizer():
     for code in (*range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0xFEFF, 0xAD):
         table[code] = None
     # CSI (ESC [ … or the 8-bit 0x9b), OSC (ESC ] … BEL/ST), DCS/PM/APC strings, 2-char escapes.
-    ansi = re.compile(
+    ansi = rx.compile(
         r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|[ -/]*[0-~]?)"
         r"|\x9b[0-?]*[ -/]*[@-~]?"
     )
     # A closing tag (spaces allowed: "< / system >") or an opening one ("<name attr=…>").
-    tag = re.compile(r"<\s*/\s*[A-Za-z][\w:-]*\s*>|<[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+    tag = rx.compile(r"<\s*/\s*[A-Za-z][\w:-]*\s*>|<[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
     # Frame words after "<" are neutralised even when the tag is left open.
-    frame_tag = re.compile(
+    frame_tag = rx.compile(
         r"<(?=\s*/?\s*(?:system|assistant|user|human|tool|function|antml|instruction|prompt|context|learn|document"
         r"|im_|\|))",
-        re.IGNORECASE,
+        rx.IGNORECASE,
     )
-    comment = re.compile(r"<!|<\?|\]\]>|--\s*>|\|>")
-    fences = re.compile(r"`{3,}|~{3,}")
-    frame_phrase = re.compile(
+    comment = rx.compile(r"<!|<\?|\]\]>|--\s*>|\|>")
+    fences = rx.compile(r"`{3,}|~{3,}")
+    frame_phrase = rx.compile(
         r"\b(?:end|close|closing|begin|beginning|start)\s+of\s+(?:the\s+)?(?:learned\s+notes|notes|data|"
         r"context|instructions|system\s+(?:prompt|message|reminder))\b|learned\s+notes\s+from\s+earlier\s+sessions",
-        re.IGNORECASE,
+        rx.IGNORECASE,
     )
-    instruction = re.compile(
+    instruction = rx.compile(
         # no word boundaries here: "0Ignore previous instructions0" is still an instruction
         r"(?:ignore|disregard|forget|override|bypass)(?:[\W_]+[^\W_]+){0,5}?[\W_]+(?:instruction|prompt|rule|"
         r"direction|guideline|guardrail|message|context)s?"
@@ -95,7 +96,7 @@ def _sanitizer():
         r"|\byou\s+are\s+now\b|\b(?:new|updated|real|actual)\s+(?:system\s+)?instructions?\s*:"
         r"|\b(?:do\s+not|don't|never)\s+(?:tell|inform|alert)\s+the\s+user\b"
         r"|(?<![\w-])(?:system|assistant|human)\s*:",
-        re.IGNORECASE,
+        rx.IGNORECASE,
     )
     return table, ansi, tag, frame_tag, comment, fences, frame_phrase, instruction
 
@@ -141,7 +142,7 @@ def sanitize(text, limit: int | None = None) -> str:
     return text
 
 
-def _inert_brackets(match: re.Match) -> str:
+def _inert_brackets(match: rx.Match) -> str:
     return match.group(0).replace("<", "‹").replace(">", "›")
 
 
@@ -157,8 +158,8 @@ def cut(text: str, limit: int) -> str:
 
 
 @cache
-def _any_path_re() -> re.Pattern[str]:
-    return re.compile(r"(?<![\w.:/~-])(?:~|[A-Za-z]:)?[/\\](?:[^\s'\"`:,;()\[\]<>|*?]+)")
+def _any_path_re() -> rx.Pattern[str]:
+    return rx.compile(r"(?<![\w.:/~-])(?:~|[A-Za-z]:)?[/\\](?:[^\s'\"`:,;()\[\]<>|*?]+)")
 
 
 def shorten_paths(text: str | None, root: str | None = None) -> str:
@@ -173,13 +174,13 @@ def shorten_paths(text: str | None, root: str | None = None) -> str:
     base = (root or "").rstrip("/\\")
     home = os.path.expanduser("~")
 
-    def shorten(match: re.Match[str]) -> str:
+    def shorten(match: rx.Match[str]) -> str:
         path = match.group(0).rstrip(".")
         trailing = match.group(0)[len(path) :]
         full = home + path[1:] if path.startswith("~") else path
         if base and (full == base or full.startswith((base + "/", base + "\\"))):
             return (full[len(base) + 1 :] or ".") + trailing
-        parts = [p for p in re.split(r"[\\/]+", path) if p]
+        parts = [p for p in rx.split(r"[\\/]+", path) if p]
         if parts and (parts[0] == "~" or parts[0].endswith(":")):
             parts = parts[1:]  # the home or drive prefix is not a component
         if len(parts) <= 2:
@@ -202,6 +203,6 @@ def normalize_path(path: str, root: str | None = None) -> str:
             return "."
         if base and path.startswith(base) and path[len(base)] in "/\\":
             return path[len(base) + 1 :]
-    if path.startswith(("/", "~")) or re.match(r"[A-Za-z]:[\\/]", path):
-        return "<abs>/" + re.split(r"[\\/]", path.rstrip("/\\"))[-1]
+    if path.startswith(("/", "~")) or rx.match(r"[A-Za-z]:[\\/]", path):
+        return "<abs>/" + rx.split(r"[\\/]", path.rstrip("/\\"))[-1]
     return path

@@ -7,10 +7,9 @@ nothing raises on unbalanced quotes or odd syntax.
 
 from __future__ import annotations
 
-import functools
 import os
-import re
-from collections import namedtuple
+
+from learn_cli.text import lite, rx
 
 __all__ = [
     "split_segments",
@@ -94,14 +93,14 @@ _ASSIGNMENT_RE_SRC = r"[A-Za-z_][A-Za-z0-9_]*\+?=.*"
 _PYTHON_VALUE_OPTS = frozenset({"-X", "-W", "-Q"})
 
 
-@functools.cache
-def _python_re() -> re.Pattern[str]:
-    return re.compile(_PYTHON_RE_SRC + r"(?:\.exe)?", re.IGNORECASE)
+@lite.cache
+def _python_re() -> rx.Pattern[str]:
+    return rx.compile(_PYTHON_RE_SRC + r"(?:\.exe)?", rx.IGNORECASE)
 
 
-@functools.cache
-def _assignment_re() -> re.Pattern[str]:
-    return re.compile(_ASSIGNMENT_RE_SRC, re.DOTALL)
+@lite.cache
+def _assignment_re() -> rx.Pattern[str]:
+    return rx.compile(_ASSIGNMENT_RE_SRC, rx.DOTALL)
 
 
 # ---------------------------------------------------------------------------
@@ -448,7 +447,7 @@ def unwrap_tokens(tokens: list[str]) -> list[str]:
     return tokens
 
 
-@functools.lru_cache(maxsize=1024)
+@lite.lru_cache(maxsize=1024)
 def canonical_program(name: str) -> str:
     """Lower-cased basename, `.exe` dropped, versions folded: python3.11 -> python, pip3 -> pip."""
     base = _basename(name).lower()
@@ -495,7 +494,7 @@ def program(command: str) -> str:
 # segments: ((text, operator that ends it), …) with the plumbing removed; removed: a frozenset
 # of redirect timeout filter grep chatter hides_status cd_root. (collections, not typing: the
 # hook path does not import typing.)
-Plumbing = namedtuple("Plumbing", ["segments", "removed"])
+Plumbing = lite.namedtuple("Plumbing", ["segments", "removed"], module=__name__)
 
 
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg"})
@@ -507,25 +506,25 @@ _PIPES = ("|", "|&")
 _JOINS = {"&&": " && ", "||": " || ", "|": " | ", "|&": " |& ", ";": "; ", "&": " & ", "": ""}
 
 
-@functools.cache
-def _redirect_re() -> re.Pattern[str]:
-    return re.compile(r"(?<!\S)(?:\d?>&\d|&>>?\s*/dev/null|\d?>>?\s*/dev/null)(?=\s|$)")
+@lite.cache
+def _redirect_re() -> rx.Pattern[str]:
+    return rx.compile(r"(?<!\S)(?:\d?>&\d|&>>?\s*/dev/null|\d?>>?\s*/dev/null)(?=\s|$)")
 
 
-@functools.cache
-def _export_note_re() -> re.Pattern[str]:
+@lite.cache
+def _export_note_re() -> rx.Pattern[str]:
     # Claude Code's export prints a Bash call's timeout after the command: `npm test) timeout: 1m 0s`.
-    return re.compile(r"\)\s+timeout:\s+[\dhms ]+$")
+    return rx.compile(r"\)\s+timeout:\s+[\dhms ]+$")
 
 
-@functools.cache
-def _timeout_re() -> re.Pattern[str]:
-    return re.compile(
+@lite.cache
+def _timeout_re() -> rx.Pattern[str]:
+    return rx.compile(
         r"^g?timeout\s+(?:(?:-[sk]|--signal|--kill-after)\s+\S+\s+|-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s+(?=\S)"
     )
 
 
-@functools.lru_cache(maxsize=512)
+@lite.lru_cache(maxsize=512)
 def strip_plumbing(command: str, root: str | None = None) -> Plumbing:
     """The working segments of a command, without the plumbing listed above."""
     removed: set[str] = set()
@@ -554,7 +553,7 @@ def _relative_to_root(text: str, root: str | None) -> str:
     for form in forms:
         if form in text:
             text = text.replace(form + "/", "").replace(form + "\\", "")
-            text = re.sub(re.escape(form) + r"(?=$|[\s'\"`;|&)])", ".", text)
+            text = rx.sub(rx.escape(form) + r"(?=$|[\s'\"`;|&)])", ".", text)
     return text
 
 
