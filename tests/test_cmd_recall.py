@@ -283,9 +283,10 @@ sys.exit(code)
 """
 
 
-def test_fast_path_serves_its_regexes_from_the_hooks_cache_and_never_writes_it(learn, seeded):
+def test_fast_path_serves_its_regexes_from_the_hooks_cache_and_adds_its_own(learn, seeded):
     """Agents run `learn recall` through their shell: its patterns come compiled from the file
-    the hooks keep (capture.regex_cache), which it reads and never writes."""
+    the hooks keep (capture.regex_cache); it adds the few the hooks never compile (never
+    creating the file), so the next recall imports no `re`."""
     learn("recall", "docker", check=0)
     cache = learn.home / "global" / "regex-cache"
     assert not cache.exists()
@@ -298,7 +299,10 @@ def test_fast_path_serves_its_regexes_from_the_hooks_cache_and_never_writes_it(l
     assert proc.returncode == 0 and "Results for" in proc.stdout, proc.stderr
     path, compiled = proc.stderr.splitlines()[-1].split()[1:]
     assert path == str(cache) and int(compiled) > 0
-    assert (cache.stat().st_mtime_ns, cache.read_bytes()) == before
+    assert cache.read_bytes() != before[1]  # recall's own patterns added
+    again = python(learn, STARTUP_PROBE.replace("{'pathlib', 'json'}", "{'re', 'enum', 'functools'}"),
+                   "recall", "docker")
+    assert again.returncode == 0 and again.stderr.splitlines()[-1] == "heavy: ", again.stderr
 
 
 STARTUP_PROBE = HEAVY_PROBE.replace("{'typer', 'click', 'rich', 'pydantic', 'orjson'}", "{'pathlib', 'json'}")

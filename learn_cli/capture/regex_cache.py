@@ -110,11 +110,12 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-def save() -> None:
+def save(create: bool = True) -> None:
     """Write the cache if this process compiled patterns it did not hold (atomically: the hooks
-    of parallel tool calls may save at the same moment; the last one wins, all are valid)."""
+    of parallel tool calls may save at the same moment; the last one wins, all are valid);
+    without `create`, only into a cache file that exists (the hooks made it)."""
     path = _state["path"]
-    if not path or not _state["added"]:
+    if not path or not _state["added"] or not (create or os.path.exists(path)):
         return
     tmp = f"{path}.{os.getpid()}.tmp"
     try:

@@ -25,18 +25,19 @@ Stdlib only; the caller passes `loads` (orjson's in commands).
 
 from __future__ import annotations
 
-import re
 import time
-from collections import namedtuple
-from collections.abc import Callable
-from functools import cache
 
 from learn_cli.engine.scoring import score as score_of
 from learn_cli.store.index import (
     FtsNear,
     sqlite3,  # the C module alone (store.index says why)
 )
-from learn_cli.text import jsonlite
+from learn_cli.text import jsonlite, rx
+from learn_cli.text.lite import cache, namedtuple
+
+TYPE_CHECKING = False  # recall's fast path imports no `collections` (text.lite says why)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MAX_TERMS = 8
 MAX_TERM_CHARS = 64
@@ -81,9 +82,9 @@ class SearchResult:
 
 
 @cache
-def _word_re() -> re.Pattern:
+def _word_re():
     # The index tokenizer is unicode61 with '-' and '_' as token characters: cut the same way.
-    return re.compile(r"[\w\-]+", re.UNICODE)
+    return rx.compile(r"[\w\-]+", rx.UNICODE)
 
 
 def topic_terms(topic) -> list[str]:

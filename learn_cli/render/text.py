@@ -9,11 +9,11 @@ the user's terminal).
 
 from __future__ import annotations
 
-import re
 import sys
-from functools import cache
 
 from learn_cli.store.score import UTC, datetime  # the C module alone: see store.score
+from learn_cli.text import rx
+from learn_cli.text.lite import cache
 
 
 class Styled:
@@ -34,8 +34,8 @@ Line = str | Styled  # one output line
 
 
 @cache
-def _control_re() -> re.Pattern:
-    return re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+def _control_re():
+    return rx.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def safe(value, one_line: bool = False, limit: int | None = None) -> str:
