@@ -838,29 +838,6 @@ def test_an_entry_the_store_holds_is_a_duplicate_before_it_is_checked(tmp_path, 
     assert _counts(report) == (1, 0, 1, 0) and report["skipped"] == 0
 
 
-def test_an_import_runs_without_the_cyclic_garbage_collector(tmp_path, monkeypatch):
-    """Off while the import runs (its collections walked every entry held and row built), on
-    again after it, even when the import fails."""
-    import gc
-
-    from learn_cli.engine.exchange import merging
-
-    seen = []
-    add = merging._Merger.add
-    monkeypatch.setattr(merging._Merger, "add", lambda self, inc: seen.append(gc.isenabled()) or add(self, inc))
-    path = tmp_path / "f.json"
-    path.write_text(json.dumps(export_doc({"0123456789ab": entries(3)})))
-    store = Store(tmp_path / "home", warn_stderr=False)
-    assert gc.isenabled()
-    exchange.import_file(store, path)
-    assert seen == [False] * 3 and gc.isenabled()
-    (tmp_path / "bad.json").write_text(json.dumps(export_doc({"0123456789ab": entries(3)}))[:-20])
-    with pytest.raises(exchange.ExchangeError):
-        exchange.import_file(store, tmp_path / "bad.json")
-    store.close()
-    assert gc.isenabled()
-
-
 def test_the_stream_holds_less_text_than_the_allocator_would_map(tmp_path):
     """The text the reader holds (the rest of a chunk and the next) stays under glibc's mmap
     threshold (128 KB) for entries of the usual size, even of characters past Latin-1: a

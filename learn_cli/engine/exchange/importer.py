@@ -3,13 +3,11 @@ placed in its target file, and the targets merged once no entry can follow."""
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterable
-from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -75,7 +73,7 @@ def import_file(store, path: Path, dry_run: bool = False, loads: Callable | None
     untrusted (`distrust`) unless `trust`: the user vouches for the file."""
     loads = loads or _fast_loads()
     path = Path(path)
-    with _open_export(path) as fh, _no_cyclic_gc():
+    with _open_export(path) as fh:
         helpers = _Helpers(store, os.fstat(fh.fileno()).st_size)  # forks first: no thread runs yet
         try:
             importer = _Importer(store, _display_name(path.name) or "import", dry_run, loads, helpers, trust)
@@ -90,20 +88,6 @@ def import_file(store, path: Path, dry_run: bool = False, loads: Callable | None
         finally:
             helpers.close()
 
-
-@contextmanager
-def _no_cyclic_gc():
-    """The cyclic garbage collector off for the import (and in the workers it forks): its
-    collections walked the entries held and the rows being built, ~15 % of an import of
-    100,000 (main process and workers), to free ~33,000 objects over the whole import (a few
-    MB, collected at the end)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class _Importer:
