@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from pathlib import Path
 
 import orjson
@@ -796,3 +797,76 @@ def test_the_import_derives_conflict_features_from_the_fields_they_are_made_of(t
     assert [once(r) for r in recs] == [derive_features(r) for r in recs]
     assert once({**recs[0], "tags": [["a list"]], "fix": ["unhashable"]}) == derive_features(
         {**recs[0], "fix": ["unhashable"]})
+
+
+# ---------------------------------------------------------------- what importing a file again reads
+
+
+def test_an_entry_the_store_holds_is_a_duplicate_before_it_is_checked(tmp_path, monkeypatch):
+    """Importing a file again: an entry whose id is a learning's of its key, or was merged into
+    one, is a duplicate as soon as it is read, never redacted, coerced or held; the report and
+    the store are those of the full path. Its id is enough: an entry the store holds by id is
+    a duplicate even if `coerce_record` would now refuse it (no text any more), and one whose
+    key does not match takes the full path."""
+    from learn_cli.engine.exchange import importer
+
+    pnpm = make_record(type="preference", key="txt:pnpm", context=PNPM, fix=PNPM)
+    copy = dict(pnpm, id=pnpm["id"] + "c")
+    learnings = [pnpm, copy, *entries(20, "k")]
+    merged = dict(learnings[5], id=learnings[5]["id"] + "m", fix=learnings[5]["fix"] + " (another way)")
+    store = Store(tmp_path / "home", warn_stderr=False)
+    first, = _import_twice(tmp_path, store, [[*learnings, merged]])
+    assert _counts(first) == (21, 1, 1, 0)
+    before = stored(tmp_path / "home")
+    coerced = []
+    coerce = importer.coerce_record
+    monkeypatch.setattr(importer, "coerce_record", lambda obj, clean=None: coerced.append(obj.get("id")) or
+                        coerce(obj, clean))
+    again = exchange.import_file(store, tmp_path / "file0.json").as_json()
+    assert _counts(again) == (0, 0, 23, 0) and again["skipped"] == 0
+    assert coerced == [copy["id"]]  # the copy kept no id of its own: found by its text, as before
+    assert stored(tmp_path / "home") == before
+    # Known by id, though no longer valid: a duplicate. Its key changed: the full path.
+    odd = [dict(learnings[2], context="", error="", fix=""),
+           dict(learnings[3], key="txt:another", context="a lesson of its own", fix="run the other tool")]
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(export_doc({"0123456789ab": odd})))
+    coerced.clear()
+    report = exchange.import_file(store, path).as_json()
+    store.close()
+    assert coerced == [learnings[3]["id"]]
+    assert _counts(report) == (1, 0, 1, 0) and report["skipped"] == 0
+
+
+def test_the_stream_holds_less_text_than_the_allocator_would_map(tmp_path):
+    """The text the reader holds (the rest of a chunk and the next) stays under glibc's mmap
+    threshold (128 KB) for entries of the usual size, even of characters past Latin-1: a
+    larger buffer raised the threshold and then came from the heap, which the entries' small
+    objects kept from shrinking."""
+    doc = export_doc({"0123456789ab": entries(3000)})
+    stream = stream_of(json.dumps(doc), exchange._JsonStream.CHUNK)
+    held = []
+    more = stream._more
+
+    def watch(least=0):
+        grew = more(least)
+        held.append(sys.getsizeof(stream.text))
+        return grew
+
+    stream._more = watch
+    assert read_all(stream) == doc
+    assert len(held) > 3 and max(held) < 128 * 1024  # (two bytes a character: the text has a ✓)
+
+
+def test_the_projects_an_import_creates_share_transactions(tmp_path):
+    """Registering 40 projects: their index rows in one commit, not one each."""
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(export_doc({f"{n:012x}": entries(1, str(n)) for n in range(40)})))
+    store = Store(tmp_path / "home", warn_stderr=False)
+    commits = []
+    store.index.db.set_trace_callback(lambda sql: commits.append(sql) if sql.strip().upper() == "COMMIT" else None)
+    report = exchange.import_file(store, path)
+    store.index.db.set_trace_callback(None)
+    assert len(report.projects_created) == 40 and len(store.projects()) == 40
+    store.close()
+    assert len(commits) < 10, len(commits)

@@ -31,7 +31,10 @@ Merging, per target file (a project's learnings or archive, a global file), in t
   in a record's `merged_from`), or a record with the same key has the same text (context,
   error and fix, compared after normalising case, spacing and punctuation): such a copy is a
   duplicate before any conflict is judged (its record has been judged). So importing a file
-  twice adds nothing, and reads of a target only the records of its entries' keys.
+  twice adds nothing, and reads of a target only the records of its entries' keys. An entry
+  whose id the store holds (a learning's of its key, or merged) is a duplicate as soon as it
+  is read, before it is checked, redacted or coerced (`_Importer._known`), even if it would
+  now be skipped: its id says the store has it.
 - **conflict**: engine.conflicts finds the entry and a live record of the same scope give
   incompatible advice: the entry is added with status `conflicted`, the record is flagged too.
 - **merged** (frequency updated): same key with different text, or a near-duplicate

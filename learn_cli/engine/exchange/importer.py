@@ -89,6 +89,7 @@ def import_file(store, path: Path, dry_run: bool = False, loads: Callable | None
             helpers.close()
 
 
+
 class _Importer:
     """Takes the sections of an export as they are read: checks each entry, places it in its
     target file, and has the merger merge a target once no more entries can come for it."""
@@ -132,13 +133,13 @@ class _Importer:
             return self._wrong_section(key, stream.value(), "list")
         if key == "global":
             for n, obj in enumerate(stream.items(), 1):
-                self.entry(obj, f"global[{n}]", self._place_global)
+                self.entry(obj, f"global[{n}]", self._place_global, "")
             self._then(self.merger.close, self.store.layout.global_files())  # nothing more can come for them
             return
         for n, obj in enumerate(stream.items(), 1):
             origin = obj.get("archived_from") if isinstance(obj, dict) else None
             self.entry(obj, f"archived[{n}]", lambda rec, origin=origin, where=f"archived[{n}]":
-                       self._place_archived(rec, origin, where))
+                       self._place_archived(rec, origin, where), self._archive_of(origin))
 
     def _wrong_section(self, name: str, value, kind: str) -> None:
         if value is not None:
@@ -170,13 +171,20 @@ class _Importer:
         self._then(self.merger.close, [self.lay.learnings(pid)])
 
     def _entries(self, raw_pid: str, pid: str, where: str, entries: Iterable) -> None:
+        place = lambda rec: self._place_project(rec, pid, raw_pid)  # noqa: E731 - one per project
         for n, obj in enumerate(entries, 1):
-            self.entry(obj, f"{where}[{n}]", lambda rec: self._place_project(rec, pid, raw_pid))
+            self.entry(obj, f"{where}[{n}]", place, pid)
 
-    def entry(self, obj, where: str, place: Callable[[dict], None]) -> None:
+    def entry(self, obj, where: str, place: Callable[[dict], None], pid: str | None = None) -> None:
         """Queue an entry: its texts not met before go to the redaction checks, in batches, and
-        the entry is taken in once the answer for it is back (in file order)."""
+        the entry is taken in once the answer for it is back (in file order). An entry the
+        store already holds (`_known`) is a duplicate at once, unread: `pid`, the project it
+        goes to ("" global, None when its place needs the entry read: not known that way)."""
         self.report.entries += 1
+        if pid is not None and self._known(obj):
+            self.report.duplicates += 1
+            self.receiving.add(pid)
+            return
         texts = _entry_texts(obj)
         self.queue.append((obj, where, place, texts))
         self.checks.ask(texts)
@@ -184,6 +192,33 @@ class _Importer:
             self._submit()
             while len(self.jobs) > self.helpers.ahead:
                 self._take(*self.jobs.popleft())
+
+    def _known(self, obj) -> bool:
+        """Whether the store holds this entry: its id was merged into a learning, or is the id
+        of a learning of the entry's key (as written: a well-formed key is kept as it is).
+        Either way the merge would call it a duplicate, so it is one before it is checked,
+        redacted or coerced: importing a file again reads little more than its text. (An
+        entry known so is a duplicate even if it would not pass `coerce_record`: its id says
+        the store has it.) The ids and merged ids only grow during an import, so an entry
+        known here would be known when its target is merged."""
+        if type(obj) is not dict:
+            return False
+        rid = obj.get("id")
+        if type(rid) is not str or not 0 < len(rid) <= 80:
+            return False
+        merger = self.merger
+        if rid in merger.merged_from:
+            return rid.isprintable()
+        key = merger.ids.get(rid)
+        return key is not None and obj.get("key") == key and _key_re().fullmatch(key) is not None and rid.isprintable()
+
+    def _archive_of(self, origin) -> str | None:
+        """The project an entry of `archived` goes to, when it is known without reading the
+        entry ("" the global archive); None when placing it may skip it or name a project."""
+        if origin == "global" or origin is None:
+            return ""
+        pid = self.pid_map.get(str(origin)) or (origin if _is_pid(origin) else None)
+        return pid if pid in self.projects else None
 
     def _submit(self) -> None:
         asked = self.checks.take_asked()

@@ -181,8 +181,11 @@ def _fsync(path: Path) -> None:
 
 
 def _create_projects(store, projects: dict[str, dict], pids: list[str]) -> None:
+    """Register the projects the import created, their index rows in shared transactions (a
+    commit each cost ~1 ms: 1,000 projects in the realistic 100,000 file)."""
     from learn_cli.store.project import Project
 
-    for pid in pids:
-        info = projects[pid]
-        store.register_project(Project(id=pid, name=info["name"], root=info["root"], remote=info["remote"]))
+    with store.index.batch():
+        for pid in pids:
+            info = projects[pid]
+            store.register_project(Project(id=pid, name=info["name"], root=info["root"], remote=info["remote"]))
