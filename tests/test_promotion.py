@@ -364,7 +364,7 @@ def test_prune_gives_an_unchanged_record_back_the_decision_fields_it_was_loaded_
     store.index.derive = DERIVE
     entries = load_entries(store, WHOLE_STORE, json.loads)
     loaded = {e.rec["id"]: e.rec for e in entries}
-    ensure_full(store, entries, json.loads)
+    ensure_full(store, entries, json.loads, keep=True)
     by_id = {e.rec["id"]: e for e in entries}
     by_id[changed["id"]].set("frequency", 7)
     digests = []

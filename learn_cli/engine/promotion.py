@@ -331,16 +331,17 @@ def slim(entries: list[Entry]) -> None:
             e.full = False
 
 
-def ensure_full(store, entries: list[Entry], loads: Callable = json.loads) -> None:
+def ensure_full(store, entries: list[Entry], loads: Callable = json.loads, keep: bool = False) -> None:
     """Replace the decision fields of entries with their whole records (as the index holds
-    them now), keeping what this run changed (the patches)."""
+    them now), keeping what this run changed (the patches); with `keep`, the decision fields
+    too, for `slim` to give back (only while a file is searched: ~1 KB a record)."""
     partial = [e for e in entries if not e.full]
     for start in range(0, len(partial), 500):
         chunk = partial[start:start + 500]
         data = store.index.data_of_rows([e.rowid for e in chunk])
         for e in chunk:
             rec = loads(data[e.rowid]) if e.rowid in data else None
-            decided = e.rec  # what it was decided on, the record as its row holds it (slim)
+            decided = e.rec if keep else None  # what it was decided on, the record as its row holds it (slim)
             if not isinstance(rec, dict) or rec.get("id") != e.rec["id"]:  # rewritten meanwhile: find it by id
                 decided = None
                 found = [r for f, _, _, r in store.index.by_id(e.rec["id"]) if store.path_of(f) == e.path]
