@@ -76,7 +76,8 @@ LIVE_SQL = "scope IN ('project', 'global') AND (status IS NULL OR status != 'arc
 # writers, no longer the expression json_extract(data, '$.projects'): SQLite updates an index on
 # an expression of `data` at every write of `data`, which was half of the cost of an update in
 # place (promote's and prune's thousands of patches: ~45 -> ~22 us each at 100,000).
-_KEY_PROJECTS_INDEX = f"CREATE INDEX IF NOT EXISTS learnings_key_projects ON learnings(key, pid, id, projects) WHERE {LIVE_SQL}"
+_KEY_PROJECTS_INDEX = ("CREATE INDEX IF NOT EXISTS learnings_key_projects ON learnings(key, pid, id, projects) "
+                       f"WHERE {LIVE_SQL}")
 
 
 def score_sql(frequency: str, impact: str, used: str, now: str = "'now'") -> str:
