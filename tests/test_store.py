@@ -308,3 +308,77 @@ def test_two_versions_of_a_record_in_one_write_leave_the_index_on_the_last(store
     store.close()
     store.refresh()
     assert store.index.by_id(rec["id"])[0][3]["fix"] == "use buildx"
+
+
+def test_no_index_but_the_helped_one_reads_data_so_updates_in_place_leave_them_alone(store):
+    """SQLite updates every index naming a column of an UPDATE's SET clause, and an index on
+    an expression of `data` at every write of `data`: promote's and prune's thousands of
+    patches rewrote the v7 `learnings_key_projects` entry of each row (half the cost of an
+    update in place at 100,000). v10 indexes a `projects` column, set only when it changes."""
+    _ = store.index
+    sqls = dict(store.index.db.execute("SELECT name, sql FROM sqlite_master WHERE type='index' AND "
+                                       "tbl_name='learnings' AND sql IS NOT NULL"))
+    assert "projects" in sqls["learnings_key_projects"]
+    assert [name for name, sql in sqls.items() if "data" in sql] == ["learnings_helped"]
+
+
+def test_an_index_of_v9_gains_the_projects_column_filled_from_data(store, tmp_path):
+    """A v9 index (`learnings_key_projects` on json_extract(data, '$.projects')) is upgraded in
+    place: the column is filled from each row's data (a list only), the index is rebuilt on it,
+    and `graph` reads the same projects; later writes keep the column in step."""
+    import sqlite3
+
+    from learn_cli.engine.graph import _keys
+
+    project = identify(tmp_path)
+    store.register_project(project)
+    path = store.layout.learnings(project.id)
+    rec = make_record(context="use pnpm", key="k-many", projects=[project.id, "p2", "p-é"])
+    odd = make_record(context="use yarn", key="k-odd", projects="p3")
+    store.put(path, rec)
+    store.put(path, odd)
+    before = _keys(store.index, json.loads)
+    store.close()
+    db = sqlite3.connect(str(store.layout.index_db))
+    db.execute("DROP INDEX learnings_key_projects")
+    db.execute("UPDATE learnings SET projects=NULL")
+    db.execute("CREATE INDEX learnings_key_projects ON learnings(key, pid, id, json_extract(data, '$.projects')) "
+               "WHERE scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')")
+    db.execute("PRAGMA user_version=9")
+    db.commit()
+    db.close()
+    rows = dict(store.index.db.execute("SELECT key, projects FROM learnings"))
+    assert json.loads(rows["k-many"]) == [project.id, "p2", "p-é"] and rows["k-odd"] is None
+    assert "json_extract" not in store.index.db.execute(
+        "SELECT sql FROM sqlite_master WHERE name='learnings_key_projects'").fetchone()[0]
+    assert _keys(store.index, json.loads) == before
+    store.put(path, dict(rec, projects=[project.id], frequency=3))
+    assert store.index.db.execute("SELECT projects FROM learnings WHERE key='k-many'").fetchone()[0] == \
+        f'["{project.id}"]'
+
+
+def test_a_compaction_folds_with_orjson_and_keeps_the_lines_as_read(store, tmp_path, monkeypatch):
+    """A compaction parses with orjson once a command has loaded it (the standard library's
+    parser for the lines orjson refuses: NaN) and writes back every live line as read: a value
+    orjson reads otherwise (an integer beyond 64 bits: a float) is kept as it was."""
+    import sys
+
+    import orjson
+
+    from learn_cli.text import jsonlite
+
+    monkeypatch.delitem(sys.modules, "orjson")
+    assert jsonl.fold_loads() is jsonlite.loads  # never imports orjson itself (the hooks)
+    monkeypatch.setitem(sys.modules, "orjson", orjson)
+    assert jsonl.fold_loads() is not jsonlite.loads
+    project = identify(tmp_path)
+    store.register_project(project)
+    path = store.layout.learnings(project.id)
+    store.put(path, make_record(context="first", key="k1"))
+    live = [b'{"id":"a","n":123456789012345678901234567890}', b'{"id":"b","n":NaN}']
+    with open(path, "ab") as f:
+        f.write(b'{"id":"a","n":1}\n{"id":"b","n":2}\n' + b"".join(line + b"\n" for line in live))
+    store.refresh()
+    before, after = store.compact(path)
+    assert (before, after) == (5, 3)
+    assert path.read_bytes().splitlines()[1:] == live

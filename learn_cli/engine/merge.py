@@ -312,8 +312,9 @@ def _cluster_bucket(entries: list[_Words], threshold: float, jaccard_floor: floa
         prefixes = [_prefix(at, tokens, rarity, jaccard_floor) for at, tokens in enumerate(words.parts)]
         # Probing one part is enough (a near-duplicate shares a prefix token in every part):
         # take the part whose tokens lead to the fewest leaders.
-        probe = min(prefixes, key=lambda prefix: sum(len(index.get(key, ())) for key in prefix))
-        home = _find_leader(words, probe, index, leaders, threshold, jaccard_floor)
+        probe = prefixes[0] if len(prefixes) == 1 else \
+            min(prefixes, key=lambda prefix: sum(len(index.get(key, ())) for key in prefix))
+        home = _find_leader(words, probe, index, leaders, threshold, jaccard_floor) if leaders else None
         if home is None:
             home = [words.rec]
             leaders.append((words, home))
@@ -337,8 +338,14 @@ def _find_leader(words: _Words, probe, index, leaders, threshold, jaccard_floor)
     """The earliest leader met through a probe token whose every part passes the Jaccard
     bound without a swapped word (cheap set arithmetic) and then the full similarity."""
     floor = jaccard_floor - 1e-9
-    candidates = sorted({leader_at for key in probe for leader_at in index.get(key, ())})
-    for leader_at in candidates:
+    met: set[int] = set()
+    for key in probe:
+        at = index.get(key)
+        if at is not None:
+            met.update(at)
+    if not met:  # most records: no leader shares a rare token
+        return None
+    for leader_at in sorted(met):
         leader, members = leaders[leader_at]
         if all(_added_words_only(x, y, floor) for x, y in zip(words.parts, leader.parts, strict=True)) \
                 and _similar_words(leader, words, threshold):

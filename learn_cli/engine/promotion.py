@@ -66,7 +66,7 @@ class Entry:
     """One live record and where it lives; `patch` holds the fields this run changed.
     (Plain classes here, not dataclasses: the SessionEnd hook imports this module.)"""
 
-    __slots__ = ("path", "scope", "pid", "rec", "patch", "archived", "removed", "rowid", "full", "score")
+    __slots__ = ("path", "scope", "pid", "rec", "patch", "archived", "removed", "rowid", "full", "score", "decided")
 
     def __init__(self, path: Path, scope: str, pid: str, rec: dict, rowid: int = 0, full: bool = True):
         self.path = path
@@ -79,6 +79,7 @@ class Entry:
         self.archived = False  # to be moved to the archive of its scope
         self.removed = False  # to be deleted (folded into another record)
         self.score: float | None = None  # its score at the run's clock, once scored (rescore)
+        self.decided: dict | None = None  # its decision fields while `rec` is whole (ensure_full, slim)
 
     def set(self, name: str, value) -> None:
         if name in _SCORED_FIELDS:
@@ -325,20 +326,26 @@ def slim(entries: list[Entry]) -> None:
     what was changed stays in each entry's patch, applied to the record as it is when written."""
     for e in entries:
         if e.full and e.rowid and not e.archived:
-            e.rec = decision_fields(e.rec)
+            # unchanged since ensure_full read it: the decision fields it was loaded with
+            # (decision_fields' digest of the fix was ~5 % of a first prune at 100,000)
+            e.rec = e.decided if e.decided is not None and not e.patch else decision_fields(e.rec)
+            e.decided = None
             e.full = False
 
 
-def ensure_full(store, entries: list[Entry], loads: Callable = json.loads) -> None:
+def ensure_full(store, entries: list[Entry], loads: Callable = json.loads, keep: bool = False) -> None:
     """Replace the decision fields of entries with their whole records (as the index holds
-    them now), keeping what this run changed (the patches)."""
+    them now), keeping what this run changed (the patches); with `keep`, the decision fields
+    too, for `slim` to give back (only while a file is searched: ~1 KB a record)."""
     partial = [e for e in entries if not e.full]
     for start in range(0, len(partial), 500):
         chunk = partial[start:start + 500]
         data = store.index.data_of_rows([e.rowid for e in chunk])
         for e in chunk:
             rec = loads(data[e.rowid]) if e.rowid in data else None
+            decided = e.rec if keep else None  # what it was decided on, the record as its row holds it (slim)
             if not isinstance(rec, dict) or rec.get("id") != e.rec["id"]:  # rewritten meanwhile: find it by id
+                decided = None
                 found = [r for f, _, _, r in store.index.by_id(e.rec["id"]) if store.path_of(f) == e.path]
                 if not found:  # deleted meanwhile (`learn forget`): nothing of it is written
                     e.patch.clear()
@@ -346,6 +353,7 @@ def ensure_full(store, entries: list[Entry], loads: Callable = json.loads) -> No
                     e.full = True
                     continue
                 rec = found[0]
+            e.decided = decided
             e.rec = _patcher(e.patch)(rec)
             e.full = True
             e.score = None  # a capture may have changed what it reads since it was scored

@@ -119,7 +119,7 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     report.archived = archive_stale(entries, now, number(cfg.get("promote_min_projects"), "promote_min_projects"),
                                     number(cfg.get("archive_days"), "archive_days"), store, loads)
     checked = _checked_files(store)
-    merge_duplicates(entries, now, report, skip=checked, full=lambda group: ensure_full(store, group, loads),
+    merge_duplicates(entries, now, report, skip=checked, full=lambda group: ensure_full(store, group, loads, keep=True),
                      done=slim)
     report.entries_after = report.entries_before - len(report.archived) - report.removed
     doomed = _hard_deletions(store, now, report, loads)

@@ -429,7 +429,7 @@ class Store:
         under the same lock (its rows do not change, only the file's stat)."""
         with self._lock(path):
             in_step = self._sync_locked(path)
-            before, after = jsonl.compact_locked(path)
+            before, after = jsonl.compact_locked(path, jsonl.fold_loads())
             if before != after:
                 if in_step:
                     self._index_rewrite(path, [], after)

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from pathlib import Path
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 FEW_FILES = 50  # a refresh of at most this many files asks the index about those alone
 
 _SCHEMA = """
@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS learnings(rowid INTEGER PRIMARY KEY, file TEXT NOT NU
     id TEXT NOT NULL, key TEXT, scope TEXT, pid TEXT, type TEXT, category TEXT, status TEXT,
     updated TEXT, body TEXT, data TEXT, derived TEXT, features TEXT,
     score_frequency INT, score_impact REAL, score_used TEXT, score_base REAL, export_created TEXT, export_as_is INT,
-    UNIQUE(file, id));
+    projects TEXT, UNIQUE(file, id));
 CREATE INDEX IF NOT EXISTS learnings_key ON learnings(key);
 CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
 CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
@@ -92,9 +92,6 @@ CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
 CREATE INDEX IF NOT EXISTS learnings_counts ON learnings(category, type, status, scope);
 -- v6: the few rows that count helped / not_helped (`stats`), without a scan of every `data`
 CREATE INDEX IF NOT EXISTS learnings_helped ON learnings(scope, status) WHERE instr(data, 'helped"') > 0;
--- v7: `graph` reads (key, pid, id, projects) of every live row from this index alone (an
--- index on an expression gives its value): 250 -> 55 ms of SQLite at 100,000 (issue 14).
-CREATE INDEX IF NOT EXISTS learnings_key_projects ON learnings(key, pid, id, {PROJECTS}) WHERE {LIVE};
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='learnings',
     content_rowid='rowid', tokenize="unicode61");
 DROP TRIGGER IF EXISTS learnings_ai;
@@ -111,8 +108,13 @@ SEARCH_FIELDS = ("context", "error", "fix", "command", "fix_command", "category"
 
 # Live learnings: in a project or the global file, not archived.
 LIVE_SQL = "scope IN ('project', 'global') AND (status IS NULL OR status != 'archived')"
-_PROJECTS = "json_extract(data, '$.projects')"  # as written in learnings_key_projects (the planner matches text)
-_SCHEMA = _SCHEMA.replace("{PROJECTS}", _PROJECTS).replace("{LIVE}", LIVE_SQL)
+# v7: `graph` reads (key, pid, id, projects) of every live row from this index alone: 250 -> 55 ms
+# of SQLite at 100,000 (issue 14). v10: `projects` is a column (`projects_column`), set by the
+# writers, no longer the expression json_extract(data, '$.projects'): SQLite updates an index on
+# an expression of `data` at every write of `data`, which was half of the cost of an update in
+# place (promote's and prune's thousands of patches: ~45 -> ~22 us each at 100,000).
+_KEY_PROJECTS_INDEX = ("CREATE INDEX IF NOT EXISTS learnings_key_projects ON learnings(key, pid, id, projects) "
+                       f"WHERE {LIVE_SQL}")
 
 
 def score_sql(frequency: str, impact: str, used: str, now: str = "'now'") -> str:
@@ -230,6 +232,7 @@ class Index:
                 _add_missing_columns(db)
                 _add_score_columns(db)
                 _add_export_columns(db)
+                _add_projects_column(db)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             db.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost commit is re-read
             if deadline.active():  # a hook: no statement outlives its deadline (see store.deadline)
@@ -647,7 +650,7 @@ class Index:
     def projects_by_key(self) -> Iterable[tuple[str, str, str | None]]:
         """(key, or `id:` + id for a learning without one; pid; `projects` as JSON text) of
         every live learning."""
-        return self.db.execute(f"SELECT coalesce(nullif(key, ''), 'id:' || id), pid, {_PROJECTS} "
+        return self.db.execute(f"SELECT coalesce(nullif(key, ''), 'id:' || id), pid, projects "
                                f"FROM learnings WHERE {LIVE_SQL}")
 
     def uses(self, column: str, values: list[str]) -> Iterable[tuple[str, int, int]]:
@@ -903,7 +906,7 @@ class Index:
             body = search_body(rec)
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
                 rec.get("status"), rec.get("updated") or "", body, data, derive[0](rec) if derive else None, features,
-                *score_inputs(rec), *export_columns(rec, body))
+                *score_inputs(rec), *export_columns(rec, body), projects_column(rec))
 
     def _tx(self):
         return _Transaction(self.db, self._batch)
@@ -1035,8 +1038,8 @@ _EXPORT_ORDER = ("coalesce(export_created, CASE json_type(data, '$.created') WHE
                  "json_extract(data, '$.created')) END), id, rowid")
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "
-           "features, score_frequency, score_impact, score_used, score_base, export_created, export_as_is) "
-           "VALUES (" + ",".join("?" * 19) + ")")
+           "features, score_frequency, score_impact, score_used, score_base, export_created, export_as_is, projects) "
+           "VALUES (" + ",".join("?" * 20) + ")")
 # The indexed columns of a row (by their place in Index._row's tuple) that an update in place
 # sets only when their value changed: SQLite updates every index that names a column of the SET
 # clause, whatever its value, and a promote or prune patch (an archive clock, a conflict) changes
@@ -1044,7 +1047,7 @@ _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, sta
 # 8 indexes are left alone. `updated`, `data`, `derived`, `features` and the export's two
 # columns are always set (the first two change with any patch; the others are in no index).
 _NARROW = ((0, "file"), (2, "key"), (3, "scope"), (4, "pid"), (5, "type"), (6, "category"), (7, "status"),
-           (13, "score_frequency"), (14, "score_impact"), (15, "score_used"), (16, "score_base"))
+           (13, "score_frequency"), (14, "score_impact"), (15, "score_used"), (16, "score_base"), (19, "projects"))
 
 
 def _kept_values(row: tuple) -> tuple:
@@ -1112,6 +1115,33 @@ def _add_export_columns(db: sqlite3.Connection) -> None:
     """v9: the export's order and check of each row (`export_columns`). Rows of an older index
     keep NULL until rewritten; the export computes both from `data` and `body` for those."""
     _add_columns(db, (("export_created", "TEXT"), ("export_as_is", "INT")))
+
+
+def _add_projects_column(db: sqlite3.Connection) -> None:
+    """v10: `projects` as a column (see _KEY_PROJECTS_INDEX), filled from `data` for the rows
+    of an older index (and again after an older version wrote rows without it), and the
+    index on it in place of v7's index on the expression."""
+    _add_columns(db, (("projects", "TEXT"),))
+    old = db.execute("SELECT sql FROM sqlite_master WHERE name='learnings_key_projects'").fetchone()
+    if old is not None and "json_extract" in (old[0] or ""):
+        db.execute("DROP INDEX learnings_key_projects")
+    db.execute("UPDATE learnings SET projects=CASE WHEN json_valid(data) AND json_type(data, '$.projects')='array' "
+               "THEN json_extract(data, '$.projects') END")
+    db.execute(_KEY_PROJECTS_INDEX)
+
+
+def projects_column(rec: dict) -> str | None:
+    """The `projects` column of a record: its `projects` as compact JSON when a list, else NULL
+    (what `graph` reads of it: only a list names projects)."""
+    projects = rec.get("projects")
+    if type(projects) is not list:
+        return None
+    if all(type(p) is str and p.isascii() and p.isalnum() for p in projects):  # project ids: no escapes
+        return '["' + '","'.join(projects) + '"]' if projects else "[]"
+    try:
+        return jsonlite.dumps(projects, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):  # pragma: no cover - a record read from JSON dumps again
+        return None
 
 
 def score_inputs(rec: dict) -> tuple[int, float, str | None, float]:

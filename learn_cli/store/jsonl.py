@@ -11,6 +11,7 @@ with its file and line number; every other record still loads.
 from __future__ import annotations
 
 import os
+import sys
 
 from learn_cli.text import jsonlite  # json.loads / dumps without `re` (the SessionStart hook)
 from learn_cli.text.lite import namedtuple  # not collections' (text/lite.py)
@@ -45,6 +46,26 @@ SALVAGED = "invalid UTF-8, loaded with replacement characters"
 # records: id -> record, in first-seen order; bad: list[BadLine]; lines: non-empty lines read;
 # superseded: lines that a later line replaced or deleted.
 Loaded = namedtuple("Loaded", "records bad lines superseded", module=__name__)
+
+
+def fold_loads() -> Callable:
+    """The parser of a compaction, which reads a log's records only to fold it (ids,
+    tombstones) and writes back the lines as read: orjson's, ~2x faster, once a whole-store
+    command has imported it (never imported here: the hooks do not load it), the standard
+    library's for a line orjson refuses (NaN, a lone surrogate), so the same lines parse. Not
+    for records written back: orjson reads an integer beyond 64 bits as a float."""
+    fast = sys.modules.get("orjson")
+    if fast is None:
+        return jsonlite.loads
+    fast_loads, slow_loads = fast.loads, jsonlite.loads
+
+    def loads(raw):
+        try:
+            return fast_loads(raw)
+        except ValueError:
+            return slow_loads(raw)
+
+    return loads
 
 
 def dumps(rec: dict) -> str:
