@@ -382,3 +382,34 @@ def test_a_compaction_folds_with_orjson_and_keeps_the_lines_as_read(store, tmp_p
     before, after = store.compact(path)
     assert (before, after) == (5, 3)
     assert path.read_bytes().splitlines()[1:] == live
+
+
+def test_a_kept_digest_or_regex_cache_cut_short_leaves_a_temp_that_is_cleared(store, monkeypatch):
+    """The caches beside the records (the kept digest, the hooks' regex cache) are written to a
+    temp file and renamed; a process killed in between leaves the temp, named as the store's
+    rewrites name theirs, so `doctor` and `prune` clear it (the crash campaign found one that
+    nothing cleared)."""
+    import pytest
+
+    from learn_cli.capture import regex_cache
+    from learn_cli.engine import digest
+    from learn_cli.engine.context import ContextResult
+
+    def killed(*_args):
+        raise SystemExit("killed between the write and the rename")
+
+    monkeypatch.setattr(os, "replace", killed)
+    project_dir = store.layout.project_dir("abcdefabcdef")
+    project_dir.mkdir(parents=True, exist_ok=True)
+    with pytest.raises(SystemExit):
+        digest._write_cache(str(project_dir / digest.CACHE_FILE), [], ContextResult("", 0, [], 0, 0))
+    regex_cache.install(str(store.layout.global_dir / regex_cache.FILE_NAME), patch=False)
+    try:
+        regex_cache._serve(r"x+\d", 0)
+        with pytest.raises(SystemExit):
+            regex_cache.save()
+    finally:
+        regex_cache.uninstall()
+    monkeypatch.undo()
+    assert len(store.remove_stale_temps(older_than_s=0)) == 2
+    assert not [p for p in store.home.rglob("*.tmp")]

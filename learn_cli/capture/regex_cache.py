@@ -117,7 +117,8 @@ def save(create: bool = True) -> None:
     path = _state["path"]
     if not path or not _state["added"] or not (create or os.path.exists(path)):
         return
-    tmp = f"{path}.{os.getpid()}.tmp"
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")  # what a killed write leaves, doctor and prune clear
     try:
         from learn_cli.store.paths import open_private
 

@@ -164,7 +164,8 @@ def _result_of(doc: dict) -> ContextResult:
 def _write_cache(path: str, stamp: list, result: ContextResult) -> None:
     doc = {"stamp": stamp, "text": result.text, "tokens": result.tokens, "items": list(result.items),
            "dropped": result.dropped, "merged": result.merged, "before_tokens": result.before_tokens}
-    tmp = f"{path}.{os.getpid()}.tmp"
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")  # what a killed write leaves, doctor and prune clear
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
