@@ -54,6 +54,27 @@ def test_same_basename_different_projects(tmp_path):
     assert identify(a).id != identify(b).id
 
 
+def test_labels_of_a_few_projects_are_those_of_all_of_them(store, tmp_path):
+    """recall labels its ten hits from the index's rows of them and of the projects sharing
+    their names, not from every project: the same labels projects() gives."""
+    import shutil
+
+    from learn_cli.store.project import Project
+
+    projects = [Project(f"{n:012x}", name, str(tmp_path / f"{name}{n}"), None)
+                for n, name in enumerate(("api", "api", "web", "cli", "api"))]
+    for project in projects:
+        store.register_project(project)
+    shutil.rmtree(store.layout.project_dir(projects[4].id))  # a project removed: no longer shares "api"
+    whole = {pid: info["label"] for pid, info in store.projects().items()}
+    assert whole[projects[0].id] == f"api ({projects[0].id})" and whole[projects[2].id] == "web"
+    for few in ([projects[0].id], [projects[2].id, projects[3].id], [p.id for p in projects]):
+        assert store.labels(few) == {pid: whole[pid] for pid in few if pid in whole}
+    store.index.db.execute("DELETE FROM projects WHERE pid = ?", (projects[3].id,))  # not in the index yet
+    assert store.labels([projects[3].id]) == {projects[3].id: "cli"}
+    assert store.labels([]) == {}
+
+
 def test_log_supersedes_and_deletes(tmp_path):
     path = tmp_path / "l.jsonl"
     r1 = make_record(context="a", fix="b")

@@ -36,9 +36,7 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
     timeout = store.number("search_timeout_s", project.id)
     result = search(store, text, project_id=project.id, limit=limit, include_archived=include_archived,
                     timeout_s=timeout)
-    labels = (
-        {pid: info["label"] for pid, info in store.projects().items()} if result.hits or result.not_searched else {}
-    )
+    labels = store.labels([hit.pid for hit in result.hits] + list(result.not_searched))
     if as_json:
         json_out(render.as_json(result, text, labels))
     else:

@@ -130,6 +130,20 @@ class Store:
         except _db().Error:
             pass
 
+    def labels(self, pids) -> dict[str, str]:
+        """The label of each of these projects, as projects() says it, from the index's rows of
+        them and of the projects sharing their names (recall shows ten hits of 1,000 projects);
+        projects() whole when the index lacks one of them."""
+        wanted = sorted({p for p in pids if p})
+        if not wanted:
+            return {}
+        named = self.index.names_shared_with(wanted)
+        if not set(wanted) <= named.keys():
+            return {pid: info["label"] for pid, info in self.projects().items() if pid in wanted}
+        live = {pid: name for pid, name in named.items() if os.path.isdir(self.layout.project_dir(pid))}
+        labels = _labels(live)
+        return {pid: labels[pid] for pid in wanted if pid in labels}
+
     def projects(self) -> dict[str, dict]:
         """pid -> {id, name, root, remote, label}; label disambiguates shared basenames."""
         known = self.index.project_names()
@@ -148,11 +162,8 @@ class Store:
                     pass
         live = set(pids)
         known = {p: v for p, v in known.items() if p in live}
-        names: dict[str, int] = {}
-        for info in known.values():
-            names[info["name"]] = names.get(info["name"], 0) + 1
-        for pid, info in known.items():
-            info["label"] = info["name"] if names[info["name"]] == 1 else f"{info['name']} ({pid})"
+        for pid, label in _labels({pid: info["name"] for pid, info in known.items()}).items():
+            known[pid]["label"] = label
         return known
 
     # -- files -----------------------------------------------------------------------------
@@ -544,3 +555,11 @@ def _safe_lines(recs: list[dict]) -> tuple[list[dict], list[str]]:
         out.append(rec)
         texts.append(text)
     return out, texts
+
+
+def _labels(names: dict[str, str]) -> dict[str, str]:
+    """pid -> label of live projects by name: the name, or "name (pid)" where two share it."""
+    count: dict[str, int] = {}
+    for name in names.values():
+        count[name] = count.get(name, 0) + 1
+    return {pid: name if count[name] == 1 else f"{name} ({pid})" for pid, name in names.items()}

@@ -554,6 +554,13 @@ class Index:
         rows = self.db.execute("SELECT pid, name, root, remote FROM projects")
         return {p: {"id": p, "name": n, "root": r, "remote": rm} for p, n, r, rm in rows}
 
+    def names_shared_with(self, pids: list[str]) -> dict[str, str]:
+        """pid -> name of these projects and of every project whose name one of them has."""
+        marks = ",".join("?" * len(pids))
+        rows = self.db.execute(f"SELECT pid, name FROM projects WHERE name IN "
+                               f"(SELECT name FROM projects WHERE pid IN ({marks}))", pids)
+        return dict(rows.fetchall())
+
     def file_stats(self, rels: list[str] | None = None) -> dict[str, tuple]:
         """(lines, superseded, bad) of every file the index knows, or of these (a session's end
         asks about one file: at 300,000 learnings the table has 6,000 rows)."""
