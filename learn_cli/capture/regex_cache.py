@@ -15,7 +15,8 @@ Safe by construction: the file is keyed by the interpreter's exact version and S
 number (another Python ignores it); `_sre.compile` validates code before using it; anything
 unexpected (no `_sre`, a damaged file, a changed private API) falls back to `re`'s own
 compilation. The hook entry points install it and save what they added; `learn recall`'s fast
-path (which agents run) reads it and adds nothing; the other commands use `re` untouched.
+path (which agents run) reads it and adds its own few patterns to a file the hooks made (never
+creating one); the other commands use `re` untouched.
 
 It serves `text.rx` (the hook path's modules compile through it) and, once patched, `re`
 itself. A tool event installs it for `text.rx` alone and imports no `re` at all (with `enum`

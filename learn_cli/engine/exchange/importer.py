@@ -89,7 +89,6 @@ def import_file(store, path: Path, dry_run: bool = False, loads: Callable | None
             helpers.close()
 
 
-
 class _Importer:
     """Takes the sections of an export as they are read: checks each entry, places it in its
     target file, and has the merger merge a target once no more entries can come for it."""
