@@ -384,6 +384,28 @@ def test_a_cd_dropped_with_the_looking_aid_is_still_a_lesson(home, proj):
     assert "`bash run_one.sh unit`" in context_of(out)
 
 
+def test_a_success_retrying_an_earlier_failure_than_the_last_is_paired(home, proj):
+    """Real history (leegmoore/codex, events 701-706): three `cd codex-ts && …` fail alike (the
+    agent was in codex-ts already), then it runs the first without the `cd`. The newest
+    failure is another command, but the success is a retry of the first: paired with it, and
+    the lesson (drop the `cd`) answers the next such failure. A success that retries none of
+    the failures still pairs with none."""
+    a = proj("codex")
+    no_dir = "(eval):cd:1: no such file or directory: codex-ts"
+    s = Agent(home, a)
+    s.fail("cd codex-ts && git diff --name-only --diff-filter=U", no_dir)
+    s.fail('cd codex-ts && grep -A5 -B5 "<<<<<<< HEAD" src/tools/registry.ts | head -30', no_dir)
+    s.fail('cd codex-ts && grep -A5 -B5 "<<<<<<< HEAD" src/core/runtime.ts | head -50', no_dir)
+    s.ok("ls README.md")  # unrelated: pairs with none of them
+    assert learnings(home, a) == []
+    s.ok("git diff --name-only --diff-filter=U")
+    [rec] = [r for r in learnings(home, a) if r.get("fix_kind") == "retry"]
+    assert (rec["command"], rec["fix"]) == ("cd codex-ts && git diff --name-only --diff-filter=U",
+                                            "git diff --name-only --diff-filter=U")
+    out = Agent(home, a).fail("cd codex-ts && npm test 2>&1 | tail -30", no_dir)
+    assert "`npm test`" in context_of(out) and "drop `cd codex-ts`" in context_of(out)
+
+
 def test_same_command_working_again_alone_teaches_nothing(home, proj):
     a = proj("api")
     s = Agent(home, a)

@@ -388,9 +388,12 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         events = settle(cap, events)
         window = _tool_window(events, cap.int_setting("lookback"))
         updates = []
-        pair, fix = find_pair(window, entry), None
-        if pair is not None:
-            fix = fix_for(cap, pair[0], pair[1], entry)
+        pair, fix = None, None
+        for candidate in unresolved_failures(window, entry):
+            fix = fix_for(cap, candidate[0], candidate[1], entry)
+            if fix is not None:
+                pair = candidate
+                break
         if fix is None:
             pair, fix = _found_by_search(cap, window, event)
         if fix is not None:  # `entry` resolves the failure: it is consumed by this first fix
@@ -438,13 +441,23 @@ def redact_path(path: str) -> str:
     return redact(path)[:MAX_COMMAND]
 
 
-def find_pair(window: list[dict], ok: dict) -> tuple[dict, list[dict]] | None:
-    """The newest unresolved failure of the same tool in the window, and the events after it."""
+PAIR_CANDIDATES = 3  # unresolved failures a success is compared with, newest first
+
+
+def unresolved_failures(window: list[dict], ok: dict):
+    """The unresolved failures of the same tool in the window, newest first (at most
+    PAIR_CANDIDATES), each with the events after it. Not only the newest: an agent often fires
+    several commands that fail alike (parallel calls, or `cd x && …` three times before it sees
+    it is already in x) and then fixes an earlier one; a success that retries none of them
+    pairs with none."""
+    found = 0
     for index in range(len(window) - 1, -1, -1):
         prev = window[index]
         if prev.get("kind") == ev.FAILURE and prev.get("tool") == ok.get("tool") and not prev.get("done"):
-            return prev, window[index + 1:]
-    return None
+            yield prev, window[index + 1:]
+            found += 1
+            if found == PAIR_CANDIDATES:
+                return
 
 
 def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[list[str], str] | None:
