@@ -51,7 +51,7 @@ def report(rep) -> None:
         share = f" ({saved / rep.tokens_before:.0%})" if rep.tokens_before else ""
         write(f"{STEP}Before: {rep.tokens_before:,} tokens")
         write(f"{STEP}After: {rep.tokens_after:,} tokens")
-        write(f"{STEP}Saved: {saved:,} tokens{share}" if saved else f"{STEP}Saved: 0 tokens (already compact)")
+        write(f"{STEP}Saved: {saved:,} tokens{share}" if saved else f"{STEP}Saved: 0 tokens ({_why_none(rep)})")
     else:
         write(f"{STEP}(no current project)")
     write()
@@ -78,3 +78,14 @@ def report(rep) -> None:
                 f"(archive: {size(rep.archive_bytes)}): `learn prune --hard` deletes them for good.")
         write()
         write(Text(f"  💡 {hint}" if box else f"  Hint: {hint}", style="yellow" if box else ""))
+
+
+def _why_none(rep) -> str:
+    """Why compression saved nothing: the digest's headings and wording ("`X` fails: use `Y`
+    instead", one line a rule) cost more than they save on a few short learnings. "already
+    compact" alone read wrong beside an After larger than the Before."""
+    extra = rep.tokens_after - rep.tokens_before
+    if extra <= 0:
+        return "already compact"
+    return f"the digest's headings and wording add {extra:,}"
+
