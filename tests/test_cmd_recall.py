@@ -72,6 +72,20 @@ def test_results_in_the_seed_layout(learn, seeded):
     assert proc.stderr == ""
 
 
+def test_a_rule_stored_as_its_own_fix_is_said_once(learn):
+    """An import (or an older writer) may store a prose rule in both context and fix: the
+    result quotes it and shows no "Fix:" line that says it again."""
+    store = Store(learn.home, warn_stderr=False)
+    here = identify(learn.cwd)
+    store.register_project(here)
+    rule = "Run the integration tests inside docker compose run --rm tests to match CI"
+    store.put(store.layout.learnings(here.id), make_record(category="ci-cd", context=rule, fix=f" {rule}\n",
+                                                           projects=[here.id], key="txt:r1"))
+    store.close()
+    out = learn("recall", "docker", check=0).stdout
+    assert f'    "{rule}"\n' in out and "Fix:" not in out
+
+
 def test_all_includes_archived_with_last_used(learn, seeded):
     out = learn("recall", "docker", "--all", check=0).stdout
     assert "(5 matches)" in out

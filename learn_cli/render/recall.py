@@ -65,7 +65,7 @@ def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> list[Line]:
                               f" | {where} | {category}{flag}", style="bold"),
                        f'    "{headline(rec)}"']
     fix = action(rec)
-    if fix:
+    if fix and not _says_again(rec.get("context"), fix):
         out.append(f"    Fix: {safe(fix, one_line=True, limit=200)}")
     used = f"    Used: {usage_line(rec)}"
     if archived:
@@ -73,6 +73,12 @@ def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> list[Line]:
     out.append(used)
     out.append(Styled(f"    ID: {safe(rec.get('id'), one_line=True)}", style="dim"))
     return out
+
+
+def _says_again(context, fix: str) -> bool:
+    """The fix is the quoted context over again (a rule stated once, stored in both fields by
+    an import or an older writer): say it once."""
+    return isinstance(context, str) and " ".join(context.split()) == " ".join(fix.split())
 
 
 def _partial(result, labels: dict[str, str], fancy_out: bool) -> list[Line]:
