@@ -98,7 +98,8 @@ def test_recall_checks_the_archives_only_with_all(learn, seeded):
     the files of a home); a live file edited by hand, or a project folder removed, still
     counts at once, and --all reads the archive edited by hand."""
     here = identify(learn.cwd)
-    edited = dict(seeded["archived"], id="learn-20260101T000000Z-abcdef", context="Pin the docker digest")
+    edited = dict(seeded["archived"], id="learn-20260101T000000Z-abcdef", context="Pin the docker digest",
+                  fix="Pin the base image by its sha256 digest")
     with open(learn.home / "projects" / here.id / "archive.jsonl", "a") as fh:
         fh.write(json.dumps(edited) + "\n")
     db = learn.home / "global" / "index.db"
@@ -124,8 +125,38 @@ def test_lateral_results_and_this_projects_boost(learn, seeded):
     assert [(r["where"], r["project"]) for r in doc["results"]] == [("other", "ml-pipeline")]
     same = {k: v for k, v in seeded["lateral"].items() if k not in ("id", "projects", "project")}
     learn("add", same["context"], "--fix", same["fix"], "--impact", "0.5", check=0)
-    doc = learn.json("recall", "volume", "mounts")
-    assert [r["where"] for r in doc["results"]] == ["project", "other"]
+    doc = learn.json("recall", "volume", "mounts")  # this project's copy first, the other's folded into it
+    assert [r["where"] for r in doc["results"]] == ["project"]
+    assert [(a["id"], a["project"]) for a in doc["results"][0]["also"]] == [(seeded["lateral"]["id"], "ml-pipeline")]
+    learn("add", "Mounts of a named volume survive `docker compose down`", "--fix", "Use a named volume", check=0)
+    doc = learn.json("recall", "volume", "mounts")  # another fix: another result
+    assert [r["where"] for r in doc["results"]] == ["project", "project"]
+
+
+def test_copies_of_one_lesson_fill_one_place(learn):
+    """One fix learned in many projects (or for many commands) is one result, with the others
+    named on its "Same fix" line; --limit counts lessons, and the next lesson still shows."""
+    store = Store(learn.home, warn_stderr=False)
+    fix = "npm config set prefix ~/.npm-global"
+    store.register_project(identify(learn.cwd))
+    for n in range(12):
+        project = identify(learn.project(f"app-{n:02d}"))
+        store.register_project(project)
+        store.put(store.layout.learnings(project.id), make_record(
+            type="error", category="permission", command=f"npm install -g tool{n}", fix=fix, fix_kind="between",
+            context=f"`npm install -g tool{n}` fails (permission): run `{fix}` first.", frequency=12 - n,
+            error="npm ERR! Error: EACCES: permission denied", projects=[project.id], key=f"err:{n}"))
+    nvm = make_record(category="permission", context="npm global installs need a prefix",
+                      fix="Use nvm so global installs go to your home", key="txt:nvm")
+    store.put(store.layout.global_errors, nvm)
+    store.close()
+    out = learn("recall", "npm", "--limit", "2", check=0).stdout
+    assert out.count("\n[") == 2 and "More matches" not in out
+    assert "    Same fix: 11 more learnings (app-01, app-02, app-03, app-04 and 7 more)\n" in out
+    assert "Use nvm" in out
+    assert "    Error: npm ERR! Error: EACCES: permission denied\n" in out and "Fix: run" not in out
+    doc = learn.json("recall", "npm", "--limit", "1")
+    assert doc["count"] == 1 and doc["more"] is True and len(doc["results"][0]["also"]) == 11
 
 
 def test_json_document(learn, seeded):

@@ -50,5 +50,6 @@ def test_the_day_is_what_make_demo_records():
         said = hook["hookSpecificOutput"]["additionalContext"].splitlines()[0]
         assert said in day.splitlines()
     for line in ('    "`pytest tests` fails (dependency): use `python -m pytest tests` instead."',
+                 "    Error: bash: pytest: command not found", "    Same fix: 1 more learning (ml-pipeline)",
                  "- `pytest tests` fails (dependency): use `python -m pytest tests` instead."):
         assert line in proc.stdout and line in day

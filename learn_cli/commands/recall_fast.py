@@ -36,7 +36,8 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
     timeout = store.number("search_timeout_s", project.id)
     result = search(store, text, project_id=project.id, limit=limit, include_archived=include_archived,
                     timeout_s=timeout)
-    labels = store.labels([hit.pid for hit in result.hits] + list(result.not_searched))
+    shown = [h for hit in result.hits for h in (hit, *hit.also)]
+    labels = store.labels([hit.pid for hit in shown] + list(result.not_searched))
     if as_json:
         json_out(render.as_json(result, text, labels))
     else:

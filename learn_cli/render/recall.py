@@ -12,6 +12,7 @@ from learn_cli.engine.wording import action
 from learn_cli.render.console import fancy
 from learn_cli.render.text import Line, Styled, age, headline, safe, usage_line, write_plain
 
+ALSO_NAMES = 4  # places named on a result's "Same fix" line
 STAR_SCORE = 0.8  # a ⭐ marks learnings this good (score ≥ 0.8)
 TEXT_FIELDS = ("context", "error", "fix", "command", "fix_command")
 
@@ -61,12 +62,17 @@ def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> list[Line]:
     status = rec.get("status")
     flag = " (archived)" if archived else (f" ({status})" if status in ("pending", "conflicted") else "")
     star = "⭐ " if fancy_out and hit.score >= STAR_SCORE else ""
+    quoted = headline(rec)
     out: list[Line] = [Styled(f"[{n}] ", (f"{star}Score: {hit.score:.2f}", "yellow" if star else ""),
                               f" | {where} | {category}{flag}", style="bold"),
-                       f'    "{headline(rec)}"']
-    fix = action(rec)
-    if fix and not _says_again(rec.get("context"), fix):
-        out.append(f"    Fix: {safe(fix, one_line=True, limit=200)}")
+                       f'    "{quoted}"']
+    fix = safe(action(rec), one_line=True, limit=200)
+    if fix and not _already_said(quoted, fix):
+        out.append(f"    Fix: {fix}")
+    elif fix and _first_line(rec.get("error")):  # the quote is the rule: show what failed instead
+        out.append(f"    Error: {safe(_first_line(rec.get('error')), one_line=True, limit=200)}")
+    if hit.also:
+        out.append(_also_line(hit, labels))
     used = f"    Used: {usage_line(rec)}"
     if archived:
         used += f" (last used: {age(rec.get('last_used') or rec.get('created'))})"
@@ -75,10 +81,30 @@ def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> list[Line]:
     return out
 
 
-def _says_again(context, fix: str) -> bool:
-    """The fix is the quoted context over again (a rule stated once, stored in both fields by
-    an import or an older writer): say it once."""
-    return isinstance(context, str) and " ".join(context.split()) == " ".join(fix.split())
+def _also_line(hit, labels: dict[str, str]) -> str:
+    """The learnings folded into this result: how many, and where (names in rank order)."""
+    places = list(dict.fromkeys(_where(h, labels) for h in hit.also))
+    rest = len(places) - ALSO_NAMES
+    shown = ", ".join(places[:ALSO_NAMES]) + (f" and {rest} more" if rest > 0 else "")
+    count = len(hit.also)
+    return f"    Same fix: {count} more {'learning' if count == 1 else 'learnings'} ({shown})"
+
+
+def _where(hit, labels: dict[str, str]) -> str:
+    if hit.scope.startswith("global"):
+        return "global"
+    return safe(labels.get(hit.pid, hit.pid), one_line=True, limit=40)
+
+
+def _already_said(quoted: str, fix: str) -> bool:
+    """The quote already says the fix: a captured learning's context is its whole rule
+    ("`pytest tests` fails (dependency): use `python -m pytest tests` instead."), and an import
+    or an older writer may store a prose rule as its own fix. Said once."""
+    return " ".join(fix.split()).rstrip(".") in " ".join(quoted.split())
+
+
+def _first_line(text) -> str:
+    return next((line for line in text.splitlines() if line.strip()), "") if isinstance(text, str) else ""
 
 
 def _partial(result, labels: dict[str, str], fancy_out: bool) -> list[Line]:
@@ -128,4 +154,6 @@ def _hit_json(n: int, hit, labels: dict[str, str]) -> dict:
         "archived": "archive" in hit.scope,
         "all_terms": hit.all_terms,
         "record": rec,
+        "also": [{"id": h.record.get("id"), "score": round(h.score, 2), "scope": h.scope,
+                  "project": labels.get(h.pid, h.pid) if h.pid else None} for h in hit.also],
     }
