@@ -307,6 +307,21 @@ def test_wrong_sections_are_skipped_with_a_warning(learn, tmp_path):
     assert "  Import complete: 1 entries processed, 1 new.\n" in proc.stdout
 
 
+def test_an_untrusted_import_says_what_its_entries_can_do(learn, seeded, tmp_path):
+    """Without --trust an entry matching a learning changes nothing of it, and new entries
+    reach no agent yet: the report says both (it said "frequency updated")."""
+    here = identify(learn.cwd).id
+    entries = [dict(seeded["a"], id="learn-20260101T000000Z-000001", fix="pip install 'python-jose[cryptography]'"),
+               make_record(key="err:new", error="Permission denied: ./deploy.sh", fix="chmod +x deploy.sh")]
+    doc = {"format": "self-learning-agent", "version": "1.0.0",
+           "projects": {here: {"name": "web-api", "root": "/somewhere/web-api", "learnings": entries}}}
+    (tmp_path / "team.json").write_text(json.dumps(doc))
+    out = learn("import", tmp_path / "team.json", check=0).stdout
+    assert "    Merged with existing: 1 (noted, your learning unchanged)\n" in out
+    assert "  Untrusted file: its new learnings reach no agent until your own sessions confirm them" in out
+    assert "Untrusted file" not in learn("import", tmp_path / "team.json", "--trust", check=0).stdout
+
+
 def test_nothing_compatible_is_an_error_after_the_report(learn, tmp_path):
     ready(learn)
     doc = {"format": "self-learning-agent", "version": "1.0.0", "global": [{"type": "nope", "fix": "x"}, 3]}

@@ -35,7 +35,7 @@ def command(
     if as_json and not quiet:
         json_out(report.as_json())
     elif not quiet:
-        import_report(report)
+        import_report(report, trusted=trust)
     if report.entries and report.skipped == report.entries:
         fail(f"nothing imported: all {report.entries} entries of {report.source} were incompatible")
 

@@ -40,7 +40,7 @@ def export_report(result, shown_path: str, nbytes: int, labels: dict[str, str]) 
     write("  Format: Self-Learning Agent v1.0.0 portable JSON")
 
 
-def import_report(rep) -> None:
+def import_report(rep, trusted: bool = False) -> None:
     box = fancy()
     icon = (lambda s: s + " ") if box else (lambda s: "")
     title = (
@@ -57,7 +57,9 @@ def import_report(rep) -> None:
     would = "would be " if rep.dry_run else ""
     write("  Processing:")
     write(f"    {icon('✅')}New learnings {would}added: {rep.new:,}")
-    write(f"    {icon('🔄')}Merged with existing: {rep.merged:,} (frequency updated)")
+    # untrusted, an entry that matches a learning only notes its id there (merging.py)
+    merged = "frequency updated" if trusted else "noted, your learning unchanged"
+    write(f"    {icon('🔄')}Merged with existing: {rep.merged:,} ({merged})")
     write(f"    {icon('⏭')}Duplicates skipped: {rep.duplicates:,}")
     write(f"    {icon('⚠')}Conflicts detected: {rep.conflicts:,}")
     if rep.skipped:
@@ -82,3 +84,6 @@ def import_report(rep) -> None:
         write()
     done = "Dry run complete" if rep.dry_run else "Import complete"
     write(Text(f"  {done}: {rep.processed:,} entries processed, {rep.new:,} new.", style="bold" if box else ""))
+    if rep.new and not trusted:
+        write("  Untrusted file: its new learnings reach no agent until your own sessions confirm them or you "
+              "accept them (`learn resolve ID --keep`). Your own export? `--trust` keeps its statuses.")
