@@ -88,4 +88,3 @@ def _why_none(rep) -> str:
     if extra <= 0:
         return "already compact"
     return f"the digest's headings and wording add {extra:,}"
-

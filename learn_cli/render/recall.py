@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from learn_cli.engine.wording import action
 from learn_cli.render.console import fancy
-from learn_cli.render.text import Line, Styled, age, headline, safe, usage_line, write_plain
+from learn_cli.render.text import Line, Styled, age, first_line, headline, safe, usage_line, write_plain
 
 ALSO_NAMES = 4  # places named on a result's "Same fix" line
 STAR_SCORE = 0.8  # a ⭐ marks learnings this good (score ≥ 0.8)
@@ -69,8 +69,8 @@ def _hit(n: int, hit, labels: dict[str, str], fancy_out: bool) -> list[Line]:
     fix = safe(action(rec), one_line=True, limit=200)
     if fix and not _already_said(quoted, fix):
         out.append(f"    Fix: {fix}")
-    elif fix and _first_line(rec.get("error")):  # the quote is the rule: show what failed instead
-        out.append(f"    Error: {safe(_first_line(rec.get('error')), one_line=True, limit=200)}")
+    elif fix and first_line(rec.get("error")):  # the quote is the rule: show what failed instead
+        out.append(f"    Error: {safe(first_line(rec.get('error')), one_line=True, limit=200)}")
     if hit.also:
         out.append(_also_line(hit, labels))
     used = f"    Used: {usage_line(rec)}"
@@ -101,10 +101,6 @@ def _already_said(quoted: str, fix: str) -> bool:
     ("`pytest tests` fails (dependency): use `python -m pytest tests` instead."), and an import
     or an older writer may store a prose rule as its own fix. Said once."""
     return " ".join(fix.split()).rstrip(".") in " ".join(quoted.split())
-
-
-def _first_line(text) -> str:
-    return next((line for line in text.splitlines() if line.strip()), "") if isinstance(text, str) else ""
 
 
 def _partial(result, labels: dict[str, str], fancy_out: bool) -> list[Line]:

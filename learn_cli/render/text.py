@@ -55,11 +55,15 @@ def headline(rec: dict, limit: int = 160) -> str:
     """The one line that says what a learning is about: its context, else its error's first
     meaningful line, else its fix."""
     for field in ("context", "error", "fix"):
-        text = rec.get(field)
-        if isinstance(text, str) and text.strip():
-            line = next((ln for ln in text.splitlines() if ln.strip()), "")
+        line = first_line(rec.get(field))
+        if line:
             return safe(line, one_line=True, limit=limit)
     return "(no text)"
+
+
+def first_line(text) -> str:
+    """The first line of a text field that holds anything ("" for none, or not text)."""
+    return next((line for line in text.splitlines() if line.strip()), "") if isinstance(text, str) else ""
 
 
 def plural(n: int, word: str) -> str:
