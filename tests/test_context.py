@@ -223,7 +223,7 @@ def test_relevance_reads_tags_text_and_foreign_stacks():
 
 def test_a_relevant_docker_learning_beats_higher_scored_unrelated_ones():
     unrelated = [learning(f"n{i}", status="global", frequency=10, impact=1.0, command=f"cargo build -p c{i}",
-                          fix="rustup update", error="linker error") for i in range(12)]
+                          fix=f"rustup target add t{i}", error="linker error") for i in range(12)]
     docker = learning("dock", status="global", frequency=2, impact=0.3, command="docker build -t web .",
                       fix_command="docker build --platform linux/amd64 -t web .", error="exec format error")
     chosen = rank_globals(unrelated + [docker], {"docker"}, NOW)
@@ -461,6 +461,12 @@ def test_rules_said_in_other_words_are_one_line_and_alternatives_stay_apart():
             learning("g", command="npm test", fix_command="npm install", fix_kind="between", key="err:1"),
             learning("h", command="npm test", fix_command="npm install", fix_kind="between", key="err:2"),
             learning("i", command="npm test", fix_command="npm ci", fix_kind="between", key="err:3"),
+            learning("l", command="npm install -g axios", fix_command="npm config set prefix ~/.npm-global",
+                     fix_kind="between", key="err:4"),
+            learning("m", command="npm install -g jest", fix_command="npm config set prefix ~/.npm-global",
+                     fix_kind="between", key="err:5"),
+            learning("n", command="npm run build", fix_command="npm config set prefix ~/.npm-global",
+                     fix_kind="between", key="err:6"),
             learning("j", context="the build needs generated headers", fix="run make setup first", key="txt:j"),
             learning("k", context="the linter wants tabs", fix="run make setup first", key="txt:k")]
     text = build_context([], recs, "p", set(), now=NOW).text
@@ -468,6 +474,8 @@ def test_rules_said_in_other_words_are_one_line_and_alternatives_stay_apart():
     assert text.count("Never commit .env files") == 1 and "(seen 4×)" in text
     assert "indentation in Go" in text and "indentation in Python" in text
     assert text.count("run `npm install` first") == 1 and "run `npm ci` first" in text
+    # one fix for the same job on other arguments is one line; for another job, its own
+    assert text.count("`npm install -g") == 1 and "`npm run build` fails" in text
     assert "generated headers: run make setup first" in text and "wants tabs: run make setup first" in text
 
 

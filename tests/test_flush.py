@@ -74,3 +74,25 @@ def test_flush_into_a_missing_folder_names_the_folder_not_a_temp_file(learn):
     target = learn.tmp / "nonexistent" / "dir" / "X.md"
     proc = learn("flush", "--target", target, check=1)
     assert proc.stderr == f"learn: error: cannot write {target}: folder {target.parent} does not exist\n"
+
+
+def test_flush_says_one_fix_for_one_job_once_as_the_digest_does(learn):
+    """Two learnings of one fix for the same job on other arguments are one line in CLAUDE.md,
+    as in the session digest; the same fix for another job is a line of its own."""
+    from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
+    from learn_cli.store.record import make_record
+
+    here = identify(learn.cwd)
+    store = Store(learn.home, warn_stderr=False)
+    store.register_project(here)
+    prefix = "npm config set prefix ~/.npm-global"
+    for n, command in enumerate(("npm install -g axios", "npm install -g jest", "npm run build")):
+        store.put(store.layout.learnings(here.id), make_record(
+            type="error", category="permission", command=command, fix_command=prefix, fix=prefix, fix_kind="between",
+            error="npm ERR! Error: EACCES: permission denied", status="active", projects=[here.id], key=f"err:{n}"))
+    store.close()
+    block = learn("flush", "--dry-run", check=0).stdout
+    digest = learn("context", check=0).stdout
+    for text in (block, digest):
+        assert text.count("`npm install -g") == 1 and text.count("`npm run build` fails") == 1

@@ -385,6 +385,12 @@ def _fold_alike(rules: list[_Rule]) -> list[_Rule]:
     return kept
 
 
+def one_per_statement(recs: list[dict]) -> list[dict]:
+    """The first of each group of learnings that say one thing (`_alike_groups`), in order:
+    what `learn flush` writes, as the digest folds it."""
+    return [group[0] for group in _alike_groups(recs, _statement_words)]
+
+
 def _alike_groups(items: list, words_of) -> list[list]:
     """The items grouped by statements that open alike (above), in the order each group was
     first met; an item whose statement has fewer than five words is a group of its own, and
@@ -421,14 +427,25 @@ def _alike_groups(items: list, words_of) -> list[list]:
 
 
 def _statement_words(rec: dict) -> tuple | str:
-    """A rule in prose: the words of its statement; an error: its command and fix as one
-    string (alternative fixes of one failure stay apart; two records of one fix do not)."""
+    """A rule in prose: the words of its statement; an error: what its command does (program
+    and subcommand) or its error, and its fix, as one string. Alternative fixes of one failure
+    stay apart; two records of one fix do not, nor one fix learned for the same job on other
+    arguments (`npm install -g axios`, `npm install -g jest`: run `npm config set prefix
+    ~/.npm-global` first)."""
     if rec.get("type", "error") == "error":  # what its line says: the failed command (or the error) and the fix
-        subject = next((v for v in map(rec.get, _ERROR_SUBJECT) if isinstance(v, str) and v.strip()), "")
+        command = rec.get("command")
+        subject = (_doing(command) if isinstance(command, str) and command.strip() else
+                   next((v for v in map(rec.get, _ERROR_SUBJECT) if isinstance(v, str) and v.strip()), ""))
         return "\x00".join(" ".join(v.split()) if isinstance(v, str) else ""
                             for v in (subject, rec.get("fix_command"), rec.get("fix")))
     text = rec.get("context") or rec.get("fix")
     return tuple(_words_re().findall(text.casefold())) if isinstance(text, str) else ()
+
+
+def _doing(command: str) -> str:
+    """A command's first two words that are not options (`npm install -g axios` -> `npm
+    install`): split on spaces, not parsed (the digest asks this of every global learning)."""
+    return " ".join([word for word in command.split() if not word.startswith("-")][:2])
 
 
 @cache
