@@ -24,7 +24,6 @@ from learn_cli.text import (
 from learn_cli.text.lite import namedtuple  # not collections' (text/lite.py)
 
 from . import deadline, jsonl
-from . import score as _score
 from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 from .record import LIVE_STATUSES
@@ -117,12 +116,20 @@ _KEY_PROJECTS_INDEX = ("CREATE INDEX IF NOT EXISTS learnings_key_projects ON lea
                        f"WHERE {LIVE_SQL}")
 
 
+def _score():
+    """store.score, imported when first used: it loads `_datetime`, and a failure's lookup,
+    which writes no row, never needs it (~1.3 M instructions of a hook)."""
+    from . import score
+
+    return score
+
+
 def score_sql(frequency: str, impact: str, used: str, now: str = "'now'") -> str:
     """`store.score`'s formula as an SQL expression over the given SQL values (frequency and
     impact as numbers, `used` the last use as ISO text), generated from its constants:
     min(max(f, 1), cap)/cap × min(max(i, 0), 1) × max(0, 1 − whole weeks/weeks), 1 when the
     date cannot be read."""
-    cap, weeks = _score.FREQUENCY_CAP, _score.RECENCY_WEEKS
+    cap, weeks = _score().FREQUENCY_CAP, _score().RECENCY_WEEKS
     return (f"(min(max({frequency}, 1), {cap}) / {float(cap)} * min(max({impact}, 0), 1)"
             f" * coalesce(max(0, 1 - {1 / weeks} * CAST((julianday({now}) - julianday({used})) / 7 AS INTEGER)), 1))")
 
@@ -132,9 +139,11 @@ def _field(name: str) -> str:
 
 
 # Approximate (for choosing candidates): missing or odd fields take the formula's defaults.
-_APPROX_SCORE = score_sql(f"coalesce(CAST({_field('frequency')} AS REAL), {_score.DEFAULT_FREQUENCY})",
-                          f"coalesce(CAST({_field('impact')} AS REAL), {_score.DEFAULT_IMPACT})",
-                          f"coalesce({_field('last_used')}, {_field('created')})")
+@lite.cache
+def _approx_score() -> str:
+    return score_sql(f"coalesce(CAST({_field('frequency')} AS REAL), {_score().DEFAULT_FREQUENCY})",
+                     f"coalesce(CAST({_field('impact')} AS REAL), {_score().DEFAULT_IMPACT})",
+                     f"coalesce({_field('last_used')}, {_field('created')})")
 
 
 def _typed(path: str, best) -> str:
@@ -143,8 +152,10 @@ def _typed(path: str, best) -> str:
 
 # An upper bound of score() over j = [frequency, impact, last_used, created]: a field of the
 # wrong type counts as its best value, a date SQLite cannot read as recency 1.
-_SCORE_BOUND = score_sql(_typed("$[0]", _score.FREQUENCY_CAP), _typed("$[1]", 1),
-                         "coalesce(json_extract(j, '$[2]'), json_extract(j, '$[3]'))", "?") + " + 0.000001"
+@lite.cache
+def _score_bound() -> str:
+    return score_sql(_typed("$[0]", _score().FREQUENCY_CAP), _typed("$[1]", 1),
+                     "coalesce(json_extract(j, '$[2]'), json_extract(j, '$[3]'))", "?") + " + 0.000001"
 
 
 # The learnings `stats` ranks by score, and (v8) their best scores in order, with what the
@@ -654,7 +665,7 @@ class Index:
                 SELECT rowid AS r, coalesce(nullif(key, ''), id) AS k,
                        json_extract(data, '$.frequency', '$.impact', '$.last_used', '$.created') AS j
                   FROM learnings WHERE {_SCORED})
-            SELECT r, k, j, {_SCORE_BOUND} AS bound FROM f ORDER BY bound DESC""", (now_iso,))
+            SELECT r, k, j, {_score_bound()} AS bound FROM f ORDER BY bound DESC""", (now_iso,))
 
     def helped_fields(self) -> Iterable[tuple[int, str]]:
         """(rowid, JSON [helped, not_helped]) of the live learnings that name either."""
@@ -678,14 +689,14 @@ class Index:
         """Data of a project's active learnings, best (approximate) score first."""
         return [d for (d,) in self.db.execute(
             f"SELECT data FROM learnings WHERE pid = ? AND status = 'active' AND scope = 'project' "
-            f"ORDER BY {_APPROX_SCORE} DESC LIMIT ?", (pid, limit))]
+            f"ORDER BY {_approx_score()} DESC LIMIT ?", (pid, limit))]
 
     def best_global_bodies(self, limit: int) -> list[tuple[int, str]]:
         """(rowid, searchable text) of the global file's live learnings, best (approximate)
         score first."""
         return self.db.execute(
             f"SELECT rowid, body FROM learnings WHERE pid = '' AND status IN ('global', 'active') "
-            f"AND scope = 'global' ORDER BY {_APPROX_SCORE} DESC LIMIT ?", (limit,)).fetchall()
+            f"AND scope = 'global' ORDER BY {_approx_score()} DESC LIMIT ?", (limit,)).fetchall()
 
     def live_errors_matching(self, phrase: str, pid: str, limit: int = 20) -> list[str]:
         """Data of the active or global error learnings (global, or this project's) whose text
@@ -1260,8 +1271,9 @@ def score_inputs(rec: dict) -> tuple[int, float, str | None, float]:
     frequency and impact it uses, the moment of last_used, else created, as ISO text with its
     offset and microseconds (None when neither is a time: the score then takes `now`), and
     its score at that moment (recency 1), which no later clock exceeds."""
-    moment = _score.parse_time(rec.get("last_used")) or _score.parse_time(rec.get("created"))
-    frequency, impact = _score.frequency_of(rec), _score.impact_of(rec)
+    score = _score()
+    moment = score.parse_time(rec.get("last_used")) or score.parse_time(rec.get("created"))
+    frequency, impact = score.frequency_of(rec), score.impact_of(rec)
     return frequency, impact, moment.isoformat() if moment else None, _best_score(frequency, impact)
 
 
@@ -1275,7 +1287,7 @@ def _best_score(frequency, impact) -> float:
     if best is None:
         if len(_BEST) >= 4096:
             _BEST.clear()
-        best = _BEST[key] = _score.score({"frequency": frequency, "impact": impact}, _score.parse_time(_BEST_AT))
+        best = _BEST[key] = _score().score({"frequency": frequency, "impact": impact}, _score().parse_time(_BEST_AT))
     return best
 
 
