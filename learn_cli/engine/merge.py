@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from learn_cli.engine.scoring import frequency_of, impact_of, parse_time
-from learn_cli.store.record import fix_text  # noqa: F401  (re-exported: the engine's name for it)
-from learn_cli.text.sanitize import normalize_text  # noqa: F401  (re-exported)
+from learn_cli.store.record import fix_text  # (here, too: the engine's name for it)
+from learn_cli.text.sanitize import normalize_text  # (here, too)
 
 TEXT_FIELDS = ("context", "error", "fix")
 # Strongest first. `conflicted` is sticky: a merge never silently clears a conflict the

@@ -1250,7 +1250,7 @@ def fix_columns(rec: dict) -> tuple[str | None, str | None]:
     otherwise once decoded from its `data` (a tuple, a set: not a value JSON gives back as it
     was), which the lookup then reads whole."""
     key, evidence = rec.get("key"), rec.get("evidence")
-    if type(key) is not str or not key.startswith("err:") or not (evidence is None or type(evidence) in (list, str, dict)):
+    if type(key) is not str or not key.startswith("err:") or type(evidence) not in (list, str, dict, type(None)):
         return None, None
     shape, state = fix_facts(rec)
     projects = state[5]

@@ -318,3 +318,8 @@ def fix_text(rec: dict) -> str:
         if isinstance(value, str) and value.strip():
             return value
     return ""
+
+
+def fix_steps(fix: str) -> list[str]:
+    """The commands of a stored fix (`a && b` is two steps); `engine.wording.steps`."""
+    return [s.strip() for s in (fix or "").split(" && ") if s.strip()]
