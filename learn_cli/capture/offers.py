@@ -114,7 +114,7 @@ class Fix:
         change = self.change or ("",)
         return change[0] == "no cd" and pid in self.projects and cd_failed(rec.get("error") or "", change[1])
 
-    def recurs(self, command: str, pid: str, step: str = "") -> bool:
+    def recurs(self, command: str, pid: str, step=str) -> bool:
         """The same failure again in the project where it was fixed: the very command that
         failed before, or the same step of it (`git push` rejected, at the end of another
         chain), or one its lesson's change applies to (`python b.py` after `python a.py` →
@@ -145,8 +145,10 @@ class Fix:
 
         return not is_generic_signature(error_signature(self.shapes[0].get("error") or ""))
 
-    def _failed_at(self, step: str) -> bool:
-        """Some record failed at `step` (failing_step_of), the step of a chain its error names."""
+    def _failed_at(self, step) -> bool:
+        """Some record failed at `step()` (failing_step_of), the step of a chain its error names
+        (asked only here: ~0.5 ms, and most answers never need it)."""
+        step = step()
         if not step:
             return False
         for rec in self.shapes:  # stored as that step, or as a chain that failed there
@@ -155,7 +157,7 @@ class Fix:
                 return True
         return False
 
-    def applies_to(self, command: str, cwd: str, step: str = "") -> bool:
+    def applies_to(self, command: str, cwd: str, step=str) -> bool:
         """A rewrite of a command fits only the same job (or the same failing step); "run it
         from D" only outside D."""
         from learn_cli.capture.lesson import same_work
@@ -328,8 +330,9 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
     need = cap.int_setting("min_evidence")
     offered = []
     fixes = fixes_for_key(cap, key)
-    # the step of a chain the error names (~0.5 ms): only when the key holds a fix at all
-    step = failing_step_of(entry.get("cmd") or "", entry.get("err") or "") if fixes else ""
+    def step() -> str:  # the step of a chain the error names (~0.5 ms): only when a fix asks
+        return failing_step_of(entry.get("cmd") or "", entry.get("err") or "")
+
     # Best first (a stable sort, as the fixes offered were sorted before): only the first two
     # offered are named, so the others are not asked whether they apply (each question parses
     # their commands; a popular failure's key has a fix or two of its own in many projects).
