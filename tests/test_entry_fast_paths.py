@@ -210,23 +210,37 @@ def test_a_session_end_before_a_stop_pays_what_its_hooks_left_undone(tmp_path):
     assert not (home / "sessions" / "pending" / "s1.json").exists()
 
 
-def test_a_second_fix_of_a_known_error_is_compared_without_rapidfuzz(tmp_path):
-    """A pair whose key already holds another fix in the project asks whether the new fix is a
-    refinement of the old one (engine.merge's character ratio): ~13 ms of rapidfuzz import in
-    a hook; engine.distance.indel_ratio gives the same figure."""
+def _second_fix_modules(tmp_path, fixes: tuple[str, str], probe: tuple) -> set:
+    """The probed modules a pair imports whose key already holds the first fix in the project."""
     cwd = _project(tmp_path)
     base = {"transcript_path": "/t", "cwd": str(cwd), "tool_name": "Bash"}
     fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "pytest -q"},
                 error="Exit code 127\nbash: pytest: command not found", is_interrupt=False)
-    fixes = ("python -m pytest -q", "python3 -m pytest -q --no-header")
     modules = set()
     for n, fix in enumerate(fixes):
         sid = f"s{n}"
         _hook(tmp_path, ["capture"], dict(fail, session_id=sid, tool_use_id=f"f{n}"), cwd)
         ok = dict(base, session_id=sid, hook_event_name="PostToolUse", tool_use_id=f"o{n}",
                   tool_input={"command": fix}, tool_response={"stdout": "1 passed", "stderr": ""})
-        modules = _hook(tmp_path, ["capture"], ok, cwd, probe=("rapidfuzz", "learn_cli.engine.merge"))[1]
+        modules = _hook(tmp_path, ["capture"], ok, cwd, probe=probe)[1]
+    return modules
+
+
+def test_a_second_fix_of_a_known_error_is_compared_without_rapidfuzz(tmp_path):
+    """A pair whose key already holds another fix in the project asks whether the new fix is a
+    refinement of the old one (engine.merge's character ratio): ~13 ms of rapidfuzz import in
+    a hook; engine.distance.indel_ratio gives the same figure."""
+    fixes = ("python -m pytest -q tests", "python -m pytest tests -q")  # the same words, reordered
+    modules = _second_fix_modules(tmp_path, fixes, ("rapidfuzz", "learn_cli.engine.merge"))
     assert modules == {"learn_cli.engine.merge"}, modules  # compared, without rapidfuzz
+
+
+def test_a_second_fix_sharing_few_words_is_not_compared(tmp_path):
+    """A fix that shares too few words with the other to be a refinement of it is another fix
+    (engine.knowledge.may_refine): engine.conflicts, ~3 M instructions to import, is not asked."""
+    fixes = ("python -m pytest -q", "python3 -m pytest -q --no-header")
+    modules = _second_fix_modules(tmp_path, fixes, ("learn_cli.engine.conflicts", "learn_cli.engine.merge"))
+    assert modules == set(), modules
 
 
 def _seed_active(tmp_path, cwd, context: str):

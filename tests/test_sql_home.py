@@ -79,7 +79,8 @@ def test_the_index_orders_by_the_score(tmp_path):
     recs = [{"frequency": f, "impact": i, "last_used": _stamp(datetime.now(UTC) - timedelta(days=d))}
             for f, i, d in ((1, 0.5, 0), (9, 0.9, 1), (4, 0.7, 30), (12, 0.2, 3), (6, 1.0, 80))]
     db.executemany("INSERT INTO learnings VALUES (?)", [(json.dumps(r),) for r in recs])
-    got = [json.loads(d) for (d,) in db.execute(f"SELECT data FROM learnings ORDER BY {index_mod._APPROX_SCORE} DESC")]
+    order = index_mod._approx_score()
+    got = [json.loads(d) for (d,) in db.execute(f"SELECT data FROM learnings ORDER BY {order} DESC")]
     assert got == sorted(recs, key=lambda r: -score_mod.score(r))
 
 

@@ -30,7 +30,7 @@ from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todo
 from learn_cli.store import deadline as store_deadline
 from learn_cli.store.locks import file_lock
 from learn_cli.store.paths import number
-from learn_cli.store.record import LIVE_STATUSES, make_record, new_id, now_iso
+from learn_cli.store.record import LIVE_STATUSES, fix_steps, make_record, new_id, now_iso
 from learn_cli.text import jsonlite
 
 LIVE = LIVE_STATUSES
@@ -802,9 +802,7 @@ def _fix_matches(known: str, fix_cmd: str) -> bool:
 
 
 def _steps(fix: str) -> list[str]:
-    from learn_cli.engine.wording import steps
-
-    return steps(fix)
+    return fix_steps(fix)  # (not engine.wording's name for it: a pair never imports wording)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -30,22 +30,29 @@ from learn_cli.capture.learner import (
     _steps,
     failed_as_stored,
 )
+from learn_cli.store.index import fix_columns, fix_facts
 from learn_cli.store.record import SHOWN_STATUSES
-from learn_cli.text import lite
+from learn_cli.text import jsonlite, lite
 
 
 class Fix:
     """One fix of an error key, gathered over every live record that states it (this
     project's, other projects', the global copy): a key may hold several fixes (issue 10),
-    and the evidence of one fix adds up across sessions and projects."""
+    and the evidence of one fix adds up across sessions and projects.
 
-    __slots__ = ("steps", "change", "records", "sightings", "projects", "helped", "failed_at", "worked_at", "trusted",
-                 "rewrite", "same_work")
+    It holds what the index's fix columns say of those records (store.index.fix_facts), not
+    the records: their `shapes` (the fields that say the fix and how it reads; a popular
+    failure's records share a few) and, per record, where it is and what ranks it. The record
+    named in a suggestion is read whole (`representative`)."""
+
+    __slots__ = ("steps", "change", "shapes", "rows", "sightings", "projects", "helped", "failed_at", "worked_at",
+                 "trusted", "rewrite", "same_work", "_named")
 
     def __init__(self, steps: frozenset, change: tuple | None = None):
         self.steps = steps
         self.change = change  # a change that travels to other commands (see change_of), or None
-        self.records: list[tuple[str, dict]] = []  # (file, record)
+        self.shapes: list[dict] = []  # the distinct shapes of its records, the first record's first
+        self.rows: list[tuple] = []  # (file, rowid, id, status, projects, last_used) of each record
         self.sightings: set = set()
         self.projects: set = set()
         self.helped = 0
@@ -53,33 +60,45 @@ class Fix:
         self.trusted = False  # active or global somewhere: proven, or accepted by the user
         self.rewrite = ""  # the fix applied to the command that just failed (an option change)
         self.same_work = False  # the command that just failed does the job of one that failed before
+        self._named: dict = {}  # pid -> representative(pid)
 
-    def add(self, rel: str, rec: dict) -> None:
-        self.records.append((rel, rec))
-        evidence = [e for e in rec.get("evidence") or [] if isinstance(e, dict)]
-        self.sightings.update((e.get("session"), e.get("event")) for e in evidence)
-        if not evidence and rec.get("status") in SHOWN_STATUSES:
+    def add(self, rel: str, rowid: int, rid: str, status: str, shape: dict, state: list) -> None:
+        """One record: its row (file, rowid, id, status), its shape and its state (fix_facts)."""
+        helped, failed_at, worked_at, frequency, last_used, projects, pairs = state
+        if not any(known is shape for known in self.shapes):
+            self.shapes.append(shape)
+        self.rows.append((rel, rowid, rid, status, projects, last_used))
+        self.sightings.update(tuple(pair) for pair in pairs)
+        if not pairs and status in SHOWN_STATUSES:
             # added by hand, promoted, or an import the user trusted: its frequency is all there
             # is (a pending import is untrusted and counts for nothing until seen here)
-            self.sightings.update(("frequency", rec.get("id"), n) for n in range(min(_int(rec.get("frequency")), 10)))
-        self.projects.update(p for p in rec.get("projects") or [] if isinstance(p, str))
-        self.helped += _int(rec.get("helped"))
-        self.trusted = self.trusted or rec.get("status") in SHOWN_STATUSES
-        self.failed_at = max(self.failed_at, _number(rec.get("failed_at")))
-        self.worked_at = max(self.worked_at, _number(rec.get("worked_at")))
+            self.sightings.update(("frequency", rid, n) for n in range(min(_int(frequency), 10)))
+        self.projects.update(p for p in projects or [] if isinstance(p, str))
+        self.helped += _int(helped)
+        self.trusted = self.trusted or status in SHOWN_STATUSES
+        self.failed_at = max(self.failed_at, _number(failed_at))
+        self.worked_at = max(self.worked_at, _number(worked_at))
 
     @property
     def failed_since_worked(self) -> bool:
         return self.failed_at > self.worked_at
 
-    def representative(self, pid: str) -> tuple[str, dict]:
-        """The record to name in a suggestion: this project's, else the global copy, else the newest."""
-        def rank(item):
-            rel, rec = item
-            own = _owner_pid(rel) == pid  # this project's own copy is credited when it helps
-            return (own, rec.get("status") == "global", pid in (rec.get("projects") or []),
-                    str(rec.get("last_used") or ""))
-        return max(self.records, key=rank)
+    def offered_before(self, skip: set) -> bool:
+        """Is one of its records a suggestion in `skip`?"""
+        return any(rid in skip for _rel, _rowid, rid, *_rest in self.rows)
+
+    def representative(self, index, pid: str) -> tuple[str, dict] | None:
+        """The record to name in a suggestion: this project's, else the global copy, else the
+        newest; read whole from the index (None if it was removed meanwhile)."""
+        if pid not in self._named:
+            def rank(row):
+                rel, _rowid, _rid, status, projects, last_used = row
+                own = _owner_pid(rel) == pid  # this project's own copy is credited when it helps
+                return (own, status == "global", pid in (projects or []), str(last_used or ""))
+            rel, rowid, rid, *_rest = max(self.rows, key=rank)
+            rec = index.record_at(rowid, rid)
+            self._named[pid] = (rel, rec) if rec is not None else None
+        return self._named[pid]
 
     def unambiguous(self, pid: str) -> bool:
         """Nothing in the lesson is a guess, so one sighting is enough to offer it: the very
@@ -89,13 +108,13 @@ class Fix:
         from learn_cli.capture.lesson import cd_failed
         from learn_cli.engine.wording import fix_kind
 
-        rec = self.records[0][1]
+        rec = self.shapes[0]
         if fix_kind(rec) == "cwd":
             return True
         change = self.change or ("",)
         return change[0] == "no cd" and pid in self.projects and cd_failed(rec.get("error") or "", change[1])
 
-    def recurs(self, command: str, pid: str, step: str = "") -> bool:
+    def recurs(self, command: str, pid: str, step=str) -> bool:
         """The same failure again in the project where it was fixed: the very command that
         failed before, or the same step of it (`git push` rejected, at the end of another
         chain), or one its lesson's change applies to (`python b.py` after `python a.py` →
@@ -109,7 +128,7 @@ class Fix:
             or (self.same_work or self._step_first()) and self._specific())
 
     def _failed_as(self, command: str) -> bool:
-        return any(_normalize(rec.get("command") or "", None) == command for _rel, rec in self.records)
+        return any(_normalize(rec.get("command") or "", None) == command for rec in self.shapes)
 
     def _step_first(self) -> bool:
         """A step to run first (`npm install` before anything that failed with `jest: command
@@ -117,32 +136,34 @@ class Fix:
         missing it, whichever command met it next."""
         from learn_cli.engine.wording import fix_kind
 
-        return fix_kind(self.records[0][1]) == "between"
+        return fix_kind(self.shapes[0]) == "between"
 
     def _specific(self) -> bool:
         """The error names what is wrong (not `Exit code 2`): the same error on the same work,
         or meeting a step to run first, is the same failure."""
         from learn_cli.text.keys import error_signature, is_generic_signature
 
-        return not is_generic_signature(error_signature(self.records[0][1].get("error") or ""))
+        return not is_generic_signature(error_signature(self.shapes[0].get("error") or ""))
 
-    def _failed_at(self, step: str) -> bool:
-        """Some record failed at `step` (failing_step_of), the step of a chain its error names."""
+    def _failed_at(self, step) -> bool:
+        """Some record failed at `step()` (failing_step_of), the step of a chain its error names
+        (asked only here: ~0.5 ms, and most answers never need it)."""
+        step = step()
         if not step:
             return False
-        for _rel, rec in self.records:  # stored as that step, or as a chain that failed there
+        for rec in self.shapes:  # stored as that step, or as a chain that failed there
             command = rec.get("command") or ""
             if step in (_normalize(command, None), failing_step_of(command, rec.get("error") or "")):
                 return True
         return False
 
-    def applies_to(self, command: str, cwd: str, step: str = "") -> bool:
+    def applies_to(self, command: str, cwd: str, step=str) -> bool:
         """A rewrite of a command fits only the same job (or the same failing step); "run it
         from D" only outside D."""
         from learn_cli.capture.lesson import same_work
         from learn_cli.engine.wording import fix_kind, shown_fix
 
-        rec = self.records[0][1]
+        rec = self.shapes[0]
         kind = fix_kind(rec)
         if kind == "cwd":
             return bool(command) and os.path.normpath(shown_fix(_fix_of_record(rec), kind)) != os.path.normpath(cwd)
@@ -156,7 +177,7 @@ class Fix:
             # s.py --all` after `python3 s.py` worked with a venv active), where it is what
             # makes one sighting enough in the project (recurs)
             self.rewrite = (apply_change(self.change, command) or "") if kind == "retry" and self.change else ""
-            if any(same_work(failed, command) for failed in {r.get("command") or "" for _rel, r in self.records}):
+            if any(same_work(failed, command) for failed in {r.get("command") or "" for r in self.shapes}):
                 self.same_work = True
                 return True  # (each command once: a popular key's records repeat a few of them)
             if self._failed_at(step):
@@ -172,21 +193,52 @@ class Fix:
 
 
 def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
-    """Every fix stated for `key` by a live learning, wherever it lives (one indexed query)."""
+    """Every fix stated for `key` by a live learning, wherever it lives (one indexed query of
+    each row's fix columns: a popular failure's key has a row in every project that met it,
+    and its records are neither decoded nor parsed one by one, only its few shapes)."""
     store = cap.store
     _fresh(store, cap.learnings_path, store.layout.global_errors)
-    rows = store.index.by_key(key, ("pending", *SHOWN_STATUSES), ("project", "global"), limit=200)
+    index = store.index
+    rows = index.fix_rows(key, ("pending", *SHOWN_STATUSES), ("project", "global"), limit=200)
     fixes: dict[object, Fix] = {}
+    shapes: dict[object, tuple] = {}  # shape text -> (shape, the fix it states or None)
     steps_of: dict[str, frozenset] = {}  # each fix parsed once: a popular key's records repeat a few
-    for rel, _scope, _pid, rec in rows:
-        fix = _fix_of_record(rec)
-        if fix not in steps_of:
-            steps_of[fix] = frozenset(_normalize(step, None) for step in _steps(fix))
-        steps = steps_of[fix]
-        if rec.get("type", "error") == "error" and steps:
-            change = change_of(rec)
-            fixes.setdefault(change or steps, Fix(steps, change)).add(rel, rec)
+    derived = []  # the fix columns of rows written before they existed (index v11)
+    for rel, rowid, rid, status, shape_text, state_text, data in rows:
+        if state_text is None:  # read whole, as every row was before
+            rec = jsonlite.loads(data)
+            shape, state = fix_facts(rec)
+            shape_text, state_text = fix_columns(rec)
+            if state_text is not None:
+                derived.append((shape_text, state_text, rowid, data))
+            known = shapes.get(shape_text) if shape_text is not None else None
+            if known is None:
+                known = (shape, _fix_target(shape, steps_of))
+                shapes[shape_text if shape_text is not None else ("row", rowid)] = known
+        else:
+            state = jsonlite.loads(state_text)
+            known = shapes.get(shape_text)
+            if known is None:
+                shape = jsonlite.loads(shape_text)
+                known = shapes[shape_text] = (shape, _fix_target(shape, steps_of))
+        shape, target = known
+        if target is not None:
+            fixes.setdefault(target[0], Fix(target[1], target[2])).add(rel, rowid, rid, status, shape, state)
+    index.store_fix_columns(derived)
     return list(fixes.values())
+
+
+def _fix_target(shape: dict, steps_of: dict) -> tuple | None:
+    """(what groups its records into one Fix, its steps, its change) of a record's shape, or
+    None when it states no fix of an error."""
+    fix = _fix_of_record(shape)
+    if fix not in steps_of:
+        steps_of[fix] = frozenset(_normalize(step, None) for step in _steps(fix))
+    steps = steps_of[fix]
+    if shape.get("type", "error") == "error" and steps:
+        change = change_of(shape)
+        return change or steps, steps, change
+    return None
 
 
 def change_of(rec: dict) -> tuple | None:
@@ -278,10 +330,18 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
     need = cap.int_setting("min_evidence")
     offered = []
     fixes = fixes_for_key(cap, key)
-    # the step of a chain the error names (~0.5 ms): only when the key holds a fix at all
-    step = failing_step_of(entry.get("cmd") or "", entry.get("err") or "") if fixes else ""
-    for fix in fixes:
-        if fix.failed_since_worked or any(rec.get("id") in skip for _rel, rec in fix.records):
+    def step() -> str:  # the step of a chain the error names (~0.5 ms): only when a fix asks
+        return failing_step_of(entry.get("cmd") or "", entry.get("err") or "")
+
+    # Best first (a stable sort, as the fixes offered were sorted before): only the first two
+    # offered are named, so the others are not asked whether they apply (each question parses
+    # their commands; a popular failure's key has a fix or two of its own in many projects).
+    for fix in sorted(fixes, key=lambda f: f.rank(command, cap.project.id), reverse=True):
+        if len(offered) == 2:
+            break
+        if not fix.trusted and not fix.sightings:
+            continue  # offered only when trusted or seen (min_evidence is at least 1)
+        if fix.failed_since_worked or fix.offered_before(skip):
             continue  # it was offered here and the failure came back: not again until it works
         if command and fix.steps == {command} or not fix.applies_to(command, entry.get("cwd") or ".", step):
             continue
@@ -290,10 +350,12 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
             offered.append(fix)
     if not offered:
         return None
-    offered.sort(key=lambda f: f.rank(command, cap.project.id), reverse=True)
     best = offered[0]
     close = [f for f in offered[1:2] if len(f.sightings) * 2 >= len(best.sightings) and f.helped + 1 >= best.helped]
-    rel, rec = best.representative(cap.project.id)
+    named = [f.representative(cap.store.index, cap.project.id) for f in [best] + close]
+    if None in named:
+        return None  # removed since the rows were read (a concurrent promote or prune)
+    rel, rec = named[0]
     return rel, rec, [best] + close
 
 
@@ -325,7 +387,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     if change:
         lines.append(f"learn: the change: {sanitize(change, 160)}.")
     for other in (fixes or [])[1:]:
-        orec = other.representative(cap.project.id)[1]
+        orec = other.representative(cap.store.index, cap.project.id)[1]
         ofix = sanitize(_fix_of_record(orec), 140).replace("`", "'")
         lines.append(f"learn: another fix that worked ({_seen(cap, orec, other)}): `{ofix}`.")
     error = sanitize(meaningful_line(rec.get("error") or ""), 160)

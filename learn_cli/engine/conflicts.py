@@ -39,7 +39,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-REFINEMENT_SIMILARITY = 0.8
+REFINEMENT_SIMILARITY = 0.8  # engine.knowledge.may_refine rules out what cannot reach it: change both
 
 # Slot name -> {alias (tuple of words) -> value}. Alternatives within a slot exclude each
 # other in one project; two statements conflict when the values they prefer have nothing

@@ -7,8 +7,9 @@ Used by `learn`, `learn add`, `learn import`, prune and automatic capture, so th
 
 from __future__ import annotations
 
-from learn_cli.store.record import LIVE_STATUSES, now_iso
+from learn_cli.store.record import LIVE_STATUSES, fix_text, now_iso
 from learn_cli.text.lite import namedtuple
+from learn_cli.text.sanitize import normalize_text
 
 LIVE = LIVE_STATUSES
 
@@ -25,10 +26,26 @@ def same_learning(a: dict, b: dict) -> bool:
     the key is an alternative, kept beside it (issue 10). Capture, import and prune apply this
     rule; `learn add` keys a hand-written rule by its lesson's text, so the same lesson is one
     learning whatever its fix."""
+    if a.get("key") != b.get("key"):
+        return False
+    fix_a, fix_b = fix_text(a), fix_text(b)
+    if not may_refine(fix_a, fix_b):
+        return False  # (a capture meets other fixes of its key: engine.conflicts is ~3 M instructions to import)
     from learn_cli.engine.conflicts import is_refinement
-    from learn_cli.engine.merge import fix_text
 
-    return a.get("key") == b.get("key") and is_refinement(fix_text(a), fix_text(b))
+    return is_refinement(fix_a, fix_b)
+
+
+def may_refine(fix_a, fix_b) -> bool:
+    """False only when `engine.conflicts.is_refinement` is False: the texts differ, neither's
+    words hold the other's, and they share too few words for the similarity it asks (at least
+    0.8, the mean of the words' Jaccard index and a character ratio of at most 1: a Jaccard
+    index of 0.6; 0.59 here, against rounding)."""
+    na, nb = normalize_text(fix_a), normalize_text(fix_b)
+    if not na or not nb or na == nb:
+        return True
+    words_a, words_b = set(na.split()), set(nb.split())
+    return words_a <= words_b or words_b <= words_a or len(words_a & words_b) >= 0.59 * len(words_a | words_b)
 
 
 def key_for(rec: dict) -> str:

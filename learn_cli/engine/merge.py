@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from learn_cli.engine.scoring import frequency_of, impact_of, parse_time
-from learn_cli.text import rx
-from learn_cli.text.lite import cache
+from learn_cli.store.record import fix_text  # (here, too: the engine's name for it)
+from learn_cli.text.sanitize import normalize_text  # (here, too)
 
 TEXT_FIELDS = ("context", "error", "fix")
 # Strongest first. `conflicted` is sticky: a merge never silently clears a conflict the
@@ -161,18 +161,6 @@ def _count(value) -> int:
 # ---------------------------------------------------------------- similarity
 
 
-@cache
-def _word_re():
-    return rx.compile(r"\w+")
-
-
-def normalize_text(text) -> str:
-    """Lower-case words joined by single spaces (punctuation and spacing ignored)."""
-    if not isinstance(text, str):
-        return ""
-    return " ".join(_word_re().findall(text.casefold()))
-
-
 # difflib is quadratic in the worst case; the head of a learning says what it is about.
 _RATIO_CHARS = 400
 
@@ -216,14 +204,6 @@ def _char_ratio(a: str, b: str) -> float:
 def problem_text(rec: dict) -> str:
     """What the learning is about: its error, else its context."""
     for field in ("error", "context", "command"):
-        value = rec.get(field)
-        if isinstance(value, str) and value.strip():
-            return value
-    return ""
-
-
-def fix_text(rec: dict) -> str:
-    for field in ("fix", "fix_command"):
         value = rec.get(field)
         if isinstance(value, str) and value.strip():
             return value

@@ -17,6 +17,8 @@ hook path imports it.
 
 from __future__ import annotations
 
+from learn_cli.store.record import fix_steps as steps  # the one split of a fix into its commands
+
 KINDS = ("retry", "between", "edit", "path", "cwd")
 
 # kind -> (after "`X` fails (category): ", the hook's body); `{fix}` and `{failed}` are filled in.
@@ -85,11 +87,6 @@ def _doing(tokens: list[str]) -> tuple:
     same two run otherwise are the command corrected, not a step before it."""
     words = [t for t in tokens[1:] if not t.startswith("-")]
     return (tokens[0] if tokens else "", words[0] if words else "")
-
-
-def steps(fix: str) -> list[str]:
-    """The commands of a stored fix (`a && b` is two steps)."""
-    return [s.strip() for s in (fix or "").split(" && ") if s.strip()]
 
 
 def shown_fix(fix: str, kind: str) -> str:

@@ -24,7 +24,6 @@ from learn_cli.text import (
 from learn_cli.text.lite import namedtuple  # not collections' (text/lite.py)
 
 from . import deadline, jsonl
-from . import score as _score
 from .locks import file_lock
 from .paths import ARCHIVE_FILE, FILE_MODE
 from .record import LIVE_STATUSES
@@ -72,7 +71,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from pathlib import Path
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 FEW_FILES = 50  # a refresh of at most this many files asks the index about those alone
 
 _SCHEMA = """
@@ -82,7 +81,7 @@ CREATE TABLE IF NOT EXISTS learnings(rowid INTEGER PRIMARY KEY, file TEXT NOT NU
     id TEXT NOT NULL, key TEXT, scope TEXT, pid TEXT, type TEXT, category TEXT, status TEXT,
     updated TEXT, body TEXT, data TEXT, derived TEXT, features TEXT,
     score_frequency INT, score_impact REAL, score_used TEXT, score_base REAL, export_created TEXT, export_as_is INT,
-    projects TEXT, UNIQUE(file, id));
+    projects TEXT, fix_shape TEXT, fix_state TEXT, UNIQUE(file, id));
 CREATE INDEX IF NOT EXISTS learnings_key ON learnings(key);
 CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
 CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
@@ -117,12 +116,20 @@ _KEY_PROJECTS_INDEX = ("CREATE INDEX IF NOT EXISTS learnings_key_projects ON lea
                        f"WHERE {LIVE_SQL}")
 
 
+def _score():
+    """store.score, imported when first used: it loads `_datetime`, and a failure's lookup,
+    which writes no row, never needs it (~1.3 M instructions of a hook)."""
+    from . import score
+
+    return score
+
+
 def score_sql(frequency: str, impact: str, used: str, now: str = "'now'") -> str:
     """`store.score`'s formula as an SQL expression over the given SQL values (frequency and
     impact as numbers, `used` the last use as ISO text), generated from its constants:
     min(max(f, 1), cap)/cap × min(max(i, 0), 1) × max(0, 1 − whole weeks/weeks), 1 when the
     date cannot be read."""
-    cap, weeks = _score.FREQUENCY_CAP, _score.RECENCY_WEEKS
+    cap, weeks = _score().FREQUENCY_CAP, _score().RECENCY_WEEKS
     return (f"(min(max({frequency}, 1), {cap}) / {float(cap)} * min(max({impact}, 0), 1)"
             f" * coalesce(max(0, 1 - {1 / weeks} * CAST((julianday({now}) - julianday({used})) / 7 AS INTEGER)), 1))")
 
@@ -132,9 +139,11 @@ def _field(name: str) -> str:
 
 
 # Approximate (for choosing candidates): missing or odd fields take the formula's defaults.
-_APPROX_SCORE = score_sql(f"coalesce(CAST({_field('frequency')} AS REAL), {_score.DEFAULT_FREQUENCY})",
-                          f"coalesce(CAST({_field('impact')} AS REAL), {_score.DEFAULT_IMPACT})",
-                          f"coalesce({_field('last_used')}, {_field('created')})")
+@lite.cache
+def _approx_score() -> str:
+    return score_sql(f"coalesce(CAST({_field('frequency')} AS REAL), {_score().DEFAULT_FREQUENCY})",
+                     f"coalesce(CAST({_field('impact')} AS REAL), {_score().DEFAULT_IMPACT})",
+                     f"coalesce({_field('last_used')}, {_field('created')})")
 
 
 def _typed(path: str, best) -> str:
@@ -143,8 +152,10 @@ def _typed(path: str, best) -> str:
 
 # An upper bound of score() over j = [frequency, impact, last_used, created]: a field of the
 # wrong type counts as its best value, a date SQLite cannot read as recency 1.
-_SCORE_BOUND = score_sql(_typed("$[0]", _score.FREQUENCY_CAP), _typed("$[1]", 1),
-                         "coalesce(json_extract(j, '$[2]'), json_extract(j, '$[3]'))", "?") + " + 0.000001"
+@lite.cache
+def _score_bound() -> str:
+    return score_sql(_typed("$[0]", _score().FREQUENCY_CAP), _typed("$[1]", 1),
+                     "coalesce(json_extract(j, '$[2]'), json_extract(j, '$[3]'))", "?") + " + 0.000001"
 
 
 # The learnings `stats` ranks by score, and (v8) their best scores in order, with what the
@@ -226,13 +237,16 @@ class Index:
         db = sqlite3.connect(str(self.path), timeout=wait, isolation_level=None)
         try:
             db.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
-            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
                 db.execute("PRAGMA journal_mode=WAL")
+                fix_columns_kept = _has_columns(db, ("fix_state",))  # before _SCHEMA: a new index has them
                 db.executescript(_SCHEMA)
                 _add_missing_columns(db)
                 _add_score_columns(db)
                 _add_export_columns(db)
-                _add_projects_column(db)
+                _add_projects_column(db, fill=version < 10)
+                _add_fix_columns(db, reset=fix_columns_kept)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             db.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost commit is re-read
             if deadline.active():  # a hook: no statement outlives its deadline (see store.deadline)
@@ -477,6 +491,44 @@ class Index:
         args.append(limit)
         return [(f, s, p, jsonlite.loads(d)) for f, s, p, d in self.db.execute(sql + " LIMIT ?", args)]
 
+    def fix_rows(self, key: str, statuses: tuple, scopes: tuple, limit: int) -> list[tuple]:
+        """(file, rowid, id, status, fix_shape, fix_state, data where those are NULL) of the
+        rows `by_key` gives for the same arguments, in the same order: a failure's lookup
+        (capture.offers) reads each row's `fix_columns`, not its whole record."""
+        sql = ("SELECT file, rowid, id, status, fix_shape, fix_state, CASE WHEN fix_state IS NULL THEN data END "
+               "FROM learnings WHERE key=?")
+        args: list = [key]
+        for column, values in (("status", statuses), ("scope", scopes)):
+            if values:
+                sql += f" AND {column} IN ({','.join('?' * len(values))})"
+                args.extend(values)
+        args.append(limit)
+        return self.db.execute(sql + " LIMIT ?", args).fetchall()
+
+    def record_at(self, rowid: int, rid: str) -> dict | None:
+        """The record of one row, if it still holds the learning `rid`."""
+        row = self.db.execute("SELECT data FROM learnings WHERE rowid=? AND id=?", (rowid, rid)).fetchone()
+        return jsonlite.loads(row[0]) if row else None
+
+    def store_fix_columns(self, rows: list[tuple[str, str, int, str]]) -> None:
+        """Set (fix_shape, fix_state) of rows written before v11, given with the rowid and the
+        data they were derived from (a row rewritten since is left alone), only if the write
+        lock is free: a hook never waits for it."""
+        if not rows or self.db.in_transaction:
+            return
+        waits = self.db.execute("PRAGMA busy_timeout").fetchone()[0]
+        try:
+            self.db.execute("PRAGMA busy_timeout=0")
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany("UPDATE learnings SET fix_shape=?, fix_state=? WHERE rowid=? AND data=? "
+                                "AND fix_state IS NULL", rows)
+            self.db.execute("COMMIT")
+        except sqlite3.OperationalError:  # another writer (the next lookup of the key tries again), a full disk
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+        finally:
+            self.db.execute(f"PRAGMA busy_timeout={int(waits)}")
+
     def integrity(self) -> str:
         """SQLite's quick check of the index file: "ok", or what is damaged (a DatabaseError's
         text when the file cannot even be read)."""
@@ -613,7 +665,7 @@ class Index:
                 SELECT rowid AS r, coalesce(nullif(key, ''), id) AS k,
                        json_extract(data, '$.frequency', '$.impact', '$.last_used', '$.created') AS j
                   FROM learnings WHERE {_SCORED})
-            SELECT r, k, j, {_SCORE_BOUND} AS bound FROM f ORDER BY bound DESC""", (now_iso,))
+            SELECT r, k, j, {_score_bound()} AS bound FROM f ORDER BY bound DESC""", (now_iso,))
 
     def helped_fields(self) -> Iterable[tuple[int, str]]:
         """(rowid, JSON [helped, not_helped]) of the live learnings that name either."""
@@ -637,14 +689,14 @@ class Index:
         """Data of a project's active learnings, best (approximate) score first."""
         return [d for (d,) in self.db.execute(
             f"SELECT data FROM learnings WHERE pid = ? AND status = 'active' AND scope = 'project' "
-            f"ORDER BY {_APPROX_SCORE} DESC LIMIT ?", (pid, limit))]
+            f"ORDER BY {_approx_score()} DESC LIMIT ?", (pid, limit))]
 
     def best_global_bodies(self, limit: int) -> list[tuple[int, str]]:
         """(rowid, searchable text) of the global file's live learnings, best (approximate)
         score first."""
         return self.db.execute(
             f"SELECT rowid, body FROM learnings WHERE pid = '' AND status IN ('global', 'active') "
-            f"AND scope = 'global' ORDER BY {_APPROX_SCORE} DESC LIMIT ?", (limit,)).fetchall()
+            f"AND scope = 'global' ORDER BY {_approx_score()} DESC LIMIT ?", (limit,)).fetchall()
 
     def live_errors_matching(self, phrase: str, pid: str, limit: int = 20) -> list[str]:
         """Data of the active or global error learnings (global, or this project's) whose text
@@ -913,7 +965,7 @@ class Index:
             body = search_body(rec)
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
                 rec.get("status"), rec.get("updated") or "", body, data, derive[0](rec) if derive else None, features,
-                *score_inputs(rec), *export_columns(rec, body), projects_column(rec))
+                *score_inputs(rec), *export_columns(rec, body), projects_column(rec), *fix_columns(rec))
 
     def _tx(self):
         return _Transaction(self.db, self._batch)
@@ -1045,14 +1097,14 @@ _EXPORT_ORDER = ("coalesce(export_created, CASE json_type(data, '$.created') WHE
                  "json_extract(data, '$.created')) END), id, rowid")
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "
-           "features, score_frequency, score_impact, score_used, score_base, export_created, export_as_is, projects) "
-           "VALUES (" + ",".join("?" * 20) + ")")
+           "features, score_frequency, score_impact, score_used, score_base, export_created, export_as_is, projects, "
+           "fix_shape, fix_state) VALUES (" + ",".join("?" * 22) + ")")
 # The indexed columns of a row (by their place in Index._row's tuple) that an update in place
 # sets only when their value changed: SQLite updates every index that names a column of the SET
 # clause, whatever its value, and a promote or prune patch (an archive clock, a conflict) changes
 # none of key, scope, pid, type, category, and often not the status nor the score: 3 to 5 of the
-# 8 indexes are left alone. `updated`, `data`, `derived`, `features` and the export's two
-# columns are always set (the first two change with any patch; the others are in no index).
+# 8 indexes are left alone. `updated`, `data`, `derived`, `features`, the export's two and the
+# fix columns are always set (the first two change with any patch; the others are in no index).
 _NARROW = ((0, "file"), (2, "key"), (3, "scope"), (4, "pid"), (5, "type"), (6, "category"), (7, "status"),
            (13, "score_frequency"), (14, "score_impact"), (15, "score_used"), (16, "score_base"), (19, "projects"))
 
@@ -1064,11 +1116,12 @@ def _kept_values(row: tuple) -> tuple:
 
 def _set_changed(db: sqlite3.Connection, prev: tuple, row: tuple) -> None:
     """Update the row `prev` (from _rows_of) to `row` (Index._row's tuple) in place: its
-    `updated`, `data`, `derived`, `features` and export columns, and of _NARROW's columns those
-    whose value differs."""
+    `updated`, `data`, `derived`, `features`, export and fix columns, and of _NARROW's columns
+    those whose value differs."""
     changed = tuple((name, row[at]) for (at, name), before in zip(_NARROW, prev[3], strict=True) if row[at] != before)
     db.execute(_update_sql(tuple(name for name, _value in changed)),
-               (row[8], row[10], row[11], row[12], row[17], row[18], *(value for _name, value in changed), prev[0]))
+               (row[8], row[10], row[11], row[12], row[17], row[18], row[20], row[21],
+                *(value for _name, value in changed), prev[0]))
 
 
 _UPDATE_SQL: dict[tuple[str, ...], str] = {}
@@ -1079,7 +1132,7 @@ def _update_sql(columns: tuple[str, ...]) -> str:
     if sql is None:
         named = "".join(f", {name}=?" for name in columns)
         sql = (f"UPDATE learnings SET updated=?, data=?, derived=?, features=?, export_created=?, "
-               f"export_as_is=?{named} WHERE rowid=?")
+               f"export_as_is=?, fix_shape=?, fix_state=?{named} WHERE rowid=?")
         _UPDATE_SQL[columns] = sql
     return sql
 
@@ -1124,16 +1177,19 @@ def _add_export_columns(db: sqlite3.Connection) -> None:
     _add_columns(db, (("export_created", "TEXT"), ("export_as_is", "INT")))
 
 
-def _add_projects_column(db: sqlite3.Connection) -> None:
+def _add_projects_column(db: sqlite3.Connection, fill: bool = True) -> None:
     """v10: `projects` as a column (see _KEY_PROJECTS_INDEX), filled from `data` for the rows
-    of an older index (and again after an older version wrote rows without it), and the
-    index on it in place of v7's index on the expression."""
+    of an index older than v10 (`fill`: also after a version older than v10 wrote rows
+    without it; not for an index of v10 or later, whose writers all set it: filling it again
+    rewrites every row, ~70 s of CPU at 300,000 learnings, within a hook), and the index on it
+    in place of v7's index on the expression."""
     _add_columns(db, (("projects", "TEXT"),))
     old = db.execute("SELECT sql FROM sqlite_master WHERE name='learnings_key_projects'").fetchone()
     if old is not None and "json_extract" in (old[0] or ""):
         db.execute("DROP INDEX learnings_key_projects")
-    db.execute("UPDATE learnings SET projects=CASE WHEN json_valid(data) AND json_type(data, '$.projects')='array' "
-               "THEN json_extract(data, '$.projects') END")
+    if fill:
+        db.execute("UPDATE learnings SET projects=CASE WHEN json_valid(data) AND "
+                   "json_type(data, '$.projects')='array' THEN json_extract(data, '$.projects') END")
     db.execute(_KEY_PROJECTS_INDEX)
 
 
@@ -1151,13 +1207,73 @@ def projects_column(rec: dict) -> str | None:
         return None
 
 
+def _add_fix_columns(db: sqlite3.Connection, reset: bool) -> None:
+    """v11: what a failure's lookup reads of a row (`fix_columns`), so that it decodes a few
+    hundred bytes a row instead of the whole record (issue 14). Adding them rewrites nothing;
+    the rows of an older index keep NULL until written again, and the lookup reads their
+    `data` instead (and stores their columns when it can without waiting: `store_fix_columns`).
+    `reset`: the index had them, and an older version has written to it since (its updates in
+    place leave them as they were): they are emptied, to be derived again."""
+    _add_columns(db, (("fix_shape", "TEXT"), ("fix_state", "TEXT")))
+    if reset:
+        db.execute("UPDATE learnings SET fix_shape=NULL, fix_state=NULL WHERE fix_state IS NOT NULL")
+
+
+def _has_columns(db: sqlite3.Connection, names: tuple[str, ...]) -> bool:
+    """Does `learnings` exist with these columns?"""
+    have = {row[1] for row in db.execute("PRAGMA table_info(learnings)")}
+    return all(name in have for name in names)
+
+
+# The fields of a record that say which fix it states and how it reads (capture.offers: Fix,
+# change_of, applies_to, wording.fix_kind): a popular failure's rows share a few of these.
+FIX_SHAPE_FIELDS = ("type", "tool", "fix", "fix_command", "fix_kind", "command", "error")
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def fix_facts(rec: dict) -> tuple[dict, list]:
+    """(shape, state) of a record, what a failure's lookup reads of it: `shape`, the fields of
+    FIX_SHAPE_FIELDS it has; `state`, [helped, failed_at, worked_at, frequency, last_used,
+    projects, [[session, event] of each evidence entry that is an object]], each as stored
+    (the lookup reads them as it read the record). Raises TypeError where the record's
+    evidence cannot be read as a list, as reading the record itself does."""
+    shape = {name: rec[name] for name in FIX_SHAPE_FIELDS if name in rec}
+    pairs = [[e.get("session"), e.get("event")] for e in rec.get("evidence") or [] if isinstance(e, dict)]
+    get = rec.get
+    return shape, [get("helped"), get("failed_at"), get("worked_at"), get("frequency"), get("last_used"),
+                   get("projects"), pairs]
+
+
+def fix_columns(rec: dict) -> tuple[str | None, str | None]:
+    """(`fix_shape`, `fix_state`): fix_facts as compact JSON, for the rows of an error key;
+    NULL for the others (no failure looks them up) and for a record whose facts might read
+    otherwise once decoded from its `data` (a tuple, a set: not a value JSON gives back as it
+    was), which the lookup then reads whole."""
+    key, evidence = rec.get("key"), rec.get("evidence")
+    if type(key) is not str or not key.startswith("err:") or type(evidence) not in (list, str, dict, type(None)):
+        return None, None
+    shape, state = fix_facts(rec)
+    projects = state[5]
+    if (any(type(value) not in _SCALARS for value in (*shape.values(), *state[:5], *(part for pair in state[6]
+                                                                                   for part in pair)))
+            or not (type(projects) in _SCALARS or type(projects) is list
+                    and all(type(p) in _SCALARS for p in projects))):
+        return None, None
+    try:
+        return (jsonlite.dumps(shape, ensure_ascii=False, separators=(",", ":")),
+                jsonlite.dumps(state, ensure_ascii=False, separators=(",", ":")))
+    except (TypeError, ValueError):  # pragma: no cover - a record read from JSON dumps again
+        return None, None
+
+
 def score_inputs(rec: dict) -> tuple[int, float, str | None, float]:
     """(frequency, impact, last use, best score) of a record as `store.score` reads them: the
     frequency and impact it uses, the moment of last_used, else created, as ISO text with its
     offset and microseconds (None when neither is a time: the score then takes `now`), and
     its score at that moment (recency 1), which no later clock exceeds."""
-    moment = _score.parse_time(rec.get("last_used")) or _score.parse_time(rec.get("created"))
-    frequency, impact = _score.frequency_of(rec), _score.impact_of(rec)
+    score = _score()
+    moment = score.parse_time(rec.get("last_used")) or score.parse_time(rec.get("created"))
+    frequency, impact = score.frequency_of(rec), score.impact_of(rec)
     return frequency, impact, moment.isoformat() if moment else None, _best_score(frequency, impact)
 
 
@@ -1171,7 +1287,7 @@ def _best_score(frequency, impact) -> float:
     if best is None:
         if len(_BEST) >= 4096:
             _BEST.clear()
-        best = _BEST[key] = _score.score({"frequency": frequency, "impact": impact}, _score.parse_time(_BEST_AT))
+        best = _BEST[key] = _score().score({"frequency": frequency, "impact": impact}, _score().parse_time(_BEST_AT))
     return best
 
 

@@ -308,3 +308,18 @@ def _float(value, default: float, lo: float, hi: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         return default
     return max(lo, min(hi, float(value)))
+
+
+def fix_text(rec: dict) -> str:
+    """The fix a record states, as text: its `fix`, else its `fix_command` (what copies of a
+    key are compared by: engine.knowledge.same_learning, engine.conflicts, engine.merge)."""
+    for field in ("fix", "fix_command"):
+        value = rec.get(field)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def fix_steps(fix: str) -> list[str]:
+    """The commands of a stored fix (`a && b` is two steps); `engine.wording.steps`."""
+    return [s.strip() for s in (fix or "").split(" && ") if s.strip()]

@@ -206,3 +206,16 @@ def normalize_path(path: str, root: str | None = None) -> str:
     if path.startswith(("/", "~")) or rx.match(r"[A-Za-z]:[\\/]", path):
         return "<abs>/" + rx.split(r"[\\/]", path.rstrip("/\\"))[-1]
     return path
+
+
+@cache
+def _word_re():
+    return rx.compile(r"\w+")
+
+
+def normalize_text(text) -> str:
+    """Lower-case words joined by single spaces (punctuation and spacing ignored): what two
+    learnings' texts are compared by (engine.merge, engine.conflicts, engine.knowledge)."""
+    if not isinstance(text, str):
+        return ""
+    return " ".join(_word_re().findall(text.casefold()))
