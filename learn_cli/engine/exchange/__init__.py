@@ -66,11 +66,11 @@ from .report import ImportReport, Incoming
 from .staging import _Staging
 from .stream import _JsonStream, check_format
 from .trust import accept_import, distrust, is_untrusted_import
-from .workers import _Helpers, dirty_texts, index_in_worker
+from .workers import _Helpers, dirty_texts
 
 __all__ = [
     "FORMAT", "MAX_IMPORT_BYTES", "NEAR_DUPLICATE", "VERSION", "ExchangeError", "ExportResult",
     "ImportReport", "Incoming", "_Helpers", "_JsonStream", "_Merger", "_Staging", "accept_import",
-    "check_format", "dirty_texts", "distrust", "import_file", "index_in_worker",
+    "check_format", "dirty_texts", "distrust", "import_file",
     "is_untrusted_import", "redact_record", "safe_project_id", "write_export",
 ]
