@@ -524,8 +524,9 @@ def test_load_rows_records_the_stat_of_the_file_renamed_onto_the_path(tmp_path):
 @pytest.mark.parametrize("parallel", [False, True])
 def test_import_leaves_nothing_for_the_first_promotion_to_write(tmp_path, monkeypatch, parallel):
     """The import writes its records as the first promote would leave them: archive clocks
-    started (`low_since`), and the index's derived columns filled, by the workers as in process.
-    A first promotion at the import's clock then derives nothing and changes no clock."""
+    started (`low_since`), with or without workers. The index's derived columns are left NULL,
+    as a hook's writes leave them (conflict features were most of an import's index work): the
+    first promotion derives them, and at the import's clock changes no clock."""
     from datetime import UTC, datetime, timedelta
 
     from learn_cli.engine import promotion
@@ -543,7 +544,11 @@ def test_import_leaves_nothing_for_the_first_promotion_to_write(tmp_path, monkey
     store = Store(tmp_path / "home", warn_stderr=False)
     exchange.import_file(store, path, loads=orjson.loads)
     store.refresh()
-    assert store.index.rowids_to_derive(_index.WHOLE_STORE, promotion._DERIVED_VERSION) == []
+    live = [rowid for (rowid,) in store.index.db.execute(
+        f"SELECT rowid FROM learnings WHERE {_index.LIVE_SQL} ORDER BY rowid")]
+    assert sorted(store.index.rowids_to_derive(_index.WHOLE_STORE, promotion._DERIVED_VERSION)) == live
+    assert store.index.db.execute("SELECT count(*) FROM learnings WHERE derived IS NOT NULL OR features IS NOT "
+                                  "NULL").fetchone() == (0,)
     clocks = [json.loads(d).get("low_since") for (d,) in store.index.db.execute(
         "SELECT data FROM learnings WHERE scope = 'project'")]
     assert clocks.count(None) < len(clocks) and set(clocks) - {None} == {promotion.scoring.format_time(clock)}
@@ -757,49 +762,6 @@ def test_an_imported_time_in_the_future_is_brought_back_to_the_import(text, kept
     rec = {"created": text, "last_used": text, "low_since": text}
     exchange.distrust(rec, now, trusted=True)
     assert rec == dict.fromkeys(rec, text if kept else "2026-12-01T22:00:00Z")
-
-
-def test_the_import_derives_conflict_features_from_the_fields_they_are_made_of(tmp_path):
-    """The index workers derive a record's conflict features once per distinct FEATURE_FIELDS:
-    record_features reads nothing else (if it comes to, FEATURE_FIELDS must name it), and
-    records that differ only elsewhere get the features a derive of their own gives."""
-    from learn_cli.engine.conflicts import record_features
-    from learn_cli.engine.exchange.workers import FEATURE_FIELDS, _features_once
-    from learn_cli.engine.promotion import derive_features
-
-    read = set()
-
-    class Spy(dict):
-        def get(self, key, default=None):
-            read.add(key)
-            return super().get(key, default)
-
-        def __getitem__(self, key):
-            read.add(key)
-            return super().__getitem__(key)
-
-        def __contains__(self, key):
-            read.add(key)
-            return super().__contains__(key)
-
-    recs = [make_record(type=kind, context=context, error=error, fix=fix, command="npm i", fix_command=fix,
-                        tags=["a", kind], projects=[f"p{n}"], frequency=n % 3 + 1)
-            for n, (kind, context, error, fix) in enumerate([
-                ("error", "installing", "EACCES: permission denied", "use pnpm install, not npm"),
-                ("preference", "Use pnpm; never npm in this repo", "", "use pnpm"),
-                ("preference", "don't use npm, use pnpm", "", "do not run npm install"),
-                ("workflow", "run the tests before a push", "", "make test"),
-                ("pattern", "prefer ruff over flake8", "", "ruff check .")] * 2)]
-    for rec in recs:
-        record_features(Spy(rec))
-    assert read <= set(FEATURE_FIELDS)
-    once = _features_once(derive_features)
-    assert [once(r) for r in recs] == [derive_features(r) for r in recs]
-    assert once({**recs[0], "tags": [["a list"]], "fix": ["unhashable"]}) == derive_features(
-        {**recs[0], "fix": ["unhashable"]})
-
-
-# ---------------------------------------------------------------- what importing a file again reads
 
 
 def test_an_entry_the_store_holds_is_a_duplicate_before_it_is_checked(tmp_path, monkeypatch):

@@ -288,7 +288,7 @@ class _Importer:
         self.report.projects_created = created
         if not self.report.dry_run:
             self.merger.staging.index()  # the rows of every file staged, before the projects'
-            _create_projects(self.store, self.projects, created)
+            _create_projects(self.store, self.projects, created, self.merger.staging.targets)
             self.merger.write()
         return self.report
 

@@ -57,7 +57,10 @@ class _Staging:
                 self.store.note(f"index not updated ({exc}); it will be rebuilt from the files")
 
     def commit(self) -> None:
-        """Rename every staged file onto its target (under the target's lock). A target that
+        """Put every staged file in place of its target. A target that does not exist is the
+        staged file linked there (`os.link` creates no file if the target appeared meanwhile:
+        no lock is needed, and no lock file is made: creating files costs this file system
+        more than writing them); an empty one is replaced under the target's lock; one that
         got data meanwhile (a capture) gets the records appended instead."""
         from learn_cli.store import jsonl
         from learn_cli.store.locks import file_lock
@@ -70,6 +73,8 @@ class _Staging:
                 if target.parent not in folders:
                     target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                     folders.add(target.parent)
+                if _linked(staged, target):
+                    continue
                 with file_lock(target):
                     if not _has_data(target):
                         os.replace(staged, target)
@@ -102,6 +107,18 @@ class _Staging:
             os.rmdir(self.folder)
         except OSError:
             pass
+
+
+def _linked(staged: Path, target: Path) -> bool:
+    """The staged file in place of a target that does not exist (False when it does)."""
+    try:
+        os.link(staged, target)
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links: renamed under the lock, as before
+        return False
+    os.unlink(staged)
+    return True
 
 
 def _db_error():
@@ -187,12 +204,15 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def _create_projects(store, projects: dict[str, dict], pids: list[str]) -> None:
+def _create_projects(store, projects: dict[str, dict], pids: list[str], staged: set[Path]) -> None:
     """Register the projects the import created, their index rows in shared transactions (a
-    commit each cost ~1 ms: 1,000 projects in the realistic 100,000 file)."""
+    commit each cost ~1 ms: 1,000 projects in the realistic 100,000 file). A log about to be
+    put in place from `staged` is not created empty first (`commit` links it there)."""
     from learn_cli.store.project import Project
 
     with store.index.batch():
         for pid in pids:
             info = projects[pid]
-            store.register_project(Project(id=pid, name=info["name"], root=info["root"], remote=info["remote"]))
+            logs = [path for path in (store.layout.learnings(pid), store.layout.archive(pid)) if path not in staged]
+            store.register_project(Project(id=pid, name=info["name"], root=info["root"], remote=info["remote"]),
+                                   logs=logs)
