@@ -557,6 +557,66 @@ def test_import_leaves_nothing_for_the_first_promotion_to_write(tmp_path, monkey
     store.close()
 
 
+def test_an_import_links_its_new_logs_into_place_without_placeholders_or_lock_files(tmp_path, monkeypatch):
+    """A new project's logs are put in place from the staged files by a link (no file is
+    created empty first and replaced, no lock file made: creating files was most of an
+    import's system time), with the index rows recorded for them (nothing re-read), and
+    the derived columns left NULL, as a hook's write leaves them."""
+    path = tmp_path / "team.json"
+    path.write_text(json.dumps(export_doc({"0123456789ab": entries(30, "p")}, entries(5, "g"),
+                                          [dict(r, archived_from="0123456789ab") for r in entries(3, "a")])))
+    from learn_cli.store import paths
+
+    created, touch = [], paths.touch
+
+    def spy_touch(target):
+        created.append(os.path.basename(os.fspath(target)))
+        touch(target)
+
+    monkeypatch.setattr(paths, "touch", spy_touch)
+    store = Store(tmp_path / "home", warn_stderr=False)
+    created.clear()  # (the layout's own files)
+    report = exchange.import_file(store, path)
+    assert (report.new, report.skipped) == (38, 0)
+    folder = tmp_path / "home" / "projects" / "0123456789ab"
+    assert sorted(p.name for p in folder.iterdir()) == ["archive.jsonl", "learnings.jsonl", "project.json"]
+    assert created == []  # no placeholder made for the logs linked into place
+    assert not list((tmp_path / "home").glob(".import-*/*")) and not list(folder.glob("*.lock"))
+    assert store.refresh() == [] and store.index.expect_stat(folder / "learnings.jsonl")
+    assert (store.index.count_in_file("projects/0123456789ab/learnings.jsonl"),
+            store.index.count_in_file("projects/0123456789ab/archive.jsonl")) == (30, 3)
+    assert store.index.db.execute("SELECT count(*) FROM learnings WHERE derived IS NOT NULL OR features IS NOT "
+                                  "NULL").fetchone() == (0,)
+    store.close()
+
+
+def test_a_capture_into_a_new_project_during_an_import_loses_nothing(tmp_path, monkeypatch):
+    """A hook that writes the first learning of a project the import is creating, after the
+    import staged that project's log and before it is put in place: the link finds the file
+    there, and the import's records are appended to it under its lock (none lost, the index in
+    step with the file)."""
+    path = tmp_path / "team.json"
+    path.write_text(json.dumps(export_doc({"0123456789ab": entries(20, "p")})))
+    store = Store(tmp_path / "home", warn_stderr=False)
+    hook_store = Store(tmp_path / "home", warn_stderr=False)
+    target = store.layout.learnings("0123456789ab")
+    mine = make_record(key="txt:mine", context="captured while the import ran", fix="keep it")
+    commit = exchange._Staging.commit
+
+    def capture_first(staging):
+        hook_store.put_many(target, [dict(mine)])
+        commit(staging)
+
+    monkeypatch.setattr(exchange._Staging, "commit", capture_first)
+    report = exchange.import_file(store, path)
+    assert report.new == 20
+    recs = stored(tmp_path / "home")["projects/0123456789ab/learnings.jsonl"]
+    assert len(recs) == 21 and recs[mine["id"]]["context"] == "captured while the import ran"
+    assert store.refresh() == [] and store.index.count_in_file("projects/0123456789ab/learnings.jsonl") == 21
+    hook_store.close()
+    store.close()
+
+
 def test_another_fix_of_a_known_key_is_kept_as_an_alternative(tmp_path):
     """One learning is one key and one fix (issue 10), for import as for capture and prune: a
     second, different fix of a key arrives beside the first; a refinement of it merges."""

@@ -1,5 +1,5 @@
-"""Worker processes of a large import (`_Helpers`): redaction checks and index writes off the main
-process; a small file, or a system without fork, does it all in-process."""
+"""Worker processes of a large import (`_Helpers`): the redaction checks off the main process; a
+small file, or a system without fork, does them in-process."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import os
 class _Helpers:
     """Worker processes that take work off the main process of a large import: `submit` and
     `result` tell which texts redaction changes (each distinct text of the file once, see
-    importer._Verdicts: ~35 µs a text), answered in order; `index_rows` writes the index rows of
-    staged files (SQLite's part), one job at a time: one writer, transactions in order. The
-    main process reads, merges and writes on meanwhile. A small file, or a system without
-    fork, does it all in-process.
+    importer._Verdicts: ~35 µs a text), answered in order. The main process reads, merges,
+    writes and indexes on meanwhile (index rows are made from the records it holds: a worker
+    would have to read them back). A small file, or a system without fork, does it all
+    in-process.
 
     Every worker is forked at once, here, before the import starts any thread: a fork copies
     no other thread, so a lock that one of them held would stay held in the child."""
