@@ -28,7 +28,7 @@ class _Staging:
         self.folder: Path | None = None
         self.staged: list[tuple[Path, Path]] = []  # (target, staged file)
         self.targets: set[Path] = set()
-        self.unindexed: list[tuple[Path, list[dict], Path, list[str]]] = []  # Index.load_rows items
+        self.unindexed: list[tuple] = []  # Index.file_rows of the files staged since the last transaction
         self.waiting = 0  # records in self.unindexed
         self.syncs = _Syncs()
 
@@ -42,7 +42,7 @@ class _Staging:
         self.targets.add(target)
         rows, texts = _write_log(staged, recs)
         self.syncs.add(staged)
-        self.unindexed.append((target, rows, staged, texts))
+        self.unindexed.append(self.store.index.file_rows(target, rows, staged, texts))  # the records are let go
         self.waiting += len(recs)
         if self.waiting >= self.INDEX_BATCH:
             self.index()
@@ -52,7 +52,7 @@ class _Staging:
         if self.unindexed:
             files, self.unindexed, self.waiting = self.unindexed, [], 0
             try:
-                self.store.index.load_rows(files)
+                self.store.index.load_file_rows(files)
             except _db_error() as exc:  # the files are the truth: the index heals from their stats
                 self.store.note(f"index not updated ({exc}); it will be rebuilt from the files")
 

@@ -72,9 +72,11 @@ def _end_with(parent: int) -> None:
 
 # The import's SQLite page cache, instead of SQLite's 2 MB: its rows go into the id, key and
 # other indexes in no order, and with 2 MB their pages are evicted and read back over and over
-# (-22 % of SQLite's CPU time for the 75,000 rows of the realistic 100,000 export at 8 MB; 16 MB
-# reads and writes back fewer pages again: system time 0.99 -> 0.83 s for those rows).
-INDEX_CACHE_KB = 16384
+# (-22 % of SQLite's CPU time for the 75,000 rows of the realistic 100,000 export). 16 MB read
+# and wrote back fewer pages again (system time 0.99 -> 0.83 s for those rows), but the import
+# of another file into a full home then peaked at 150-154 MB: the cache lives in the main
+# process, beside the entries held, since it writes the rows itself.
+INDEX_CACHE_KB = 8192
 
 
 def dirty_texts(texts: list[str]) -> list[int]:
