@@ -949,7 +949,8 @@ class Index:
         now: `path` itself, or a file renamed onto it afterwards (a rename keeps the stat
         recorded here). A file that changes in between has another stat, so the next refresh
         re-reads it."""
-        self.load_file_rows([self.file_rows(path, records, written, *lines) for path, records, written, *lines in files])
+        self.load_file_rows([self.file_rows(path, records, written, *lines)
+                             for path, records, written, *lines in files])
 
     def file_rows(self, path: Path, records: list[dict], written: Path, lines: list[str] | None = None) -> tuple:
         """`load_rows`' rows of one file, made while its records are at hand: a writer that
