@@ -524,8 +524,9 @@ def test_load_rows_records_the_stat_of_the_file_renamed_onto_the_path(tmp_path):
 @pytest.mark.parametrize("parallel", [False, True])
 def test_import_leaves_nothing_for_the_first_promotion_to_write(tmp_path, monkeypatch, parallel):
     """The import writes its records as the first promote would leave them: archive clocks
-    started (`low_since`), and the index's derived columns filled, by the workers as in process.
-    A first promotion at the import's clock then derives nothing and changes no clock."""
+    started (`low_since`), with or without workers. The index's derived columns are left NULL,
+    as a hook's writes leave them (conflict features were most of an import's index work): the
+    first promotion derives them, and at the import's clock changes no clock."""
     from datetime import UTC, datetime, timedelta
 
     from learn_cli.engine import promotion
@@ -543,12 +544,76 @@ def test_import_leaves_nothing_for_the_first_promotion_to_write(tmp_path, monkey
     store = Store(tmp_path / "home", warn_stderr=False)
     exchange.import_file(store, path, loads=orjson.loads)
     store.refresh()
-    assert store.index.rowids_to_derive(_index.WHOLE_STORE, promotion._DERIVED_VERSION) == []
+    live = [rowid for (rowid,) in store.index.db.execute(
+        f"SELECT rowid FROM learnings WHERE {_index.LIVE_SQL} ORDER BY rowid")]
+    assert sorted(store.index.rowids_to_derive(_index.WHOLE_STORE, promotion._DERIVED_VERSION)) == live
+    assert store.index.db.execute("SELECT count(*) FROM learnings WHERE derived IS NOT NULL OR features IS NOT "
+                                  "NULL").fetchone() == (0,)
     clocks = [json.loads(d).get("low_since") for (d,) in store.index.db.execute(
         "SELECT data FROM learnings WHERE scope = 'project'")]
     assert clocks.count(None) < len(clocks) and set(clocks) - {None} == {promotion.scoring.format_time(clock)}
     report = promotion.run_promotion(store, now=clock + timedelta(seconds=1), dry_run=True)
     assert report.counts()["low_since_changed"] == 0 and report.counts()["rescored"] == 4 * 61 + 20
+    store.close()
+
+
+def test_an_import_links_its_new_logs_into_place_without_placeholders_or_lock_files(tmp_path, monkeypatch):
+    """A new project's logs are put in place from the staged files by a link (no file is
+    created empty first and replaced, no lock file made: creating files was most of an
+    import's system time), with the index rows recorded for them (nothing re-read), and
+    the derived columns left NULL, as a hook's write leaves them."""
+    path = tmp_path / "team.json"
+    path.write_text(json.dumps(export_doc({"0123456789ab": entries(30, "p")}, entries(5, "g"),
+                                          [dict(r, archived_from="0123456789ab") for r in entries(3, "a")])))
+    from learn_cli.store import paths
+
+    created, touch = [], paths.touch
+
+    def spy_touch(target):
+        created.append(os.path.basename(os.fspath(target)))
+        touch(target)
+
+    monkeypatch.setattr(paths, "touch", spy_touch)
+    store = Store(tmp_path / "home", warn_stderr=False)
+    created.clear()  # (the layout's own files)
+    report = exchange.import_file(store, path)
+    assert (report.new, report.skipped) == (38, 0)
+    folder = tmp_path / "home" / "projects" / "0123456789ab"
+    assert sorted(p.name for p in folder.iterdir()) == ["archive.jsonl", "learnings.jsonl", "project.json"]
+    assert created == []  # no placeholder made for the logs linked into place
+    assert not list((tmp_path / "home").glob(".import-*/*")) and not list(folder.glob("*.lock"))
+    assert store.refresh() == [] and store.index.expect_stat(folder / "learnings.jsonl")
+    assert (store.index.count_in_file("projects/0123456789ab/learnings.jsonl"),
+            store.index.count_in_file("projects/0123456789ab/archive.jsonl")) == (30, 3)
+    assert store.index.db.execute("SELECT count(*) FROM learnings WHERE derived IS NOT NULL OR features IS NOT "
+                                  "NULL").fetchone() == (0,)
+    store.close()
+
+
+def test_a_capture_into_a_new_project_during_an_import_loses_nothing(tmp_path, monkeypatch):
+    """A hook that writes the first learning of a project the import is creating, after the
+    import staged that project's log and before it is put in place: the link finds the file
+    there, and the import's records are appended to it under its lock (none lost, the index in
+    step with the file)."""
+    path = tmp_path / "team.json"
+    path.write_text(json.dumps(export_doc({"0123456789ab": entries(20, "p")})))
+    store = Store(tmp_path / "home", warn_stderr=False)
+    hook_store = Store(tmp_path / "home", warn_stderr=False)
+    target = store.layout.learnings("0123456789ab")
+    mine = make_record(key="txt:mine", context="captured while the import ran", fix="keep it")
+    commit = exchange._Staging.commit
+
+    def capture_first(staging):
+        hook_store.put_many(target, [dict(mine)])
+        commit(staging)
+
+    monkeypatch.setattr(exchange._Staging, "commit", capture_first)
+    report = exchange.import_file(store, path)
+    assert report.new == 20
+    recs = stored(tmp_path / "home")["projects/0123456789ab/learnings.jsonl"]
+    assert len(recs) == 21 and recs[mine["id"]]["context"] == "captured while the import ran"
+    assert store.refresh() == [] and store.index.count_in_file("projects/0123456789ab/learnings.jsonl") == 21
+    hook_store.close()
     store.close()
 
 
@@ -757,49 +822,6 @@ def test_an_imported_time_in_the_future_is_brought_back_to_the_import(text, kept
     rec = {"created": text, "last_used": text, "low_since": text}
     exchange.distrust(rec, now, trusted=True)
     assert rec == dict.fromkeys(rec, text if kept else "2026-12-01T22:00:00Z")
-
-
-def test_the_import_derives_conflict_features_from_the_fields_they_are_made_of(tmp_path):
-    """The index workers derive a record's conflict features once per distinct FEATURE_FIELDS:
-    record_features reads nothing else (if it comes to, FEATURE_FIELDS must name it), and
-    records that differ only elsewhere get the features a derive of their own gives."""
-    from learn_cli.engine.conflicts import record_features
-    from learn_cli.engine.exchange.workers import FEATURE_FIELDS, _features_once
-    from learn_cli.engine.promotion import derive_features
-
-    read = set()
-
-    class Spy(dict):
-        def get(self, key, default=None):
-            read.add(key)
-            return super().get(key, default)
-
-        def __getitem__(self, key):
-            read.add(key)
-            return super().__getitem__(key)
-
-        def __contains__(self, key):
-            read.add(key)
-            return super().__contains__(key)
-
-    recs = [make_record(type=kind, context=context, error=error, fix=fix, command="npm i", fix_command=fix,
-                        tags=["a", kind], projects=[f"p{n}"], frequency=n % 3 + 1)
-            for n, (kind, context, error, fix) in enumerate([
-                ("error", "installing", "EACCES: permission denied", "use pnpm install, not npm"),
-                ("preference", "Use pnpm; never npm in this repo", "", "use pnpm"),
-                ("preference", "don't use npm, use pnpm", "", "do not run npm install"),
-                ("workflow", "run the tests before a push", "", "make test"),
-                ("pattern", "prefer ruff over flake8", "", "ruff check .")] * 2)]
-    for rec in recs:
-        record_features(Spy(rec))
-    assert read <= set(FEATURE_FIELDS)
-    once = _features_once(derive_features)
-    assert [once(r) for r in recs] == [derive_features(r) for r in recs]
-    assert once({**recs[0], "tags": [["a list"]], "fix": ["unhashable"]}) == derive_features(
-        {**recs[0], "fix": ["unhashable"]})
-
-
-# ---------------------------------------------------------------- what importing a file again reads
 
 
 def test_an_entry_the_store_holds_is_a_duplicate_before_it_is_checked(tmp_path, monkeypatch):

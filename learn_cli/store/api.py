@@ -117,12 +117,13 @@ class Store:
         return doc if isinstance(doc, dict) else None
 
     # -- projects --------------------------------------------------------------------------
-    def register_project(self, project: Project) -> None:
-        """Create the project's folder and project.json the first time it is seen."""
+    def register_project(self, project: Project, logs: list | None = None) -> None:
+        """Create the project's folder and project.json the first time it is seen, and its
+        logs (`logs`: only these, empty; an import puts the others in place whole)."""
         pj = self.layout.project_json(project.id)
         if os.path.exists(pj):
             return
-        self.layout.ensure_project(project.id)
+        self.layout.ensure_project(project.id, logs)
         doc = dict(project.as_json(), created=now_iso())
         write_new(pj, _pretty(doc))
         try:

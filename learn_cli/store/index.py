@@ -1001,13 +1001,19 @@ class Index:
         now: `path` itself, or a file renamed onto it afterwards (a rename keeps the stat
         recorded here). A file that changes in between has another stat, so the next refresh
         re-reads it."""
-        batch = []
-        for path, records, written, *lines in files:
-            rel = self.rel(path)
-            scope, pid = self.scope_of(path)
-            datas = lines[0] if lines else [None] * len(records)
-            batch.append((rel, [self._row(rel, scope, pid, r, data=d) for r, d in zip(records, datas, strict=True)],
-                          _stat(written)))
+        self.load_file_rows([self.file_rows(path, records, written, *lines)
+                             for path, records, written, *lines in files])
+
+    def file_rows(self, path: Path, records: list[dict], written: Path, lines: list[str] | None = None) -> tuple:
+        """`load_rows`' rows of one file, made while its records are at hand: a writer that
+        gathers many files for one transaction holds these (~1.3 KB a record), not the records."""
+        rel = self.rel(path)
+        scope, pid = self.scope_of(path)
+        datas = lines if lines is not None else [None] * len(records)
+        return rel, [self._row(rel, scope, pid, r, data=d) for r, d in zip(records, datas, strict=True)], _stat(written)
+
+    def load_file_rows(self, batch: list[tuple]) -> None:
+        """Write the rows `file_rows` made, in one transaction (see load_rows)."""
         with self._tx() as db:
             for rel, _rows, _st in batch:
                 _delete_file_rows(db, rel)

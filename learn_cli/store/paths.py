@@ -213,10 +213,11 @@ class Layout:
             write_new(self.config, json.dumps(DEFAULT_CONFIG, indent=2) + "\n")
         return first
 
-    def ensure_project(self, pid: str) -> None:
+    def ensure_project(self, pid: str, logs: list | None = None) -> None:
+        """The project's folder, and its logs (or only `logs`) empty when missing."""
         make_dir(self.project_dir(pid))
-        touch(self.learnings(pid))
-        touch(self.archive(pid))
+        for path in (self.learnings(pid), self.archive(pid)) if logs is None else logs:
+            touch(path)
 
 
 _PLAIN_SID = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")

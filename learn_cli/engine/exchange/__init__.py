@@ -13,9 +13,9 @@ archived entry's `archived_from` always names a listed project (or "global").
 Both directions stream, so memory does not grow with the store or the file: export writes a
 record at a time from one ordered query per section and per project; import reads the entries
 one by one inside each array (`_JsonStream`), and writes each target file once, indexing its
-rows from the lines it staged (`Index.load_rows`) instead of reading the store's files back.
-For a large file, the redaction checks and the index writes run in worker processes
-(`_Helpers`; the index worker reads the staged lines from disk).
+rows from the records it staged (`Index.load_rows`: no file read back, the derived columns
+left NULL for the next promote or prune). For a large file, the redaction checks run in
+worker processes (`_Helpers`).
 
 Import is untrusted input (SPEC §4): a size limit, the parser's nesting limit, the shape of
 each section, and every entry through `coerce_record` (types, caps); text is redacted again;
@@ -66,11 +66,11 @@ from .report import ImportReport, Incoming
 from .staging import _Staging
 from .stream import _JsonStream, check_format
 from .trust import accept_import, distrust, is_untrusted_import
-from .workers import _Helpers, dirty_texts, index_in_worker
+from .workers import _Helpers, dirty_texts
 
 __all__ = [
     "FORMAT", "MAX_IMPORT_BYTES", "NEAR_DUPLICATE", "VERSION", "ExchangeError", "ExportResult",
     "ImportReport", "Incoming", "_Helpers", "_JsonStream", "_Merger", "_Staging", "accept_import",
-    "check_format", "dirty_texts", "distrust", "import_file", "index_in_worker",
+    "check_format", "dirty_texts", "distrust", "import_file",
     "is_untrusted_import", "redact_record", "safe_project_id", "write_export",
 ]

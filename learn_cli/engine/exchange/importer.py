@@ -31,7 +31,7 @@ from .report import ImportReport, Incoming
 from .staging import _create_projects, _Staging
 from .stream import _header_ready, _JsonStream, _open_export, check_format
 from .trust import _now, distrust
-from .workers import _Helpers
+from .workers import INDEX_CACHE_KB, _Helpers
 
 
 def _read_export(stream: _JsonStream, imp: _Importer) -> None:
@@ -111,11 +111,9 @@ class _Importer:
         self.placed: Incoming | None = None  # the entry just placed, for the merger once distrusted
         self.lay = _Paths(store.layout)
         store.refresh(loads=loads)
-        if not dry_run:  # rows written with what promote and prune read (workers.py does the same)
-            from learn_cli.engine.promotion import DERIVE
-
-            store.index.derive = DERIVE
-        self.merger = _Merger(store, self.report, loads, None if dry_run else _Staging(store, helpers), self.now)
+        if not dry_run:
+            store.index.use_page_cache(INDEX_CACHE_KB)
+        self.merger = _Merger(store, self.report, loads, None if dry_run else _Staging(store), self.now)
         self.merger.trusted = trust
 
     def begin(self, version: str) -> None:
@@ -289,8 +287,8 @@ class _Importer:
         created = sorted(pid for pid in self.projects if pid not in known and pid in self.receiving)
         self.report.projects_created = created
         if not self.report.dry_run:
-            self.merger.staging.index(wait=True)  # so that noting the projects waits for no one
-            _create_projects(self.store, self.projects, created)
+            self.merger.staging.index()  # the rows of every file staged, before the projects'
+            _create_projects(self.store, self.projects, created, self.merger.staging.targets)
             self.merger.write()
         return self.report
 

@@ -151,7 +151,7 @@ class _Merger:
         """The target's records by id (of these keys only, when given), in id order, then
         those a dry run holds for it."""
         if self.staging and target in self.staging.targets:
-            self.staging.index(wait=True)  # a second batch for a target (a project listed twice)
+            self.staging.index()  # a second batch for a target (a project listed twice)
         rel = self.store.index.rel(target)
         statuses = ("archived",) if target.name == "archive.jsonl" else _LIVE
         rows = self.store.index.data_in_file(rel, statuses, keys)
