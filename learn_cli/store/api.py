@@ -550,8 +550,9 @@ def _safe_lines(recs: list[dict]) -> tuple[list[dict], list[str]]:
     """The records as they can be written (utf8_safe) and their compact JSON lines: one
     json.dumps each, where utf8_safe and then the writer each dumped them."""
     out, texts = [], []
+    dumps = jsonl.exact_dumps()
     for rec in recs:
-        text = jsonl.dumps(rec)
+        text = dumps(rec)
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: scrubbed (utf8_safe), dumped again

@@ -476,7 +476,7 @@ class Index:
         changed the searchable text (the caller derives the row whole). The same values as
         _row's, without searching, scoring or checking texts again for thousands of patches
         of an archive clock, a link or a conflict."""
-        changed = {name for name in was.keys() | rec.keys() if not _same_value(was.get(name), rec.get(name))}
+        changed = {name for name in _KEPT_BY_FIELDS if not _same_value(was.get(name), rec.get(name))}
         if not changed.isdisjoint(_TEXT_FIELDS):
             return None
         body = prev[1]
@@ -1101,11 +1101,15 @@ _NARROW = ((0, "file"), (2, "key"), (3, "scope"), (4, "pid"), (5, "type"), (6, "
 # (score_inputs) read: a patch that leaves them alone leaves those columns as they are.
 _TEXT_FIELDS = frozenset((*SEARCH_FIELDS, "tags"))
 _SCORE_FIELDS = frozenset(("frequency", "impact", "last_used", "created"))
+_KEPT_BY_FIELDS = (*_TEXT_FIELDS, *_SCORE_FIELDS, "projects")  # what _patched_row compares
 
 
 def _same_value(a, b) -> bool:
     """Equal and of the same types (str() of 1 and True differ, and the row's text is made
-    of str() of the fields): JSON values, so lists and dicts are compared element by element."""
+    of str() of the fields): JSON values, so lists and dicts are compared element by element.
+    A field a patch left alone is the same object (the record patched is a shallow copy)."""
+    if a is b:
+        return True
     if type(a) is not type(b):
         return False
     if type(a) is list:
