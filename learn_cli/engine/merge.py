@@ -270,10 +270,11 @@ def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[d
     """
     jaccard_floor = max(0.0, 2 * threshold - 1)
     buckets: dict[tuple, list[_Words]] = {}
+    words_of = _word_re().findall  # normalize_text's words, kept: the word sets are made of them
     for rec in records:
         if not isinstance(rec, dict):
             continue
-        problem, fix = normalize_text(problem_text(rec)), normalize_text(fix_text(rec))
+        problem, fix = words_of(problem_text(rec).casefold()), words_of(fix_text(rec).casefold())
         if not problem and not fix:
             continue
         bucket = (str(rec.get("type") or ""), str(rec.get("category") or ""), bool(problem), bool(fix))
@@ -290,10 +291,11 @@ class _Words:
 
     __slots__ = ("fix", "parts", "problem", "rec", "signature")
 
-    def __init__(self, rec: dict, problem: str, fix: str):
-        self.rec, self.problem, self.fix = rec, problem, fix
-        self.signature = problem + "\x00" + fix
-        self.parts = _word_sets(problem, fix)
+    def __init__(self, rec: dict, problem: list[str], fix: list[str]):
+        """`problem`, `fix`: the words of each (normalize_text's, before they are joined)."""
+        self.rec, self.problem, self.fix = rec, " ".join(problem), " ".join(fix)
+        self.signature = self.problem + "\x00" + self.fix
+        self.parts = tuple(frozenset(words) for words in (problem, fix) if words)
 
 
 def _cluster_bucket(entries: list[_Words], threshold: float, jaccard_floor: float) -> list[list[dict]]:

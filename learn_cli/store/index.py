@@ -462,9 +462,9 @@ class Index:
         columns = ", ".join(name for _at, name in _NARROW)
         width = 4 + len(_NARROW)
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            marks, chunk = _in_list(ids[start:start + 500])
             rows = db.execute(f"SELECT id, rowid, body, features, {columns}, export_created, export_as_is "
-                              f"FROM learnings WHERE file=? AND id IN ({','.join('?' * len(chunk))})", (rel, *chunk))
+                              f"FROM learnings WHERE file=? AND id IN ({marks})", (rel, *chunk))
             out.update((row[0], (row[1], row[2], row[3], row[4:width], row[width:])) for row in rows)
         return out
 
@@ -537,13 +537,14 @@ class Index:
 
     def data_by_id_in_file(self, rel: str, ids: list[str]) -> Iterable[tuple[str, str]]:
         """(id, data) of these ids in one file (at most 500 at a time)."""
-        return self.db.execute(f"SELECT id, data FROM learnings WHERE file=? AND id IN ({','.join('?' * len(ids))})",
-                               (rel, *ids))
+        marks, ids = _in_list(ids)
+        return self.db.execute(f"SELECT id, data FROM learnings WHERE file=? AND id IN ({marks})", (rel, *ids))
 
     def ids_in_file(self, rel: str, ids: list[str]) -> list[str]:
         """Which of these ids one file holds (at most 500 at a time)."""
-        return [rid for (rid,) in self.db.execute(
-            f"SELECT id FROM learnings WHERE file=? AND id IN ({','.join('?' * len(ids))})", (rel, *ids))]
+        marks, ids = _in_list(ids)
+        return [rid for (rid,) in self.db.execute(f"SELECT id FROM learnings WHERE file=? AND id IN ({marks})",
+                                                  (rel, *ids))]
 
     def names_of(self, pids: list[str]) -> dict[str, str]:
         """Project id -> name, for these projects only."""
@@ -668,9 +669,8 @@ class Index:
         """rowid -> data of these rows (those that still exist)."""
         out: dict[int, str] = {}
         for start in range(0, len(rowids), 500):
-            chunk = rowids[start:start + 500]
-            out.update(self.db.execute(
-                f"SELECT rowid, data FROM learnings WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
+            marks, chunk = _in_list(rowids[start:start + 500])
+            out.update(self.db.execute(f"SELECT rowid, data FROM learnings WHERE rowid IN ({marks})", chunk))
         return out
 
     def best_of_project(self, pid: str, limit: int) -> list[str]:
@@ -1117,6 +1117,17 @@ def _same_value(a, b) -> bool:
     if type(a) is dict:
         return a.keys() == b.keys() and all(_same_value(v, b[k]) for k, v in a.items())
     return a == b
+
+
+def _in_list(values: list) -> tuple[str, list]:
+    """The placeholders of `IN (...)` for these values (at least one), padded to a power of two
+    with the last value again: a few shapes of each statement, which stay in the connection's
+    cache of prepared statements, instead of one prepared again for every length of list
+    (promote's and prune's thousands of files: ~4 % of a first promote's instructions)."""
+    size = 1
+    while size < len(values):
+        size *= 2
+    return ",".join("?" * size), [*values, *[values[-1]] * (size - len(values))]
 
 
 def _kept_values(row: tuple) -> tuple:
