@@ -334,7 +334,7 @@ def _ranks(word_sets: list[frozenset]) -> dict[str, int]:
     frequency = Counter(chain.from_iterable(word_sets))
     order = sorted(frequency)
     order.sort(key=frequency.__getitem__)  # stable: alphabetical among tokens of one frequency
-    return dict(zip(order, range(len(order))))
+    return {token: n for n, token in enumerate(order)}
 
 
 def _candidates(prefixes: list[list[str]], index: list[dict], rarest: list[dict]) -> set[int]:
