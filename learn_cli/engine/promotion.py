@@ -743,7 +743,7 @@ def advice_of(rec: dict) -> str:
     fix = fix_text(rec)
     advice = _ADVICE.get(fix)
     if advice is None:
-        if len(_ADVICE) >= 65536:
+        if len(_ADVICE) >= 4096:
             _ADVICE.clear()
         advice = _ADVICE[fix] = sha1_hex(normalize_text(fix).encode("utf-8", "surrogatepass"))[:12]
     return advice
