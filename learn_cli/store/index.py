@@ -487,7 +487,8 @@ class Index:
         narrow = dict(zip((name for _at, name in _NARROW), prev[3], strict=True))
         scores = (narrow["score_frequency"], narrow["score_impact"], narrow["score_used"], narrow["score_base"]) \
             if changed.isdisjoint(_SCORE_FIELDS) and narrow["score_base"] is not None else score_inputs(rec)
-        export = prev[4] if "created" not in changed and prev[4][0] is not None else export_columns(rec, body)
+        kept_export = "created" not in changed and prev[4][0] is not None and prev[4][1] in (None, EXPORT_AS_IS)
+        export = prev[4] if kept_export else export_columns(rec, body)  # (a row of another list's version: again)
         projects = narrow["projects"] if "projects" not in changed else projects_column(rec)
         if data is None:
             data = jsonlite.dumps(rec, ensure_ascii=False, separators=(",", ":"))
