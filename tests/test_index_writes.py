@@ -231,3 +231,35 @@ def test_a_rewrite_and_a_compaction_write_unchanged_lines_as_they_were(store):
     lines = path.read_bytes().splitlines()
     assert lines[0] == a_line and lines[1] == jsonl.dumps(jsonl.load(path).records["b"]).encode()
     assert jsonl.load(path).records["b"]["frequency"] == 2 and len(lines) == 2
+
+
+_COLUMNS = ("file, id, key, scope, pid, type, category, status, updated, body, data, derived, features, "
+            "score_frequency, score_impact, score_used, score_base, export_created, export_as_is, projects")
+
+
+@pytest.mark.parametrize("rewrite", [False, True])
+def test_a_patched_row_is_the_row_its_record_derives(store, rewrite):
+    """Promote's and prune's patches keep the columns a patch left alone (Index._patched_row):
+    every column of every row is what `_row` derives from the record as written, whichever
+    fields the patch touched (none of the text, the text, the score's inputs, the creation
+    time, the projects, a value that only changed its type)."""
+    from learn_cli.engine.promotion import DERIVE
+
+    store.index.derive = DERIVE
+    path = store.layout.learnings("p1")
+    os.makedirs(path.parent, exist_ok=True)
+    recs = [make_record(type="error", error=f"pytest: error {n}", fix=f"pip install mod{n}", key=f"err:{n}",
+                        projects=["p1"], tags=["ci"], frequency=1) for n in range(9)]
+    recs.append(make_record(context="never use npm here", key="txt:npm", type="preference"))
+    store.put_many(path, recs)
+    patches = [dict(low_since="2026-11-01T00:00:00Z"), dict(status="conflicted", conflict_with=["x"]),
+               dict(fix="pip install --user mod2"), dict(frequency=7, last_used="2026-11-30T00:00:00Z"),
+               dict(created="2025-01-01T00:00:00Z"), dict(projects=["p1", "p2"]), dict(tags=["ci", "docker"]),
+               dict(frequency=True), dict(impact=1), dict(context="always use npm here")]
+    store.update_many(path, {rec["id"]: (lambda r, p=p: dict(r, **p)) for rec, p in zip(recs, patches, strict=True)},
+                      rewrite=rewrite)
+    rows = store.index.db.execute(f"SELECT {_COLUMNS} FROM learnings WHERE file=?", (store.index.rel(path),)).fetchall()
+    assert len(rows) == len(recs)
+    for row in rows:
+        rec = jsonl.jsonlite.loads(row[10])
+        assert row == store.index._row(row[0], "project", "p1", rec), rec["id"]

@@ -250,10 +250,11 @@ def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[d
     """
     jaccard_floor = max(0.0, 2 * threshold - 1)
     buckets: dict[tuple, list[_Words]] = {}
+    words_of = _word_re().findall  # normalize_text's words, kept: the word sets are made of them
     for rec in records:
         if not isinstance(rec, dict):
             continue
-        problem, fix = normalize_text(problem_text(rec)), normalize_text(fix_text(rec))
+        problem, fix = words_of(problem_text(rec).casefold()), words_of(fix_text(rec).casefold())
         if not problem and not fix:
             continue
         bucket = (str(rec.get("type") or ""), str(rec.get("category") or ""), bool(problem), bool(fix))
@@ -270,60 +271,86 @@ class _Words:
 
     __slots__ = ("fix", "parts", "problem", "rec", "signature")
 
-    def __init__(self, rec: dict, problem: str, fix: str):
-        self.rec, self.problem, self.fix = rec, problem, fix
-        self.signature = problem + "\x00" + fix
-        self.parts = _word_sets(problem, fix)
+    def __init__(self, rec: dict, problem: list[str], fix: list[str]):
+        """`problem`, `fix`: the words of each (normalize_text's, before they are joined)."""
+        self.rec, self.problem, self.fix = rec, " ".join(problem), " ".join(fix)
+        self.signature = self.problem + "\x00" + self.fix
+        self.parts = tuple(frozenset(words) for words in (problem, fix) if words)
 
 
 def _cluster_bucket(entries: list[_Words], threshold: float, jaccard_floor: float) -> list[list[dict]]:
-    from collections import Counter
-
-    frequency = Counter((at, token) for words in entries for at, tokens in enumerate(words.parts) for token in tokens)
-    # Each (part, token) ranked rarest first once, so that a prefix sorts by a dict lookup
-    rarity = {key: n for n, key in enumerate(sorted(frequency, key=lambda key: (frequency[key], key[1])))}
+    parts = len(entries[0].parts)  # one bucket: the same parts present in every record
+    ranks = [_ranks([words.parts[at] for words in entries]) for at in range(parts)]
     exact: dict[str, list[dict]] = {}
     leaders: list[tuple[_Words, list[dict]]] = []
-    index: dict[tuple, list[int]] = {}
+    index: list[dict[str, list[int]]] = [{} for _ in range(parts)]  # per part: token -> leaders with it in their prefix
+    rarest: list[dict[str, list[int]]] = [{} for _ in range(parts)]  # per part: token -> leaders it is the rarest of
     for words in entries:
         if words.signature in exact:  # identical normalised text: no comparison needed
             exact[words.signature].append(words.rec)
             continue
-        prefixes = [_prefix(at, tokens, rarity, jaccard_floor) for at, tokens in enumerate(words.parts)]
-        # Probing one part is enough (a near-duplicate shares a prefix token in every part):
-        # take the part whose tokens lead to the fewest leaders.
-        probe = prefixes[0] if len(prefixes) == 1 else \
-            min(prefixes, key=lambda prefix: sum(len(index.get(key, ())) for key in prefix))
-        home = _find_leader(words, probe, index, leaders, threshold, jaccard_floor) if leaders else None
+        prefixes = [_prefix(tokens, rank, jaccard_floor) for tokens, rank in zip(words.parts, ranks, strict=True)]
+        home = _find_leader(words, _candidates(prefixes, index, rarest), leaders, threshold, jaccard_floor) \
+            if leaders else None
         if home is None:
             home = [words.rec]
             leaders.append((words, home))
-            for prefix in prefixes:  # leaders are indexed by every part
-                for key in prefix:
-                    index.setdefault(key, []).append(len(leaders) - 1)
+            for prefix, held, first in zip(prefixes, index, rarest, strict=True):  # leaders are indexed by every part
+                for token in prefix:
+                    held.setdefault(token, []).append(len(leaders) - 1)
+                first.setdefault(prefix[0], []).append(len(leaders) - 1)
         else:
             home.append(words.rec)
         exact[words.signature] = home
     return [members for _, members in leaders]
 
 
-def _prefix(at: int, tokens: frozenset, rarity: dict, jaccard_floor: float) -> list[tuple]:
+def _ranks(word_sets: list[frozenset]) -> dict[str, int]:
+    """Each token of one part ranked rarest first (fewest records, then alphabetically), once,
+    so that a prefix sorts by a dict lookup."""
+    from collections import Counter
+    from itertools import chain
+
+    frequency = Counter(chain.from_iterable(word_sets))
+    order = sorted(frequency)
+    order.sort(key=frequency.__getitem__)  # stable: alphabetical among tokens of one frequency
+    return {token: n for n, token in enumerate(order)}
+
+
+def _candidates(prefixes: list[list[str]], index: list[dict], rarest: list[dict]) -> set[int]:
+    """The leaders a record may join: a near-duplicate's word sets hold one another in every
+    part (_added_words_only), and a prefix of the larger set holds the smaller set's rarest
+    token (it holds a token of the smaller set, which has at least the floor's share of the
+    larger one's tokens, and the smaller set's rarest is the first of them in the larger one's
+    order). So in each part either the record's rarest token is in the leader's prefix (the
+    record is the smaller) or the leader's rarest token is in the record's prefix: a subset
+    of the leaders sharing a prefix token, which loses no pair; the parts' candidates are
+    intersected."""
+    found: set[int] | None = None
+    for prefix, held, first in zip(prefixes, index, rarest, strict=True):
+        here = set(held.get(prefix[0], ()))
+        for token in prefix:
+            leaders = first.get(token)
+            if leaders is not None:
+                here.update(leaders)
+        found = here if found is None else found & here
+        if not found:
+            break
+    return found or set()
+
+
+def _prefix(tokens: frozenset, rank: dict[str, int], jaccard_floor: float) -> list[str]:
     """The first tokens of a part, rarest first (by fewest records, then alphabetically)."""
-    ordered = sorted([(at, t) for t in tokens], key=rarity.__getitem__)
+    ordered = sorted(tokens, key=rank.__getitem__)
     keep = len(ordered) - math.ceil(jaccard_floor * len(ordered) - 1e-9) + 1  # float-safe ceil
     return ordered[:keep]
 
 
-def _find_leader(words: _Words, probe, index, leaders, threshold, jaccard_floor):
-    """The earliest leader met through a probe token whose every part passes the Jaccard
-    bound without a swapped word (cheap set arithmetic) and then the full similarity."""
+def _find_leader(words: _Words, met: set[int], leaders, threshold, jaccard_floor):
+    """The earliest of the candidate leaders `met` whose every part passes the Jaccard bound
+    without a swapped word (cheap set arithmetic) and then the full similarity."""
     floor = jaccard_floor - 1e-9
-    met: set[int] = set()
-    for key in probe:
-        at = index.get(key)
-        if at is not None:
-            met.update(at)
-    if not met:  # most records: no leader shares a rare token
+    if not met:  # most records: no leader can hold or be held by them
         return None
     for leader_at in sorted(met):
         leader, members = leaders[leader_at]

@@ -730,6 +730,9 @@ def learning_identity(rec: dict) -> tuple:
     return (rec.get("key") or f"id:{rec['id']}", advice)
 
 
+_ADVICE: dict[str, str] = {}  # fix text -> its advice_of digest (copies of a learning share their fix)
+
+
 def advice_of(rec: dict) -> str:
     """A short digest of an error learning's fix (normalised); "" for other types."""
     from learn_cli.engine.merge import fix_text, normalize_text
@@ -737,7 +740,13 @@ def advice_of(rec: dict) -> str:
 
     if rec.get("type", "error") != "error":
         return ""
-    return sha1_hex(normalize_text(fix_text(rec)).encode("utf-8", "surrogatepass"))[:12]
+    fix = fix_text(rec)
+    advice = _ADVICE.get(fix)
+    if advice is None:
+        if len(_ADVICE) >= 4096:
+            _ADVICE.clear()
+        advice = _ADVICE[fix] = sha1_hex(normalize_text(fix).encode("utf-8", "surrogatepass"))[:12]
+    return advice
 
 
 def _advice(rec: dict) -> tuple:

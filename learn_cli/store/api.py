@@ -374,6 +374,9 @@ class Store:
                     new["updated"] = stamp
                     written.append(new)
         written, texts = _safe_lines(written)  # dumped once, for the file and the index (its `data`)
+        # What the rows of the records patched hold now (the index is in step): their columns that
+        # only the fields a patch left alone decide are kept (Index._patched_row).
+        before = {r["id"]: current[r["id"]] for r in written} if in_step and not doc else None
         current.update((r["id"], r) for r in written)
         gone = [rid for rid in remove if rid in present]
         if not written and not gone:
@@ -395,11 +398,11 @@ class Store:
                 # order the next promote meets them in (conflict partners are paired first met).
                 self._reindex_locked(path)
             else:
-                self._index_rewrite(path, lines, len(current), texts)
+                self._index_rewrite(path, lines, len(current), texts, before)
         else:
             jsonl.append(path, lines, texts)
             self._index_moves(moved, path)
-            self._index_write(path, lines, texts)
+            self._index_write(path, lines, texts, before)
         return written
 
     @staticmethod
@@ -494,15 +497,17 @@ class Store:
             self._index_failed(exc)
             return False
 
-    def _index_rewrite(self, path: Path, changed: list[dict], lines: int, texts: list[str] | None = None) -> None:
+    def _index_rewrite(self, path: Path, changed: list[dict], lines: int, texts: list[str] | None = None,
+                       before: dict[str, dict] | None = None) -> None:
         try:
-            self.index.record_rewrite(path, changed, lines, texts)
+            self.index.record_rewrite(path, changed, lines, texts, before)
         except _db().DatabaseError as exc:
             self._index_failed(exc)
 
-    def _index_write(self, path: Path, recs: list[dict], texts: list[str] | None = None) -> None:
+    def _index_write(self, path: Path, recs: list[dict], texts: list[str] | None = None,
+                     before: dict[str, dict] | None = None) -> None:
         try:
-            self.index.record_write(path, recs, len(recs), texts)
+            self.index.record_write(path, recs, len(recs), texts, before)
         except _db().DatabaseError as exc:
             self._index_failed(exc)
 
@@ -546,8 +551,9 @@ def _safe_lines(recs: list[dict]) -> tuple[list[dict], list[str]]:
     """The records as they can be written (utf8_safe) and their compact JSON lines: one
     json.dumps each, where utf8_safe and then the writer each dumped them."""
     out, texts = [], []
+    dumps = jsonl.exact_dumps()
     for rec in recs:
-        text = jsonl.dumps(rec)
+        text = dumps(rec)
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: scrubbed (utf8_safe), dumped again

@@ -332,9 +332,12 @@ class Index:
             db.execute("DELETE FROM files WHERE path=?", (rel,))
 
     # -- writes by our own writers (caller holds the file lock) ---------------------------
-    def record_write(self, path: Path, records: list[dict], lines_added: int, texts: list[str] | None = None) -> None:
+    def record_write(self, path: Path, records: list[dict], lines_added: int, texts: list[str] | None = None,
+                     before: dict[str, dict] | None = None) -> None:
         """Mirror records just appended to `path` (tombstones delete) and note its new stat
-        (`texts`: the records' lines as appended, when the caller has them: their `data`).
+        (`texts`: the records' lines as appended, when the caller has them: their `data`;
+        `before`: id -> the record its row holds now, for the records the caller patched: see
+        _write_rows).
 
         If the index had not seen the file's previous state, the file is re-read instead, so
         an earlier crash between append and index update heals here.
@@ -348,7 +351,7 @@ class Index:
             return
         scope, pid = self.scope_of(path)
         with self._tx() as db:
-            self._write_rows(db, rel, scope, pid, records, texts)
+            self._write_rows(db, rel, scope, pid, records, texts, before)
             db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
                        (*st, lines_added, rel))
 
@@ -384,7 +387,8 @@ class Index:
             db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=lines+? WHERE path=?",
                        (*st, len(records), rel))
 
-    def record_rewrite(self, path: Path, changed: list[dict], lines: int, texts: list[str] | None = None) -> None:
+    def record_rewrite(self, path: Path, changed: list[dict], lines: int, texts: list[str] | None = None,
+                       before: dict[str, dict] | None = None) -> None:
         """Mirror a whole-file rewrite (compaction, prune, promote) that changed only the
         records in `changed` (tombstones delete) and folded the rest as they were. The caller
         holds the file lock and had the index in step with the file before the rewrite, so
@@ -397,7 +401,7 @@ class Index:
             return
         scope, pid = self.scope_of(path)
         with self._tx() as db:
-            self._write_rows(db, rel, scope, pid, changed, texts)
+            self._write_rows(db, rel, scope, pid, changed, texts, before)
             updated = db.execute("UPDATE files SET size=?, mtime_ns=?, ino=?, lines=?, superseded=0 WHERE path=?",
                                  (*st, lines, rel)).rowcount
         if not updated:
@@ -427,13 +431,15 @@ class Index:
         return loaded.bad
 
     def _write_rows(self, db: sqlite3.Connection, rel: str, scope: str, pid: str, recs: list[dict],
-                    texts: list[str | None] | None = None) -> None:
+                    texts: list[str | None] | None = None, before: dict[str, dict] | None = None) -> None:
         """Insert, replace or (tombstones) delete records' rows, FTS included (`texts`: the
         records' compact JSON when the caller has it). The old rows are read in one query per
         500 ids; rows whose searchable text did not change are updated in place, without
         touching the full-text index, and only in the columns that changed (_set_changed).
-        (Each statement runs in order: a batch may hold two versions of one record, and a
-        deleted row's rowid may be reused.)"""
+        `before[id]`: the record a row holds now, given by a caller that patched it (promote's
+        and prune's decisions): the row's values of the fields the patch left alone are kept
+        (_patched_row), not derived again. (Each statement runs in order: a batch may hold two
+        versions of one record, and a deleted row's rowid may be reused.)"""
         old = self._rows_of(db, rel, {r["id"] for r in recs})
         for rec, text in zip(recs, texts or [None] * len(recs), strict=True):
             prev = old.get(rec["id"])
@@ -442,32 +448,67 @@ class Index:
                     _delete_row(db, prev[0], prev[1])
                     del old[rec["id"]]
                 continue
+            was = before.pop(rec["id"], None) if before else None  # once: a second copy is derived as usual
+            row = self._patched_row(rel, scope, pid, prev, was, rec, text) if prev and was is not None else None
+            if row is not None:
+                _set_changed(db, prev, row)
+                old[rec["id"]] = (prev[0], row[9], row[12], _kept_values(row), row[17:19])
+                continue
             body = search_body(rec)
             if prev and prev[1] == body:
                 kept = prev[2] if len(body) < BODY_LIMIT else None  # a cut text may hide a change
                 row = self._row(rel, scope, pid, rec, body, kept, text)
                 _set_changed(db, prev, row)
-                old[rec["id"]] = (prev[0], body, row[12], _kept_values(row))
+                old[rec["id"]] = (prev[0], body, row[12], _kept_values(row), row[17:19])
                 continue
             if prev:
                 _delete_row(db, prev[0], prev[1])
             row = self._row(rel, scope, pid, rec, body, data=text)
             rowid = db.execute(_INSERT, row).lastrowid
             db.execute("INSERT INTO fts(rowid, body) VALUES (?, ?)", (rowid, body))
-            old[rec["id"]] = (rowid, body, row[12], _kept_values(row))
+            old[rec["id"]] = (rowid, body, row[12], _kept_values(row), row[17:19])
 
     @staticmethod
     def _rows_of(db: sqlite3.Connection, rel: str, ids: set[str]) -> dict[str, tuple]:
-        """id -> (rowid, body, features, the values of _NARROW's columns) of the rows of one
-        file with these ids."""
+        """id -> (rowid, body, features, the values of _NARROW's columns, the export columns) of
+        the rows of one file with these ids."""
         ids, out = sorted(ids), {}
         columns = ", ".join(name for _at, name in _NARROW)
+        width = 4 + len(_NARROW)
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            rows = db.execute(f"SELECT id, rowid, body, features, {columns} FROM learnings WHERE file=? AND id IN "
-                              f"({','.join('?' * len(chunk))})", (rel, *chunk))
-            out.update((row[0], (row[1], row[2], row[3], row[4:])) for row in rows)
+            marks, chunk = _in_list(ids[start:start + 500])
+            rows = db.execute(f"SELECT id, rowid, body, features, {columns}, export_created, export_as_is "
+                              f"FROM learnings WHERE file=? AND id IN ({marks})", (rel, *chunk))
+            out.update((row[0], (row[1], row[2], row[3], row[4:width], row[width:])) for row in rows)
         return out
+
+    def _patched_row(self, rel: str, scope: str, pid: str, prev: tuple, was: dict, rec: dict,
+                     data: str | None) -> tuple | None:
+        """Index._row of `rec`, a patch of `was` (the record the row `prev` holds), taking from
+        `prev` what only the fields the patch left alone decide: the searchable text with its
+        features, the export columns, the score inputs, `projects`. None when the patch
+        changed the searchable text (the caller derives the row whole). The same values as
+        _row's, without searching, scoring or checking texts again for thousands of patches
+        of an archive clock, a link or a conflict."""
+        changed = {name for name in _KEPT_BY_FIELDS if not _same_value(was.get(name), rec.get(name))}
+        if not changed.isdisjoint(_TEXT_FIELDS):
+            return None
+        body = prev[1]
+        derive = self.derive if scope in ("project", "global") else None
+        features = (prev[2] if len(body) < BODY_LIMIT else None) if derive else None  # as _write_rows keeps them
+        if features is None and derive:
+            features = derive[1](rec)
+        narrow = dict(zip((name for _at, name in _NARROW), prev[3], strict=True))
+        scores = (narrow["score_frequency"], narrow["score_impact"], narrow["score_used"], narrow["score_base"]) \
+            if changed.isdisjoint(_SCORE_FIELDS) and narrow["score_base"] is not None else score_inputs(rec)
+        kept_export = "created" not in changed and prev[4][0] is not None and prev[4][1] in (None, EXPORT_AS_IS)
+        export = prev[4] if kept_export else export_columns(rec, body)  # (a row of another list's version: again)
+        projects = narrow["projects"] if "projects" not in changed else projects_column(rec)
+        if data is None:
+            data = jsonlite.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+        return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
+                rec.get("status"), rec.get("updated") or "", body, data, derive[0](rec) if derive else None, features,
+                *scores, *export, projects)
 
     def note_project(self, pid: str, name: str, root: str, remote: str | None) -> None:
         with self._tx() as db:
@@ -549,13 +590,14 @@ class Index:
 
     def data_by_id_in_file(self, rel: str, ids: list[str]) -> Iterable[tuple[str, str]]:
         """(id, data) of these ids in one file (at most 500 at a time)."""
-        return self.db.execute(f"SELECT id, data FROM learnings WHERE file=? AND id IN ({','.join('?' * len(ids))})",
-                               (rel, *ids))
+        marks, ids = _in_list(ids)
+        return self.db.execute(f"SELECT id, data FROM learnings WHERE file=? AND id IN ({marks})", (rel, *ids))
 
     def ids_in_file(self, rel: str, ids: list[str]) -> list[str]:
         """Which of these ids one file holds (at most 500 at a time)."""
-        return [rid for (rid,) in self.db.execute(
-            f"SELECT id FROM learnings WHERE file=? AND id IN ({','.join('?' * len(ids))})", (rel, *ids))]
+        marks, ids = _in_list(ids)
+        return [rid for (rid,) in self.db.execute(f"SELECT id FROM learnings WHERE file=? AND id IN ({marks})",
+                                                  (rel, *ids))]
 
     def names_of(self, pids: list[str]) -> dict[str, str]:
         """Project id -> name, for these projects only."""
@@ -680,9 +722,8 @@ class Index:
         """rowid -> data of these rows (those that still exist)."""
         out: dict[int, str] = {}
         for start in range(0, len(rowids), 500):
-            chunk = rowids[start:start + 500]
-            out.update(self.db.execute(
-                f"SELECT rowid, data FROM learnings WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
+            marks, chunk = _in_list(rowids[start:start + 500])
+            out.update(self.db.execute(f"SELECT rowid, data FROM learnings WHERE rowid IN ({marks})", chunk))
         return out
 
     def best_of_project(self, pid: str, limit: int) -> list[str]:
@@ -1113,6 +1154,39 @@ _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, sta
 # fix columns are always set (the first two change with any patch; the others are in no index).
 _NARROW = ((0, "file"), (2, "key"), (3, "scope"), (4, "pid"), (5, "type"), (6, "category"), (7, "status"),
            (13, "score_frequency"), (14, "score_impact"), (15, "score_used"), (16, "score_base"), (19, "projects"))
+
+
+# The fields a row's searchable text (search_body) is made of, and those its score inputs
+# (score_inputs) read: a patch that leaves them alone leaves those columns as they are.
+_TEXT_FIELDS = frozenset((*SEARCH_FIELDS, "tags"))
+_SCORE_FIELDS = frozenset(("frequency", "impact", "last_used", "created"))
+_KEPT_BY_FIELDS = (*_TEXT_FIELDS, *_SCORE_FIELDS, "projects")  # what _patched_row compares
+
+
+def _same_value(a, b) -> bool:
+    """Equal and of the same types (str() of 1 and True differ, and the row's text is made
+    of str() of the fields): JSON values, so lists and dicts are compared element by element.
+    A field a patch left alone is the same object (the record patched is a shallow copy)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same_value(v, b[k]) for k, v in a.items())
+    return a == b
+
+
+def _in_list(values: list) -> tuple[str, list]:
+    """The placeholders of `IN (...)` for these values (at least one), padded to a power of two
+    with the last value again: a few shapes of each statement, which stay in the connection's
+    cache of prepared statements, instead of one prepared again for every length of list
+    (promote's and prune's thousands of files: ~4 % of a first promote's instructions)."""
+    size = 1
+    while size < len(values):
+        size *= 2
+    return ",".join("?" * size), [*values, *[values[-1]] * (size - len(values))]
 
 
 def _kept_values(row: tuple) -> tuple:
