@@ -234,7 +234,8 @@ def test_a_rewrite_and_a_compaction_write_unchanged_lines_as_they_were(store):
 
 
 _COLUMNS = ("file, id, key, scope, pid, type, category, status, updated, body, data, derived, features, "
-            "score_frequency, score_impact, score_used, score_base, export_created, export_as_is, projects")
+            "score_frequency, score_impact, score_used, score_base, export_created, export_as_is, projects, "
+            "fix_shape, fix_state")
 
 
 @pytest.mark.parametrize("rewrite", [False, True])

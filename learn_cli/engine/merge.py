@@ -11,7 +11,7 @@ import math
 
 from learn_cli.engine.scoring import frequency_of, impact_of, parse_time
 from learn_cli.store.record import fix_text  # (here, too: the engine's name for it)
-from learn_cli.text.sanitize import normalize_text  # (here, too)
+from learn_cli.text.sanitize import normalize_text, word_re  # (here, too; word_re: normalize_text's words)
 
 TEXT_FIELDS = ("context", "error", "fix")
 # Strongest first. `conflicted` is sticky: a merge never silently clears a conflict the
@@ -250,7 +250,7 @@ def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[d
     """
     jaccard_floor = max(0.0, 2 * threshold - 1)
     buckets: dict[tuple, list[_Words]] = {}
-    words_of = _word_re().findall  # normalize_text's words, kept: the word sets are made of them
+    words_of = word_re().findall  # normalize_text's words, kept: the word sets are made of them
     for rec in records:
         if not isinstance(rec, dict):
             continue

@@ -508,7 +508,7 @@ class Index:
             data = jsonlite.dumps(rec, ensure_ascii=False, separators=(",", ":"))
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
                 rec.get("status"), rec.get("updated") or "", body, data, derive[0](rec) if derive else None, features,
-                *scores, *export, projects)
+                *scores, *export, projects, *fix_columns(rec))  # a patch moves the clocks fix_state holds
 
     def note_project(self, pid: str, name: str, root: str, remote: str | None) -> None:
         with self._tx() as db:

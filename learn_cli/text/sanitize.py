@@ -209,7 +209,7 @@ def normalize_path(path: str, root: str | None = None) -> str:
 
 
 @cache
-def _word_re():
+def word_re():
     return rx.compile(r"\w+")
 
 
@@ -218,4 +218,4 @@ def normalize_text(text) -> str:
     learnings' texts are compared by (engine.merge, engine.conflicts, engine.knowledge)."""
     if not isinstance(text, str):
         return ""
-    return " ".join(_word_re().findall(text.casefold()))
+    return " ".join(word_re().findall(text.casefold()))
