@@ -409,15 +409,21 @@ def _records(count, status="active"):
 
 
 def test_two_thousand_records_are_fast():
+    """Against a yardstick timed in the same run (a JSON round trip of the same records), not
+    against milliseconds: a shared machine's speed moves 2x between runs (the 30 ms bound this
+    had failed at 33-38 ms on a slow afternoon, for code that takes 20-22 ms there), while a
+    digest that went quadratic would still fail. Measured: 0.84-0.87 of the yardstick."""
     project, glob = _records(1800), _records(200, "global")
-    timings = []
+    timings, yardstick = [], []
     for _ in range(7):
         started = time.process_time()
         result = build_context(glob, project, "p", {"python", "docker"}, now=NOW)
         timings.append(time.process_time() - started)
+        started = time.process_time()
+        json.loads(json.dumps(project + glob))
+        yardstick.append(time.process_time() - started)
     assert result.text and result.tokens <= 2000
-    # Measured about 4 ms on one 2-core CI core; the bound leaves room for a loaded machine.
-    assert min(timings) < 0.03
+    assert min(timings) < 2.5 * min(yardstick)
 
 
 def test_import_is_stdlib_only():
