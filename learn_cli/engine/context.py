@@ -443,9 +443,11 @@ def _statement_words(rec: dict) -> tuple | str:
 
 
 def _doing(command: str) -> str:
-    """A command's first two words that are not options (`npm install -g axios` -> `npm
-    install`): split on spaces, not parsed (the digest asks this of every global learning)."""
-    return " ".join([word for word in command.split() if not word.startswith("-")][:2])
+    """What a command does, `wording.doing` (`npm install -g axios` -> `npm install`), of its
+    words split on spaces, not parsed: the digest asks this of every global learning."""
+    from learn_cli.engine.wording import doing
+
+    return " ".join(doing(command.split()))
 
 
 @cache

@@ -75,14 +75,14 @@ def _step_first(command: str, fix_command: str) -> bool:
     known = _STEP_FIRST.get((command, fix_command))
     if known is None:
         failed, fix = unwrap(command), unwrap(fix_command)
-        known = is_mutating(fix_command) and not same_job(failed, fix) and _doing(failed) != _doing(fix)
+        known = is_mutating(fix_command) and not same_job(failed, fix) and doing(failed) != doing(fix)
         if len(_STEP_FIRST) >= 4096:
             _STEP_FIRST.clear()
         _STEP_FIRST[command, fix_command] = known
     return known
 
 
-def _doing(tokens: list[str]) -> tuple:
+def doing(tokens: list[str]) -> tuple:
     """A command's program and subcommand (`docker build -f x .` -> ("docker", "build")): the
     same two run otherwise are the command corrected, not a step before it."""
     words = [t for t in tokens[1:] if not t.startswith("-")]
