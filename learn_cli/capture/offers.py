@@ -34,6 +34,13 @@ from learn_cli.store.index import fix_columns, fix_facts
 from learn_cli.store.record import SHOWN_STATUSES
 from learn_cli.text import jsonlite, lite
 
+TYPE_CHECKING = False  # no typing import on the hook path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+# `step`: the failing step of the chain that just failed, asked for only when a fix needs it
+# (~0.5 ms); the default `str` gives "" (no step known).
+
 
 class Fix:
     """One fix of an error key, gathered over every live record that states it (this
@@ -114,7 +121,7 @@ class Fix:
         change = self.change or ("",)
         return change[0] == "no cd" and pid in self.projects and cd_failed(rec.get("error") or "", change[1])
 
-    def recurs(self, command: str, pid: str, step=str) -> bool:
+    def recurs(self, command: str, pid: str, step: Callable[[], str] = str) -> bool:
         """The same failure again in the project where it was fixed: the very command that
         failed before, or the same step of it (`git push` rejected, at the end of another
         chain), or one its lesson's change applies to (`python b.py` after `python a.py` →
@@ -145,7 +152,7 @@ class Fix:
 
         return not is_generic_signature(error_signature(self.shapes[0].get("error") or ""))
 
-    def _failed_at(self, step) -> bool:
+    def _failed_at(self, step: Callable[[], str]) -> bool:
         """Some record failed at `step()` (failing_step_of), the step of a chain its error names
         (asked only here: ~0.5 ms, and most answers never need it)."""
         step = step()
@@ -157,7 +164,7 @@ class Fix:
                 return True
         return False
 
-    def applies_to(self, command: str, cwd: str, step=str) -> bool:
+    def applies_to(self, command: str, cwd: str, step: Callable[[], str] = str) -> bool:
         """A rewrite of a command fits only the same job (or the same failing step); "run it
         from D" only outside D."""
         from learn_cli.capture.lesson import same_work
