@@ -64,3 +64,24 @@ def test_integers_texts_and_controls(exact):
 def test_any_record(rec):
     sys.modules.setdefault("orjson", orjson)
     assert jsonl.exact_dumps()(rec) == reference(rec)
+
+
+def test_bulk_loads_parses_as_json_and_imports_orjson_only_for_many_texts(monkeypatch):
+    """A read command parses with the standard library until orjson's import would pay for
+    itself (store.jsonl.BULK_SWITCH texts), then with orjson; what orjson refuses (NaN, a lone
+    surrogate) is parsed as `json.loads` parses it, and a bad text fails as it does there."""
+    monkeypatch.delitem(sys.modules, "orjson", raising=False)
+    monkeypatch.setattr(jsonl, "BULK_SWITCH", 3)
+    loads = jsonl.bulk_loads()
+    texts = ['{"a": 1}', '[1.5, "x"]', '{"n": NaN}', '"\\ud800"', '{"b": [true, null]}', '{"c": 2}']
+    seen = []
+    for text in texts:
+        seen.append(loads(text))
+        if len(seen) == 2:
+            assert "orjson" not in sys.modules  # two texts: not worth its import
+    assert "orjson" in sys.modules
+    assert json.dumps(seen) == json.dumps([json.loads(t) for t in texts])
+    with pytest.raises(ValueError, match="Expecting"):
+        loads("{not json")  # the standard library's words, whichever parser ran first
+    monkeypatch.setitem(sys.modules, "orjson", orjson)  # already imported: orjson from the first text
+    assert json.dumps(jsonl.bulk_loads()('{"n": NaN, "s": "\\ud800"}')) == '{"n": NaN, "s": "\\ud800"}'

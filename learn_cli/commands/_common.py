@@ -122,10 +122,17 @@ def is_terminal() -> bool:
 
 
 def json_out(obj) -> None:
-    """Stable JSON for scripts: sorted keys, UTF-8, one document."""
-    import orjson
+    """Stable JSON for scripts: sorted keys, UTF-8, one document; by orjson when the command
+    has imported it for its work (a large document), by the standard library otherwise: the
+    import of orjson costs more than encoding a report (store/jsonl.bulk_loads)."""
+    fast = sys.modules.get("orjson")
+    if fast is not None:
+        text = fast.dumps(obj, option=fast.OPT_INDENT_2 | fast.OPT_SORT_KEYS).decode()
+    else:
+        import json
 
-    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
+        text = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
+    sys.stdout.write(text + "\n")
 
 
 def run_guarded(call) -> int:

@@ -11,20 +11,21 @@ and usage errors stay typer's.
 
 from __future__ import annotations
 
+import os
+
 from learn_cli.commands._common import State, fail, json_out, open_store, read_project
-from learn_cli.commands.recall_fast import run_parsed
+from learn_cli.commands.recall_fast import run_parsed, with_cached_regexes
+from learn_cli.store.jsonl import bulk_loads
 
 GRAPH_FORMATS = ("text", "json", "dot", "mermaid")
 
 
 def stats(st: State, as_json: bool) -> None:
-    import orjson
-
     from learn_cli.engine.stats import gather
     from learn_cli.render import stats as render
 
     store = open_store(st, create=False)
-    doc = gather(store, read_project(st), loads=orjson.loads)
+    doc = gather(store, read_project(st), loads=bulk_loads())
     if as_json:
         json_out(doc)
     else:
@@ -37,7 +38,7 @@ def show(st: State, rid: str, as_json: bool) -> None:
 
     store = open_store(st, create=False)
     path, rec, scope = find(store, rid)
-    file = str(path.relative_to(store.home))
+    file = os.path.relpath(path, store.home)
     value = score(rec)
     if as_json:
         json_out({"file": file, "scope": scope, "score": round(value, 2), "record": rec})
@@ -48,12 +49,10 @@ def show(st: State, rid: str, as_json: bool) -> None:
 
 def find(store, rid: str):
     """(path, record, scope) of a learning by id or unique prefix; one clear line when none."""
-    import orjson
-
     rid = rid.strip()
     if not rid:
         fail("no id given")
-    store.refresh(loads=orjson.loads)
+    store.refresh(loads=bulk_loads())
     found = store.get(rid)
     if found is None:
         fail(f"no learning with id {rid!r} (find ids with `learn recall TOPIC`)")
@@ -63,13 +62,11 @@ def find(store, rid: str):
 
 
 def graph(st: State, fmt: str, as_json: bool) -> None:
-    import orjson
-
     from learn_cli.engine.graph import build_graph, to_dot, to_mermaid
     from learn_cli.render import graph as render
 
     store = open_store(st, create=False)
-    built = build_graph(store, loads=orjson.loads)
+    built = build_graph(store, loads=bulk_loads())
     if as_json or fmt == "json":
         json_out(built.as_json())
     elif fmt == "dot":
@@ -90,8 +87,13 @@ DEFAULTS = {"as_json": False, "fmt": "text"}
 
 
 def main(name: str, global_args: list[str], args: list[str]) -> int | None:
-    """The fast path of command `name`: the exit code, or None when typer must take it."""
-    return run_parsed(global_args, parse(name, args), COMMANDS[name][0])
+    """The fast path of command `name`: the exit code, or None when typer must take it. Its
+    regular expressions come compiled from the hooks' cache file when there is one, as
+    recall's do (recall_fast.main)."""
+    opts, work = parse(name, args), COMMANDS[name][0]
+    if opts is None:
+        return run_parsed(global_args, opts, work)
+    return with_cached_regexes(global_args, lambda: run_parsed(global_args, opts, work, plain=True))
 
 
 def parse(name: str, args: list[str]) -> dict | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 
 from learn_cli.commands._common import EXIT_USAGE, State, fail, guarded, json_out, open_store, read_project
+from learn_cli.store.jsonl import bulk_loads
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
@@ -32,7 +33,7 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
         fail("the topic has no words to search for", EXIT_USAGE)
     store = open_store(st, create=False)
     project = read_project(st)
-    store.refresh(loads=_orjson_loads, archives=include_archived)  # no archived record shown: none checked
+    store.refresh(loads=bulk_loads(), archives=include_archived)  # no archived record shown: none checked
     timeout = store.number("search_timeout_s", project.id)
     result = search(store, text, project_id=project.id, limit=limit, include_archived=include_archived,
                     timeout_s=timeout)
@@ -44,13 +45,6 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
         render.report(result, text, labels, include_archived)
 
 
-def _orjson_loads(data):
-    """orjson's `loads`, imported only when a stale file must be re-read: bad lines are then
-    reported in the same words as by the other commands, and a fresh index costs no import."""
-    import orjson
-
-    return orjson.loads(data)
-
 
 def main(global_args: list[str], args: list[str]) -> int | None:
     """The fast path: the exit code, or None when typer must take the command. Its regular
@@ -61,11 +55,17 @@ def main(global_args: list[str], args: list[str]) -> int | None:
     opts = parse(args)
     if opts is None:
         return run_parsed(global_args, opts, run, plain=True)
+    return with_cached_regexes(global_args, lambda: run_parsed(global_args, opts, run, plain=True))
+
+
+def with_cached_regexes(global_args: list[str], call):
+    """`call()` with the regular expressions of `text.rx` served from the hooks' cache file
+    (capture.regex_cache), the patterns it lacks added to the file (never created here)."""
     from learn_cli.capture import regex_cache
 
     regex_cache.install_for_home(global_values(global_args)[0], patch=False)
     try:
-        return run_parsed(global_args, opts, run, plain=True)
+        return call()
     finally:
         regex_cache.save(create=False)
 

@@ -13,18 +13,18 @@ hook had no time for; `spooled` is how many wait in it now).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import UTC
 
 from learn_cli.engine import scoring
 from learn_cli.store.record import TYPES as TYPE_ORDER
+from learn_cli.text import jsonlite
 
 HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_helped",
                    "deferred", "replayed", "dropped")
 WINDOW_DAYS = 7
 TOP = 3
-def gather(store, project=None, now=None, loads: Callable = json.loads) -> dict:
+def gather(store, project=None, now=None, loads: Callable = jsonlite.loads) -> dict:
     """The stats document (the `--json` output, documented in docs/cmd-stats.md)."""
     from learn_cli.store import analytics
 

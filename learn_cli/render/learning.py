@@ -11,12 +11,14 @@ from __future__ import annotations
 import os
 import sys
 from functools import lru_cache
-from pathlib import Path
 
-from rich.text import Text
+from learn_cli.render.console import console, fancy, plain
+from learn_cli.render.text import Line, age, headline, plural, safe, usage_line, write_plain  # noqa: F401 (re-exported)
 
-from learn_cli.render.console import console, fancy
-from learn_cli.render.text import Line, age, headline, plural, safe, usage_line  # noqa: F401 (re-exported)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # Field order of `learn show`; anything else the record holds follows in name order.
 SHOW_FIELDS = ("type", "category", "status", "context", "error", "fix", "project", "projects", "frequency",
@@ -45,14 +47,25 @@ def _console_on(stream):
     return console()
 
 
-def write(text: Text | str = "") -> None:
-    """One line (or block) to stdout; styles only where the console allows them. Always a
-    `Text`, never a markup string: captured brackets and `:emoji:` codes print as they are."""
-    _stdout().print(text if isinstance(text, Text) else Text(text), overflow="fold", crop=False)
+def write(text: Text | str = "", style: str = "") -> None:
+    """One line (or block) to stdout. On a terminal through rich, with `style` for a string;
+    always a `Text`, never a markup string: captured brackets and `:emoji:` codes print as they
+    are. Piped, `console.plain`: the same text, without importing rich."""
+    if not fancy():
+        plain(text)
+        return
+    from rich.text import Text
+
+    _stdout().print(text if isinstance(text, Text) else Text(text, style=style), overflow="fold", crop=False)
 
 
 def write_styled(lines: list[Line]) -> None:
     """Lines of `render.text` (strings, or `Styled`) through the console."""
+    if not fancy():
+        write_plain(lines)
+        return
+    from rich.text import Text
+
     for line in lines:
         write(line if isinstance(line, str) else Text.assemble(*line.segments, style=line.style))
 
@@ -66,7 +79,7 @@ def arrow() -> str:
 def captured(rec: dict, where: str, path, merged_from: int | None, global_merge, home) -> None:
     """The seed's "📝 Learning captured:" block, then where it went and what merged."""
     fancy_out = fancy()
-    write(Text("📝 Learning captured:" if fancy_out else "Learning captured:", style="bold"))
+    write("📝 Learning captured:" if fancy_out else "Learning captured:", style="bold")
     rows = [("Type", rec.get("type")), ("Category", rec.get("category")), ("Context", rec.get("context")),
             ("Error", rec.get("error")), ("Fix", rec.get("fix")), ("Impact", f"{float(rec.get('impact', 0)):.1f}"),
             ("Project", where), ("ID", rec.get("id"))]
@@ -78,7 +91,7 @@ def captured(rec: dict, where: str, path, merged_from: int | None, global_merge,
     write()
     shown_path = _relative_to(path, home)
     stored = f"Stored in {where} ({shown_path})"
-    write(Text(f"  ✅ {stored}" if fancy_out else stored, style="green" if fancy_out else ""))
+    write(f"  ✅ {stored}" if fancy_out else stored, style="green" if fancy_out else "")
     if merged_from is not None:
         line = (f"Same learning already known here — merged (frequency: {merged_from} {arrow()} "
                 f"{rec.get('frequency')})")
@@ -89,6 +102,8 @@ def captured(rec: dict, where: str, path, merged_from: int | None, global_merge,
 
 
 def _relative_to(path, home) -> str:
+    from pathlib import Path  # not at the top: `learn show`, piped, never needs it
+
     try:
         return str(Path(path).relative_to(home))
     except ValueError:
@@ -100,7 +115,7 @@ def _relative_to(path, home) -> str:
 def show(rec: dict, file: str, scope: str, score: float, project_labels: dict[str, str]) -> None:
     fancy_out = fancy()
     title = safe(rec.get("id"), one_line=True)
-    write(Text(f"🧠 {title}" if fancy_out else title, style="bold"))
+    write(f"🧠 {title}" if fancy_out else title, style="bold")
     width = max(len(_label(f)) for f in SHOW_FIELDS) + 1
     write(f"  {'Score:'.ljust(width + 1)} {score:.2f}")
     write(f"  {'Stored in:'.ljust(width + 1)} {file} ({scope})")
