@@ -103,10 +103,11 @@ def _tree_and_totals(index) -> tuple[list, dict]:
 
 
 def _keys(index, loads: Callable) -> dict[str, set]:
-    """key -> the projects it is seen in, in one scan. SQLite extracts `projects` (one JSON
-    parse per row); the usual list, just the file's own project, is recognised as text."""
+    """key -> the projects it is seen in, for every key that may be seen in more than one (the
+    others join no pair and are no hub), in one scan. The usual list, just the file's own
+    project, is recognised as text."""
     projects_of: dict[str, set] = {}
-    for key, pid, projects in index.projects_by_key():
+    for key, pid, projects in index.projects_by_shared_key():
         seen = projects_of.get(key)
         if seen is None:
             seen = projects_of[key] = set()
