@@ -244,6 +244,26 @@ def test_steps_put_before_the_failed_command_are_steps_to_run_first(home, proj):
     assert "run `git stash` first, then retry `git checkout develop`." in text
 
 
+def test_work_done_in_between_is_not_part_of_a_changed_commands_lesson(home, proj):
+    """The agent changed the command itself: that change is the lesson, and what it ran in
+    between is other work (histories: leegmoore-codex, seq 322-324 and 709-714). A failure of
+    the environment keeps its steps: an install may be needed besides the change."""
+    no_branch = "error: pathspec 'feature/auth' did not match any file(s) known to git"
+    a = proj("web")
+    _taught_once(home, a, "git checkout feature/auth", no_branch,
+                 "git merge main", "git fetch origin feature/auth && git checkout feature/auth")
+    no_file = "error: pathspec 'web/src/a.ts' did not match any file(s) known to git"
+    _taught_once(home, a, "git checkout --theirs web/src/a.ts", no_file, "git push", "git checkout --theirs src/a.ts")
+    lessons = {rec["command"]: (rec["fix_kind"], rec["fix_command"]) for rec in learnings(home, a)}
+    assert lessons == {"git checkout feature/auth": ("between", "git fetch origin feature/auth"),
+                       "git checkout --theirs web/src/a.ts": ("retry", "git checkout --theirs src/a.ts")}
+    b = proj("py")
+    _taught_once(home, b, "python3 app.py", "ModuleNotFoundError: No module named 'requests'",
+                 "pip install requests", "python app.py")
+    [rec] = learnings(home, b)
+    assert rec["fix_command"] == "pip install requests && python app.py"
+
+
 def test_a_missing_prerequisite_is_answered_at_once_for_any_command_in_its_project(home, proj):
     """`jest: command not found` fixed by running `npm install` first: the project lacked its
     dependencies, so the next command that meets that error there gets the step after one

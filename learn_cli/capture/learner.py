@@ -491,6 +491,13 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         if not same:
             from learn_cli.capture.lesson import is_lesson, run_first, with_setup
 
+            if failed.get("cat") not in ENVIRONMENT_CATEGORIES:
+                # the agent changed the command itself: that change is the lesson, and what it
+                # ran in between (`git merge main` before `git fetch origin B && git checkout
+                # B`) is other work, unless what failed was the environment (an install, a
+                # config step may be needed besides the change)
+                steps = []
+
             setup = pairing.added_environment(failed_cmd, ok_cmd)
             if setup:  # another snippet ran in the set-up environment: the setup is the lesson
                 return steps + [with_setup(failed_cmd, setup)], "retry"
