@@ -246,7 +246,8 @@ def test_steps_put_before_the_failed_command_are_steps_to_run_first(home, proj):
 
 def test_work_done_in_between_is_not_part_of_a_changed_commands_lesson(home, proj):
     """The agent changed the command itself: that change is the lesson, and what it ran in
-    between is other work (histories: leegmoore-codex, seq 322-324 and 709-714). A failure of
+    between is other work (histories: leegmoore-codex, seq 322-324 and 709-714); after several
+    changes in between (a conflict resolved by hand, 330-335) there is no lesson. A failure of
     the environment keeps its steps: an install may be needed besides the change."""
     no_branch = "error: pathspec 'feature/auth' did not match any file(s) known to git"
     a = proj("web")
@@ -254,6 +255,9 @@ def test_work_done_in_between_is_not_part_of_a_changed_commands_lesson(home, pro
                  "git merge main", "git fetch origin feature/auth && git checkout feature/auth")
     no_file = "error: pathspec 'web/src/a.ts' did not match any file(s) known to git"
     _taught_once(home, a, "git checkout --theirs web/src/a.ts", no_file, "git push", "git checkout --theirs src/a.ts")
+    conflict = "CONFLICT (content): Merge conflict in web/src/a.ts\nAutomatic merge failed"
+    _taught_once(home, a, "git pull origin main --no-rebase", conflict, "git checkout --theirs web/src/a.ts",
+                 'git commit -m "merge"', "git checkout main", "git pull origin main")
     lessons = {rec["command"]: (rec["fix_kind"], rec["fix_command"]) for rec in learnings(home, a)}
     assert lessons == {"git checkout feature/auth": ("between", "git fetch origin feature/auth"),
                        "git checkout --theirs web/src/a.ts": ("retry", "git checkout --theirs src/a.ts")}

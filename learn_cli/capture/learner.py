@@ -495,7 +495,11 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
                 # the agent changed the command itself: that change is the lesson, and what it
                 # ran in between (`git merge main` before `git fetch origin B && git checkout
                 # B`) is other work, unless what failed was the environment (an install, a
-                # config step may be needed besides the change)
+                # config step may be needed besides the change). After several changes the
+                # retry may have worked because of them (a conflicted pull resolved by hand,
+                # committed, then pulled without `--no-rebase`): no lesson then.
+                if len(steps) > 1:
+                    return [], ""
                 steps = []
 
             setup = pairing.added_environment(failed_cmd, ok_cmd)
