@@ -453,6 +453,19 @@ def test_a_corrected_command_that_does_not_fit_whole_is_said_by_its_change():
     assert summarize(swap, width=55) == "`helm_deploy --colour` fails: `--colour` → `--color`."
 
 
+def test_a_short_line_keeps_what_fails_and_says_the_project_root_in_words():
+    """`learn stats` said "`git…` fails: run `git pull origin main --no-rebase` first." and
+    "`git add…` fails (runtime): run it from `.`." (the replayed leegmoore-codex store): the
+    subject keeps its program and subcommand, and the root folder is said in words."""
+    push = learning("p", command="git push", fix_command="git pull origin main --no-rebase",
+                    fix_kind="between", category="runtime", error="! [rejected] main -> main (fetch first)")
+    assert summarize(push, width=60) == "`git push` fails: run `git pull origin main…` first."
+    root = learning("r", command='git add PORT-PHASES/phase-4.4/ && git commit -m "docs: add Phase 4.2"',
+                    fix_command="cd .", fix_kind="cwd", category="runtime", error="fatal: pathspec")
+    assert summarize(root, width=60) == "`git add…` fails: run it from the project's root folder."
+    assert summarize(dict(root, fix_command="cd web")).endswith("fails (runtime): run it from `web`.")
+
+
 def test_rules_said_in_other_words_are_one_line_and_alternatives_stay_apart():
     """An imported home repeats a rule with a qualifier appended ("… around main()", "… in
     cmd/server/main.go"): its wordings are one line with their sightings added up; rules that

@@ -76,7 +76,7 @@ def test_run_it_from_the_project_root_is_learned_and_applied_to_the_new_command(
     assert answers[0] is None and f"`cd {a} && git add docs/b.md`" in context_of(answers[1])
     [rec] = learnings(home, a)
     assert rec["fix_kind"] == "cwd" and rec["fix_command"] == "cd ." and rec["status"] == "active"
-    assert rec["context"].endswith("run it from `.`.")
+    assert rec["context"].endswith("run it from the project's root folder.")  # not "from `.`"
     text = context_of(Agent(home, sub).fail("git add docs/c.md", error.format("c.md"), 128))
     assert text.splitlines()[0].endswith(f"`cd {a} && git add docs/c.md` instead of `git add docs/c.md`.")
     # From the root itself the lesson does not apply.

@@ -131,8 +131,7 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
         if kind == "advice" and fix != " ".join(command.split()) and _looks_like_command(fix):
             kind = "retry"  # a command given as the fix's prose (`learn add … --fix "pip install x"`)
         if kind != "advice":
-            before, after = wording.rule_split(kind)
-            shown = wording.shown_fix(fix, kind)
+            before, shown, after, code = wording.rule_parts(kind, fix)
             # Where the rule does not fit whole, a corrected command is said by its change when
             # that fits with the command whole ("`python -m train` fails: add `--chunked`.").
             change = _essential_change(command, fix, kind) if (
@@ -143,7 +142,7 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
             need = len(before) + len(shown) + len(after) + 16  # the fix whole, and a few characters of the subject
             if label and need + len(label) > width:
                 label = ""  # the category gives way to the fix in a short line
-            return _fit(("`", command, True), f"` fails{label}: {before}", (shown, True), after, root, width)
+            return _fit(("`", command, True), f"` fails{label}: {before}", (shown, code), after, root, width)
         return _fit(("`", command, True), f"` fails{label}: ", (fix, False), "", root, width)
     error_line, context = meaningful_line(rec.get("error")), _text(rec.get("context"))
     subject = (error_line or context) if is_error else (context or error_line)
@@ -170,9 +169,10 @@ def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int) 
         return cut(subject or fix, width) if len(subject or fix) > width else subject or fix
     room = max(width - len(opening) - len(middle) - len(closing), 2)
     # The fix is what the line is for: shortening never removes it (issue 10). The subject
-    # keeps at least a few characters (or what it needs), the fix the rest; a fix in prose,
-    # which reads cut, leaves the subject up to half the room (`pytest -q` whole, not `pyte…`).
-    keep = min(len(subject), 6 if fix_is_code else max(6, room // 2))
+    # keeps at least its program and subcommand (`git push`, not `git…`; at most
+    # SUBJECT_HEAD characters), the fix the rest; a fix in prose, which reads cut, leaves the
+    # subject up to half the room (`pytest -q` whole, not `pyte…`).
+    keep = min(len(subject), _head(subject) if fix_is_code else max(6, room // 2))
     subject_room = room - min(len(fix), room - keep)
     if len(subject) > subject_room:
         subject = cut(subject, subject_room)
@@ -181,6 +181,16 @@ def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int) 
         fix = cut(fix, fix_room)
     # Sanitized again as a whole: two harmless halves could meet as "ignore: … instructions".
     return sanitize(opening + subject + middle + fix + closing, width)
+
+
+SUBJECT_HEAD = 14
+
+
+def _head(subject: str) -> int:
+    """How much of a rule's subject a short line keeps: its first two words (`git push`,
+    `npm install`), at least 6 and at most SUBJECT_HEAD characters."""
+    words = subject.split(maxsplit=2)
+    return max(6, min(len(" ".join(words[:2])), SUBJECT_HEAD))
 
 
 def _clean(text: str, root, code: bool, width: int) -> str:

@@ -111,8 +111,9 @@ def precompute(store, project, *, loads: Callable = jsonlite.loads) -> None:
 CACHE_FILE = "digest-cache.json"
 # In the stamp: a kept digest is in the words of the code that made it, so a change of those
 # words changes it (2: records without a fix kind worded from their commands, alike rules one line;
-# 3: one fix for the same job on other arguments one line).
-_CACHE_VERSION = 3
+# 3: one fix for the same job on other arguments one line; 4: the root folder in words, a subject
+# cut no shorter than its program and subcommand).
+_CACHE_VERSION = 4
 
 
 def _cache_path(home: str, pid: str) -> str:

@@ -9,7 +9,7 @@ record's own `context` all phrase a fix through here, so they say the same thing
 | `between` | commands to run before the same command | "`X` fails: run `Y` first."            | "run `Y` first, then retry `X`"               |
 | `edit`    | files edited before the same command    | "`X` fails: edit `a.py` first."        | "edit `a.py` first (it fixed this before), then retry" |
 | `path`    | the right path for a file tool          | "`Read x` fails: use `y` instead."     | "use `y` instead"                             |
-| `cwd`     | the folder the same command works from  | "`X` fails: run it from `dir`."        | "`cd /abs/dir && X` instead of `X`" (X: the command that just failed) |
+| `cwd`     | the folder the same command works from  | "`X` fails: run it from `dir`." (the root: "from the project's root folder.") | "`cd /abs/dir && X` instead of `X`" (X: the command that just failed) |
 
 A fix that is prose (a correction, a hand-written rule) is shown as it is. Stdlib only: the
 hook path imports it.
@@ -98,10 +98,20 @@ def shown_fix(fix: str, kind: str) -> str:
     return fix
 
 
-def rule_split(kind: str) -> tuple[str, str]:
-    """The rule's words before and after the fix: ("use `", "` instead.")."""
+def rule_parts(kind: str, fix: str) -> tuple[str, str, str, bool]:
+    """The rule's words before the fix, the fix as shown, the words after it, and whether the
+    fix is code: ("use `", "python -m pytest", "` instead.", True). The project's own folder, a
+    `cwd` fix of `.`, is said in words: "run it from the project's root folder." (not "from
+    `.`", which says nothing in a digest)."""
+    kind = kind if kind in _PHRASES else "retry"
+    shown = shown_fix(fix, kind)
+    if kind == "cwd" and shown == ".":
+        return "run it from the project's ", ROOT_FOLDER, ".", False
     before, _, after = _PHRASES[kind][0].partition("{fix}")
-    return before, after
+    return before, shown, after, True
+
+
+ROOT_FOLDER = "root folder"
 
 
 def action(rec: dict, width: int = 200) -> str:
@@ -110,14 +120,17 @@ def action(rec: dict, width: int = 200) -> str:
     fix, kind = stated_fix(rec), fix_kind(rec)
     if kind == "advice" or not fix:
         return fix[:width]
-    before, after = rule_split(kind)
-    return f"{before}{_bare(shown_fix(fix, kind), width)}{after}".rstrip(".")
+    return _rule_end(kind, fix, width).rstrip(".")
 
 
 def rule_text(failed: str, category: str, fix: str, kind: str, width: int = 160) -> str:
     """The rule a learning states: "`<failed>` fails (<category>): <what to do>"."""
-    before, after = rule_split(kind if kind in _PHRASES else "retry")
-    return f"{quote(failed, 120)} fails ({category}): {before}{_bare(shown_fix(fix, kind), width)}{after}"
+    return f"{quote(failed, 120)} fails ({category}): {_rule_end(kind, fix, width)}"
+
+
+def _rule_end(kind: str, fix: str, width: int) -> str:
+    before, shown, after, _code = rule_parts(kind, fix)
+    return f"{before}{_bare(shown, width)}{after}"
 
 
 def hook_body(kind: str, fix: str, failed: str) -> str:
