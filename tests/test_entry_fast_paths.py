@@ -327,8 +327,34 @@ def test_a_hook_process_runs_without_the_cyclic_collector(tmp_path):
                           "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a", "stderr": ""}})
     env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     for argv, enabled in (("None", "False"), ("['capture']", "True")):
-        probe = ("import gc, sys; sys.argv = ['learn', 'capture']; from learn_cli.__main__ import main; "
+        # the hook's own process ends in os._exit (_hook_end): asked there
+        probe = ("import gc, os, sys; sys.argv = ['learn', 'capture']; from learn_cli.__main__ import main; "
+                 "end = os._exit; os._exit = lambda code: (print(gc.isenabled(), flush=True), end(code)); "
                  f"main({argv}); print(gc.isenabled())")
         out = subprocess.run([sys.executable, "-c", probe], input=payload, capture_output=True, text=True,
                              check=True, env=env, cwd=cwd).stdout
         assert out.splitlines()[-1] == enabled, (argv, out)
+
+
+def test_a_hook_process_ends_without_the_interpreters_finalisation(tmp_path):
+    """The hook's own process ends with os._exit once its answer is flushed (~12 M instructions
+    of finalisation: learn_cli.__main__._hook_end): its JSON on stdout, exit code 0, and no
+    `atexit` work after it; in process (argv given) main returns and the caller goes on."""
+    import json
+
+    cwd = _project(tmp_path)
+    _seed_active(tmp_path, cwd, "the build needs generated headers")
+    start = json.dumps({"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd),
+                        "hook_event_name": "SessionStart", "source": "startup"})
+    env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for argv, after in (("None", False), ("['capture']", True)):
+        probe = ("import atexit, sys; sys.argv = ['learn', 'capture']; from learn_cli.__main__ import main; "
+                 "atexit.register(lambda: print('finalised')); "
+                 f"code = main({argv}); print('returned', code)")
+        proc = subprocess.run([sys.executable, "-c", probe], input=start, capture_output=True, text=True,
+                              check=False, env=env, cwd=cwd)
+        lines = proc.stdout.splitlines()
+        assert proc.returncode == 0, proc.stderr
+        answer = json.loads(lines[0])
+        assert "the build needs generated headers" in answer["hookSpecificOutput"]["additionalContext"]
+        assert lines[1:] == (["returned 0", "finalised"] if after else []), (argv, lines)
