@@ -358,3 +358,21 @@ def test_a_hook_process_ends_without_the_interpreters_finalisation(tmp_path):
         answer = json.loads(lines[0])
         assert "the build needs generated headers" in answer["hookSpecificOutput"]["additionalContext"]
         assert lines[1:] == (["returned 0", "finalised"] if after else []), (argv, lines)
+
+
+def test_a_failure_whose_error_line_is_normalised_imports_no_re(tmp_path):
+    """`text.keys` normalises an error line that no canonical form covers with a dozen
+    substitutions; a replacement template holding a backslash (`r"\\1"`) made `_sre` import
+    `re` itself (`re._compile_template`) at every such failure, and at the success after it
+    (~13 M instructions of ~92 M on a realistic failure: bench/NOTES.md, tenth pass)."""
+    cwd = _project(tmp_path)
+    base, _fail, _fix, plain = _tool_events(cwd, "s1")
+    fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "make -C build deploy"},
+                error="Exit code 2\nmake: *** No rule to make target 'deploy'.  Stop.", is_interrupt=False)
+    _hook(tmp_path, ["capture"], dict(plain, tool_use_id="t0"), cwd)  # creates the store
+    _hook(tmp_path, ["capture"], dict(fail, tool_use_id="t1", session_id="warm_up"), cwd)  # the regex cache
+    _hook(tmp_path, ["capture"], dict(plain, tool_use_id="t2", session_id="warm_up"), cwd)
+    for n, payload in enumerate((fail, plain)):
+        _answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 3}"), cwd,
+                                 probe=("re", "enum"))
+        assert not modules, (n, modules)
