@@ -327,8 +327,52 @@ def test_a_hook_process_runs_without_the_cyclic_collector(tmp_path):
                           "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a", "stderr": ""}})
     env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     for argv, enabled in (("None", "False"), ("['capture']", "True")):
-        probe = ("import gc, sys; sys.argv = ['learn', 'capture']; from learn_cli.__main__ import main; "
+        # the hook's own process ends in os._exit (_hook_end): asked there
+        probe = ("import gc, os, sys; sys.argv = ['learn', 'capture']; from learn_cli.__main__ import main; "
+                 "end = os._exit; os._exit = lambda code: (print(gc.isenabled(), flush=True), end(code)); "
                  f"main({argv}); print(gc.isenabled())")
         out = subprocess.run([sys.executable, "-c", probe], input=payload, capture_output=True, text=True,
                              check=True, env=env, cwd=cwd).stdout
         assert out.splitlines()[-1] == enabled, (argv, out)
+
+
+def test_a_hook_process_ends_without_the_interpreters_finalisation(tmp_path):
+    """The hook's own process ends with os._exit once its answer is flushed (~12 M instructions
+    of finalisation: learn_cli.__main__._hook_end): its JSON on stdout, exit code 0, and no
+    `atexit` work after it; in process (argv given) main returns and the caller goes on."""
+    import json
+
+    cwd = _project(tmp_path)
+    _seed_active(tmp_path, cwd, "the build needs generated headers")
+    start = json.dumps({"session_id": "s1", "transcript_path": "/t", "cwd": str(cwd),
+                        "hook_event_name": "SessionStart", "source": "startup"})
+    env = {"SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for argv, after in (("None", False), ("['capture']", True)):
+        probe = ("import atexit, sys; sys.argv = ['learn', 'capture']; from learn_cli.__main__ import main; "
+                 "atexit.register(lambda: print('finalised')); "
+                 f"code = main({argv}); print('returned', code)")
+        proc = subprocess.run([sys.executable, "-c", probe], input=start, capture_output=True, text=True,
+                              check=False, env=env, cwd=cwd)
+        lines = proc.stdout.splitlines()
+        assert proc.returncode == 0, proc.stderr
+        answer = json.loads(lines[0])
+        assert "the build needs generated headers" in answer["hookSpecificOutput"]["additionalContext"]
+        assert lines[1:] == (["returned 0", "finalised"] if after else []), (argv, lines)
+
+
+def test_a_failure_whose_error_line_is_normalised_imports_no_re(tmp_path):
+    """`text.keys` normalises an error line that no canonical form covers with a dozen
+    substitutions; a replacement template holding a backslash (`r"\\1"`) made `_sre` import
+    `re` itself (`re._compile_template`) at every such failure, and at the success after it
+    (~13 M instructions of ~92 M on a realistic failure: bench/NOTES.md, tenth pass)."""
+    cwd = _project(tmp_path)
+    base, _fail, _fix, plain = _tool_events(cwd, "s1")
+    fail = dict(base, hook_event_name="PostToolUseFailure", tool_input={"command": "make -C build deploy"},
+                error="Exit code 2\nmake: *** No rule to make target 'deploy'.  Stop.", is_interrupt=False)
+    _hook(tmp_path, ["capture"], dict(plain, tool_use_id="t0"), cwd)  # creates the store
+    _hook(tmp_path, ["capture"], dict(fail, tool_use_id="t1", session_id="warm_up"), cwd)  # the regex cache
+    _hook(tmp_path, ["capture"], dict(plain, tool_use_id="t2", session_id="warm_up"), cwd)
+    for n, payload in enumerate((fail, plain)):
+        _answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 3}"), cwd,
+                                 probe=("re", "enum"))
+        assert not modules, (n, modules)
