@@ -208,9 +208,11 @@ def _every_live_row(store, *args) -> list[int]:
 
 @pytest.fixture
 def every_row(monkeypatch):
-    """Runs that read every live row, as before the due columns (issue 14)."""
+    """Runs that read every live row, as before the due columns and the conflict terms (issue 14)."""
     monkeypatch.setattr(promotion, "what_may_change", _every_live_row)
     monkeypatch.setattr(prune_module, "rows_to_prune", _every_live_row)
+    monkeypatch.setattr(promotion, "conflict_items", lambda store, loads: promotion.stream_features(
+        store, promotion.WHOLE_STORE, loads))
 
 
 def _days_of_runs(home: Path, hook_write: bool) -> list:
@@ -244,7 +246,8 @@ def _day(days: int) -> str:
 @pytest.mark.parametrize("hook_write", [False, True])
 def test_runs_again_decide_as_runs_reading_every_row(generated, tmp_path, every_row, monkeypatch, hook_write):
     """A whole-store run reads only the rows the clock may have changed (index v12's due
-    columns) and those its other decisions need (what_may_change, rows_to_prune): day after day,
+    columns), those its other decisions need (what_may_change, rows_to_prune) and, for its
+    conflicts, the rows that share a term with a row of another variant (conflict_items): day after day,
     with a learning used again between runs, it reports and writes what a run reading every
     live row does."""
     few, every = _copies(generated, tmp_path)

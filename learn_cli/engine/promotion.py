@@ -135,10 +135,10 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     store.refresh(loads=loads)
     store.index.derive = DERIVE
     _derive_missing(store, WHOLE_STORE, loads)
-    # The conflicts read every live row's features with its id, key, status and projects, one
-    # row at a time (only the groups they build are held, freed when they return); the
-    # decisions read only the rows they can change (what_may_change).
-    conflicts = conflicts_among(stream_features(store, WHOLE_STORE, loads),
+    # The conflicts read the features of the rows they can pair (conflict_items), with their
+    # id, key, status and projects, one row at a time (only the groups they build are held,
+    # freed when they return); the decisions read only the rows they can change (what_may_change).
+    conflicts = conflicts_among(conflict_items(store, loads),
                                 direction_texts=lambda rec, src, dst: _direction_texts(store, rec, src, dst))
     at = scoring.parse_time(now) or datetime.now(UTC)
     totals = store.index.live_counts()
@@ -146,6 +146,29 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     entries = load_rowids(store, rowids, loads)
     return _Promotion(store, entries, at, focus=None, progress=progress, loads=loads, conflicts=conflicts,
                       totals=totals).run(dry_run)
+
+
+def conflict_items(store, loads: Callable):
+    """What conflicts_among reads of a whole store, in the index's order: the rows that share
+    a term of their conflict features with a row of another variant (index v12's terms: the
+    same key with another fix, a direction met the other way, a slot with another stance, a
+    core with the other polarity). A group of records that agree pairs none of them, and every
+    row of a group that can pair is read, so the conflicts are those of every row, in the same
+    order. Every live row when the terms are not there yet (filled here, once) or some row
+    could not be derived (its features come from its record)."""
+    import sqlite3
+
+    index = store.index
+    try:
+        index.fill_terms()
+        rowids = index.conflict_rowids()
+    except sqlite3.Error:
+        rowids = None
+    if rowids is None or index.rowids_to_derive(WHOLE_STORE, _DERIVED_VERSION):
+        yield from stream_features(store, WHOLE_STORE, loads)
+        return
+    for start in range(0, len(rowids), 500):
+        yield from stream_features(store, _index.with_rowids(rowids[start:start + 500]), loads)
 
 
 def due_rowids(store, now: datetime) -> set[int]:

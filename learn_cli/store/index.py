@@ -101,6 +101,40 @@ CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, 
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value);
 """
 
+# v12: the terms of each row's conflict features, what engine.conflicts groups records by (a
+# key with its fix, a pair of opposite directions with the way, a preference slot with its
+# stance, a statement core with its polarity), kept by triggers whenever `features` (or the
+# key) changes, whoever writes: a term whose rows differ in their variant is one that can
+# pair records (Index.conflict_rowids), and only its rows need comparing.
+def _terms_of(row: str) -> str:
+    """SELECT of (row, term, variant) of the row `row` (`new` in a trigger, `learnings`)."""
+    f = f"{row}.features"
+    return (f"SELECT {row}.rowid, 'k:' || {row}.key, json_extract({f}, '$[0]') WHERE {row}.key != '' "
+            f"AND json_type({f}, '$[0]') = 'text' AND json_extract({f}, '$[0]') != '' "
+            f"UNION ALL SELECT {row}.rowid, 'd:' || min(way, back), way FROM (SELECT json_extract(value, '$[0]') "
+            f"|| '>' || json_extract(value, '$[1]') AS way, json_extract(value, '$[1]') || '>' || "
+            f"json_extract(value, '$[0]') AS back FROM json_each({f}, '$[1]') WHERE json_type(value) = 'array') "
+            f"UNION ALL SELECT {row}.rowid, 's:' || json_extract(value, '$[0]'), json_extract(value, '$[1]') || "
+            f"json_extract(value, '$[2]') FROM json_each({f}, '$[2]') WHERE json_type(value) = 'array' "
+            f"UNION ALL SELECT {row}.rowid, 'c:' || json_extract(value, '$[1]'), json_extract(value, '$[0]') "
+            f"FROM json_each({f}, '$[3]') WHERE json_type(value) = 'array'")
+
+
+_TERMS_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS terms(term TEXT, variant, row INTEGER, PRIMARY KEY(term, variant, row)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS terms_row ON terms(row);
+CREATE TRIGGER IF NOT EXISTS learnings_terms_insert AFTER INSERT ON learnings
+    WHEN json_valid(new.features) AND json_type(new.features) = 'array'
+    BEGIN INSERT OR IGNORE INTO terms(row, term, variant) {_terms_of("new")}; END;
+CREATE TRIGGER IF NOT EXISTS learnings_terms_update AFTER UPDATE OF features, key ON learnings
+    WHEN new.features IS NOT old.features OR new.key IS NOT old.key
+    BEGIN DELETE FROM terms WHERE row = old.rowid;
+    INSERT OR IGNORE INTO terms(row, term, variant) SELECT * FROM ({_terms_of("new")})
+        WHERE json_valid(new.features) AND json_type(new.features) = 'array'; END;
+CREATE TRIGGER IF NOT EXISTS learnings_terms_delete AFTER DELETE ON learnings
+    BEGIN DELETE FROM terms WHERE row = old.rowid; END;
+"""
+
 BATCH_SECONDS = 0.25  # longest a batch of index writes (Index.batch) keeps SQLite's write lock
 PROGRESS_STEPS = 20_000  # SQLite instructions between two looks at a hook's deadline
 BUSY_TIMEOUT_S = 30.0  # how long a command waits for another writer; a hook waits its time left
@@ -892,6 +926,29 @@ class Index:
             "(clock_start <= ? OR clock_start > ?)", (archive_cutoff, now)))
         return found
 
+    def conflict_rowids(self) -> list[int] | None:
+        """Rowids of the live rows that share a conflict term with a row of another variant
+        (see _TERMS_SCHEMA), ascending: the only rows conflicts can pair. None until the terms
+        were filled (fill_terms)."""
+        if self._meta("terms") != 1:
+            return None
+        return [r for (r,) in self.db.execute(
+            "SELECT DISTINCT terms.row FROM terms JOIN (SELECT term FROM terms GROUP BY term "
+            "HAVING count(DISTINCT variant) > 1) AS pairing USING (term) JOIN learnings ON "
+            f"learnings.rowid = terms.row WHERE {LIVE_SQL} ORDER BY terms.row")]
+
+    def fill_terms(self) -> None:
+        """The terms of every row with features, once (an index of v11, or emptied): the
+        triggers keep them from then on."""
+        if self._meta("terms") == 1:
+            return
+        with self._tx() as tx:
+            tx.execute("DELETE FROM terms")
+            tx.execute(f"INSERT OR IGNORE INTO terms(row, term, variant) SELECT * FROM learnings, "
+                       f"({_terms_of('learnings')}) WHERE json_valid(learnings.features) AND "
+                       f"json_type(learnings.features) = 'array'")
+            tx.execute("INSERT OR REPLACE INTO meta VALUES ('terms', 1)")
+
     def live_pids(self) -> list[str]:
         """The pid of every live row, one each ('' for the global files)."""
         return [p for (p,) in self.db.execute(f"SELECT DISTINCT pid FROM learnings WHERE {LIVE_SQL}")]
@@ -1413,9 +1470,10 @@ def _add_due_columns(db: sqlite3.Connection, reset: bool) -> None:
     if reset:
         db.execute("UPDATE learnings SET due_clock=NULL, clock_start=NULL WHERE due_clock IS NOT NULL "
                    "OR clock_start IS NOT NULL")
-    db.execute("DELETE FROM meta WHERE name='derived_version'")
+    db.execute("DELETE FROM meta WHERE name IN ('derived_version', 'terms')")
     for sql in _DUE_INDEXES:
         db.execute(sql)
+    db.executescript(_TERMS_SCHEMA)  # empty until the next promote fills it (Index.fill_terms)
 
 
 def _has_columns(db: sqlite3.Connection, names: tuple[str, ...]) -> bool:
@@ -1564,6 +1622,7 @@ class MemoryIndex(Index):
     def _connect(self):
         db = sqlite3.connect(":memory:", isolation_level=None)
         db.executescript(_SCHEMA)
+        db.executescript(_TERMS_SCHEMA)
         _add_score_columns(db)
         return db
 
