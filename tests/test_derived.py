@@ -364,3 +364,34 @@ def test_due_columns_an_older_version_may_have_left_behind_are_emptied(generated
     assert _columns(home, "SELECT count(*) FROM learnings WHERE due_clock IS NOT NULL OR clock_start IS NOT NULL") \
         == [(0,)]
     assert _columns(home, "SELECT count(*) FROM meta") == [(0,)]
+
+
+def test_the_conflict_terms_follow_every_write_of_the_features(generated, tmp_path):
+    """The terms table is kept by triggers: a hook's write that changes a record's text
+    empties its features and its terms, the next promote derives both again; the rows
+    conflicts read are those whose terms another row states otherwise, a fraction of the
+    live rows, and every row of every conflict is among them."""
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    store = Store(home)
+    try:
+        report = run_promotion(store, now=_day(0))
+        index = store.index
+        rowids = index.conflict_rowids()
+        live = _every_live_row(store)
+        assert rowids and len(rowids) < len(live) / 2
+        paired = {r for c in report.conflicts for r in (c["a"], c["b"])}
+        ids = {i for (i,) in index.db.execute(f"SELECT id FROM learnings WHERE rowid IN ({','.join(map(str, rowids))})")}
+        assert paired and paired <= ids
+        (rowid, rid, rel), *_ = index.db.execute(
+            "SELECT terms.row, id, file FROM terms JOIN learnings ON learnings.rowid = terms.row "
+            "WHERE term LIKE 'k:%' AND scope = 'project'")
+        store.update(store.path_of(rel), rid, lambda r: dict(r, fix="an entirely new fix"))
+        assert index.db.execute("SELECT count(*) FROM terms WHERE row = ?", (rowid,)).fetchone() == (0,)
+        run_promotion(store, now=_day(0), dry_run=True)
+        (new_rowid,) = index.db.execute("SELECT rowid FROM learnings WHERE id = ? AND file = ?", (rid, rel)).fetchone()
+        assert ("k:" + index.db.execute("SELECT key FROM learnings WHERE rowid = ?", (new_rowid,)).fetchone()[0],
+                "an entirely new fix") in index.db.execute("SELECT term, variant FROM terms WHERE row = ?",
+                                                            (new_rowid,)).fetchall()
+    finally:
+        store.close()

@@ -106,18 +106,20 @@ CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value);
 # stance, a statement core with its polarity), kept by triggers whenever `features` (or the
 # key) changes, whoever writes: a term whose rows differ in their variant is one that can
 # pair records (Index.conflict_rowids), and only its rows need comparing.
-def _terms_of(row: str) -> str:
-    """SELECT of (row, term, variant) of the row `row` (`new` in a trigger, `learnings`)."""
-    f = f"{row}.features"
-    return (f"SELECT {row}.rowid, 'k:' || {row}.key, json_extract({f}, '$[0]') WHERE {row}.key != '' "
-            f"AND json_type({f}, '$[0]') = 'text' AND json_extract({f}, '$[0]') != '' "
-            f"UNION ALL SELECT {row}.rowid, 'd:' || min(way, back), way FROM (SELECT json_extract(value, '$[0]') "
-            f"|| '>' || json_extract(value, '$[1]') AS way, json_extract(value, '$[1]') || '>' || "
-            f"json_extract(value, '$[0]') AS back FROM json_each({f}, '$[1]') WHERE json_type(value) = 'array') "
-            f"UNION ALL SELECT {row}.rowid, 's:' || json_extract(value, '$[0]'), json_extract(value, '$[1]') || "
-            f"json_extract(value, '$[2]') FROM json_each({f}, '$[2]') WHERE json_type(value) = 'array' "
-            f"UNION ALL SELECT {row}.rowid, 'c:' || json_extract(value, '$[1]'), json_extract(value, '$[0]') "
-            f"FROM json_each({f}, '$[3]') WHERE json_type(value) = 'array'")
+def _terms_of(row: str, table: str = "") -> str:
+    """SELECT of (row, term, variant) of the row `row` (`new` in a trigger), or with `table`
+    of every row of that table with features (`table` = `row`)."""
+    f, each = f"{row}.features", (f"FROM {table}, " if table else "FROM ")
+    own = f"WHERE json_valid({f}) AND json_type({f}) = 'array'"  # (checked before json_each reads it)
+    src, dst = "json_extract(value, '$[0]')", "json_extract(value, '$[1]')"
+    return (f"SELECT {row}.rowid, 'k:' || {row}.key, json_extract({f}, '$[0]') {'FROM ' + table if table else ''} "
+            f"{own} AND {row}.key != '' AND json_type({f}, '$[0]') = 'text' AND json_extract({f}, '$[0]') != '' "
+            f"UNION ALL SELECT {row}.rowid, 'd:' || min({src} || '>' || {dst}, {dst} || '>' || {src}), "
+            f"{src} || '>' || {dst} {each}json_each({f}, '$[1]') {own} AND json_type(value) = 'array' "
+            f"UNION ALL SELECT {row}.rowid, 's:' || {src}, {dst} || json_extract(value, '$[2]') "
+            f"{each}json_each({f}, '$[2]') {own} AND json_type(value) = 'array' "
+            f"UNION ALL SELECT {row}.rowid, 'c:' || {dst}, {src} {each}json_each({f}, '$[3]') {own} "
+            f"AND json_type(value) = 'array'")
 
 
 _TERMS_SCHEMA = f"""
@@ -129,8 +131,7 @@ CREATE TRIGGER IF NOT EXISTS learnings_terms_insert AFTER INSERT ON learnings
 CREATE TRIGGER IF NOT EXISTS learnings_terms_update AFTER UPDATE OF features, key ON learnings
     WHEN new.features IS NOT old.features OR new.key IS NOT old.key
     BEGIN DELETE FROM terms WHERE row = old.rowid;
-    INSERT OR IGNORE INTO terms(row, term, variant) SELECT * FROM ({_terms_of("new")})
-        WHERE json_valid(new.features) AND json_type(new.features) = 'array'; END;
+    INSERT OR IGNORE INTO terms(row, term, variant) {_terms_of("new")}; END;
 CREATE TRIGGER IF NOT EXISTS learnings_terms_delete AFTER DELETE ON learnings
     BEGIN DELETE FROM terms WHERE row = old.rowid; END;
 """
@@ -944,9 +945,7 @@ class Index:
             return
         with self._tx() as tx:
             tx.execute("DELETE FROM terms")
-            tx.execute(f"INSERT OR IGNORE INTO terms(row, term, variant) SELECT * FROM learnings, "
-                       f"({_terms_of('learnings')}) WHERE json_valid(learnings.features) AND "
-                       f"json_type(learnings.features) = 'array'")
+            tx.execute(f"INSERT OR IGNORE INTO terms(row, term, variant) {_terms_of('learnings', 'learnings')}")
             tx.execute("INSERT OR REPLACE INTO meta VALUES ('terms', 1)")
 
     def live_pids(self) -> list[str]:
