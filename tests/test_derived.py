@@ -226,7 +226,7 @@ def _days_of_runs(home: Path, hook_write: bool) -> list:
             if hook_write and days:
                 path, rec = next((store.path_of(f), r) for f, s, _, r in store.iter_index("project")
                                  if r.get("status") in ("active", "pending") and r.get("low_since"))
-                store.update(path, rec["id"], lambda r: dict(r, frequency=5, impact=0.8, last_used=at))
+                store.update(path, rec["id"], lambda r, at=at: dict(r, frequency=5, impact=0.8, last_used=at))
             out.append(_without_new_ids(run_promotion(store, now=at).as_json()))
             pruned = run_prune(store, now=at).as_json()
             for name in ("disk_before", "disk_after", "disk_saved"):
@@ -381,7 +381,8 @@ def test_the_conflict_terms_follow_every_write_of_the_features(generated, tmp_pa
         live = _every_live_row(store)
         assert rowids and len(rowids) < len(live) / 2
         paired = {r for c in report.conflicts for r in (c["a"], c["b"])}
-        ids = {i for (i,) in index.db.execute(f"SELECT id FROM learnings WHERE rowid IN ({','.join(map(str, rowids))})")}
+        marks = ",".join(map(str, rowids))
+        ids = {i for (i,) in index.db.execute(f"SELECT id FROM learnings WHERE rowid IN ({marks})")}
         assert paired and paired <= ids
         (rowid, rid, rel), *_ = index.db.execute(
             "SELECT terms.row, id, file FROM terms JOIN learnings ON learnings.rowid = terms.row "

@@ -256,24 +256,6 @@ def _entry(store, paths: dict[str, Path], row: tuple, loads: Callable) -> Entry:
     return Entry(path, scope, pid, loads(_row_data(store, rowid)), rowid)
 
 
-def _entries_with_features(store, rows: _index.Selection, loads: Callable, out: list[Entry]):
-    """load_entries() into `out`, yielding (the entry's record, its conflict features) as each
-    loads: what `conflicts_among` reads (id, key, status and projects of the record, the same
-    values the index's columns hold), from one scan. Features are computed from the whole
-    record where the column is empty (a home where they could not be stored)."""
-    from learn_cli.engine.conflicts import Features, record_features
-
-    paths: dict[str, Path] = {}
-    for row in store.index.derived_rows(rows, features=True):
-        e = _entry(store, paths, row, loads)
-        out.append(e)
-        features = row[5]
-        if features is not None and row[4] is not None:
-            yield e.rec, Features(*loads(features))
-        else:
-            yield e.rec, record_features(e.rec if e.full else loads(_row_data(store, e.rowid)))
-
-
 def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int = 2000) -> None:
     """Fill the derived columns where empty or of an older version, a batch per transaction
     (hooks writing meanwhile wait for one batch, not for the whole store)."""

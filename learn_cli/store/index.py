@@ -877,8 +877,10 @@ class Index:
         if rows is WHOLE_STORE and self._meta("derived_version") == version:
             return [r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {LIVE_SQL} "
                                                   "AND due_clock IS NULL")]
+        # (the due columns are filled by whole-store runs: a session's end derives only what it needs)
+        due = " OR due_clock IS NULL" if rows is WHOLE_STORE else ""
         query = (f"SELECT rowid FROM learnings WHERE {_live(rows)} AND (derived IS NULL OR "
-                 f"derived NOT LIKE ? OR features IS NULL OR score_base IS NULL OR due_clock IS NULL)")
+                 f"derived NOT LIKE ? OR features IS NULL OR score_base IS NULL{due})")
         return [r for (r,) in self.db.execute(query, (*rows.args, f"[{version},%"))]
 
     def all_derived(self, version: int) -> None:
@@ -1003,11 +1005,9 @@ class Index:
                                                      (rel,)))
         return out
 
-    def derived_rows(self, rows: Selection, features: bool = False) -> Iterable[tuple]:
-        """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed; with
-        `features`, the features column too (a whole-store promote reads both in one scan)."""
-        more = ", features" if features else ""
-        return self.db.execute(f"SELECT file, scope, pid, rowid, derived{more} FROM learnings WHERE {_live(rows)}",
+    def derived_rows(self, rows: Selection) -> Iterable[tuple]:
+        """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed."""
+        return self.db.execute(f"SELECT file, scope, pid, rowid, derived FROM learnings WHERE {_live(rows)}",
                                rows.args)
 
     def feature_rows(self, rows: Selection) -> Iterable[tuple[str, str, str | None, str | None, str | None,
