@@ -134,6 +134,7 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     loads = loads or _fast_loads()
     store.refresh(loads=loads)
     store.index.derive = DERIVE
+    _fill_terms(store)  # before deriving: the rows derived now add their terms themselves (triggers)
     _derive_missing(store, WHOLE_STORE, loads)
     # The conflicts read the features of the rows they can pair (conflict_items), with their
     # id, key, status and projects, one row at a time (only the groups they build are held,
@@ -154,13 +155,12 @@ def conflict_items(store, loads: Callable):
     same key with another fix, a direction met the other way, a slot with another stance, a
     core with the other polarity). A group of records that agree pairs none of them, and every
     row of a group that can pair is read, so the conflicts are those of every row, in the same
-    order. Every live row when the terms are not there yet (filled here, once) or some row
-    could not be derived (its features come from its record)."""
+    order. Every live row when the terms are not there (_fill_terms failed) or some row could
+    not be derived (its features come from its record)."""
     import sqlite3
 
     index = store.index
     try:
-        index.fill_terms()
         rowids = index.conflict_rowids()
     except sqlite3.Error:
         rowids = None
@@ -169,6 +169,16 @@ def conflict_items(store, loads: Callable):
         return
     for start in range(0, len(rowids), 500):
         yield from stream_features(store, _index.with_rowids(rowids[start:start + 500]), loads)
+
+
+def _fill_terms(store) -> None:
+    """The conflict terms of every row, once (an index of v11; kept by triggers from then on)."""
+    import sqlite3
+
+    try:
+        store.index.fill_terms()
+    except sqlite3.Error:
+        pass  # (a busy or read-only index) the conflicts then read every row
 
 
 def due_rowids(store, now: datetime) -> set[int]:
