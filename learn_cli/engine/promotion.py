@@ -134,8 +134,9 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     loads = loads or _fast_loads()
     store.refresh(loads=loads)
     store.index.derive = DERIVE
-    _fill_terms(store)  # before deriving: the rows derived now add their terms themselves (triggers)
+    _fill_terms(store)  # before deriving: the rows derived now are noted by the triggers
     _derive_missing(store, WHOLE_STORE, loads)
+    _store_terms(store, loads)
     # The conflicts read the features of the rows they can pair (conflict_items), with their
     # id, key, status and projects, one row at a time (only the groups they build are held,
     # freed when they return); the decisions read only the rows they can change (what_may_change).
@@ -172,13 +173,29 @@ def conflict_items(store, loads: Callable):
 
 
 def _fill_terms(store) -> None:
-    """The conflict terms of every row, once (an index of v11; kept by triggers from then on)."""
+    """Every row with features due for its conflict terms, once (an index of v11; the triggers
+    note the rows given features from then on)."""
     import sqlite3
 
     try:
         store.index.fill_terms()
     except sqlite3.Error:
         pass  # (a busy or read-only index) the conflicts then read every row
+
+
+def _store_terms(store, loads: Callable, batch: int = 5000) -> None:
+    """The conflict terms of the rows given features since the last promote (conflict_terms),
+    a batch per transaction."""
+    import sqlite3
+
+    from learn_cli.engine.conflicts import Features, conflict_terms
+
+    try:
+        while due := store.index.terms_due(batch):
+            store.index.store_terms([(rowid, conflict_terms(key, Features(*loads(features))))
+                                     for rowid, key, features in due])
+    except (sqlite3.Error, TypeError, ValueError):
+        pass  # rows left due: conflict_items reads every row while any is (Index.conflict_rowids)
 
 
 def due_rowids(store, now: datetime) -> set[int]:

@@ -101,39 +101,23 @@ CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, 
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value);
 """
 
-# v12: the terms of each row's conflict features, what engine.conflicts groups records by (a
-# key with its fix, a pair of opposite directions with the way, a preference slot with its
-# stance, a statement core with its polarity), kept by triggers whenever `features` (or the
-# key) changes, whoever writes: a term whose rows differ in their variant is one that can
-# pair records (Index.conflict_rowids), and only its rows need comparing.
-def _terms_of(row: str, table: str = "") -> str:
-    """SELECT of (row, term, variant) of the row `row` (`new` in a trigger), or with `table`
-    of every row of that table with features (`table` = `row`)."""
-    f, each = f"{row}.features", (f"FROM {table}, " if table else "FROM ")
-    own = f"WHERE json_valid({f}) AND json_type({f}) = 'array'"  # (checked before json_each reads it)
-    src, dst = "json_extract(value, '$[0]')", "json_extract(value, '$[1]')"
-    return (f"SELECT {row}.rowid, 'k:' || {row}.key, json_extract({f}, '$[0]') {'FROM ' + table if table else ''} "
-            f"{own} AND {row}.key != '' AND json_type({f}, '$[0]') = 'text' AND json_extract({f}, '$[0]') != '' "
-            f"UNION ALL SELECT {row}.rowid, 'd:' || min({src} || '>' || {dst}, {dst} || '>' || {src}), "
-            f"{src} || '>' || {dst} {each}json_each({f}, '$[1]') {own} AND json_type(value) = 'array' "
-            f"UNION ALL SELECT {row}.rowid, 's:' || {src}, {dst} || json_extract(value, '$[2]') "
-            f"{each}json_each({f}, '$[2]') {own} AND json_type(value) = 'array' "
-            f"UNION ALL SELECT {row}.rowid, 'c:' || {dst}, {src} {each}json_each({f}, '$[3]') {own} "
-            f"AND json_type(value) = 'array'")
-
-
-_TERMS_SCHEMA = f"""
+# v12: the terms of each row's conflict features (engine.conflicts.conflict_terms: what
+# conflicts group records by), for Index.conflict_rowids. Triggers keep them honest whoever
+# writes: a row whose features or key change, or that goes, loses its terms, and a row given
+# features is noted in `terms_due`, whose terms the next promote stores (store_terms; making
+# them in SQL from the features' JSON cost ~140 us a row inside every write).
+_TERMS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS terms(term TEXT, variant, row INTEGER, PRIMARY KEY(term, variant, row)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS terms_row ON terms(row);
-CREATE TRIGGER IF NOT EXISTS learnings_terms_insert AFTER INSERT ON learnings
-    WHEN json_valid(new.features) AND json_type(new.features) = 'array'
-    BEGIN INSERT OR IGNORE INTO terms(row, term, variant) {_terms_of("new")}; END;
+CREATE TABLE IF NOT EXISTS terms_due(row INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS learnings_terms_insert AFTER INSERT ON learnings WHEN new.features IS NOT NULL
+    BEGIN INSERT OR IGNORE INTO terms_due VALUES (new.rowid); END;
 CREATE TRIGGER IF NOT EXISTS learnings_terms_update AFTER UPDATE OF features, key ON learnings
     WHEN new.features IS NOT old.features OR new.key IS NOT old.key
     BEGIN DELETE FROM terms WHERE row = old.rowid;
-    INSERT OR IGNORE INTO terms(row, term, variant) {_terms_of("new")}; END;
+    INSERT OR IGNORE INTO terms_due SELECT new.rowid WHERE new.features IS NOT NULL; END;
 CREATE TRIGGER IF NOT EXISTS learnings_terms_delete AFTER DELETE ON learnings
-    BEGIN DELETE FROM terms WHERE row = old.rowid; END;
+    BEGIN DELETE FROM terms WHERE row = old.rowid; DELETE FROM terms_due WHERE row = old.rowid; END;
 """
 
 BATCH_SECONDS = 0.25  # longest a batch of index writes (Index.batch) keeps SQLite's write lock
@@ -932,8 +916,9 @@ class Index:
     def conflict_rowids(self) -> list[int] | None:
         """Rowids of the live rows that share a conflict term with a row of another variant
         (see _TERMS_SCHEMA), ascending: the only rows conflicts can pair. None until the terms
-        were filled (fill_terms)."""
-        if self._meta("terms") != 1:
+        were filled (fill_terms), and while a row's are due (store_terms)."""
+        if self._meta("terms") != 1 or self.db.execute(
+                "SELECT 1 FROM terms_due JOIN learnings ON rowid = row WHERE features IS NOT NULL LIMIT 1").fetchone():
             return None
         return [r for (r,) in self.db.execute(
             "SELECT DISTINCT terms.row FROM terms JOIN (SELECT term FROM terms GROUP BY term "
@@ -941,14 +926,33 @@ class Index:
             f"learnings.rowid = terms.row WHERE {LIVE_SQL} ORDER BY terms.row")]
 
     def fill_terms(self) -> None:
-        """The terms of every row with features, once (an index of v11, or emptied): the
-        triggers keep them from then on."""
+        """Note every row with features as due for its terms, once (an index of v11, or
+        emptied): the triggers note the others from then on."""
         if self._meta("terms") == 1:
             return
         with self._tx() as tx:
             tx.execute("DELETE FROM terms")
-            tx.execute(f"INSERT OR IGNORE INTO terms(row, term, variant) {_terms_of('learnings', 'learnings')}")
+            tx.execute("INSERT OR IGNORE INTO terms_due SELECT rowid FROM learnings WHERE features IS NOT NULL")
             tx.execute("INSERT OR REPLACE INTO meta VALUES ('terms', 1)")
+
+    def terms_due(self, limit: int) -> list[tuple[int, str, str]]:
+        """(rowid, key, features) of up to `limit` rows given features since their terms were
+        stored (the rows noted whose features went since are no longer due)."""
+        due = self.db.execute("SELECT rowid, key, features FROM terms_due JOIN learnings ON rowid = row "
+                              "WHERE features IS NOT NULL LIMIT ?", (limit,)).fetchall()
+        if len(due) < limit:
+            with self._tx() as tx:
+                tx.execute("DELETE FROM terms_due WHERE NOT EXISTS (SELECT 1 FROM learnings "
+                           "WHERE learnings.rowid = terms_due.row AND features IS NOT NULL)")
+        return due
+
+    def store_terms(self, terms: list[tuple[int, list[tuple[str, object]]]]) -> None:
+        """Set the terms of these rows (rowid, [(term, variant), ...]), no longer due."""
+        with self._tx() as tx:
+            tx.executemany("DELETE FROM terms WHERE row=?", [(rowid,) for rowid, _ in terms])
+            tx.executemany("INSERT OR IGNORE INTO terms(row, term, variant) VALUES (?,?,?)",
+                           [(rowid, term, variant) for rowid, pairs in terms for term, variant in pairs])
+            tx.executemany("DELETE FROM terms_due WHERE row=?", [(rowid,) for rowid, _ in terms])
 
     def live_pids(self) -> list[str]:
         """The pid of every live row, one each ('' for the global files)."""
@@ -975,20 +979,19 @@ class Index:
 
     def live_rowids_with(self, column: str, values: list[str]) -> set[int]:
         """Rowids of the live rows whose `key` or `id` (`column`) is one of `values`."""
-        assert column in ("key", "id")
-        out: set[int] = set()
-        for start in range(0, len(values), 500):
-            marks, chunk = _in_list(values[start:start + 500])
-            out.update(r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {column} IN ({marks}) "
-                                                     f"AND {LIVE_SQL}", chunk))
-        return out
+        return self._live_with("rowid", column, values)
 
     def live_ids(self, ids: list[str]) -> set[str]:
         """Which of these ids are the id of a live row."""
-        out: set[str] = set()
-        for start in range(0, len(ids), 500):
-            marks, chunk = _in_list(ids[start:start + 500])
-            out.update(i for (i,) in self.db.execute(f"SELECT id FROM learnings WHERE id IN ({marks}) "
+        return self._live_with("id", "id", ids)
+
+    def _live_with(self, wanted: str, column: str, values: list[str]) -> set:
+        """`wanted` of the live rows whose `column` (key, id) is one of `values`, 500 a query."""
+        assert column in ("key", "id")
+        out: set = set()
+        for start in range(0, len(values), 500):
+            marks, chunk = _in_list(values[start:start + 500])
+            out.update(v for (v,) in self.db.execute(f"SELECT {wanted} FROM learnings WHERE {column} IN ({marks}) "
                                                      f"AND {LIVE_SQL}", chunk))
         return out
 
