@@ -367,8 +367,9 @@ def test_due_columns_an_older_version_may_have_left_behind_are_emptied(generated
 
 
 def test_the_conflict_terms_follow_every_write_of_the_features(generated, tmp_path):
-    """The terms table is kept by triggers: a hook's write that changes a record's text
-    empties its features and its terms, the next promote derives both again; the rows
+    """The terms table is kept by triggers: a write that gives a row features notes it as due,
+    and the next promote stores its terms; a hook's write that changes a record's text empties
+    its features and its terms, the next promote derives both again; the rows
     conflicts read are those whose terms another row states otherwise, a fraction of the
     live rows, and every row of every conflict is among them."""
     home = tmp_path / "home"
@@ -377,6 +378,8 @@ def test_the_conflict_terms_follow_every_write_of_the_features(generated, tmp_pa
     try:
         report = run_promotion(store, now=_day(0))
         index = store.index
+        assert index.conflict_rowids() is None  # the rows it wrote with new features: due until the next promote
+        promotion._store_terms(store, json.loads)
         rowids = index.conflict_rowids()
         live = _every_live_row(store)
         assert rowids and len(rowids) < len(live) / 2
