@@ -954,10 +954,6 @@ class Index:
                            [(rowid, term, variant) for rowid, pairs in terms for term, variant in pairs])
             tx.executemany("DELETE FROM terms_due WHERE row=?", [(rowid,) for rowid, _ in terms])
 
-    def live_pids(self) -> list[str]:
-        """The pid of every live row, one each ('' for the global files)."""
-        return [p for (p,) in self.db.execute(f"SELECT DISTINCT pid FROM learnings WHERE {LIVE_SQL}")]
-
     def live_counts(self) -> dict[str, int]:
         """pid -> number of live rows ('' for the global files), from the index of live keys."""
         return dict(self.db.execute(f"SELECT pid, count(*) FROM learnings WHERE {LIVE_SQL} GROUP BY pid"))
