@@ -134,11 +134,18 @@ def clock_due(rec: dict) -> tuple[float, float | None]:
     moment = parse_time(rec.get("last_used")) or parse_time(rec.get("created"))
     if moment is None:  # scored at `now` whatever the clock: it never changes
         return (0.0 if score(rec, datetime.fromtimestamp(0, UTC)) < LOW_SCORE else NEVER), None
-    for weeks in range(RECENCY_WEEKS + 1):
-        at = moment + _week(weeks)
-        if score(rec, at) < LOW_SCORE:
-            return (0.0 if weeks == 0 else at.timestamp() - _EARLY_S), None
-    return NEVER, None  # pragma: no cover - recency is 0 after RECENCY_WEEKS
+    if score(rec, moment) < LOW_SCORE:
+        return 0.0, None
+    # the first whole week whose score is below LOW_SCORE: the score never rises with the
+    # weeks, and is 0 after RECENCY_WEEKS (found in ~4 scorings, not up to 11)
+    high, low = 0, RECENCY_WEEKS
+    while low - high > 1:
+        middle = (high + low) // 2
+        if score(rec, moment + _week(middle)) < LOW_SCORE:
+            low = middle
+        else:
+            high = middle
+    return (moment + _week(low)).timestamp() - _EARLY_S, None
 
 
 def _week(weeks: int):
