@@ -313,13 +313,16 @@ def _columns(home: Path, sql: str) -> list:
 
 
 def _as_v11(home: Path) -> None:
-    """The index as version 11 left it: no due columns, no meta table."""
+    """The index as version 11 left it: no due columns, meta or terms tables, triggers."""
     db = sqlite3.connect(str(home / "global" / "index.db"))
     for name in ("learnings_due", "learnings_clock"):
         db.execute(f"DROP INDEX {name}")
     for name in ("due_clock", "clock_start"):
         db.execute(f"ALTER TABLE learnings DROP COLUMN {name}")
-    db.execute("DROP TABLE meta")
+    for trigger in ("insert", "update", "delete"):
+        db.execute(f"DROP TRIGGER learnings_terms_{trigger}")
+    for table in ("meta", "terms", "terms_due"):
+        db.execute(f"DROP TABLE {table}")
     db.execute("PRAGMA user_version=11")
     db.commit()
     db.close()

@@ -906,11 +906,12 @@ class Index:
         """Rowids of the live rows the clock may have changed by `now` (epoch seconds): an
         empty or passed `due_clock`, an archive clock started by `archive_cutoff`, or one that
         starts after `now` (a clock set back)."""
-        found = {r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {LIVE_SQL} AND "
-                                               "(due_clock IS NULL OR due_clock <= ?)", (now,))}
-        found.update(r for (r,) in self.db.execute(
-            f"SELECT rowid FROM learnings WHERE {LIVE_SQL} AND clock_start IS NOT NULL AND "
-            "(clock_start <= ? OR clock_start > ?)", (archive_cutoff, now)))
+        found: set[int] = set()
+        # one range of an index each (an OR of two reads every entry of the index, and the rows)
+        for condition, args in (("due_clock IS NULL", ()), ("due_clock <= ?", (now,)),
+                                ("clock_start <= ?", (archive_cutoff,)), ("clock_start > ?", (now,))):
+            found.update(r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {LIVE_SQL} AND "
+                                                       f"{condition}", args))
         return found
 
     def conflict_rowids(self) -> list[int] | None:
@@ -918,7 +919,8 @@ class Index:
         (see _TERMS_SCHEMA), ascending: the only rows conflicts can pair. None until the terms
         were filled (fill_terms), and while a row's are due (store_terms)."""
         if self._meta("terms") != 1 or self.db.execute(
-                "SELECT 1 FROM terms_due JOIN learnings ON rowid = row WHERE features IS NOT NULL LIMIT 1").fetchone():
+                "SELECT 1 FROM terms_due CROSS JOIN learnings ON learnings.rowid = terms_due.row "
+                "WHERE features IS NOT NULL LIMIT 1").fetchone():
             return None
         return [r for (r,) in self.db.execute(
             "SELECT DISTINCT terms.row FROM terms JOIN (SELECT term FROM terms GROUP BY term "
@@ -938,8 +940,9 @@ class Index:
     def terms_due(self, limit: int) -> list[tuple[int, str, str]]:
         """(rowid, key, features) of up to `limit` rows given features since their terms were
         stored (the rows noted whose features went since are no longer due)."""
-        due = self.db.execute("SELECT rowid, key, features FROM terms_due JOIN learnings ON rowid = row "
-                              "WHERE features IS NOT NULL LIMIT ?", (limit,)).fetchall()
+        due = self.db.execute("SELECT learnings.rowid, key, features FROM terms_due CROSS JOIN learnings "
+                              "ON learnings.rowid = terms_due.row WHERE features IS NOT NULL LIMIT ?",
+                              (limit,)).fetchall()
         if len(due) < limit:
             with self._tx() as tx:
                 tx.execute("DELETE FROM terms_due WHERE NOT EXISTS (SELECT 1 FROM learnings "
@@ -956,7 +959,8 @@ class Index:
 
     def live_counts(self) -> dict[str, int]:
         """pid -> number of live rows ('' for the global files), from the index of live keys."""
-        return dict(self.db.execute(f"SELECT pid, count(*) FROM learnings WHERE {LIVE_SQL} GROUP BY pid"))
+        return dict(self.db.execute(f"SELECT pid, count(*) FROM learnings INDEXED BY learnings_key_projects "
+                                    f"WHERE {LIVE_SQL} GROUP BY pid"))  # (the pid index reads every row)
 
     def keys_with_status(self, pids: list[str], statuses: tuple) -> tuple[set[str], set[int]]:
         """(keys, rowids) of the live rows of these pids with one of these statuses (None in
@@ -1622,6 +1626,8 @@ class MemoryIndex(Index):
         db.executescript(_SCHEMA)
         db.executescript(_TERMS_SCHEMA)
         _add_score_columns(db)
+        for sql in (_KEY_PROJECTS_INDEX, *_DUE_INDEXES):
+            db.execute(sql)
         return db
 
     def _open(self):
