@@ -300,3 +300,12 @@ def test_clock_due_says_when_the_clock_can_change_a_learning():
             assert selected or not (changed or archived), (rec, now)
             checked += 1
     assert changes > 1000 and checked == 30000
+
+
+def test_the_due_index_leaves_out_the_rows_never_due():
+    """The index's partial index of due rows names the NEVER due time as a literal (the index
+    module does not import store.score on the hook path): the same value."""
+    from learn_cli.store import index
+    from learn_cli.store.score import NEVER_DUE
+
+    assert scoring.NEVER == NEVER_DUE == float(index._DUE_SOON.rsplit("< ", 1)[1].rstrip(")"))

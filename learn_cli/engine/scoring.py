@@ -15,6 +15,7 @@ from __future__ import annotations
 from learn_cli.store.paths import DEFAULT_CONFIG, number
 from learn_cli.store.score import (  # noqa: F401  (the formula: re-exported for the engine)
     FREQUENCY_CAP,
+    NEVER_DUE,
     RECENCY_WEEKS,
     UTC,
     _now,
@@ -104,7 +105,7 @@ def update_low_since(rec: dict, now=None, value: float | None = None) -> bool:
     return False
 
 
-NEVER = 9e15  # a due time no clock reaches (epoch seconds, ~285 million years from now)
+NEVER = NEVER_DUE  # a due time no clock reaches (epoch seconds, ~285 million years from now)
 _EARLY_S = 60.0  # due times are a minute early: a datetime's float seconds never make a row late
 _CLOCK_STATUSES = ("active", "pending", "global")  # those archive_stale archives
 

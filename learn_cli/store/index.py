@@ -860,7 +860,7 @@ class Index:
         table reads ~250 MB at 100,000 learnings)."""
         if rows is WHOLE_STORE and self._meta("derived_version") == version:
             return [r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {LIVE_SQL} "
-                                                  "AND due_clock IS NULL")]
+                                                  f"AND {_DUE_SOON} AND due_clock IS NULL")]
         # (the due columns are filled by whole-store runs: a session's end derives only what it needs)
         due = " OR due_clock IS NULL" if rows is WHOLE_STORE else ""
         query = (f"SELECT rowid FROM learnings WHERE {_live(rows)} AND (derived IS NULL OR "
@@ -908,7 +908,7 @@ class Index:
         starts after `now` (a clock set back)."""
         found: set[int] = set()
         # one range of an index each (an OR of two reads every entry of the index, and the rows)
-        for condition, args in (("due_clock IS NULL", ()), ("due_clock <= ?", (now,)),
+        for condition, args in ((f"{_DUE_SOON} AND due_clock IS NULL", ()), (f"{_DUE_SOON} AND due_clock <= ?", (now,)),
                                 ("clock_start <= ?", (archive_cutoff,)), ("clock_start > ?", (now,))):
             found.update(r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {LIVE_SQL} AND "
                                                        f"{condition}", args))
@@ -1455,7 +1455,10 @@ def _add_fix_columns(db: sqlite3.Connection, reset: bool) -> None:
 
 
 # v12: the live rows whose lifecycle the clock may change, found without reading every row
-_DUE_INDEXES = (f"CREATE INDEX IF NOT EXISTS learnings_due ON learnings(due_clock) WHERE {LIVE_SQL}",
+# (the rows never due left out: an index of every live row would be the planner's pick for
+# any scan of them, in its order, e.g. graph's, which reads learnings_key_projects alone)
+_DUE_SOON = "(due_clock IS NULL OR due_clock < 9e15)"  # store.score.NEVER_DUE
+_DUE_INDEXES = (f"CREATE INDEX IF NOT EXISTS learnings_due ON learnings(due_clock) WHERE {LIVE_SQL} AND {_DUE_SOON}",
                 f"CREATE INDEX IF NOT EXISTS learnings_clock ON learnings(clock_start) WHERE {LIVE_SQL} "
                 "AND clock_start IS NOT NULL")
 
