@@ -10,6 +10,7 @@ import json
 import shutil
 import sqlite3
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench.generate import generate
 from learn_cli.engine import promotion
+from learn_cli.engine import prune as prune_module
 from learn_cli.engine.promotion import run_promotion
 from learn_cli.engine.prune import run_prune
 from learn_cli.store.api import Store
+from learn_cli.store.index import LIVE_SQL
 
 NOW = 1_795_000_000.0
 RUN_AT = "2026-11-20T12:00:00Z"  # shortly after the generator's clock
@@ -198,27 +201,86 @@ def test_odd_projects_values_meet_as_from_whole_records(tmp_path):
     assert [{x["a"], x["b"]} for x in second] == pairs
 
 
-def test_a_whole_store_promote_scans_the_live_rows_once(generated, tmp_path, monkeypatch):
-    """The entries and their conflict features come from one scan of the index (a second scan,
-    with the projects extracted from `derived` by SQLite's JSON functions, was a third of
-    `learn promote` again at 100,000), and decide as the two scans did (the test above)."""
-    from learn_cli.store.index import Index
+def _every_live_row(store, *args) -> list[int]:
+    """What a run read before index v12: every live row."""
+    return sorted(r for (r,) in store.index.db.execute(f"SELECT rowid FROM learnings WHERE {LIVE_SQL}"))
 
+
+@pytest.fixture
+def every_row(monkeypatch):
+    """Runs that read every live row, as before the due columns and the conflict terms (issue 14)."""
+    monkeypatch.setattr(promotion, "what_may_change", _every_live_row)
+    monkeypatch.setattr(prune_module, "rows_to_prune", _every_live_row)
+    monkeypatch.setattr(promotion, "conflict_items", lambda store, loads: promotion.stream_features(
+        store, promotion.WHOLE_STORE, loads))
+
+
+def _days_of_runs(home: Path, hook_write: bool) -> list:
+    """promote then prune on the day of RUN_AT, then promote and prune again 1, 8 and 60 days
+    later (each day after the first: a learning used again by a hook, when `hook_write`)."""
+    out = []
+    for days in (0, 1, 8, 60):
+        at = _day(days)
+        store = Store(home)
+        try:
+            if hook_write and days:
+                path, rec = next((store.path_of(f), r) for f, s, _, r in store.iter_index("project")
+                                 if r.get("status") in ("active", "pending") and r.get("low_since"))
+                store.update(path, rec["id"], lambda r, at=at: dict(r, frequency=5, impact=0.8, last_used=at))
+            out.append(_without_new_ids(run_promotion(store, now=at).as_json()))
+            pruned = run_prune(store, now=at).as_json()
+            for name in ("disk_before", "disk_after", "disk_saved"):
+                pruned["storage"].pop(name)
+            out.append(pruned)
+        finally:
+            store.close()
+    return out
+
+
+def _day(days: int) -> str:
+    from learn_cli.store.score import format_time, parse_time
+
+    return format_time(parse_time(RUN_AT) + timedelta(days=days))
+
+
+@pytest.mark.parametrize("hook_write", [False, True])
+def test_runs_again_decide_as_runs_reading_every_row(generated, tmp_path, every_row, monkeypatch, hook_write):
+    """A whole-store run reads only the rows the clock may have changed (index v12's due
+    columns), those its other decisions need (what_may_change, rows_to_prune) and, for its
+    conflicts, the rows that share a term with a row of another variant (conflict_items): day after day,
+    with a learning used again between runs, it reports and writes what a run reading every
+    live row does."""
+    few, every = _copies(generated, tmp_path)
+    wanted = _days_of_runs(every, hook_write)
+    monkeypatch.undo()
+    got = _days_of_runs(few, hook_write)
+    assert sum(r["counts"]["archived"] for r in wanted[::2]) > 0
+    assert got == wanted
+    assert _state(few) == _state(every)
+
+
+def test_a_run_again_reads_only_the_rows_that_may_change(generated, tmp_path, monkeypatch):
+    """The day after a promote and a prune, a promote reads only the groups with an active, a
+    global or a conflicted copy, the conflicts' rows and the rows due; a prune only those due:
+    the others decide as they did yesterday. The report still counts every row."""
     home = tmp_path / "home"
     shutil.copytree(generated, home)
-    _fill_derived(home)
-    scans = []
-    real = Index.derived_rows
-
-    def counted(self, rows, *args, **kwargs):
-        scans.append(rows)
-        return real(self, rows, *args, **kwargs)
-
-    monkeypatch.setattr(Index, "derived_rows", counted)
-    monkeypatch.setattr(Index, "feature_rows", lambda *a, **k: pytest.fail("a second scan for the features"))
-    report = _promote(home)
-    assert report["counts"]["conflicts"] > 0
-    assert len(scans) == 1
+    store = Store(home)
+    try:
+        run_promotion(store, now=_day(0))
+        run_prune(store, now=_day(0))
+        live = len(_every_live_row(store))
+        loaded = []
+        real = promotion.load_rowids
+        monkeypatch.setattr(promotion, "load_rowids", lambda s, rowids, loads: loaded.append(len(rowids))
+                            or real(s, rowids, loads))
+        monkeypatch.setattr(prune_module, "load_rowids", promotion.load_rowids)
+        report = run_promotion(store, now=_day(1), dry_run=True)
+        pruned = run_prune(store, now=_day(1), dry_run=True)
+    finally:
+        store.close()
+    assert report.counts()["scanned"] == report.rescored == pruned.scored == pruned.entries_before == live
+    assert loaded[0] < live and loaded[1] < live / 20  # (this home's learnings are mostly active: promote reads them)
 
 
 def test_entries_share_one_string_per_status_and_type(generated, tmp_path):
@@ -240,3 +302,103 @@ def test_entries_share_one_string_per_status_and_type(generated, tmp_path):
             if value is not None:
                 assert first.setdefault(value, value) is value
         assert len(first) > 1
+
+
+def _columns(home: Path, sql: str) -> list:
+    db = sqlite3.connect(str(home / "global" / "index.db"))
+    try:
+        return db.execute(sql).fetchall()
+    finally:
+        db.close()
+
+
+def _as_v11(home: Path) -> None:
+    """The index as version 11 left it: no due columns, meta or terms tables, triggers."""
+    db = sqlite3.connect(str(home / "global" / "index.db"))
+    for name in ("learnings_due", "learnings_clock"):
+        db.execute(f"DROP INDEX {name}")
+    for name in ("due_clock", "clock_start"):
+        db.execute(f"ALTER TABLE learnings DROP COLUMN {name}")
+    for trigger in ("insert", "update", "delete"):
+        db.execute(f"DROP TRIGGER learnings_terms_{trigger}")
+    for table in ("meta", "terms", "terms_due"):
+        db.execute(f"DROP TABLE {table}")
+    db.execute("PRAGMA user_version=11")
+    db.commit()
+    db.close()
+
+
+def test_an_index_of_v11_gains_the_due_columns_without_a_rewrite(generated, tmp_path):
+    """Opening an index of v11 adds the due columns empty (no row rewritten, the fix columns
+    kept: v11 wrote them); the rows read as due until the next promote derives them."""
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    _fill_derived(home)
+    _as_v11(home)
+    before = _columns(home, "SELECT rowid, data, derived, fix_state FROM learnings ORDER BY rowid")
+    store = Store(home)
+    try:
+        store.index  # noqa: B018 - opened: upgraded
+    finally:
+        store.close()
+    assert _columns(home, "SELECT rowid, data, derived, fix_state FROM learnings ORDER BY rowid") == before
+    assert any(state is not None for *_rest, state in before)
+    assert _columns(home, "SELECT count(*) FROM learnings WHERE due_clock IS NOT NULL") == [(0,)]
+    _promote(home)
+    assert _columns(home, f"SELECT count(*) FROM learnings WHERE {LIVE_SQL} AND due_clock IS NULL") == [(0,)]
+    assert _columns(home, "SELECT value FROM meta WHERE name='derived_version'") == [(promotion._DERIVED_VERSION,)]
+
+
+def test_due_columns_an_older_version_may_have_left_behind_are_emptied(generated, tmp_path):
+    """v12 → an older version (its updates in place leave the due columns as they were) → v12:
+    the columns are emptied and every row is checked again."""
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    _fill_derived(home)
+    db = sqlite3.connect(str(home / "global" / "index.db"))
+    db.execute("PRAGMA user_version=11")
+    db.commit()
+    db.close()
+    store = Store(home)
+    try:
+        store.index  # noqa: B018
+    finally:
+        store.close()
+    assert _columns(home, "SELECT count(*) FROM learnings WHERE due_clock IS NOT NULL OR clock_start IS NOT NULL") \
+        == [(0,)]
+    assert _columns(home, "SELECT count(*) FROM meta") == [(0,)]
+
+
+def test_the_conflict_terms_follow_every_write_of_the_features(generated, tmp_path):
+    """The terms table is kept by triggers: a write that gives a row features notes it as due,
+    and the next promote stores its terms; a hook's write that changes a record's text empties
+    its features and its terms, the next promote derives both again; the rows
+    conflicts read are those whose terms another row states otherwise, a fraction of the
+    live rows, and every row of every conflict is among them."""
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    store = Store(home)
+    try:
+        report = run_promotion(store, now=_day(0))
+        index = store.index
+        assert index.conflict_rowids() is None  # the rows it wrote with new features: due until the next promote
+        promotion._store_terms(store, json.loads)
+        rowids = index.conflict_rowids()
+        live = _every_live_row(store)
+        assert rowids and len(rowids) < len(live) / 2
+        paired = {r for c in report.conflicts for r in (c["a"], c["b"])}
+        marks = ",".join(map(str, rowids))
+        ids = {i for (i,) in index.db.execute(f"SELECT id FROM learnings WHERE rowid IN ({marks})")}
+        assert paired and paired <= ids
+        (rowid, rid, rel), *_ = index.db.execute(
+            "SELECT terms.row, id, file FROM terms JOIN learnings ON learnings.rowid = terms.row "
+            "WHERE term LIKE 'k:%' AND scope = 'project'")
+        store.update(store.path_of(rel), rid, lambda r: dict(r, fix="an entirely new fix"))
+        assert index.db.execute("SELECT count(*) FROM terms WHERE row = ?", (rowid,)).fetchone() == (0,)
+        run_promotion(store, now=_day(0), dry_run=True)
+        (new_rowid,) = index.db.execute("SELECT rowid FROM learnings WHERE id = ? AND file = ?", (rid, rel)).fetchone()
+        assert ("k:" + index.db.execute("SELECT key FROM learnings WHERE rowid = ?", (new_rowid,)).fetchone()[0],
+                "an entirely new fix") in index.db.execute("SELECT term, variant FROM terms WHERE row = ?",
+                                                            (new_rowid,)).fetchall()
+    finally:
+        store.close()

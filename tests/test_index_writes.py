@@ -192,7 +192,9 @@ def _updates(store, act) -> list[str]:
         act()
     finally:
         store.index.db.set_trace_callback(None)
-    return [s for s in seen if s.startswith("UPDATE learnings")]
+    # (SQLite traces a statement again for each trigger program it enters: index v12's triggers
+    # on `features` and `key`; a statement repeated at once is one statement)
+    return [s for n, s in enumerate(seen) if s.startswith("UPDATE learnings") and (n == 0 or seen[n - 1] != s)]
 
 
 def test_an_update_in_place_names_only_the_indexed_columns_that_changed(store, tmp_path):
@@ -235,7 +237,7 @@ def test_a_rewrite_and_a_compaction_write_unchanged_lines_as_they_were(store):
 
 _COLUMNS = ("file, id, key, scope, pid, type, category, status, updated, body, data, derived, features, "
             "score_frequency, score_impact, score_used, score_base, export_created, export_as_is, projects, "
-            "fix_shape, fix_state")
+            "fix_shape, fix_state, due_clock, clock_start")
 
 
 @pytest.mark.parametrize("rewrite", [False, True])

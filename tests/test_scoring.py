@@ -262,3 +262,50 @@ def test_import_is_stdlib_only_and_cheap():
     )
     out = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert out["heavy"] == []
+
+
+def test_clock_due_says_when_the_clock_can_change_a_learning():
+    """Index v12's due columns (scoring.clock_due): whenever update_low_since would change a
+    record or lifecycle would archive it, the record is due as Index.due_rowids asks (its
+    due_clock passed, its clock archive_days old, or a clock that starts later than now): a
+    run again that reads only the due rows misses no change the clock makes."""
+    import random
+    from datetime import timedelta
+
+    from learn_cli.engine.scoring import ARCHIVE, clock_due, format_time, lifecycle, parse_time, update_low_since
+
+    rng = random.Random(14)
+    base = parse_time("2026-06-01T00:00:00Z")
+
+    def moment():
+        return rng.choice([format_time(base + timedelta(days=rng.uniform(-120, 200))), "not a time"])
+
+    checked = changes = 0
+    for _ in range(2000):
+        rec = {"status": rng.choice(["active", "pending", "global", "conflicted", None])}
+        for name, values in (("frequency", [1, 2, 3, 5, 10, 40, "x"]), ("impact", [0.1, 0.3, 0.5, 0.68, 0.9, 1.0])):
+            if rng.random() < 0.9:
+                rec[name] = rng.choice(values)
+        for name, share in (("last_used", 0.9), ("created", 0.5), ("low_since", 0.5)):
+            if rng.random() < share:
+                rec[name] = moment()
+        due, start = clock_due(rec)
+        for _ in range(15):
+            now = base + timedelta(days=rng.uniform(-150, 300), seconds=rng.uniform(0, 86400))
+            at, archive_days = now.timestamp(), rng.choice([1, 30, 90])
+            selected = due <= at or (start is not None and (start <= at - archive_days * 86400 or start > at))
+            changed = update_low_since(dict(rec), now)
+            archived = lifecycle(rec, now, 2, archive_days) == ARCHIVE
+            changes += changed or archived
+            assert selected or not (changed or archived), (rec, now)
+            checked += 1
+    assert changes > 1000 and checked == 30000
+
+
+def test_the_due_index_leaves_out_the_rows_never_due():
+    """The index's partial index of due rows names the NEVER due time as a literal (the index
+    module does not import store.score on the hook path): the same value."""
+    from learn_cli.store import index
+    from learn_cli.store.score import NEVER_DUE
+
+    assert scoring.NEVER == NEVER_DUE == float(index._DUE_SOON.rsplit("< ", 1)[1].rstrip(")"))

@@ -114,6 +114,27 @@ def record_features(rec: dict) -> Features:
     return Features(fix_text(rec), directions, stances, cores)
 
 
+def conflict_terms(key, f: Features) -> list[tuple[str, object]]:
+    """(term, variant) of what conflicts_among groups a record by (_Groups.add): its key with
+    its fix, each pair of opposite directions with its way, each slot with its stance, each
+    statement core with its polarity. Records pair only inside a term stated in two variants
+    (two fixes of a key, both ways, two stances, both polarities), so a record that shares no
+    term with a record of another variant is in no conflict, and the rows of the terms stated
+    two ways are all that conflicts_among needs (the index's terms, promotion.conflict_items)."""
+    fix, directions, stances, cores = f
+    terms: list[tuple[str, object]] = []
+    if isinstance(key, str) and key and fix:
+        terms.append((f"k:{key}", fix))
+    for src, dst, _src_text, _dst_text in directions:
+        way, back = f"{src}>{dst}", f"{dst}>{src}"
+        terms.append((f"d:{min(way, back)}", way))
+    for slot, pro, con in stances:
+        terms.append((f"s:{slot}", "|".join(sorted(pro)) + "/" + "|".join(sorted(con))))
+    for negative, core in cores:
+        terms.append((f"c:{core}", 1 if negative else 0))
+    return terms
+
+
 def find_conflicts(records: list[dict], same_scope_only: bool = True) -> list[tuple[str, str, str]]:
     """Pairs of learnings that give incompatible advice: [(id_a, id_b, reason)], each pair once."""
     live = [r for r in records or () if isinstance(r, dict) and _id(r) and r.get("status") != "archived"]

@@ -47,7 +47,7 @@ from sys import intern
 from learn_cli.engine import scoring
 from learn_cli.store import index as _index
 from learn_cli.store.paths import ARCHIVE_FILE, number
-from learn_cli.store.record import SHOWN_STATUSES, new_id
+from learn_cli.store.record import LIVE_STATUSES, SHOWN_STATUSES, new_id
 from learn_cli.store.score import UTC, datetime  # the C module alone: see store.score
 
 TYPE_CHECKING = False  # no pathlib here: a SessionEnd hook passes its store's string paths
@@ -134,15 +134,103 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     loads = loads or _fast_loads()
     store.refresh(loads=loads)
     store.index.derive = DERIVE
-    # One scan of the index gives the entries and, as they load, their conflict features: the
-    # conflicts read each entry's decision fields (id, key, status, projects) as their record,
-    # and only the groups they build are held beside the entries (freed when they return).
+    _fill_terms(store)  # before deriving: the rows derived now are noted by the triggers
     _derive_missing(store, WHOLE_STORE, loads)
-    entries: list[Entry] = []
-    conflicts = conflicts_among(_entries_with_features(store, WHOLE_STORE, loads, entries),
+    _store_terms(store, loads)
+    # The conflicts read the features of the rows they can pair (conflict_items), with their
+    # id, key, status and projects, one row at a time (only the groups they build are held,
+    # freed when they return); the decisions read only the rows they can change (what_may_change).
+    conflicts = conflicts_among(conflict_items(store, loads),
                                 direction_texts=lambda rec, src, dst: _direction_texts(store, rec, src, dst))
-    return _Promotion(store, entries, now, focus=None, progress=progress, loads=loads,
-                      conflicts=conflicts).run(dry_run)
+    at = scoring.parse_time(now) or datetime.now(UTC)
+    totals = store.index.live_counts()
+    rowids = what_may_change(store, at, totals, {rid for pair in conflicts for rid in pair[:2]})
+    entries = load_rowids(store, rowids, loads)
+    return _Promotion(store, entries, at, focus=None, progress=progress, loads=loads, conflicts=conflicts,
+                      totals=totals).run(dry_run)
+
+
+def conflict_items(store, loads: Callable):
+    """What conflicts_among reads of a whole store, in the index's order: the rows that share
+    a term of their conflict features with a row of another variant (index v12's terms: the
+    same key with another fix, a direction met the other way, a slot with another stance, a
+    core with the other polarity). A group of records that agree pairs none of them, and every
+    row of a group that can pair is read, so the conflicts are those of every row, in the same
+    order. Every live row when the terms are not there (_fill_terms failed) or some row could
+    not be derived (its features come from its record)."""
+    import sqlite3
+
+    index = store.index
+    try:
+        rowids = index.conflict_rowids()
+    except sqlite3.Error:
+        rowids = None
+    if rowids is None or index.rowids_to_derive(WHOLE_STORE, _DERIVED_VERSION):
+        yield from stream_features(store, WHOLE_STORE, loads)
+        return
+    for start in range(0, len(rowids), 500):
+        yield from stream_features(store, _index.with_rowids(rowids[start:start + 500]), loads)
+
+
+def _fill_terms(store) -> None:
+    """Every row with features due for its conflict terms, once (an index of v11; the triggers
+    note the rows given features from then on)."""
+    import sqlite3
+
+    try:
+        store.index.fill_terms()
+    except sqlite3.Error:
+        pass  # (a busy or read-only index) the conflicts then read every row
+
+
+def _store_terms(store, loads: Callable, batch: int = 5000) -> None:
+    """The conflict terms of the rows given features since the last promote (conflict_terms),
+    a batch per transaction."""
+    import sqlite3
+
+    from learn_cli.engine.conflicts import Features, conflict_terms
+
+    try:
+        while due := store.index.terms_due(batch):
+            store.index.store_terms([(rowid, conflict_terms(key, Features(*loads(features))))
+                                     for rowid, key, features in due])
+    except (sqlite3.Error, TypeError, ValueError):
+        pass  # rows left due: conflict_items reads every row while any is (Index.conflict_rowids)
+
+
+def due_rowids(store, now: datetime) -> set[int]:
+    """The live rows whose lifecycle the clock may have changed by `now` (rescore's archive
+    clock, archive_stale), from the index's due columns (scoring.clock_due; an empty one is
+    due). Every other row decides as it did at the last run: its score only fell, and not
+    below LOW_SCORE, or its clock runs on, not yet archive_days old."""
+    archive_days = number(store.config().get("archive_days"), "archive_days")
+    moment = now.timestamp()
+    return store.index.due_rowids(moment, moment - archive_days * 86400)
+
+
+def what_may_change(store, now: datetime, totals: dict[str, int], conflicting: set[str]) -> list[int]:
+    """The rows a whole-store promote decides from, in the order of the index (a whole
+    store's scan): those due (due_rowids); every copy of a learning that has an active copy,
+    a global one or a conflicted one (groups are judged whole, and a conflicted copy may be
+    released to its status before); the conflicted (released when their partners are gone);
+    the rows the conflicts name. A row outside them is in no group that _promote_groups
+    considers, not due, and in no conflict: nothing about it changes."""
+    index = store.index
+    pids = sorted(totals)
+    keys, rowids = index.keys_with_status([p for p in pids if p], ("active", "conflicted", None))
+    global_keys, global_rows = index.keys_with_status([""], (*LIVE_STATUSES, None))
+    keys |= global_keys
+    rowids |= global_rows | due_rowids(store, now)
+    rowids |= index.live_rowids_with("key", sorted(keys))  # '' among them: rows without a key, judged by id
+    rowids |= index.live_rowids_with("id", sorted(conflicting))
+    return sorted(rowids)
+
+
+def load_rowids(store, rowids: list[int], loads: Callable) -> list[Entry]:
+    """The entries of these rows (derived already), in their order, 500 to a query."""
+    paths: dict[str, Path] = {}
+    return [_entry(store, paths, row, loads) for start in range(0, len(rowids), 500)
+            for row in store.index.derived_rows(_index.with_rowids(rowids[start:start + 500]))]
 
 
 def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Callable = json.loads,
@@ -195,24 +283,6 @@ def _entry(store, paths: dict[str, Path], row: tuple, loads: Callable) -> Entry:
     return Entry(path, scope, pid, loads(_row_data(store, rowid)), rowid)
 
 
-def _entries_with_features(store, rows: _index.Selection, loads: Callable, out: list[Entry]):
-    """load_entries() into `out`, yielding (the entry's record, its conflict features) as each
-    loads: what `conflicts_among` reads (id, key, status and projects of the record, the same
-    values the index's columns hold), from one scan. Features are computed from the whole
-    record where the column is empty (a home where they could not be stored)."""
-    from learn_cli.engine.conflicts import Features, record_features
-
-    paths: dict[str, Path] = {}
-    for row in store.index.derived_rows(rows, features=True):
-        e = _entry(store, paths, row, loads)
-        out.append(e)
-        features = row[5]
-        if features is not None and row[4] is not None:
-            yield e.rec, Features(*loads(features))
-        else:
-            yield e.rec, record_features(e.rec if e.full else loads(_row_data(store, e.rowid)))
-
-
 def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int = 2000) -> None:
     """Fill the derived columns where empty or of an older version, a batch per transaction
     (hooks writing meanwhile wait for one batch, not for the whole store)."""
@@ -224,13 +294,18 @@ def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int =
         # Only rows still holding the data that was derived: a writer may have replaced them. The
         # features are derived again with the decision fields: both are of the version that
         # wrote them (the conflict rules that read texts change with it).
-        fresh = [(derive_fields(rec), derive_features(rec), _index.score_inputs(rec) if no_scores else None, rowid,
-                  data)
+        fresh = [(derive_fields(rec), derive_features(rec), _index.score_inputs(rec) if no_scores else None,
+                  scoring.clock_due(rec), rowid, data)
                  for rowid, data, no_scores in store.index.to_derive(chunk) for rec in (loads(data),)]
         try:
             store.index.store_derived(fresh)
         except sqlite3.Error:
             return  # only derived data: the records are read whole instead
+    if rows is WHOLE_STORE:
+        try:
+            store.index.all_derived(_DERIVED_VERSION)
+        except sqlite3.Error:
+            pass  # the next run checks every row again
 
 
 # What a whole-store run reads of every record (see derive_fields); the texts are read only for the
@@ -277,7 +352,7 @@ def _dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-DERIVE = (derive_fields, derive_features)  # for Index.derive
+DERIVE = (derive_fields, derive_features, scoring.clock_due)  # for Index.derive
 
 
 def _parse_derived(text, loads: Callable) -> dict | None:
@@ -364,10 +439,13 @@ def ensure_full(store, entries: list[Entry], loads: Callable = json.loads, keep:
 
 class _Promotion:
     def __init__(self, store, entries: list[Entry], now, focus: set | None, progress: Callable | None = None,
-                 loads: Callable = json.loads, conflicts: list | None = None):
+                 loads: Callable = json.loads, conflicts: list | None = None, totals: dict[str, int] | None = None):
         self.store = store
         self.loads = loads
         self.conflicts = conflicts  # the store's conflicting pairs when found beforehand
+        # pid -> live rows ('' global) of the whole store, when `entries` are only the rows that
+        # may change (what_may_change): what the report counts
+        self.totals = totals
         self.entries = entries
         self.now = scoring.parse_time(now) or datetime.now(UTC)
         cfg = store.config()
@@ -412,6 +490,10 @@ class _Promotion:
         return summary(group_view(entries) if len(entries) > 1 else entries[0].rec)
 
     def _count_scanned(self) -> None:
+        if self.totals is not None:
+            self.report.scanned = {pid: n for pid, n in self.totals.items() if pid}
+            self.report.global_count = self.totals.get("", 0)
+            return
         for e in self.entries:
             if not self.in_focus(e):
                 continue
@@ -422,6 +504,8 @@ class _Promotion:
 
     def _rescore(self) -> None:
         scored, changed = rescore(self.entries, self.now, self.in_focus, self.progress)
+        if self.totals is not None:
+            scored = sum(self.totals.values())  # every live row is scored; only those loaded may change
         self.report.rescored, self.report.low_since_changed = scored, changed
 
     # -- conflicts -------------------------------------------------------------------------
@@ -482,6 +566,10 @@ class _Promotion:
     def _release_orphans(self) -> None:
         """A conflicted learning whose partners are all gone goes back to what it was."""
         live = set(self.by_id)
+        if self.totals is not None:  # the entries are some of the live rows: ask the index about the others
+            partners = {p for e in self.entries if e.rec.get("status") == "conflicted"
+                        for p in (e.rec.get("conflict_with") or []) if isinstance(p, str)}
+            live |= self.store.index.live_ids(sorted(partners - live))
         for e in self.entries:
             if e.rec.get("status") != "conflicted":
                 continue

@@ -33,9 +33,11 @@ from learn_cli.engine.promotion import (
     DERIVE,
     WHOLE_STORE,
     Entry,
+    _derive_missing,
     archive_stale,
+    due_rowids,
     ensure_full,
-    load_entries,
+    load_rowids,
     rescore,
     scored_at,
     slim,
@@ -113,12 +115,16 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     report.disk_before = data_bytes(store)
     store.refresh(loads=loads)
     store.index.derive = DERIVE
-    entries = load_entries(store, WHOLE_STORE, loads)
-    report.entries_before = len(entries)
-    report.scored, report.rescored = rescore(entries, now, progress=progress)
+    _derive_missing(store, WHOLE_STORE, loads)
+    checked = _checked_files(store)
+    # Only the rows that may change are read (see rows_to_prune); the others count.
+    live_files = [store.path_of(rel) for rel in store.index.live_files()]
+    entries = load_rowids(store, rows_to_prune(store, now, [p for p in live_files if not checked(p)]), loads)
+    report.entries_before = sum(store.index.live_counts().values())
+    report.rescored = rescore(entries, now, progress=progress)[1]
+    report.scored = report.entries_before  # every live row is scored; only those read may change
     report.archived = archive_stale(entries, now, number(cfg.get("promote_min_projects"), "promote_min_projects"),
                                     number(cfg.get("archive_days"), "archive_days"), store, loads)
-    checked = _checked_files(store)
     merge_duplicates(entries, now, report, skip=checked, full=lambda group: ensure_full(store, group, loads, keep=True),
                      done=slim)
     report.entries_after = report.entries_before - len(report.archived) - report.removed
@@ -130,12 +136,22 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
             store.update_many(path, {}, ids, rewrite=True)
         _compact(store, report, dry_run)
     if not dry_run:
-        _remember_checked(store, {e.path for e in entries})
+        _remember_checked(store, live_files)
     _clean_sessions(store, now, report, dry_run, number(cfg.get("session_max_age_days"), "session_max_age_days"))
     _archive_usage(store, now, report, doomed)
     _context(store, project, report, loads)
     report.disk_after = data_bytes(store) if not dry_run else report.disk_before
     return report
+
+
+def rows_to_prune(store, now: datetime, searched: list[Path]) -> list[int]:
+    """The rows a prune decides from, in the index's order: those the clock may have changed
+    (promotion.due_rowids: rescore, archive_stale) and every live row of the files searched for
+    duplicates (those the last prune did not leave as they are now). Any other row is
+    neither due nor searched: nothing about it changes."""
+    rowids = due_rowids(store, now)
+    rowids |= store.index.live_rowids_in_files([store.index.rel(path) for path in searched])
+    return sorted(rowids)
 
 
 # ---------------------------------------------------------------- merging duplicates

@@ -15,7 +15,11 @@ from __future__ import annotations
 from learn_cli.store.paths import DEFAULT_CONFIG, number
 from learn_cli.store.score import (  # noqa: F401  (the formula: re-exported for the engine)
     FREQUENCY_CAP,
+    NEVER_DUE,
+    RECENCY_WEEKS,
+    UTC,
     _now,
+    datetime,
     format_time,
     frequency_of,
     impact_of,
@@ -99,6 +103,58 @@ def update_low_since(rec: dict, now=None, value: float | None = None) -> bool:
         del rec["low_since"]
         return True
     return False
+
+
+NEVER = NEVER_DUE  # a due time no clock reaches (epoch seconds, ~285 million years from now)
+_EARLY_S = 60.0  # due times are a minute early: a datetime's float seconds never make a row late
+_CLOCK_STATUSES = ("active", "pending", "global")  # those archive_stale archives
+
+
+def clock_due(rec: dict) -> tuple[float, float | None]:
+    """When the clock alone can next change what a whole-store run decides about a learning
+    (index v12's due columns; a run again reads only the rows due, engine.promotion):
+    (due_clock, clock_start), epoch seconds.
+
+    - due_clock: from when update_low_since may change it. The score only falls as time
+      passes (recency), so a record without an archive clock changes at the start of the
+      first whole week in which its score is below LOW_SCORE (0: already; NEVER: it never
+      falls, having no time to age from); one whose clock started while its score was still
+      at least LOW_SCORE (its fields changed since: the clock may stop) or whose clock is not
+      a time is due at once (0); any other clock stays (NEVER).
+    - clock_start: the start of its archive clock, or None: lifecycle archives once it is
+      archive_days old (a setting: the run adds it), and a clock that starts after the run's
+      `now` (a clock set back) may stop; the run asks for both.
+    """
+    low_since = rec.get("low_since")
+    start = parse_time(low_since)
+    if start is not None:
+        due = 0.0 if score(rec, start) >= LOW_SCORE else NEVER
+        return due, start.timestamp() - _EARLY_S
+    if low_since is not None:
+        return 0.0, None  # a clock that is not a time: set again or removed at once
+    moment = parse_time(rec.get("last_used")) or parse_time(rec.get("created"))
+    if moment is None:  # scored at `now` whatever the clock: it never changes
+        return (0.0 if score(rec, datetime.fromtimestamp(0, UTC)) < LOW_SCORE else NEVER), None
+    if score(rec, moment) < LOW_SCORE:
+        return 0.0, None
+    # the first whole week whose score is below LOW_SCORE: the score never rises with the
+    # weeks, and is 0 after RECENCY_WEEKS (found in ~4 scorings, not up to 11)
+    high, low = 0, RECENCY_WEEKS
+    while low - high > 1:
+        middle = (high + low) // 2
+        if score(rec, moment + _week(middle)) < LOW_SCORE:
+            low = middle
+        else:
+            high = middle
+    return (moment + _week(low)).timestamp() - _EARLY_S, None
+
+
+def _week(weeks: int):
+    try:
+        from _datetime import timedelta  # the C module, as store.score imports it
+    except ImportError:  # pragma: no cover - not CPython
+        from datetime import timedelta
+    return timedelta(weeks=weeks)
 
 
 def classify(rec: dict, now=None, cfg: dict | None = None) -> str:

@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from pathlib import Path
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 FEW_FILES = 50  # a refresh of at most this many files asks the index about those alone
 
 _SCHEMA = """
@@ -81,7 +81,7 @@ CREATE TABLE IF NOT EXISTS learnings(rowid INTEGER PRIMARY KEY, file TEXT NOT NU
     id TEXT NOT NULL, key TEXT, scope TEXT, pid TEXT, type TEXT, category TEXT, status TEXT,
     updated TEXT, body TEXT, data TEXT, derived TEXT, features TEXT,
     score_frequency INT, score_impact REAL, score_used TEXT, score_base REAL, export_created TEXT, export_as_is INT,
-    projects TEXT, fix_shape TEXT, fix_state TEXT, UNIQUE(file, id));
+    projects TEXT, fix_shape TEXT, fix_state TEXT, due_clock REAL, clock_start REAL, UNIQUE(file, id));
 CREATE INDEX IF NOT EXISTS learnings_key ON learnings(key);
 CREATE INDEX IF NOT EXISTS learnings_id ON learnings(id);
 CREATE INDEX IF NOT EXISTS learnings_pid ON learnings(pid, status);
@@ -96,6 +96,28 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='learnings',
 DROP TRIGGER IF EXISTS learnings_ai;
 DROP TRIGGER IF EXISTS learnings_ad;
 CREATE TABLE IF NOT EXISTS projects(pid TEXT PRIMARY KEY, name TEXT, root TEXT, remote TEXT);
+-- v12: facts about the whole table (`derived_version`: the version of `derived` every live row
+-- with its due columns set holds; see Index.rowids_to_derive)
+CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value);
+"""
+
+# v12: the terms of each row's conflict features (engine.conflicts.conflict_terms: what
+# conflicts group records by), for Index.conflict_rowids. Triggers keep them honest whoever
+# writes: a row whose features or key change, or that goes, loses its terms, and a row given
+# features is noted in `terms_due`, whose terms the next promote stores (store_terms; making
+# them in SQL from the features' JSON cost ~140 us a row inside every write).
+_TERMS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS terms(term TEXT, variant, row INTEGER, PRIMARY KEY(term, variant, row)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS terms_row ON terms(row);
+CREATE TABLE IF NOT EXISTS terms_due(row INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS learnings_terms_insert AFTER INSERT ON learnings WHEN new.features IS NOT NULL
+    BEGIN INSERT OR IGNORE INTO terms_due VALUES (new.rowid); END;
+CREATE TRIGGER IF NOT EXISTS learnings_terms_update AFTER UPDATE OF features, key ON learnings
+    WHEN new.features IS NOT old.features OR new.key IS NOT old.key
+    BEGIN DELETE FROM terms WHERE row = old.rowid;
+    INSERT OR IGNORE INTO terms_due SELECT new.rowid WHERE new.features IS NOT NULL; END;
+CREATE TRIGGER IF NOT EXISTS learnings_terms_delete AFTER DELETE ON learnings
+    BEGIN DELETE FROM terms WHERE row = old.rowid; DELETE FROM terms_due WHERE row = old.rowid; END;
 """
 
 BATCH_SECONDS = 0.25  # longest a batch of index writes (Index.batch) keeps SQLite's write lock
@@ -213,7 +235,9 @@ class Index:
         # whole-store commands (promote, prune), which read them back. Rows written without
         # them (the hooks) hold NULL and are derived by the next such command; a write that
         # leaves a record's searchable text as it was keeps its features (they come from it).
-        self.derive: tuple[Callable[[dict], str], Callable[[dict], str]] | None = None
+        # The third function gives the row's due columns (`due_clock`, `clock_start`: see
+        # engine.scoring.clock_due), set with `derived` and emptied with it.
+        self.derive: tuple[Callable[[dict], str], Callable[[dict], str], Callable[[dict], tuple]] | None = None
         self._batch: _Batch | None = None  # while writes of many files share transactions (batch)
         self.db = self._open()
 
@@ -241,12 +265,14 @@ class Index:
             if version != SCHEMA_VERSION:
                 db.execute("PRAGMA journal_mode=WAL")
                 fix_columns_kept = _has_columns(db, ("fix_state",))  # before _SCHEMA: a new index has them
+                due_columns_kept = _has_columns(db, ("due_clock",))
                 db.executescript(_SCHEMA)
                 _add_missing_columns(db)
                 _add_score_columns(db)
                 _add_export_columns(db)
                 _add_projects_column(db, fill=version < 10)
-                _add_fix_columns(db, reset=fix_columns_kept)
+                _add_fix_columns(db, reset=fix_columns_kept and version < 11)  # (v11 and later write them)
+                _add_due_columns(db, reset=due_columns_kept)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             db.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost commit is re-read
             if deadline.active():  # a hook: no statement outlives its deadline (see store.deadline)
@@ -508,7 +534,8 @@ class Index:
             data = jsonlite.dumps(rec, ensure_ascii=False, separators=(",", ":"))
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
                 rec.get("status"), rec.get("updated") or "", body, data, derive[0](rec) if derive else None, features,
-                *scores, *export, projects, *fix_columns(rec))  # a patch moves the clocks fix_state holds
+                *scores, *export, projects, *fix_columns(rec),  # a patch moves the clocks fix_state holds
+                *(derive[2](rec) if derive else _NOT_DUE))
 
     def note_project(self, pid: str, name: str, root: str, remote: str | None) -> None:
         with self._tx() as db:
@@ -831,38 +858,163 @@ class Index:
     # -- promotion and prune (engine/promotion.py, engine/prune.py) -----------------------
     def rowids_to_derive(self, rows: Selection, version: int) -> list[int]:
         """Rowids of the live rows of a selection whose derived columns are empty or of
-        another version than `version`."""
+        another version than `version`. Of the whole store, once every live row was found of
+        that version (`meta` says so: set by `all_derived`), the rows with an empty due clock
+        alone, from its index (every writer empties it with `derived`; a scan of the whole
+        table reads ~250 MB at 100,000 learnings)."""
+        if rows is WHOLE_STORE and self._meta("derived_version") == version:
+            return [r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {LIVE_SQL} "
+                                                  f"AND {_DUE_SOON} AND due_clock IS NULL")]
+        # (the due columns are filled by whole-store runs: a session's end derives only what it needs)
+        due = " OR due_clock IS NULL" if rows is WHOLE_STORE else ""
         query = (f"SELECT rowid FROM learnings WHERE {_live(rows)} AND (derived IS NULL OR "
-                 f"derived NOT LIKE ? OR features IS NULL OR score_base IS NULL)")
+                 f"derived NOT LIKE ? OR features IS NULL OR score_base IS NULL{due})")
         return [r for (r,) in self.db.execute(query, (*rows.args, f"[{version},%"))]
+
+    def all_derived(self, version: int) -> None:
+        """Note that every live row's derived columns are of `version` (rowids_to_derive)."""
+        with self._tx() as tx:
+            tx.execute("INSERT OR REPLACE INTO meta VALUES ('derived_version', ?)", (version,))
+
+    def _meta(self, name: str):
+        row = self.db.execute("SELECT value FROM meta WHERE name=?", (name,)).fetchone()
+        return row[0] if row else None
 
     def to_derive(self, rowids: list[int]) -> list[tuple[int, str, int]]:
         """(rowid, data, whether the score columns are empty) of these rows."""
         return self.db.execute(f"SELECT rowid, data, score_base IS NULL FROM learnings "
                                f"WHERE rowid IN ({','.join('?' * len(rowids))})", rowids).fetchall()
 
-    def store_derived(self, fresh: list[tuple[str, str, tuple | None, int, str]]) -> None:
-        """Set (derived, features, score inputs unless None, rowid, data) in one
-        transaction, on the rows that still hold that data (a writer may have replaced them
+    def store_derived(self, fresh: list[tuple[str, str, tuple | None, tuple, int, str]]) -> None:
+        """Set (derived, features, score inputs unless None, the due columns, rowid, data) in
+        one transaction, on the rows that still hold that data (a writer may have replaced them
         meanwhile). The score columns (`score_inputs` of the record) are given only where they
         are empty (the rows of an index older than v8): setting them where they are filled
         would rewrite the entries of the scores index for nothing (with a second parse of every
         record, ~6 s of a first promote at 100,000 on a home indexed without derived columns:
         the synthetic benchmark's)."""
         with self._tx() as tx:
-            tx.executemany("UPDATE learnings SET derived=?, features=? WHERE rowid=? AND data=?",
-                           [(derived, features, rowid, data)
-                            for derived, features, scores, rowid, data in fresh if scores is None])
+            tx.executemany("UPDATE learnings SET derived=?, features=?, due_clock=?, clock_start=? "
+                           "WHERE rowid=? AND data=?",
+                           [(derived, features, *due, rowid, data)
+                            for derived, features, scores, due, rowid, data in fresh if scores is None])
             tx.executemany("UPDATE learnings SET derived=?, features=?, score_frequency=?, "
-                           "score_impact=?, score_used=?, score_base=? WHERE rowid=? AND data=?",
-                           [(derived, features, *scores, rowid, data)
-                            for derived, features, scores, rowid, data in fresh if scores is not None])
+                           "score_impact=?, score_used=?, score_base=?, due_clock=?, clock_start=? "
+                           "WHERE rowid=? AND data=?",
+                           [(derived, features, *scores, *due, rowid, data)
+                            for derived, features, scores, due, rowid, data in fresh if scores is not None])
 
-    def derived_rows(self, rows: Selection, features: bool = False) -> Iterable[tuple]:
-        """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed; with
-        `features`, the features column too (a whole-store promote reads both in one scan)."""
-        more = ", features" if features else ""
-        return self.db.execute(f"SELECT file, scope, pid, rowid, derived{more} FROM learnings WHERE {_live(rows)}",
+    # What a whole-store run again reads instead of every live row (engine.promotion.run_again):
+    # the rows the clock may change, and the rows its other decisions read, found by indexes.
+    def due_rowids(self, now: float, archive_cutoff: float) -> set[int]:
+        """Rowids of the live rows the clock may have changed by `now` (epoch seconds): an
+        empty or passed `due_clock`, an archive clock started by `archive_cutoff`, or one that
+        starts after `now` (a clock set back)."""
+        found: set[int] = set()
+        # one range of an index each (an OR of two reads every entry of the index, and the rows)
+        for condition, args in ((f"{_DUE_SOON} AND due_clock IS NULL", ()), (f"{_DUE_SOON} AND due_clock <= ?", (now,)),
+                                ("clock_start <= ?", (archive_cutoff,)), ("clock_start > ?", (now,))):
+            found.update(r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE {LIVE_SQL} AND "
+                                                       f"{condition}", args))
+        return found
+
+    def conflict_rowids(self) -> list[int] | None:
+        """Rowids of the live rows that share a conflict term with a row of another variant
+        (see _TERMS_SCHEMA), ascending: the only rows conflicts can pair. None until the terms
+        were filled (fill_terms), and while a row's are due (store_terms)."""
+        if self._meta("terms") != 1 or self.db.execute(
+                "SELECT 1 FROM terms_due CROSS JOIN learnings ON learnings.rowid = terms_due.row "
+                "WHERE features IS NOT NULL LIMIT 1").fetchone():
+            return None
+        return [r for (r,) in self.db.execute(
+            "SELECT DISTINCT terms.row FROM terms JOIN (SELECT term FROM terms GROUP BY term "
+            "HAVING count(DISTINCT variant) > 1) AS pairing USING (term) JOIN learnings ON "
+            f"learnings.rowid = terms.row WHERE {LIVE_SQL} ORDER BY terms.row")]
+
+    def fill_terms(self) -> None:
+        """Note every row with features as due for its terms, once (an index of v11, or
+        emptied): the triggers note the others from then on."""
+        if self._meta("terms") == 1:
+            return
+        with self._tx() as tx:
+            tx.execute("DELETE FROM terms")
+            tx.execute("INSERT OR IGNORE INTO terms_due SELECT rowid FROM learnings WHERE features IS NOT NULL")
+            tx.execute("INSERT OR REPLACE INTO meta VALUES ('terms', 1)")
+
+    def terms_due(self, limit: int) -> list[tuple[int, str, str]]:
+        """(rowid, key, features) of up to `limit` rows given features since their terms were
+        stored (the rows noted whose features went since are no longer due)."""
+        due = self.db.execute("SELECT learnings.rowid, key, features FROM terms_due CROSS JOIN learnings "
+                              "ON learnings.rowid = terms_due.row WHERE features IS NOT NULL LIMIT ?",
+                              (limit,)).fetchall()
+        if len(due) < limit:
+            with self._tx() as tx:
+                tx.execute("DELETE FROM terms_due WHERE NOT EXISTS (SELECT 1 FROM learnings "
+                           "WHERE learnings.rowid = terms_due.row AND features IS NOT NULL)")
+        return due
+
+    def store_terms(self, terms: list[tuple[int, list[tuple[str, object]]]]) -> None:
+        """Set the terms of these rows (rowid, [(term, variant), ...]), no longer due."""
+        with self._tx() as tx:
+            tx.executemany("DELETE FROM terms WHERE row=?", [(rowid,) for rowid, _ in terms])
+            tx.executemany("INSERT OR IGNORE INTO terms(row, term, variant) VALUES (?,?,?)",
+                           [(rowid, term, variant) for rowid, pairs in terms for term, variant in pairs])
+            tx.executemany("DELETE FROM terms_due WHERE row=?", [(rowid,) for rowid, _ in terms])
+
+    def live_counts(self) -> dict[str, int]:
+        """pid -> number of live rows ('' for the global files), from the index of live keys."""
+        return dict(self.db.execute(f"SELECT pid, count(*) FROM learnings INDEXED BY learnings_key_projects "
+                                    f"WHERE {LIVE_SQL} GROUP BY pid"))  # (the pid index reads every row)
+
+    def keys_with_status(self, pids: list[str], statuses: tuple) -> tuple[set[str], set[int]]:
+        """(keys, rowids) of the live rows of these pids with one of these statuses (None in
+        `statuses`: rows without one), by the index of (pid, status)."""
+        keys, rowids = set(), set()
+        named = [s for s in statuses if s is not None]
+        status_sql = " OR ".join([*(["status IN (" + ",".join("?" * len(named)) + ")"] if named else []),
+                                  *(["status IS NULL"] if None in statuses else [])])
+        for start in range(0, len(pids), 500):
+            marks, chunk = _in_list(pids[start:start + 500])
+            for rowid, key in self.db.execute(f"SELECT rowid, key FROM learnings WHERE pid IN ({marks}) AND "
+                                              f"({status_sql}) AND {LIVE_SQL}", (*chunk, *named)):
+                keys.add(key)
+                rowids.add(rowid)
+        return keys, rowids
+
+    def live_rowids_with(self, column: str, values: list[str]) -> set[int]:
+        """Rowids of the live rows whose `key` or `id` (`column`) is one of `values`."""
+        return self._live_with("rowid", column, values)
+
+    def live_ids(self, ids: list[str]) -> set[str]:
+        """Which of these ids are the id of a live row."""
+        return self._live_with("id", "id", ids)
+
+    def _live_with(self, wanted: str, column: str, values: list[str]) -> set:
+        """`wanted` of the live rows whose `column` (key, id) is one of `values`, 500 a query."""
+        assert column in ("key", "id")
+        out: set = set()
+        for start in range(0, len(values), 500):
+            marks, chunk = _in_list(values[start:start + 500])
+            out.update(v for (v,) in self.db.execute(f"SELECT {wanted} FROM learnings WHERE {column} IN ({marks}) "
+                                                     f"AND {LIVE_SQL}", chunk))
+        return out
+
+    def live_files(self) -> list[str]:
+        """The files (relative) that hold a live row, asked file by file of the files table."""
+        return [rel for (rel,) in self.db.execute(
+            f"SELECT path FROM files WHERE EXISTS (SELECT 1 FROM learnings WHERE file=files.path AND {LIVE_SQL})")]
+
+    def live_rowids_in_files(self, rels: list[str]) -> set[int]:
+        """Rowids of the live rows of these files."""
+        out: set[int] = set()
+        for rel in rels:
+            out.update(r for (r,) in self.db.execute(f"SELECT rowid FROM learnings WHERE file=? AND {LIVE_SQL}",
+                                                     (rel,)))
+        return out
+
+    def derived_rows(self, rows: Selection) -> Iterable[tuple]:
+        """(file, scope, pid, rowid, derived) of the live rows of a selection, streamed."""
+        return self.db.execute(f"SELECT file, scope, pid, rowid, derived FROM learnings WHERE {_live(rows)}",
                                rows.args)
 
     def feature_rows(self, rows: Selection) -> Iterable[tuple[str, str, str | None, str | None, str | None,
@@ -1010,7 +1162,8 @@ class Index:
             body = search_body(rec)
         return (rel, rec["id"], rec.get("key") or "", scope, pid, rec.get("type"), rec.get("category"),
                 rec.get("status"), rec.get("updated") or "", body, data, derive[0](rec) if derive else None, features,
-                *score_inputs(rec), *export_columns(rec, body), projects_column(rec), *fix_columns(rec))
+                *score_inputs(rec), *export_columns(rec, body), projects_column(rec), *fix_columns(rec),
+                *(derive[2](rec) if derive else _NOT_DUE))
 
     def _tx(self):
         return _Transaction(self.db, self._batch)
@@ -1149,7 +1302,7 @@ _EXPORT_ORDER = ("coalesce(export_created, CASE json_type(data, '$.created') WHE
 
 _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, status, updated, body, data, derived, "
            "features, score_frequency, score_impact, score_used, score_base, export_created, export_as_is, projects, "
-           "fix_shape, fix_state) VALUES (" + ",".join("?" * 22) + ")")
+           "fix_shape, fix_state, due_clock, clock_start) VALUES (" + ",".join("?" * 24) + ")")
 # The indexed columns of a row (by their place in Index._row's tuple) that an update in place
 # sets only when their value changed: SQLite updates every index that names a column of the SET
 # clause, whatever its value, and a promote or prune patch (an archive clock, a conflict) changes
@@ -1157,7 +1310,9 @@ _INSERT = ("INSERT INTO learnings(file, id, key, scope, pid, type, category, sta
 # 8 indexes are left alone. `updated`, `data`, `derived`, `features`, the export's two and the
 # fix columns are always set (the first two change with any patch; the others are in no index).
 _NARROW = ((0, "file"), (2, "key"), (3, "scope"), (4, "pid"), (5, "type"), (6, "category"), (7, "status"),
-           (13, "score_frequency"), (14, "score_impact"), (15, "score_used"), (16, "score_base"), (19, "projects"))
+           (13, "score_frequency"), (14, "score_impact"), (15, "score_used"), (16, "score_base"), (19, "projects"),
+           (22, "due_clock"), (23, "clock_start"))
+_NOT_DUE = (None, None)  # the due columns of a row written without `derive` (a hook's): to be derived
 
 
 # The fields a row's searchable text (search_body) is made of, and those its score inputs
@@ -1301,6 +1456,33 @@ def _add_fix_columns(db: sqlite3.Connection, reset: bool) -> None:
     _add_columns(db, (("fix_shape", "TEXT"), ("fix_state", "TEXT")))
     if reset:
         db.execute("UPDATE learnings SET fix_shape=NULL, fix_state=NULL WHERE fix_state IS NOT NULL")
+
+
+# v12: the live rows whose lifecycle the clock may change, found without reading every row
+# (the rows never due left out: an index of every live row would be the planner's pick for
+# any scan of them, in its order, e.g. graph's, which reads learnings_key_projects alone)
+_DUE_SOON = "(due_clock IS NULL OR due_clock < 9e15)"  # store.score.NEVER_DUE
+_DUE_INDEXES = (f"CREATE INDEX IF NOT EXISTS learnings_due ON learnings(due_clock) WHERE {LIVE_SQL} AND {_DUE_SOON}",
+                f"CREATE INDEX IF NOT EXISTS learnings_clock ON learnings(clock_start) WHERE {LIVE_SQL} "
+                "AND clock_start IS NOT NULL")
+
+
+def _add_due_columns(db: sqlite3.Connection, reset: bool) -> None:
+    """v12: when the clock alone can next change a live row's lifecycle (`due_clock`, and
+    `clock_start`, its archive clock's start), set with `derived` (Index.derive), so that a
+    whole-store run again reads only the rows due and those its other decisions need
+    (engine.promotion). Adding them rewrites nothing: the rows keep NULL, which reads as due,
+    until the next promote or prune derives them. `reset`: the index had them and an older
+    version has written to it since (its updates in place leave them as they were): they are
+    emptied, and the note that every row was derived is dropped."""
+    _add_columns(db, (("due_clock", "REAL"), ("clock_start", "REAL")))
+    if reset:
+        db.execute("UPDATE learnings SET due_clock=NULL, clock_start=NULL WHERE due_clock IS NOT NULL "
+                   "OR clock_start IS NOT NULL")
+    db.execute("DELETE FROM meta WHERE name IN ('derived_version', 'terms')")
+    for sql in _DUE_INDEXES:
+        db.execute(sql)
+    db.executescript(_TERMS_SCHEMA)  # empty until the next promote fills it (Index.fill_terms)
 
 
 def _has_columns(db: sqlite3.Connection, names: tuple[str, ...]) -> bool:
@@ -1449,7 +1631,10 @@ class MemoryIndex(Index):
     def _connect(self):
         db = sqlite3.connect(":memory:", isolation_level=None)
         db.executescript(_SCHEMA)
+        db.executescript(_TERMS_SCHEMA)
         _add_score_columns(db)
+        for sql in (_KEY_PROJECTS_INDEX, *_DUE_INDEXES):
+            db.execute(sql)
         return db
 
     def _open(self):

@@ -25,6 +25,7 @@ DEFAULT_IMPACT = 0.5
 RECENCY_WEEKS = 10  # recency loses 1/RECENCY_WEEKS a whole week: 0 after this many weeks
 
 _WEEK_SECONDS = 7 * 24 * 3600
+NEVER_DUE = 9e15  # a due time no clock reaches (epoch seconds; engine.scoring.clock_due, index v12)
 _SCALE = 1_000_000 // (FREQUENCY_CAP * RECENCY_WEEKS)  # 6 decimals of min(f, cap)/cap × recency
 
 
