@@ -37,7 +37,6 @@ with changes to at least half of its records is rewritten whole, atomically.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -46,9 +45,11 @@ from sys import intern
 
 from learn_cli.engine import scoring
 from learn_cli.store import index as _index
+from learn_cli.store.jsonl import fast_loads
 from learn_cli.store.paths import ARCHIVE_FILE, number
 from learn_cli.store.record import LIVE_STATUSES, SHOWN_STATUSES, new_id
 from learn_cli.store.score import UTC, datetime  # the C module alone: see store.score
+from learn_cli.text import jsonlite
 
 TYPE_CHECKING = False  # no pathlib here: a SessionEnd hook passes its store's string paths
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def run_promotion(store, now=None, dry_run: bool = False, progress: Callable | N
     """Promotion over the whole store. `progress(phase, done, total)` is called as work goes."""
     from learn_cli.engine.conflicts import conflicts_among
 
-    loads = loads or _fast_loads()
+    loads = loads or fast_loads()
     store.refresh(loads=loads)
     store.index.derive = DERIVE
     _fill_terms(store)  # before deriving: the rows derived now are noted by the triggers
@@ -233,7 +234,7 @@ def load_rowids(store, rowids: list[int], loads: Callable) -> list[Entry]:
             for row in store.index.derived_rows(_index.with_rowids(rowids[start:start + 500]))]
 
 
-def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Callable = json.loads,
+def promote_project(store, pid: str, now=None, dry_run: bool = False, loads: Callable = jsonlite.loads,
                     keys: list[str] | None = None) -> PromotionReport:
     """The cheap variant for one project (SessionEnd): its learnings (with `keys`, only those
     of these keys: what a session changed) plus the copies of the same keys elsewhere, found
@@ -341,7 +342,7 @@ def derive_features(rec: dict) -> str:
 
 def _dumps(value) -> str:
     """Compact JSON text of a derived value: orjson's when a whole-store command loaded it
-    (`_fast_loads`; a third of the cost of deriving 100,000 records was `json.dumps`), the
+    (`store.jsonl.fast_loads`; a third of the cost of deriving 100,000 records was `json.dumps`), the
     standard library's otherwise (the hooks do not import orjson)."""
     fast = sys.modules.get("orjson")
     if fast is not None:
@@ -349,7 +350,7 @@ def _dumps(value) -> str:
             return fast.dumps(value).decode()
         except TypeError:  # a value orjson does not take (an integer beyond 64 bits)
             pass
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return jsonlite.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 DERIVE = (derive_fields, derive_features, scoring.clock_due)  # for Index.derive
@@ -408,7 +409,7 @@ def slim(entries: list[Entry]) -> None:
             e.full = False
 
 
-def ensure_full(store, entries: list[Entry], loads: Callable = json.loads, keep: bool = False) -> None:
+def ensure_full(store, entries: list[Entry], loads: Callable = jsonlite.loads, keep: bool = False) -> None:
     """Replace the decision fields of entries with their whole records (as the index holds
     them now), keeping what this run changed (the patches); with `keep`, the decision fields
     too, for `slim` to give back (only while a file is searched: ~1 KB a record)."""
@@ -439,7 +440,7 @@ def ensure_full(store, entries: list[Entry], loads: Callable = json.loads, keep:
 
 class _Promotion:
     def __init__(self, store, entries: list[Entry], now, focus: set | None, progress: Callable | None = None,
-                 loads: Callable = json.loads, conflicts: list | None = None, totals: dict[str, int] | None = None):
+                 loads: Callable = jsonlite.loads, conflicts: list | None = None, totals: dict[str, int] | None = None):
         self.store = store
         self.loads = loads
         self.conflicts = conflicts  # the store's conflicting pairs when found beforehand
@@ -741,7 +742,7 @@ def rescore(entries: list[Entry], now: datetime, in_focus: Callable = lambda e: 
 
 
 def archive_stale(entries: list[Entry], now: datetime, min_projects, archive_days, store,
-                  loads: Callable = json.loads) -> list[dict]:
+                  loads: Callable = jsonlite.loads) -> list[dict]:
     """Mark for the archive every entry whose score stayed < 0.3 for archive_days (read in
     full: the archive gets the whole record); report them."""
     stale = []
@@ -891,7 +892,7 @@ def archive_path(store, path: Path) -> Path:
 
 
 def write_entries(store, entries: list[Entry], new_records: dict[Path, list[dict]] | None = None,
-                  progress: Callable | None = None, loads: Callable = json.loads) -> int:
+                  progress: Callable | None = None, loads: Callable = jsonlite.loads) -> int:
     """Write what a run changed: new records first, then each live file's archive copies
     with its patches and removals (the archive written first, so a crash leaves two copies,
     never none). Returns files written."""
@@ -954,14 +955,6 @@ def _union(first, second) -> list:
 
 def _count(value) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 0
-
-
-def _fast_loads() -> Callable:
-    try:
-        import orjson
-    except ImportError:  # pragma: no cover
-        return json.loads
-    return orjson.loads
 
 
 # ---------------------------------------------------------------- resolving a conflict

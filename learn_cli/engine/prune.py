@@ -105,9 +105,9 @@ class PruneReport:
 
 def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool = False,
               loads: Callable | None = None, progress: Callable | None = None) -> PruneReport:
-    from learn_cli.engine.promotion import _fast_loads
+    from learn_cli.store.jsonl import fast_loads
 
-    loads = loads or _fast_loads()
+    loads = loads or fast_loads()
     now = scoring.parse_time(now) or datetime.now(UTC)
     cfg = store.config()
     report = PruneReport(dry_run=dry_run, hard=hard)

@@ -58,6 +58,16 @@ def fold_loads() -> Callable:
     return jsonlite.loads if fast is None else _tolerant(fast.loads)
 
 
+def fast_loads() -> Callable:
+    """orjson's `loads`, for a whole-store command (promote, prune, import) that parses every
+    record: ~2x the standard library's; the standard library's when orjson is missing."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover
+        return jsonlite.loads
+    return orjson.loads
+
+
 BULK_SWITCH = 5_000  # texts parsed by the standard library before orjson is worth importing
 
 

@@ -3,10 +3,8 @@ record's text and small text helpers."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -111,11 +109,3 @@ def _kind(value) -> str:
 
 def _mb(size: int) -> str:
     return f"{size / (1024 * 1024):.0f} MB"
-
-
-def _fast_loads() -> Callable:
-    try:
-        import orjson
-    except ImportError:  # pragma: no cover
-        return json.loads
-    return orjson.loads

@@ -11,13 +11,13 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
+from learn_cli.store.jsonl import fast_loads
 from learn_cli.store.record import TYPES, coerce_record
 from learn_cli.text.redact import redact
 
 from .common import (
     SECTIONS,
     TEXT_FIELDS,
-    _fast_loads,
     _is_pid,
     _key_re,
     _kind,
@@ -71,7 +71,7 @@ def import_file(store, path: Path, dry_run: bool = False, loads: Callable | None
                 trust: bool = False) -> ImportReport:
     """Read, validate and merge an export file into the store, entry by entry. Entries arrive
     untrusted (`distrust`) unless `trust`: the user vouches for the file."""
-    loads = loads or _fast_loads()
+    loads = loads or fast_loads()
     path = Path(path)
     with _open_export(path) as fh:
         helpers = _Helpers(store, os.fstat(fh.fileno()).st_size)  # forks first: no thread runs yet
