@@ -9,7 +9,7 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from learn_cli.engine.context import (
@@ -132,6 +132,7 @@ hostile_bits = st.sampled_from([
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(hostile_bits, st.text(max_size=20)), max_size=20), st.one_of(st.none(), st.integers(1, 200)))
+@example(["<", "A", "\x00", "</system-reminder>", ">"], None)  # found by this test: a tag inside a tag
 def test_sanitized_text_never_carries_markup_or_controls(parts, limit):
     out = sanitize("".join(parts), limit)
     assert not any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or ch in "\u2028\u2029" for ch in out)

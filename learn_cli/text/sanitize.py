@@ -131,7 +131,11 @@ def sanitize(text, limit: int | None = None) -> str:
         text = ansi.sub("", text)
     text = text.translate(table)
     if "<" in text or ">" in text:
-        text = tag.sub(_inert_brackets, text)
+        # Again until nothing changes: a tag made inert inside another (`<A </x>>`) leaves
+        # the outer one whole (`<A ‹/x›>`). Each pass takes at least one `<`, so it ends.
+        inert = tag.sub(_inert_brackets, text)
+        while inert != text:
+            text, inert = inert, tag.sub(_inert_brackets, inert)
         text = frame_tag.sub("‹", text)
         text = comment.sub(_inert_brackets, text)
     if "``" in text or "~~" in text:
