@@ -45,7 +45,6 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
         render.report(result, text, labels, include_archived)
 
 
-
 def main(global_args: list[str], args: list[str]) -> int | None:
     """The fast path: the exit code, or None when typer must take the command. Its regular
     expressions (the topic's words, the redaction of what is shown) come compiled from the
