@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.generate import generate
+from bench.run import index_rows
 from learn_cli.engine import promotion
 from learn_cli.engine import prune as prune_module
 from learn_cli.engine.promotion import run_promotion
@@ -304,14 +305,6 @@ def test_entries_share_one_string_per_status_and_type(generated, tmp_path):
         assert len(first) > 1
 
 
-def _columns(home: Path, sql: str) -> list:
-    db = sqlite3.connect(str(home / "global" / "index.db"))
-    try:
-        return db.execute(sql).fetchall()
-    finally:
-        db.close()
-
-
 def _as_v11(home: Path) -> None:
     """The index as version 11 left it: no due columns, meta or terms tables, triggers."""
     db = sqlite3.connect(str(home / "global" / "index.db"))
@@ -335,18 +328,18 @@ def test_an_index_of_v11_gains_the_due_columns_without_a_rewrite(generated, tmp_
     shutil.copytree(generated, home)
     _fill_derived(home)
     _as_v11(home)
-    before = _columns(home, "SELECT rowid, data, derived, fix_state FROM learnings ORDER BY rowid")
+    before = index_rows(home, "SELECT rowid, data, derived, fix_state FROM learnings ORDER BY rowid")
     store = Store(home)
     try:
         store.index  # noqa: B018 - opened: upgraded
     finally:
         store.close()
-    assert _columns(home, "SELECT rowid, data, derived, fix_state FROM learnings ORDER BY rowid") == before
+    assert index_rows(home, "SELECT rowid, data, derived, fix_state FROM learnings ORDER BY rowid") == before
     assert any(state is not None for *_rest, state in before)
-    assert _columns(home, "SELECT count(*) FROM learnings WHERE due_clock IS NOT NULL") == [(0,)]
+    assert index_rows(home, "SELECT count(*) FROM learnings WHERE due_clock IS NOT NULL") == [(0,)]
     _promote(home)
-    assert _columns(home, f"SELECT count(*) FROM learnings WHERE {LIVE_SQL} AND due_clock IS NULL") == [(0,)]
-    assert _columns(home, "SELECT value FROM meta WHERE name='derived_version'") == [(promotion._DERIVED_VERSION,)]
+    assert index_rows(home, f"SELECT count(*) FROM learnings WHERE {LIVE_SQL} AND due_clock IS NULL") == [(0,)]
+    assert index_rows(home, "SELECT value FROM meta WHERE name='derived_version'") == [(promotion._DERIVED_VERSION,)]
 
 
 def test_due_columns_an_older_version_may_have_left_behind_are_emptied(generated, tmp_path):
@@ -364,9 +357,9 @@ def test_due_columns_an_older_version_may_have_left_behind_are_emptied(generated
         store.index  # noqa: B018
     finally:
         store.close()
-    assert _columns(home, "SELECT count(*) FROM learnings WHERE due_clock IS NOT NULL OR clock_start IS NOT NULL") \
+    assert index_rows(home, "SELECT count(*) FROM learnings WHERE due_clock IS NOT NULL OR clock_start IS NOT NULL") \
         == [(0,)]
-    assert _columns(home, "SELECT count(*) FROM meta") == [(0,)]
+    assert index_rows(home, "SELECT count(*) FROM meta") == [(0,)]
 
 
 def test_the_conflict_terms_follow_every_write_of_the_features(generated, tmp_path):

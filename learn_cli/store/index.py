@@ -501,8 +501,7 @@ class Index:
         ids, out = sorted(ids), {}
         columns = ", ".join(name for _at, name in _NARROW)
         width = 4 + len(_NARROW)
-        for start in range(0, len(ids), 500):
-            marks, chunk = _in_list(ids[start:start + 500])
+        for marks, chunk in _in_lists(ids):
             rows = db.execute(f"SELECT id, rowid, body, features, {columns}, export_created, export_as_is "
                               f"FROM learnings WHERE file=? AND id IN ({marks})", (rel, *chunk))
             out.update((row[0], (row[1], row[2], row[3], row[4:width], row[width:])) for row in rows)
@@ -748,8 +747,7 @@ class Index:
     def data_of_rows(self, rowids: list[int]) -> dict[int, str]:
         """rowid -> data of these rows (those that still exist)."""
         out: dict[int, str] = {}
-        for start in range(0, len(rowids), 500):
-            marks, chunk = _in_list(rowids[start:start + 500])
+        for marks, chunk in _in_lists(rowids):
             out.update(self.db.execute(f"SELECT rowid, data FROM learnings WHERE rowid IN ({marks})", chunk))
         return out
 
@@ -973,8 +971,7 @@ class Index:
         named = [s for s in statuses if s is not None]
         status_sql = " OR ".join([*(["status IN (" + ",".join("?" * len(named)) + ")"] if named else []),
                                   *(["status IS NULL"] if None in statuses else [])])
-        for start in range(0, len(pids), 500):
-            marks, chunk = _in_list(pids[start:start + 500])
+        for marks, chunk in _in_lists(pids):
             for rowid, key in self.db.execute(f"SELECT rowid, key FROM learnings WHERE pid IN ({marks}) AND "
                                               f"({status_sql}) AND {LIVE_SQL}", (*chunk, *named)):
                 keys.add(key)
@@ -993,8 +990,7 @@ class Index:
         """`wanted` of the live rows whose `column` (key, id) is one of `values`, 500 a query."""
         assert column in ("key", "id")
         out: set = set()
-        for start in range(0, len(values), 500):
-            marks, chunk = _in_list(values[start:start + 500])
+        for marks, chunk in _in_lists(values):
             out.update(v for (v,) in self.db.execute(f"SELECT {wanted} FROM learnings WHERE {column} IN ({marks}) "
                                                      f"AND {LIVE_SQL}", chunk))
         return out
@@ -1335,6 +1331,15 @@ def _same_value(a, b) -> bool:
     if type(a) is dict:
         return a.keys() == b.keys() and all(_same_value(v, b[k]) for k, v in a.items())
     return a == b
+
+
+def _in_lists(values: list) -> Iterable[tuple[str, list]]:
+    """`_in_list` of each run of IN_CHUNK values: the lists of one long `IN (...)` query."""
+    for start in range(0, len(values), IN_CHUNK):
+        yield _in_list(values[start:start + IN_CHUNK])
+
+
+IN_CHUNK = 500  # values in one `IN (...)`: well under SQLite's limit of bound parameters
 
 
 def _in_list(values: list) -> tuple[str, list]:
