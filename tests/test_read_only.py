@@ -46,13 +46,22 @@ def test_no_store_yet_is_said_plainly_and_stays_absent(learn):
 
 
 def test_a_folder_that_is_not_a_project_is_refused_and_not_registered(learn):
+    """`context` answers for a project; `recall` and `stats` answer for the whole store from a
+    folder that is no project (`learn recall docker` from ~), but not for a --project that
+    is none."""
     learn("add", "Docker needs --platform on M1", check=0)  # a store, and web-api in it
     before = tree(learn.home)
     stray = learn.tmp / "scratch"
     stray.mkdir()
-    for args in READERS[:3]:
+    for args in (("context",), ("--project", stray, "recall", "docker"), ("--project", stray, "stats")):
         line = one_error_line(learn(*args, cwd=stray))
         assert f"{stray} is not a project" in line and "--project DIR" in line
+    found = learn.json("recall", "docker", cwd=stray)
+    assert [hit["project"] for hit in found["results"]] == ["web-api"]
+    assert "Docker needs --platform on M1" in learn("recall", "docker", cwd=stray).stdout
+    stats = learn.json("stats", cwd=stray)
+    assert stats["total"] == 1 and stats["context"]["budget"] == 0
+    assert "Context budget" not in learn("stats", cwd=stray).stdout
     hook = learn("context", "--hook", input={"session_id": "s1", "cwd": str(stray),
                                               "hook_event_name": "SessionStart", "source": "startup"}, check=0)
     assert hook.stdout == ""

@@ -96,13 +96,18 @@ def require_store(st: State) -> None:
          "(`learn hooks install` connects Claude Code; `learn add TEXT` stores a learning)")
 
 
-def read_project(st: State):
+def read_project(st: State, anywhere: bool = False):
     """The project a read command answers for, never registered. A folder outside any git
-    repository that the store has never seen is not a project: one line, exit 1."""
+    repository that the store has never seen is not a project: one line, exit 1; or, for a
+    command that answers for the whole store too (`anywhere`: recall, stats), None when the
+    folder is the working one (`learn recall docker` from ~), an error still when it was
+    named by --project."""
     from learn_cli.store.project import in_repository
 
     project = current_project(st, register=False)
     if not in_repository(project) and not os.path.exists(open_store(st, create=False).layout.project_json(project.id)):
+        if anywhere and not st.project_path:
+            return None
         fail(f"{project.root} is not a project: no git repository and nothing learned there "
              "(run this inside a project, or pass --project DIR)")
     return project

@@ -25,7 +25,7 @@ def stats(st: State, as_json: bool) -> None:
     from learn_cli.render import stats as render
 
     store = open_store(st, create=False)
-    doc = gather(store, read_project(st), loads=bulk_loads())
+    doc = gather(store, read_project(st, anywhere=True), loads=bulk_loads())
     if as_json:
         json_out(doc)
     else:

@@ -32,10 +32,11 @@ def run(st: State, topic: list[str], limit: int, include_archived: bool, as_json
     if not topic_terms(text):
         fail("the topic has no words to search for", EXIT_USAGE)
     store = open_store(st, create=False)
-    project = read_project(st)
+    project = read_project(st, anywhere=True)
+    pid = project.id if project else None  # outside a project: every project alike, global first
     store.refresh(loads=bulk_loads(), archives=include_archived)  # no archived record shown: none checked
-    timeout = store.number("search_timeout_s", project.id)
-    result = search(store, text, project_id=project.id, limit=limit, include_archived=include_archived,
+    timeout = store.number("search_timeout_s", pid)
+    result = search(store, text, project_id=pid, limit=limit, include_archived=include_archived,
                     timeout_s=timeout)
     shown = [h for hit in result.hits for h in (hit, *hit.also)]
     labels = store.labels([hit.pid for hit in shown] + list(result.not_searched))
