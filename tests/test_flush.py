@@ -52,6 +52,22 @@ def test_flush_file_without_block_appends(learn):
     assert text.startswith("# Project\nno trailing newline\n\n" + START)
 
 
+def test_flush_with_no_rules_creates_no_file_and_adds_no_block(learn):
+    """Nothing active yet: no new file, no empty block appended to the user's; a block that is
+    there is emptied (its rules are no longer active). The folder is not registered."""
+    proc = learn("flush", check=0)
+    assert "Nothing to write" in proc.stdout and "not created" in proc.stdout
+    assert not (learn.cwd / "CLAUDE.md").exists()
+    assert not (learn.home / "projects").exists() or not any((learn.home / "projects").iterdir())
+    agents = learn.cwd / "AGENTS.md"
+    agents.write_text("# Agents\n")
+    assert learn.json("flush", "--target", "AGENTS.md")["written"] is False
+    assert agents.read_text() == "# Agents\n"
+    agents.write_text("# Agents\n\n" + START + "\n- a rule since archived\n" + END + "\n")
+    assert learn.json("flush", "--target", "AGENTS.md")["written"] is True
+    assert agents.read_text() == "# Agents\n\n" + render_block([])
+
+
 def test_flush_dry_run_writes_nothing(learn):
     add(learn, "Rebase before merge", "--fix", "git pull --rebase")
     proc = learn("flush", "--dry-run", check=0)

@@ -21,12 +21,12 @@ def command(
 ) -> None:
     from pathlib import Path
 
-    from learn_cli.engine.flush import choose_target, render_block, select_rules, splice
+    from learn_cli.engine.flush import choose_target, has_block, render_block, select_rules, splice
     from learn_cli.store.jsonl import atomic_write
 
     st = state(ctx)
     store = open_store(st)
-    project = current_project(st)
+    project = current_project(st, register=False)  # a flush learns nothing about the folder
     root = Path(project.root)
     path = choose_target(root, target)
     if path.exists() and not path.is_file():
@@ -41,7 +41,10 @@ def command(
     global_recs = [r for _, _, _, r in store.iter_index("global", "global")]
     budget = store.number("budget", project.id)
     rules, dropped, truncated, tokens = select_rules(project_recs, global_recs, project.root, budget)
-    new = splice(old, render_block(rules))
+    # No rules and no block yet: an empty block in a new file (or appended to the user's) is
+    # noise; a block that is there is emptied, since its rules are no longer active.
+    nothing = not rules and not has_block(old)
+    new = old if nothing else splice(old, render_block(rules))
     changed = new != old
     if changed and not dry_run:
         mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask()
@@ -52,7 +55,7 @@ def command(
     if as_json:
         json_out(result)
         return
-    _report(result, render_block(rules) if dry_run else None)
+    _report(result, render_block(rules) if dry_run else None, nothing)
 
 
 def _read(path) -> str:
@@ -70,14 +73,18 @@ def _umask() -> int:
     return mask
 
 
-def _report(result: dict, block: str | None) -> None:
+def _report(result: dict, block: str | None, nothing: bool) -> None:
     out = sys.stdout
     if block is not None:
         out.write(block)
         verb = "would change" if result["changed"] else "would leave unchanged"
         out.write(f"\n(dry run: {verb} {result['target']})\n")
         return
-    if not result["changed"]:
+    if nothing:
+        fate = "left as it was" if os.path.exists(result["target"]) else "not created"
+        out.write(f"Nothing to write: no active rules for this project, and no global ones yet "
+                  f"({result['target']} {fate})\n")
+    elif not result["changed"]:
         out.write(f"{result['target']}: up to date ({result['rules']} rules, {result['tokens']} tokens)\n")
     else:
         out.write(f"Wrote {result['rules']} rules to {result['target']} "

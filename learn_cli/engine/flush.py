@@ -86,6 +86,11 @@ def render_block(rules: list[tuple[str, str]]) -> str:
     return "\n".join(out) + "\n"
 
 
+def has_block(text: str) -> bool:
+    """Whether `text` holds a managed block (its start marker) already."""
+    return _START_PREFIX in text
+
+
 def splice(old: str, block: str) -> str:
     """Replace the managed block in `old`, or append it after a blank line; nothing else moves."""
     start = old.find(_START_PREFIX)
