@@ -40,6 +40,8 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "ag
         ("pip install sklearn", "pip install scikit-learn", "retry", "`sklearn` → `scikit-learn`"),
         ("x", "pip install requests", "between", "run `pip install requests` first"),
         ("Read src/app.py", "src/app.py", "path", "use path `src/app.py`"),
+        ("timeout 60 npm test", "npm test", "retry", "drop `timeout 60`"),  # not installed (a Mac)
+        ("timeout 60 npm test 2>&1 | tail", "timeout 90 npm test", "retry", ""),
         # nothing shorter says it better
         ("npm test", "npm test 2>&1 | tail -5", "retry", ""),
         ("python3 -c \"import a; a.x()\"", "python3 -c \"import b; b.y(1, 2)\"", "retry", ""),

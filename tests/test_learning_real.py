@@ -330,6 +330,37 @@ def test_another_program_for_the_same_arguments_travels_to_other_commands(home, 
     assert Agent(home, a).fail("node c.js", "Error: Cannot find module 'x'", 1) is None
 
 
+def test_a_timeout_that_is_not_installed_is_dropped_for_every_command(home, proj):
+    """`timeout 60 npm test` on a Mac without coreutils: `command not found: timeout`, then
+    `npm test` worked. Without their plumbing the two are the same command (no lesson), but
+    the error names the plumbing: doing without it is the lesson, for any command run so; in
+    this project at once, elsewhere once seen in two projects."""
+    a, b, c = proj("api"), proj("cli"), proj("web")
+    missing = "(eval):1: command not found: timeout"
+    s = Agent(home, a)
+    s.fail("timeout 60 npm test", missing, 127)
+    s.ok("npm test 2>&1 | tail -20")
+    [rec] = learnings(home, a)
+    assert (rec["command"], rec["fix"]) == ("timeout 60 npm test", "npm test")
+    lines = context_of(Agent(home, a).fail("cd web && timeout 30 pytest -q 2>&1 | tail -5", missing, 127)).splitlines()
+    assert lines[0] == ("learn: known fix (seen once in this project): `cd web && pytest -q 2>&1 | tail -5` "
+                        "instead of `cd web && timeout 30 pytest -q 2>&1 | tail -5`.")
+    assert lines[1] == "learn: the change: drop `timeout 30`."
+    s = Agent(home, b)
+    assert s.fail("timeout 120 cargo test", missing, 127) is None  # one sighting elsewhere: not yet
+    s.ok("gtimeout 120 cargo test")  # coreutils' name: stored as the timeout dropped, as in api
+    [rec] = learnings(home, b)
+    assert (rec["command"], rec["fix"]) == ("timeout 120 cargo test", "cargo test")
+    lines = context_of(Agent(home, c).fail("timeout 10 make check", missing, 127)).splitlines()
+    assert lines[0].startswith("learn: known fix (seen 2× in 2 projects: ") and "api" in lines[0] and "cli" in lines[0]
+    assert lines[0].endswith("): `make check` instead of `timeout 10 make check`.")
+    # A timeout that ran and a test that failed: the same command again after a fix is no lesson.
+    s = Agent(home, c)
+    s.fail("timeout 60 npm run lint", "src/a.ts:3:1 error  'x' is defined but never used", 1)
+    s.ok("npm run lint")
+    assert not [r for r in learnings(home, c) if "lint" in r.get("command", "")]
+
+
 def test_a_setup_step_the_program_needs_travels_to_its_other_commands(home, proj):
     """The venv that must be active (issue 10, cause 7): `source .venv/bin/activate` run first
     fixed `python a.py` and `python b.py`; `python -m app` failing the same way gets it too."""

@@ -400,6 +400,34 @@ def apply_program_change(command: str, old: Sequence[str], new: Sequence[str]) -
     return "".join(out).strip() if done else None
 
 
+_NOT_FOUND = "command not found: "
+
+
+def failed_plumbing(failed: str, fix: str, error: str) -> str:
+    """The program of `failed`'s plumbing that its error says is not installed (`timeout 60
+    npm test` on a Mac without coreutils: `command not found: timeout`) when `fix` runs
+    without it, else "". Compared without their plumbing the two are the same command, which
+    is no lesson; here the plumbing was what failed, and doing without it is the lesson."""
+    from learn_cli.text.keys import error_signature
+    from learn_cli.text.shell import command_programs, plumbing_programs
+
+    signature = error_signature(error)
+    if not signature.startswith(_NOT_FOUND):
+        return ""
+    name = signature[len(_NOT_FOUND):]
+    return name if name in plumbing_programs(failed) and name not in command_programs(fix) else ""
+
+
+def dropped_timeout(failed: str, fix: str) -> bool:
+    """Is `fix` the failed command without its `timeout N` prefix, the rest unchanged? (The
+    fix as stored: normalised, so `gtimeout 60 X` after `timeout` was not found is stored as
+    X, which works on any machine.) Such a lesson holds for any command run so."""
+    from learn_cli.text.shell import normalize_command, timeout_prefixes
+
+    return bool(timeout_prefixes(failed)) and not timeout_prefixes(fix) and (
+        normalize_command(failed) == normalize_command(fix))
+
+
 def run_first(failed: str, ok: str) -> list[str]:
     """The steps `ok` runs before the failed command unchanged (`git stash && git checkout
     main` after `git checkout main`; both normalised): they are the lesson, a step to run first,

@@ -164,9 +164,15 @@ class Fix:
                 return True
         return False
 
-    def applies_to(self, command: str, cwd: str, step: Callable[[], str] = str) -> bool:
+    def is_the_failed_command(self, command: str) -> bool:
+        """Is this fix the very command that just failed (normalised)? Never offered then; but a
+        `timeout N` dropped (not installed) is the same command without its plumbing."""
+        return bool(command) and self.steps == {command} and not (self.change and self.change[0] == "no timeout")
+
+    def applies_to(self, command: str, cwd: str, step: Callable[[], str] = str, raw: str = "") -> bool:
         """A rewrite of a command fits only the same job (or the same failing step); "run it
-        from D" only outside D."""
+        from D" only outside D. `raw` is the command as run, plumbing and all: a `timeout N`
+        dropped applies to what `command` (normalised) no longer shows."""
         from learn_cli.capture.lesson import same_work
         from learn_cli.engine.wording import fix_kind, shown_fix
 
@@ -183,7 +189,8 @@ class Fix:
             # the lesson's change applied to this command: also for the same work (`python3
             # s.py --all` after `python3 s.py` worked with a venv active), where it is what
             # makes one sighting enough in the project (recurs)
-            self.rewrite = (apply_change(self.change, command) or "") if kind == "retry" and self.change else ""
+            changed = raw if self.change and self.change[0] == "no timeout" else command
+            self.rewrite = (apply_change(self.change, changed) or "") if kind == "retry" and self.change else ""
             if any(same_work(failed, command) for failed in {r.get("command") or "" for r in self.shapes}):
                 self.same_work = True
                 return True  # (each command once: a popular key's records repeat a few of them)
@@ -259,7 +266,9 @@ def change_of(rec: dict) -> tuple | None:
     - ("prefix", words): the same command run as root or with variables set (`sudo`,
       `PYTHONPATH=.`), whatever its program;
     - ("setup", step, program): a setup step run first (`source .venv/bin/activate`) for any
-      use of the program."""
+      use of the program;
+    - ("no timeout",): a `timeout N` prefix dropped after `command not found: timeout` (a Mac
+      without coreutils), whatever the command behind it."""
     if rec.get("fix_kind") != "retry":
         return None
     return _change_of_pair(rec.get("command") or "", _fix_of_record(rec))
@@ -281,9 +290,18 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
     """change_of for one (failed command, fix), parsed once per process: a popular failure's
     key holds a record in every project that met it (145 at 300,000 learnings) stating the
     same few pairs, and parsing each record's commands made the lookup grow with the home."""
-    from learn_cli.capture.lesson import added_setup, dropped_cd, option_change, program_change, run_prefix
+    from learn_cli.capture.lesson import (
+        added_setup,
+        dropped_cd,
+        dropped_timeout,
+        option_change,
+        program_change,
+        run_prefix,
+    )
     from learn_cli.text.shell import unwrap
 
+    if dropped_timeout(failed, fix):
+        return ("no timeout",)
     options = option_change(failed, fix)
     if options is not None:
         return ("options", tuple(unwrap(failed)[:2]), tuple(options[0]), tuple(options[1]))
@@ -316,6 +334,10 @@ def apply_change(change: tuple, command: str) -> str | None:
         return apply_added_setup(command, change[1], change[2])
     if change[0] == "prefix":
         return apply_run_prefix(command, change[1])
+    if change[0] == "no timeout":
+        from learn_cli.text.shell import drop_timeout
+
+        return drop_timeout(command)
     return apply_program_change(command, change[1], change[2])
 
 
@@ -350,7 +372,8 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
             continue  # offered only when trusted or seen (min_evidence is at least 1)
         if fix.failed_since_worked or fix.offered_before(skip):
             continue  # it was offered here and the failure came back: not again until it works
-        if command and fix.steps == {command} or not fix.applies_to(command, entry.get("cwd") or ".", step):
+        if fix.is_the_failed_command(command) or not fix.applies_to(command, entry.get("cwd") or ".", step,
+                                                                     entry.get("cmd") or ""):
             continue
         one_is_enough = fix.unambiguous(cap.project.id) or fix.recurs(command, cap.project.id, step)
         if fix.trusted or len(fix.sightings) >= (1 if one_is_enough else need):
@@ -390,7 +413,9 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         failed = sanitize(failing_step(current, rec.get("error") or ""), 100).replace("`", "'")
     body = wording.hook_body(kind, fix, failed) if kind != "advice" else fix
     lines = [f"learn: known fix ({_seen(cap, rec, best)}): {body}."]
-    change = essential_change(rec.get("command") or "", _fix_of_record(rec), kind) if kind == "retry" else ""
+    said = (current, best.rewrite) if best is not None and best.rewrite and current else (
+        rec.get("command") or "", _fix_of_record(rec))  # the change as made to this command
+    change = essential_change(*said, kind) if kind == "retry" else ""
     if change:
         lines.append(f"learn: the change: {sanitize(change, 160)}.")
     for other in (fixes or [])[1:]:

@@ -14,7 +14,9 @@ than the full command, else returns "":
   - inside a step: words only removed -> "drop `-q`"; only added -> "add `--release`";
     added in front of the program -> "`pytest` → `python -m pytest`"; replaced ->
     "`--no-commit` → `--force`", or the whole step when its program changed;
-  - more than two changes, or a statement about as long as the fix: "".
+  - more than two changes, or a statement about as long as the fix: "";
+  - the same steps: a `timeout N` prefix dropped after it was not installed ("drop
+    `timeout 60`"), else "".
 Other kinds ("edit", "") get "". Stdlib only; nothing compiled at import.
 """
 
@@ -42,13 +44,23 @@ def essential_change(failed: str, fix: str, kind: str) -> str:
     if kind != "retry" or not failed:
         return ""
     old, new = _steps(failed), _steps(fix)
-    if not old or not new or old == new:
+    if old == new:
+        return _timeout_phrase(failed, fix)  # the same work: only its plumbing can have changed
+    if not old or not new:
         return ""
     phrases = _step_phrases(old, new)
     if not phrases or len(phrases) > MAX_PHRASES or not all(phrases):
         return ""
     text = "; ".join(phrases)
     return text if len(text) <= MAX_STATEMENT and len(text) < len(fix) + 24 else ""
+
+
+def _timeout_phrase(failed: str, fix: str) -> str:
+    """"drop `timeout 60`" (not installed: a Mac without coreutils), else ""."""
+    from learn_cli.text.shell import timeout_prefixes
+
+    old = timeout_prefixes(failed)
+    return f"drop {_code(old[0])}" if old and not timeout_prefixes(fix) else ""
 
 
 def _steps(command: str) -> list[tuple[str, ...]]:

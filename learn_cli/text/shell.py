@@ -26,6 +26,10 @@ __all__ = [
     "SETUP_PROGRAMS",
     "OUTPUT_SHAPERS",
     "TRUNCATION",
+    "command_programs",
+    "plumbing_programs",
+    "timeout_prefixes",
+    "drop_timeout",
 ]
 
 TRUNCATION = "…"  # transcript exports cut long commands with it
@@ -525,11 +529,13 @@ def _timeout_re() -> rx.Pattern[str]:
 
 
 @lite.lru_cache(maxsize=512)
-def strip_plumbing(command: str, root: str | None = None) -> Plumbing:
-    """The working segments of a command, without the plumbing listed above."""
+def strip_plumbing(command: str, root: str | None = None, keep_timeout: bool = False) -> Plumbing:
+    """The working segments of a command, without the plumbing listed above (`keep_timeout`:
+    but with its `timeout N` prefixes, when they are what a lesson is about)."""
     removed: set[str] = set()
     text = _relative_to_root(_export_note_re().sub("", (command or "").strip()), root)
-    segments = [[seg, op] for seg, op in (_strip_segment(s, o, removed) for s, o in split_segments_ops(text))]
+    segments = [[seg, op] for seg, op in (_strip_segment(s, o, removed, keep_timeout)
+                                          for s, o in split_segments_ops(text))]
     segments = [s for s in segments if s[0]]
     segments = _drop_filters(segments, removed)
     segments = _drop_chatter(segments, removed)
@@ -557,7 +563,7 @@ def _relative_to_root(text: str, root: str | None) -> str:
     return text
 
 
-def _strip_segment(segment: str, op: str, removed: set[str]) -> tuple[str, str]:
+def _strip_segment(segment: str, op: str, removed: set[str], keep_timeout: bool = False) -> tuple[str, str]:
     """One segment without descriptor plumbing and a `timeout N` prefix."""
     line, newline, body = segment.partition("\n") if "<<" in segment else (segment, "", "")
     if ">" in line:
@@ -565,7 +571,7 @@ def _strip_segment(segment: str, op: str, removed: set[str]) -> tuple[str, str]:
         if stripped != line:
             removed.add("redirect")
             line = " ".join(stripped.split()) if not newline else stripped.strip()
-    if "timeout" in line[:9]:
+    if "timeout" in line[:9] and not keep_timeout:
         stripped = _timeout_re().sub("", line)
         if stripped != line:
             removed.add("timeout")
@@ -656,10 +662,55 @@ def clean_command(command: str) -> str:
     return text[: -len(TRUNCATION)].rstrip() if text.endswith(TRUNCATION) else text
 
 
-def normalize_command(command: str, root: str | None = None) -> str:
+def normalize_command(command: str, root: str | None = None, keep_timeout: bool = False) -> str:
     """Canonical text of a command for learnings, dedup keys and comparisons.
 
     The plumbing above removed (with root: paths relative, `cd ROOT &&` dropped), segments
-    joined by their operators (a newline becomes `; `), whitespace collapsed.
+    joined by their operators (a newline becomes `; `), whitespace collapsed. `keep_timeout`
+    keeps `timeout N` prefixes: a failed command stored for a lesson about them.
     """
-    return " ".join(_join(strip_plumbing(command, root).segments, "; ").split())
+    return " ".join(_join(strip_plumbing(command, root, keep_timeout).segments, "; ").split())
+
+
+# ---------------------------------------------------------------------------
+# Plumbing that failed: `timeout 60 npm test` where `timeout` is not installed (macOS without
+# coreutils), `make | jq .` without `jq`. Compared without plumbing, the retry that does
+# without it is the same command; the error naming the plumbing's program says it was not.
+
+
+def command_programs(command: str) -> frozenset[str]:
+    """The programs a command line names first in its segments, plumbing and wrappers
+    included (`timeout 60 npm test | tail` runs `timeout` and `tail`)."""
+    return frozenset(_segment_programs(split_segments_ops(command or "")))
+
+
+def plumbing_programs(command: str) -> frozenset[str]:
+    """The programs a command runs only as plumbing: a `timeout N` in front of a segment, a
+    filter at the end of a pipeline (`| tail -5`), status chatter."""
+    return command_programs(command) - _segment_programs(strip_plumbing(command or "").segments)
+
+
+def _segment_programs(segments) -> set[str]:
+    return {canonical_program(words[0]) for seg, _op in segments for words in [tokenize(seg)] if words}
+
+
+def timeout_prefixes(command: str) -> list[str]:
+    """The `timeout N` (`gtimeout -s KILL 30`) prefixes of a command's segments, as written."""
+    found = []
+    for seg, _op in split_segments_ops(command or ""):
+        match = _timeout_re().match(seg.strip()) if "timeout" in seg[:12] else None
+        if match:
+            found.append(match.group(0).strip())
+    return found
+
+
+def drop_timeout(command: str) -> str | None:
+    """`command` without its segments' `timeout N` prefixes; None when it has none."""
+    out, changed = [], False
+    for seg, op in split_segments_ops(command or ""):
+        text = seg.strip()
+        match = _timeout_re().match(text) if "timeout" in text[:12] else None
+        if match:
+            text, changed = text[match.end():], True
+        out.append((text, op))
+    return _join(out, "\n") if changed else None
