@@ -361,6 +361,37 @@ def test_a_timeout_that_is_not_installed_is_dropped_for_every_command(home, proj
     assert not [r for r in learnings(home, c) if "lint" in r.get("command", "")]
 
 
+@pytest.mark.parametrize(("failed", "error", "fix"), [
+    ("stat -c %s dist/app.js", "stat: illegal option -- c\nusage: stat [-FLnq] [-f format | -l | -r | -s | -x]",
+     "stat -f %z dist/app.js"),
+    ("date -d '1 day ago' +%F", "date: illegal option -- d\nusage: date [-jnRu] [-r seconds|file]", "date -v-1d +%F"),
+    ("find src -name '*.py' -printf '%p\\n'", "find: -printf: unknown primary or operator",
+     "find src -name '*.py' -print"),
+])
+def test_an_option_the_tool_rejects_is_a_lesson_with_its_value(home, proj, failed, error, fix):
+    """GNU options on a Mac's BSD tools: the error rejects an option, and the retry changes it
+    and its value (`-c %s` → `-f %z`), the targets kept; answered the next time."""
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail(failed, error, 1)
+    s.ok(fix)
+    text = context_of(Agent(home, a).fail(failed, error, 1))
+    assert text.splitlines()[0].endswith(f"`{fix}` instead of `{failed}`.")
+
+
+def test_after_a_rejected_option_another_target_or_a_look_is_no_lesson(home, proj):
+    a = proj("api")
+    error = "stat: illegal option -- c\nusage: stat [-FLnq] [-f format | -l | -r | -s | -x]"
+    for follow in ("stat -f %z dist/other.js", "ls -la dist"):
+        s = Agent(home, a)
+        s.fail("stat -c %s dist/app.js", error, 1)
+        s.ok(follow)
+    s = Agent(home, a)
+    s.fail("git commit --amendd -m 'x'", "error: unknown option `amendd'\nusage: git commit [<options>]", 129)
+    s.ok("git status")
+    assert not [r for r in learnings(home, a) if r.get("fix")]
+
+
 def test_a_setup_step_the_program_needs_travels_to_its_other_commands(home, proj):
     """The venv that must be active (issue 10, cause 7): `source .venv/bin/activate` run first
     fixed `python a.py` and `python b.py`; `python -m app` failing the same way gets it too."""

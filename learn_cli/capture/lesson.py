@@ -67,7 +67,37 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     # `git fetch o b && git checkout b` retries the checkout, not the fetch: same verb first
     same_verb = [(c, t) for c, t in pairs if _first_word(c) == _first_word(t)]
     counterpart, ok_tokens = (same_verb or pairs)[-1]
+    if _bad_option(error):  # the option was wrong, and its value goes with it
+        values, named = _option_values(counterpart), wrong
+        wrong = lambda arg: arg in values or named(arg)  # noqa: E731
     return _same_targets(counterpart, ok_tokens, wrong)
+
+
+# Usage errors that reject an option (GNU and BSD tools, find's "primary", Go's cobra): BSD's
+# `stat -c %s f` says "illegal option -- c"; the retry `stat -f %z f` changes the format with it.
+_BAD_OPTION = ("illegal option", "invalid option", "unknown option", "unrecognized option", "unknown primary",
+               "unknown flag", "unknown shorthand flag", "no such option")
+
+
+def option_retry(failed: str, ok: str, error: str) -> bool:
+    """After an error that rejects an option, the same program with its options (and their
+    values) changed and its targets kept is a retry, however little text the two share
+    (`date -d '1 day ago' +%F` → `date -v-1d +%F` on a Mac)."""
+    if not _bad_option(error):
+        return False
+    old, new = _working(failed), _working(ok)
+    return len(old) == len(new) == 1 and old[0][0] == new[0][0] and is_lesson(failed, ok, error)
+
+
+def _bad_option(error: str) -> bool:
+    text = (error or "").lower()
+    return any(words in text for words in _BAD_OPTION)
+
+
+def _option_values(tokens: Sequence[str]) -> set[str]:
+    """The words right after an option (`-c %s`, `-printf '%p'`): its value, when it takes one."""
+    return {value for option, value in zip(tokens[1:], tokens[2:], strict=False)
+            if option.startswith("-") and "=" not in option and not value.startswith("-")}
 
 
 _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not match", "does not exist",
