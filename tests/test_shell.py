@@ -254,12 +254,12 @@ def test_strip_plumbing_names_what_it_removed():
     assert strip_plumbing("ps aux | grep node").removed == frozenset()
 
 
-def test_the_plumbing_a_command_runs_and_its_timeout_prefixes():
-    from learn_cli.text.shell import drop_timeout, plumbing_programs, timeout_prefixes
+def test_the_programs_a_command_runs_and_its_timeout_prefixes():
+    from learn_cli.text.shell import command_programs, drop_timeout, timeout_prefixes
 
     command = "cd web && timeout -s KILL 30s pytest -q 2>&1 | tail -5"
-    assert plumbing_programs(command) == {"timeout", "tail"}
-    assert plumbing_programs("npm test && echo OK") == {"echo"} and not plumbing_programs("npm test")
+    assert command_programs(command) == {"cd", "timeout", "tail"}
+    assert command_programs("npm test && echo OK") == {"npm", "echo"}
     assert timeout_prefixes(command) == ["timeout -s KILL 30s"] and timeout_prefixes("npm test") == []
     assert drop_timeout(command) == "cd web && pytest -q 2>&1 | tail -5"
     assert drop_timeout("npm test") is None

@@ -489,9 +489,9 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         # again too: dropping the aid fixed nothing, whatever happened in between did
         same = _normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.only_looked(failed_cmd, ok_cmd)
         if same:
-            from learn_cli.capture.lesson import failed_plumbing
+            from learn_cli.capture.lesson import failed_timeout
 
-            if failed_plumbing(failed_cmd, ok_cmd, failed.get("err") or ""):
+            if failed_timeout(failed_cmd, ok_cmd, failed.get("err") or ""):
                 return [ok_cmd], "retry"  # `timeout` not installed: doing without it was the fix
         else:
             from learn_cli.capture.lesson import is_lesson, run_first, with_setup
@@ -594,10 +594,10 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
     tool = failed.get("tool") or ""
     failed_cmd = _normalize(failed["step"], root) if failed.get("step") else failed_as_stored(failed, root)
     if kind == "retry" and failed.get("cmd"):
-        from learn_cli.capture.lesson import failed_plumbing
+        from learn_cli.capture.lesson import failed_timeout
         from learn_cli.text.shell import normalize_command
 
-        if failed_plumbing(failed["cmd"], steps[0], failed.get("err") or ""):  # stored with what failed
+        if failed_timeout(failed["cmd"], steps[0], failed.get("err") or ""):  # stored with what failed
             failed_cmd = normalize_command(failed.get("step") or failed["cmd"], root, keep_timeout=True)
     if kind == "path":
         fix_cmd = _relative(steps[0], root)

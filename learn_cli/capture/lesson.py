@@ -433,19 +433,19 @@ def apply_program_change(command: str, old: Sequence[str], new: Sequence[str]) -
 _NOT_FOUND = "command not found: "
 
 
-def failed_plumbing(failed: str, fix: str, error: str) -> str:
-    """The program of `failed`'s plumbing that its error says is not installed (`timeout 60
-    npm test` on a Mac without coreutils: `command not found: timeout`) when `fix` runs
-    without it, else "". Compared without their plumbing the two are the same command, which
-    is no lesson; here the plumbing was what failed, and doing without it is the lesson."""
+def failed_timeout(failed: str, fix: str, error: str) -> bool:
+    """Does the error say that `failed`'s `timeout N` is not installed (`timeout 60 npm test`
+    on a Mac without coreutils: `command not found: timeout`), and `fix` run without it?
+    Compared without their plumbing the two are the same command, which is no lesson; here
+    the plumbing was what failed, and doing without it is the lesson."""
     from learn_cli.text.keys import error_signature
-    from learn_cli.text.shell import command_programs, plumbing_programs
+    from learn_cli.text.shell import canonical_program, command_programs, timeout_prefixes
 
-    signature = error_signature(error)
-    if not signature.startswith(_NOT_FOUND):
-        return ""
+    signature, prefixes = error_signature(error), timeout_prefixes(failed)
+    if not prefixes or not signature.startswith(_NOT_FOUND):
+        return False
     name = signature[len(_NOT_FOUND):]
-    return name if name in plumbing_programs(failed) and name not in command_programs(fix) else ""
+    return name == canonical_program(prefixes[0].split()[0]) and name not in command_programs(fix)
 
 
 def dropped_timeout(failed: str, fix: str) -> bool:

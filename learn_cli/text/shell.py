@@ -27,7 +27,6 @@ __all__ = [
     "OUTPUT_SHAPERS",
     "TRUNCATION",
     "command_programs",
-    "plumbing_programs",
     "timeout_prefixes",
     "drop_timeout",
 ]
@@ -674,24 +673,15 @@ def normalize_command(command: str, root: str | None = None, keep_timeout: bool 
 
 # ---------------------------------------------------------------------------
 # Plumbing that failed: `timeout 60 npm test` where `timeout` is not installed (macOS without
-# coreutils), `make | jq .` without `jq`. Compared without plumbing, the retry that does
-# without it is the same command; the error naming the plumbing's program says it was not.
+# coreutils). Compared without plumbing, the retry that does without it is the same command;
+# the error naming the plumbing's program says it was not (capture.lesson.failed_timeout).
 
 
 def command_programs(command: str) -> frozenset[str]:
     """The programs a command line names first in its segments, plumbing and wrappers
     included (`timeout 60 npm test | tail` runs `timeout` and `tail`)."""
-    return frozenset(_segment_programs(split_segments_ops(command or "")))
-
-
-def plumbing_programs(command: str) -> frozenset[str]:
-    """The programs a command runs only as plumbing: a `timeout N` in front of a segment, a
-    filter at the end of a pipeline (`| tail -5`), status chatter."""
-    return command_programs(command) - _segment_programs(strip_plumbing(command or "").segments)
-
-
-def _segment_programs(segments) -> set[str]:
-    return {canonical_program(words[0]) for seg, _op in segments for words in [tokenize(seg)] if words}
+    return frozenset(canonical_program(words[0]) for seg, _op in split_segments_ops(command or "")
+                     for words in [tokenize(seg)] if words)
 
 
 def timeout_prefixes(command: str) -> list[str]:
