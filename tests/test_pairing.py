@@ -108,6 +108,9 @@ def test_substantive_tokens_ignore_words_cut_by_an_export():
 # --- is_retry -------------------------------------------------------------------------
 
 RETRIES = [
+    # a check job done by its tool in check-only mode (session 27): the job, not a look at it
+    ("npm run typecheck", "npx tsc --noEmit"),
+    ("pnpm type-check", "pnpm exec tsc --noEmit"),
     # a probe of generic retries written in session 21 (not from the corpora): its 2 misses
     ("git checkout -b feature/x", "git switch -c feature/x"),
     ("cat src/config.ts", "cat src/config/index.ts"),

@@ -521,7 +521,7 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
         if same_only:  # is_same_command sets `cd X &&` aside: here a folder changed is a change
             return is_same_command(failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok)
         return is_same_command(failed, ok) or _retry_rules(failed_parts, ok_parts)
-    if _check_only(ok_parts) - _check_only(failed_parts):
+    if _check_only(ok_parts) - _check_only(failed_parts) and not _names_a_check(failed_parts):
         return _retry_rules(failed_parts, ok_parts)  # the job checked, not done: `tsc --noEmit`
     main = failed_parts[0]
     for tokens in ok_parts:
@@ -542,6 +542,12 @@ def _setup_and_folders(command: str) -> list[str]:
 # Flags that make a job only check what it would do (no output, no change): after `npm run
 # build` failed, `npx tsc --noEmit` passing says the types are fine, not that it built.
 _CHECK_ONLY_FLAGS = frozenset({"--noemit", "--no-emit", "--dry-run", "--check", "--check-only", "--diff"})
+
+
+def _names_a_check(parts) -> bool:
+    """Is the failed job a check by its name (`npm run typecheck`, `make check`, `pnpm lint`)?
+    Then a check-only run (`tsc --noEmit`) is the job done, not looked at."""
+    return any(word in t.lower() for tokens in parts for t in tokens[1:3] for word in ("check", "lint"))
 
 
 def _check_only(parts) -> set[str]:
