@@ -367,10 +367,14 @@ def test_a_timeout_that_is_not_installed_is_dropped_for_every_command(home, proj
     ("date -d '1 day ago' +%F", "date: illegal option -- d\nusage: date [-jnRu] [-r seconds|file]", "date -v-1d +%F"),
     ("find src -name '*.py' -printf '%p\\n'", "find: -printf: unknown primary or operator",
      "find src -name '*.py' -print"),
+    ("readlink -f build/out", "readlink: illegal option -- f\nusage: readlink [-fn] [file ...]", "realpath build/out"),
+    ("sha256sum dist/app.tar.gz", "zsh:1: command not found: sha256sum", "shasum -a 256 dist/app.tar.gz"),
+    ("xdg-open report.html", "(eval):1: command not found: xdg-open", "open report.html"),
 ])
-def test_an_option_the_tool_rejects_is_a_lesson_with_its_value(home, proj, failed, error, fix):
-    """GNU options on a Mac's BSD tools: the error rejects an option, and the retry changes it
-    and its value (`-c %s` → `-f %z`), the targets kept; answered the next time."""
+def test_another_spelling_where_the_first_does_not_exist_is_a_lesson(home, proj, failed, error, fix):
+    """GNU options and programs on a Mac: the error rejects an option, and the retry changes it
+    and its value (`-c %s` → `-f %z`), or says the program is not installed, and another one
+    does the job on the same targets; answered the next time."""
     a = proj("api")
     s = Agent(home, a)
     s.fail(failed, error, 1)
@@ -379,12 +383,16 @@ def test_an_option_the_tool_rejects_is_a_lesson_with_its_value(home, proj, faile
     assert text.splitlines()[0].endswith(f"`{fix}` instead of `{failed}`.")
 
 
-def test_after_a_rejected_option_another_target_or_a_look_is_no_lesson(home, proj):
+def test_after_a_rejected_option_or_program_another_target_or_a_look_is_no_lesson(home, proj):
     a = proj("api")
     error = "stat: illegal option -- c\nusage: stat [-FLnq] [-f format | -l | -r | -s | -x]"
     for follow in ("stat -f %z dist/other.js", "ls -la dist"):
         s = Agent(home, a)
         s.fail("stat -c %s dist/app.js", error, 1)
+        s.ok(follow)
+    for follow in ("ls -l dist/app.tar.gz", "shasum -a 256 dist/other.tar.gz"):  # a look, another file
+        s = Agent(home, a)
+        s.fail("sha256sum dist/app.tar.gz", "zsh:1: command not found: sha256sum", 127)
         s.ok(follow)
     s = Agent(home, a)
     s.fail("git commit --amendd -m 'x'", "error: unknown option `amendd'\nusage: git commit [<options>]", 129)

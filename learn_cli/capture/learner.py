@@ -471,7 +471,7 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
     if ok.get("tool") in ev.SHELL_TOOLS:
         failed_cmd, ok_cmd = failed.get("cmd") or "", ok.get("cmd") or ""
         step = None  # the step the error names, worked out only when it is needed (~0.5 ms)
-        if not pairing.is_retry(failed_cmd, ok_cmd) and not _option_retry(failed_cmd, ok_cmd, failed.get("err")):
+        if not pairing.is_retry(failed_cmd, ok_cmd) and not _platform_retry(failed_cmd, ok_cmd, failed.get("err")):
             # the step that failed may be the one to compare: `git add a && git commit -m x &&
             # git push` rejected, then `git pull --no-rebase && git push`
             step = failing_step(failed_cmd, failed.get("err"))
@@ -568,10 +568,10 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     return folder if folder != where else None
 
 
-def _option_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
-    from learn_cli.capture.lesson import option_retry
+def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
+    from learn_cli.capture.lesson import platform_retry
 
-    return option_retry(failed_cmd, ok_cmd, error or "")
+    return platform_retry(failed_cmd, ok_cmd, error or "")
 
 
 def failed_as_stored(entry: dict, root: str | None) -> str:

@@ -79,14 +79,35 @@ _BAD_OPTION = ("illegal option", "invalid option", "unknown option", "unrecogniz
                "unknown flag", "unknown shorthand flag", "no such option")
 
 
-def option_retry(failed: str, ok: str, error: str) -> bool:
-    """After an error that rejects an option, the same program with its options (and their
-    values) changed and its targets kept is a retry, however little text the two share
-    (`date -d '1 day ago' +%F` → `date -v-1d +%F` on a Mac)."""
-    if not _bad_option(error):
-        return False
+def platform_retry(failed: str, ok: str, error: str) -> bool:
+    """Another spelling of the same job where the first does not exist (a Mac's BSD tools, a
+    program not installed), however little text the two share:
+    - the error rejects an option: the same program with its options and their values changed
+      and its targets kept (`date -d '1 day ago' +%F` → `date -v-1d +%F`);
+    - the error rejects an option, or says the failed program itself is not installed: another
+      program on the very same targets (`sha256sum f` → `shasum -a 256 f`, `readlink -f d` →
+      `realpath d`), unless it only looks at them (`ls -l f`)."""
     old, new = _working(failed), _working(ok)
-    return len(old) == len(new) == 1 and old[0][0] == new[0][0] and is_lesson(failed, ok, error)
+    if len(old) != 1 or len(new) != 1:
+        return False
+    (was, now), bad_option = (old[0], new[0]), _bad_option(error)
+    if canonical_program(was[0]) == canonical_program(now[0]):
+        return bad_option and is_lesson(failed, ok, error)
+    if not (bad_option or _not_installed(error, was[0])) or canonical_program(now[0]) in _LOOKS_AT_FILES:
+        return False
+    return bool(_arguments(was)) and _same_targets(was, now)
+
+
+# Programs that show a file rather than do a job with it: after `sha256sum f` is not found,
+# `ls -l f` looks at f, it does not hash it.
+_LOOKS_AT_FILES = frozenset({"ls", "ll", "la", "cat", "bat", "less", "more", "head", "tail", "file", "wc", "tree",
+                             "which", "whereis", "type", "command", "echo", "printf", "pwd", "test", "["})
+
+
+def _not_installed(error: str, program: str) -> bool:
+    from learn_cli.text.keys import error_signature
+
+    return error_signature(error) == _NOT_FOUND + canonical_program(program).lower()
 
 
 def _bad_option(error: str) -> bool:
