@@ -107,7 +107,10 @@ _LOOKS_AT_FILES = frozenset({"ls", "ll", "la", "cat", "bat", "less", "more", "he
 def _not_installed(error: str, program: str) -> bool:
     from learn_cli.text.keys import error_signature
 
-    return error_signature(error) == _NOT_FOUND + canonical_program(program).lower()
+    name, lower = canonical_program(program).lower(), error.lower()
+    if name not in lower or "not found" not in lower and "not recognized" not in lower:
+        return False  # most errors: no signature to work out on the hook path
+    return error_signature(error) == _NOT_FOUND + name
 
 
 def _bad_option(error: str) -> bool:
