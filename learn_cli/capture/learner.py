@@ -489,9 +489,7 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         # again too: dropping the aid fixed nothing, whatever happened in between did
         same = _normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.only_looked(failed_cmd, ok_cmd)
         if same:
-            from learn_cli.capture.lesson import failed_timeout
-
-            if failed_timeout(failed_cmd, ok_cmd, failed.get("err") or ""):
+            if "timeout" in failed_cmd and _failed_timeout(failed_cmd, ok_cmd, failed.get("err")):
                 return [ok_cmd], "retry"  # `timeout` not installed: doing without it was the fix
         else:
             from learn_cli.capture.lesson import is_lesson, run_first, with_setup
@@ -568,7 +566,25 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     return folder if folder != where else None
 
 
+def _failed_timeout(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
+    from learn_cli.capture.lesson import failed_timeout
+
+    return failed_timeout(failed_cmd, ok_cmd, error or "")
+
+
 def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
+    """capture.lesson.platform_retry, asked of most successes that follow a failure and retry
+    nothing (`git status` after `pytest tests` was not found): what it needs is looked for in
+    the texts first, so that those do not import the lesson module (~4 M instructions)."""
+    lower = (error or "").lower()
+    if not any(word in lower for word in ("option", "flag", "primary")):  # no option rejected
+        if "not found" not in lower and "not recognized" not in lower:
+            return False
+        from learn_cli.text.shell import tokenize
+
+        named = [word for word in tokenize(failed_cmd)[1:] if not word.startswith("-")]
+        if not named or not all(word in ok_cmd for word in named):
+            return False  # another program on the very same targets, or nothing
     from learn_cli.capture.lesson import platform_retry
 
     return platform_retry(failed_cmd, ok_cmd, error or "")
@@ -593,11 +609,10 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
     root = cap.project.root
     tool = failed.get("tool") or ""
     failed_cmd = _normalize(failed["step"], root) if failed.get("step") else failed_as_stored(failed, root)
-    if kind == "retry" and failed.get("cmd"):
-        from learn_cli.capture.lesson import failed_timeout
+    if kind == "retry" and "timeout" in (failed.get("cmd") or ""):
         from learn_cli.text.shell import normalize_command
 
-        if failed_timeout(failed["cmd"], steps[0], failed.get("err") or ""):  # stored with what failed
+        if _failed_timeout(failed["cmd"], steps[0], failed.get("err")):  # stored with what failed
             failed_cmd = normalize_command(failed.get("step") or failed["cmd"], root, keep_timeout=True)
     if kind == "path":
         fix_cmd = _relative(steps[0], root)

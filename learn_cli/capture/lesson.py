@@ -465,8 +465,9 @@ def failed_timeout(failed: str, fix: str, error: str) -> bool:
     from learn_cli.text.keys import error_signature
     from learn_cli.text.shell import canonical_program, command_programs, timeout_prefixes
 
-    signature, prefixes = error_signature(error), timeout_prefixes(failed)
-    if not prefixes or not signature.startswith(_NOT_FOUND):
+    prefixes = timeout_prefixes(failed) if "timeout" in failed else []
+    signature = error_signature(error) if prefixes else ""
+    if not signature.startswith(_NOT_FOUND):
         return False
     name = signature[len(_NOT_FOUND):]
     return name == canonical_program(prefixes[0].split()[0]) and name not in command_programs(fix)
