@@ -395,3 +395,52 @@ def test_the_conflict_terms_follow_every_write_of_the_features(generated, tmp_pa
                                                             (new_rowid,)).fetchall()
     finally:
         store.close()
+
+
+def test_an_index_of_v12_gains_the_index_of_archived_rows(generated, tmp_path):
+    """v13: prune's hard-delete scan reads the archived rows from an index of those alone
+    (learnings_archived), added to an index of v12 when opened; the rows are those a scan of
+    the table gives, in rowid order, and the index follows the rows prune archives."""
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    _promote(home)
+    db = sqlite3.connect(str(home / "global" / "index.db"))
+    db.execute("DROP INDEX learnings_archived")
+    db.execute("PRAGMA user_version=12")
+    db.commit()
+    db.close()
+    scan = "SELECT rowid, file, id, updated FROM learnings WHERE scope IN ('archive', 'global-archive') ORDER BY rowid"
+    store = Store(home)
+    try:
+        run_prune(store, now=_day(400))
+        rows = store.index.archived_rows()
+        plan = store.index.db.execute("EXPLAIN QUERY PLAN SELECT rowid, file, id, updated FROM learnings "
+                                      "INDEXED BY learnings_archived WHERE scope IN ('archive', 'global-archive') "
+                                      "ORDER BY rowid").fetchall()
+    finally:
+        store.close()
+    assert "COVERING INDEX learnings_archived" in str(plan)
+    assert rows == [tuple(r) for r in index_rows(home, scan)] and len(rows) > 100
+
+
+def test_equal_feature_fields_derive_one_features_text(monkeypatch):
+    """derive_features keeps the text of the feature fields it met (copies of a learning in
+    other projects repeat them): the same text as derived alone, whatever else differs; a
+    field of another type is not kept (1 and True, 1.0 are equal keys, not equal texts)."""
+    from learn_cli.engine import conflicts
+
+    calls = []
+    record_features = conflicts.record_features
+    monkeypatch.setattr(conflicts, "record_features", lambda rec: calls.append(rec["id"]) or record_features(rec))
+    promotion._FEATURES.clear()
+    base = {"type": "error", "error": "ModuleNotFoundError: x", "fix": "pip install x", "command": "pytest"}
+    a = promotion.derive_features({**base, "id": "a", "key": "k1", "projects": ["p1"], "frequency": 3})
+    b = promotion.derive_features({**base, "id": "b", "key": "k2", "status": "global"})
+    c = promotion.derive_features({**base, "id": "c", "fix": "pip install y"})
+    d = promotion.derive_features({**base, "id": "d", "command": 1})
+    e = promotion.derive_features({**base, "id": "e", "command": 1})
+    assert calls == ["a", "c", "d", "e"]
+    promotion._FEATURES.clear()
+    assert [a, b, c, d] == [promotion._dumps(tuple(record_features(r))) for r in (
+        {**base, "id": "a"}, {**base, "id": "b"}, {**base, "id": "c", "fix": "pip install y"},
+        {**base, "id": "d", "command": 1})] and e == d and a == b != c
