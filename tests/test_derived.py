@@ -422,25 +422,3 @@ def test_an_index_of_v12_gains_the_index_of_archived_rows(generated, tmp_path):
     assert "COVERING INDEX learnings_archived" in str(plan)
     assert rows == [tuple(r) for r in index_rows(home, scan)] and len(rows) > 100
 
-
-def test_equal_feature_fields_derive_one_features_text(monkeypatch):
-    """derive_features keeps the text of the feature fields it met (copies of a learning in
-    other projects repeat them): the same text as derived alone, whatever else differs; a
-    field of another type is not kept (1 and True, 1.0 are equal keys, not equal texts)."""
-    from learn_cli.engine import conflicts
-
-    calls = []
-    record_features = conflicts.record_features
-    monkeypatch.setattr(conflicts, "record_features", lambda rec: calls.append(rec["id"]) or record_features(rec))
-    promotion._FEATURES.clear()
-    base = {"type": "error", "error": "ModuleNotFoundError: x", "fix": "pip install x", "command": "pytest"}
-    a = promotion.derive_features({**base, "id": "a", "key": "k1", "projects": ["p1"], "frequency": 3})
-    b = promotion.derive_features({**base, "id": "b", "key": "k2", "status": "global"})
-    c = promotion.derive_features({**base, "id": "c", "fix": "pip install y"})
-    d = promotion.derive_features({**base, "id": "d", "command": 1})
-    e = promotion.derive_features({**base, "id": "e", "command": 1})
-    assert calls == ["a", "c", "d", "e"]
-    promotion._FEATURES.clear()
-    assert [a, b, c, d] == [promotion._dumps(tuple(record_features(r))) for r in (
-        {**base, "id": "a"}, {**base, "id": "b"}, {**base, "id": "c", "fix": "pip install y"},
-        {**base, "id": "d", "command": 1})] and e == d and a == b != c

@@ -302,7 +302,6 @@ def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int =
             store.index.store_derived(fresh)
         except sqlite3.Error:
             return  # only derived data: the records are read whole instead
-    _FEATURES.clear()  # the texts it holds, not held through the rest of the run
     if rows is WHOLE_STORE:
         try:
             store.index.all_derived(_DERIVED_VERSION)
@@ -334,27 +333,11 @@ def derive_fields(rec: dict) -> str:
     return _dumps([_DERIVED_VERSION, decision_fields(rec)])
 
 
-# The fields conflicts.record_features reads: copies of a learning in other projects repeat them.
-_FEATURE_FIELDS = ("type", "fix", "context", "command", "fix_command", "error")
-_FEATURES: dict[tuple, str] = {}  # those fields -> derive_features' text, while a run derives rows
-_FEATURES_KEPT = 16384  # ~10 MB of texts at most; a fifth of the first promote's 62,000 rows at 100,000 meet one
-
-
 def derive_features(rec: dict) -> str:
-    """The index's `features` value of a record: its conflict features. A record whose
-    _FEATURE_FIELDS are strings (or absent) equal to those of one derived before has its text:
-    record_features reads nothing else of it."""
+    """The index's `features` value of a record: its conflict features."""
     from learn_cli.engine.conflicts import record_features
 
-    fields = tuple(rec.get(name) for name in _FEATURE_FIELDS)
-    if not all(value is None or type(value) is str for value in fields):
-        return _dumps(tuple(record_features(rec)))  # (another type: equal values may read otherwise)
-    text = _FEATURES.get(fields)
-    if text is None:
-        if len(_FEATURES) >= _FEATURES_KEPT:
-            _FEATURES.clear()
-        text = _FEATURES[fields] = _dumps(tuple(record_features(rec)))
-    return text
+    return _dumps(tuple(record_features(rec)))
 
 
 def _dumps(value) -> str:
