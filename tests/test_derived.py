@@ -395,3 +395,30 @@ def test_the_conflict_terms_follow_every_write_of_the_features(generated, tmp_pa
                                                             (new_rowid,)).fetchall()
     finally:
         store.close()
+
+
+def test_an_index_of_v12_gains_the_index_of_archived_rows(generated, tmp_path):
+    """v13: prune's hard-delete scan reads the archived rows from an index of those alone
+    (learnings_archived), added to an index of v12 when opened; the rows are those a scan of
+    the table gives, in rowid order, and the index follows the rows prune archives."""
+    home = tmp_path / "home"
+    shutil.copytree(generated, home)
+    _promote(home)
+    db = sqlite3.connect(str(home / "global" / "index.db"))
+    db.execute("DROP INDEX learnings_archived")
+    db.execute("PRAGMA user_version=12")
+    db.commit()
+    db.close()
+    scan = "SELECT rowid, file, id, updated FROM learnings WHERE scope IN ('archive', 'global-archive') ORDER BY rowid"
+    store = Store(home)
+    try:
+        run_prune(store, now=_day(400))
+        rows = store.index.archived_rows()
+        plan = store.index.db.execute("EXPLAIN QUERY PLAN SELECT rowid, file, id, updated FROM learnings "
+                                      "INDEXED BY learnings_archived WHERE scope IN ('archive', 'global-archive') "
+                                      "ORDER BY rowid").fetchall()
+    finally:
+        store.close()
+    assert "COVERING INDEX learnings_archived" in str(plan)
+    assert rows == [tuple(r) for r in index_rows(home, scan)] and len(rows) > 100
+

@@ -266,3 +266,31 @@ def test_a_patched_row_is_the_row_its_record_derives(store, rewrite):
     for row in rows:
         rec = jsonl.jsonlite.loads(row[10])
         assert row == store.index._row(row[0], "project", "p1", rec), rec["id"]
+
+
+def test_a_document_read_again_keeps_the_features_of_its_unchanged_records(store, monkeypatch):
+    """A `.json` document is read again whole after each write (Index._rows_again): the rows
+    of its unchanged records (the same `data`) keep their conflict features instead of deriving
+    them again, and every column of every row is still what `_row` derives from the record as written
+    (the changed record's features derived again; a record read by another version of
+    `derived` derived whole)."""
+    from learn_cli.engine import conflicts, promotion
+
+    store.index.derive = promotion.DERIVE
+    path = store.layout.global_preferences
+    recs = [make_record(context=f"always use tool{n} for builds", key=f"txt:tool{n}", type="preference",
+                        status="global") for n in range(6)]
+    store.put_many(path, recs)
+    rel = store.index.rel(path)
+    store.index.db.execute("UPDATE learnings SET derived=replace(derived, '[4,', '[3,') WHERE id=?", (recs[5]["id"],))
+    derived = []
+    record_features = conflicts.record_features
+    monkeypatch.setattr(conflicts, "record_features", lambda rec: derived.append(rec["id"]) or record_features(rec))
+    store.update_many(path, {recs[0]["id"]: lambda r: dict(r, context="never use tool0 for builds"),
+                             recs[1]["id"]: lambda r: dict(r, low_since="2026-11-01T00:00:00Z")})
+    # the two records written, and the one whose `derived` an older version wrote
+    assert sorted(derived) == sorted(recs[n]["id"] for n in (0, 1, 5))
+    rows = store.index.db.execute(f"SELECT {_COLUMNS} FROM learnings WHERE file=?", (rel,)).fetchall()
+    assert len(rows) == len(recs)
+    for row in rows:
+        assert row == store.index._row(row[0], "global", "", jsonl.jsonlite.loads(row[10]))
