@@ -153,3 +153,24 @@ def test_projects_of_every_key_are_read_from_an_index_not_the_rows(learn, seeded
     scans = [plan for plan in plans if plan.startswith("SCAN")]
     assert scans == ["SCAN learnings USING INDEX learnings_key_projects"] * 2, plans
     assert projects_of["txt:docker"] >= {identify(learn.cwd).id}
+
+
+def test_a_hub_shows_its_global_copy_and_the_most_frequent_of_several(learn):
+    """Index.best_live_with_key: a key's one global copy without ranking the others (however
+    frequent a project copy), and of two global copies the more frequent, as the ranking did."""
+    pid = identify(learn.cwd).id
+    store = Store(learn.home, warn_stderr=False)
+    try:
+        store.register_project(identify(learn.cwd))
+        store.put(store.layout.learnings(pid), make_record(context="project copy", fix="a", key="txt:one",
+                                                           projects=[pid], frequency=50))
+        store.put(store.layout.global_errors, make_record(context="global copy", fix="a", key="txt:one",
+                                                          status="global", projects=[pid], frequency=2))
+        for context, frequency in (("rare global", 3), ("frequent global", 9)):
+            store.put(store.layout.global_errors, make_record(context=context, fix="b", key="txt:two",
+                                                              status="global", projects=[pid], frequency=frequency))
+        store.refresh()
+        one, two = (json.loads(store.index.best_live_with_key(key)[1])["context"] for key in ("txt:one", "txt:two"))
+    finally:
+        store.close()
+    assert (one, two) == ("global copy", "frequent global")

@@ -822,7 +822,14 @@ class Index:
         return self.db.execute("SELECT id, data FROM learnings WHERE id = ? LIMIT 1", (rid,)).fetchone()
 
     def best_live_with_key(self, key: str) -> tuple[str, str] | None:
-        """(id, data) of the live learning with this key: the global copy, else the most frequent."""
+        """(id, data) of the live learning with this key: the global copy, else the most frequent.
+        A key with one global copy (the usual: the one a promotion made) gets it without ranking
+        every copy by the frequency in its `data` (a hub of graph's has ~800 copies at 100,000
+        learnings: ~20 M instructions each)."""
+        only = self.db.execute(f"SELECT id, data FROM learnings WHERE key = ? AND scope = 'global' AND {LIVE_SQL} "
+                               "LIMIT 2", (key,)).fetchall()
+        if len(only) == 1:
+            return only[0]
         return self.db.execute(f"SELECT id, data FROM learnings WHERE key = ? AND {LIVE_SQL} "
                                "ORDER BY scope = 'global' DESC, json_extract(data, '$.frequency') DESC LIMIT 1",
                                (key,)).fetchone()
