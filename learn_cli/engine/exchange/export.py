@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from learn_cli.store.index import credential_mark
+from learn_cli.text.redact import may_hold_secret
 
 from .common import _SEP, FORMAT, TEXT_FIELDS, VERSION, _redact, redact_record
 
@@ -112,15 +113,22 @@ def _recheck_secrets(rec: dict) -> dict:
     tags = rec.get("tags")
     if isinstance(tags, list):
         fields.extend(t for t in tags if isinstance(t, str))
-    if fields and credential_mark(_SEP.join(fields)):
-        redact_record(rec)
+    if not fields:
+        return rec
+    joined = _SEP.join(fields)
+    # The redactor's prefilter answers "redaction changes nothing" for most marked records
+    # (a `SECRET_KEY is not set` in an error, `secrets` in prose) at ~half its cost: 1,595
+    # such records of an export of 100,000, 140 -> 85 ms with its patterns compiled.
+    if credential_mark(joined) and may_hold_secret(joined):
+        redact_record(rec)  # (joins the same texts: redacts field by field what this finds)
     return rec
 
 
 class _IndentedWriter:
     """Writes a document piece by piece exactly as orjson.dumps(doc, OPT_INDENT_2) would."""
 
-    CHUNK = 1 << 16  # bytes of records written at once
+    CHUNK = 1 << 16  # bytes of records written at once (a write per record cost ~0.1 s of 100,000)
+    BATCH = 64  # records dumped by one orjson.dumps
 
     def __init__(self, out: BinaryIO):
         import orjson
@@ -129,6 +137,7 @@ class _IndentedWriter:
         self.dumps = orjson.dumps
         self.indent = orjson.OPT_INDENT_2
         self.nbytes = 0
+        self.frames: dict[int, tuple[int, int]] = {}  # depth -> _frame(depth)
 
     def write(self, data: bytes) -> None:
         self.out.write(data)
@@ -145,18 +154,27 @@ class _IndentedWriter:
         self.write(b"\n" + b"  " * depth + bracket)
 
     def records(self, depth: int, records: Iterable[dict]) -> int:
-        """A list of records as the value at `depth`; returns how many. A record's own lines
-        are indented by `pad` (JSON text holds no raw line break but between tokens)."""
+        """A list of records as the value at `depth`; returns how many. The records are dumped
+        BATCH at a time, as the items of a list nested at `depth` (`_items`): orjson indents
+        them as the document does, where a dump per record re-indented (`bytes.replace`) cost
+        ~0.3 s of an export of 100,000."""
         pad = b"\n" + b"  " * (depth + 1)
-        count, pieces, held = 0, [], 0
+        count, pieces, held, batch = 0, [], 0, []
         for rec in records:
-            piece = (b",", b"[")[count == 0] + pad + self._dumps(rec).replace(b"\n", pad)
+            batch.append(rec)
+            if len(batch) < self.BATCH:
+                continue
+            piece = (b",", b"[")[count == 0] + pad + self._items(batch, depth, pad)
+            count += len(batch)
+            batch = []
             pieces.append(piece)
-            count += 1
             held += len(piece)
-            if held >= self.CHUNK:  # a write per record cost ~0.1 s of an export of 100,000
+            if held >= self.CHUNK:
                 self.write(b"".join(pieces))
                 pieces, held = [], 0
+        if batch:
+            pieces.append((b",", b"[")[count == 0] + pad + self._items(batch, depth, pad))
+            count += len(batch)
         if pieces:
             self.write(b"".join(pieces))
         if count:
@@ -164,6 +182,32 @@ class _IndentedWriter:
         else:
             self.write(b"[]")
         return count
+
+    def _items(self, batch: list[dict], depth: int, pad: bytes) -> bytes:
+        """The records of `batch` as the items of a list at `depth`, without its brackets:
+        `rec, rec, ...` joined by `,` and `pad`, each indented as orjson indents it there."""
+        nested: list = batch
+        for _ in range(depth):
+            nested = [nested]
+        try:
+            text = self.dumps(nested, option=self.indent)
+        except TypeError:  # a record orjson cannot write: each one on its own
+            return (b"," + pad).join(self._dumps(rec).replace(b"\n", pad) for rec in batch)
+        head, tail = self._frame(depth)
+        return text[head:len(text) - tail]
+
+    def _frame(self, depth: int) -> tuple[int, int]:
+        """How many bytes come before the first item and after the last one in a list nested
+        `depth` lists deep (the brackets and their indents, as orjson writes them)."""
+        frame = self.frames.get(depth)
+        if frame is None:
+            nested: list = [0]
+            for _ in range(depth):
+                nested = [nested]
+            text = self.dumps(nested, option=self.indent)
+            head = text.index(b"0")
+            frame = self.frames[depth] = (head, len(text) - head - 1)
+        return frame
 
     def _dumps(self, rec: dict) -> bytes:
         try:
