@@ -826,6 +826,12 @@ class Index:
         return self.db.execute(f"SELECT data FROM learnings WHERE file = ? AND status IN ({marks}) AND key IN "
                                f"(SELECT value FROM json_each(?)) ORDER BY id", (rel, *statuses, jsonlite.dumps(keys)))
 
+    def features_in_file(self, rel: str, version: int) -> Iterable[tuple[str, str]]:
+        """(id, features) of one file's rows derived at `version` (their features with them:
+        engine.promotion derives both at once), streamed."""
+        return self.db.execute("SELECT id, features FROM learnings WHERE file = ? AND features IS NOT NULL "
+                               "AND derived LIKE ?", (rel, f"[{int(version)},%"))
+
     def count_in_file(self, rel: str) -> int:
         """How many rows one file has in the index."""
         return self._count("file = ?", (rel,))
