@@ -700,6 +700,51 @@ NPM = "Use npm for JavaScript dependencies"
 PNPM = "Use pnpm, not npm, for JavaScript dependencies in this repository"
 
 
+def test_an_import_into_a_maintained_home_reads_the_features_a_promote_derived(tmp_path, monkeypatch):
+    """Into a home whose rows a promote derived, the import's conflicts read the target's
+    conflict features from the index (record_features runs for the entries only) and its
+    near duplicates read the records of the entries' types and categories only: the same
+    report and records as an import into the same home not derived."""
+    import shutil
+
+    from learn_cli.engine import conflicts
+    from learn_cli.engine.promotion import WHOLE_STORE, _derive_missing
+
+    npm = make_record(type="preference", key="txt:npm", context=NPM, fix=NPM)
+    ci = make_record(type="workflow", category="ci-cd", key="txt:ci", context="Run npm ci before the build in CI",
+                     fix="npm ci")
+    others = [make_record(type="error", category="network", key=f"err:{i:016x}", error=f"timeout {i} reaching host",
+                          fix=f"retry {i}") for i in range(12)]
+    store = Store(tmp_path / "home", warn_stderr=False)
+    _import_twice(tmp_path, store, [[npm, ci, *others]])
+    store.close()
+    shutil.copytree(tmp_path / "home", tmp_path / "plain")
+    incoming = [make_record(type="preference", key="txt:pnpm", context=PNPM, fix=PNPM),
+                make_record(type="workflow", category="ci-cd", key="txt:ci2", fix="npm ci",
+                            context="Run npm ci before the build in CI pipelines"),
+                make_record(type="workflow", category="ci-cd", key="txt:new", context="Cache the npm store", fix="x")]
+    (tmp_path / "file1.json").write_text(json.dumps(export_doc({"0123456789ab": incoming})))
+    reports, computed = {}, {}
+    real = conflicts.record_features
+    for name in ("home", "plain"):
+        store = Store(tmp_path / name, warn_stderr=False)
+        if name == "home":
+            import orjson as _orjson
+
+            _derive_missing(store, WHOLE_STORE, _orjson.loads)
+        asked = []
+        monkeypatch.setattr(conflicts, "record_features", lambda rec, asked=asked: asked.append(rec["id"]) or real(rec))
+        reports[name] = exchange.import_file(store, tmp_path / "file1.json").as_json()
+        computed[name] = set(asked)
+        store.close()
+    assert reports["home"] == reports["plain"] and _counts(reports["home"]) == (1, 1, 0, 1)
+    assert computed["home"] == {r["id"] for r in incoming}  # the entries' alone
+    assert computed["plain"] > computed["home"]
+    strip = lambda recs: {rel: {i: {k: v for k, v in r.items() if k not in ("low_since", "created")}  # noqa: E731
+                                for i, r in rs.items()} for rel, rs in recs.items()}
+    assert strip(stored(tmp_path / "home")) == strip(stored(tmp_path / "plain"))
+
+
 def _counts(report: dict) -> tuple:
     return tuple(report[name] for name in ("new", "merged", "duplicates", "conflicts"))
 

@@ -215,7 +215,8 @@ class _Merger:
             return added
         fresh_ids = {r["id"] for r in candidates}
         keep = {r["id"] for r in added}
-        for group in near_duplicates([*existing.values(), *candidates], NEAR_DUPLICATE):
+        # (only the groups that may hold a candidate: the others are not acted on below)
+        for group in near_duplicates([*existing.values(), *candidates], NEAR_DUPLICATE, around=candidates):
             leader = group[0]
             if leader["id"] in fresh_ids:
                 continue  # led by an entry of the file: nothing of the store to merge into
