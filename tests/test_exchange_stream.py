@@ -462,6 +462,55 @@ def test_a_change_in_place_keeps_the_export_columns_in_step(tmp_path):
     store.close()
 
 
+@pytest.mark.parametrize("depth", [1, 3])
+@pytest.mark.parametrize("count", [0, 1, 63, 64, 65, 130])
+def test_records_dumped_in_batches_are_the_bytes_of_one_dump_per_record(depth, count):
+    """The writer dumps its records BATCH at a time as the items of a list nested at their
+    depth: the same bytes as each record dumped alone and indented to it, also when a record
+    of a batch is one orjson cannot write (an integer past 64 bits: that batch falls back to
+    one dump per record, the standard library's for that one)."""
+    from learn_cli.engine.exchange.export import _IndentedWriter
+
+    recs = [{"id": f"r{i}", "n": i, "tags": [] if i % 2 else ["a", "ü"], "env": {} if i % 3 else {"os": "x"},
+             "deep": [[{"k": [i]}]]} for i in range(count)]
+    if count > 2:
+        recs[count // 2]["big"] = 2 ** 70
+    out = io.BytesIO()
+    assert _IndentedWriter(out).records(depth, iter(recs)) == count
+    pad = b"\n" + b"  " * (depth + 1)
+
+    def alone(rec):
+        try:
+            text = orjson.dumps(rec, option=orjson.OPT_INDENT_2)
+        except TypeError:
+            text = json.dumps(rec, indent=2, ensure_ascii=False).encode()
+        return pad + text.replace(b"\n", pad)
+
+    want = b"[" + b",".join(alone(r) for r in recs) + b"\n" + b"  " * depth + b"]" if recs else b"[]"
+    assert out.getvalue() == want
+
+
+def test_a_text_of_a_marked_record_is_checked_once_an_export(tmp_path, monkeypatch):
+    """The export asks the redactor about each distinct text of the records with a mark once:
+    a secret that recurs is redacted wherever it is, and the clean texts are not asked again."""
+    from learn_cli.engine.exchange import export
+
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    store = Store(tmp_path / "home", warn_stderr=False)
+    store.layout.ensure_project("0123456789ab")
+    recs = [make_record(key=f"txt:k{i}", context="the SECRET_KEY is not set", fix=f"fix {i % 2}",
+                        tags=[f"token {secret}"] if i % 3 == 0 else ["ci"]) for i in range(9)]
+    store.put_many(store.layout.learnings("0123456789ab"), recs)
+    asked = []
+    real = export.may_hold_secret
+    monkeypatch.setattr(export, "may_hold_secret", lambda text: asked.append(text) or real(text))
+    data = _export_bytes(store)
+    assert len(asked) == len(set(asked)) and {"the SECRET_KEY is not set", "fix 0", "fix 1", "ci"} <= set(asked)
+    assert data == _expected_export(store)  # (each record checked on its own)
+    store.close()
+    assert secret not in data.decode() and data.count(b"[REDACTED:") == 3
+
+
 # ---------------------------------------------------------------- the pieces
 
 
@@ -649,6 +698,51 @@ def _import_twice(tmp_path, store, learnings_of: list[list[dict]]) -> list[dict]
 
 NPM = "Use npm for JavaScript dependencies"
 PNPM = "Use pnpm, not npm, for JavaScript dependencies in this repository"
+
+
+def test_an_import_into_a_maintained_home_reads_the_features_a_promote_derived(tmp_path, monkeypatch):
+    """Into a home whose rows a promote derived, the import's conflicts read the target's
+    conflict features from the index (record_features runs for the entries only) and its
+    near duplicates read the records of the entries' types and categories only: the same
+    report and records as an import into the same home not derived."""
+    import shutil
+
+    from learn_cli.engine import conflicts
+    from learn_cli.engine.promotion import WHOLE_STORE, _derive_missing
+
+    npm = make_record(type="preference", key="txt:npm", context=NPM, fix=NPM)
+    ci = make_record(type="workflow", category="ci-cd", key="txt:ci", context="Run npm ci before the build in CI",
+                     fix="npm ci")
+    others = [make_record(type="error", category="network", key=f"err:{i:016x}", error=f"timeout {i} reaching host",
+                          fix=f"retry {i}") for i in range(12)]
+    store = Store(tmp_path / "home", warn_stderr=False)
+    _import_twice(tmp_path, store, [[npm, ci, *others]])
+    store.close()
+    shutil.copytree(tmp_path / "home", tmp_path / "plain")
+    incoming = [make_record(type="preference", key="txt:pnpm", context=PNPM, fix=PNPM),
+                make_record(type="workflow", category="ci-cd", key="txt:ci2", fix="npm ci",
+                            context="Run npm ci before the build in CI pipelines"),
+                make_record(type="workflow", category="ci-cd", key="txt:new", context="Cache the npm store", fix="x")]
+    (tmp_path / "file1.json").write_text(json.dumps(export_doc({"0123456789ab": incoming})))
+    reports, computed = {}, {}
+    real = conflicts.record_features
+    for name in ("home", "plain"):
+        store = Store(tmp_path / name, warn_stderr=False)
+        if name == "home":
+            import orjson as _orjson
+
+            _derive_missing(store, WHOLE_STORE, _orjson.loads)
+        asked = []
+        monkeypatch.setattr(conflicts, "record_features", lambda rec, asked=asked: asked.append(rec["id"]) or real(rec))
+        reports[name] = exchange.import_file(store, tmp_path / "file1.json").as_json()
+        computed[name] = set(asked)
+        store.close()
+    assert reports["home"] == reports["plain"] and _counts(reports["home"]) == (1, 1, 0, 1)
+    assert computed["home"] == {r["id"] for r in incoming}  # the entries' alone
+    assert computed["plain"] > computed["home"]
+    strip = lambda recs: {rel: {i: {k: v for k, v in r.items() if k not in ("low_since", "created")}  # noqa: E731
+                                for i, r in rs.items()} for rel, rs in recs.items()}
+    assert strip(stored(tmp_path / "home")) == strip(stored(tmp_path / "plain"))
 
 
 def _counts(report: dict) -> tuple:

@@ -199,6 +199,34 @@ def test_the_candidate_filter_loses_no_pair(seed):
         assert found == _brute_force_leaders(records, threshold)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_near_duplicates_around_some_records_forms_their_groups_alone(seed):
+    """`around`: the groups of the buckets that hold one of these records, the same as the
+    whole call's; the records of other types and categories are not read."""
+    rng = random.Random(seed)
+    vocabulary = "docker build fails arm64 platform linux amd64 pip install jose module missing npm".split()
+    records = []
+    for i in range(150):
+        words = rng.sample(vocabulary, rng.randint(3, 6))
+        if rng.random() < 0.5 and records:
+            words = rng.choice(records)["error"].split() + rng.sample(vocabulary, 1)
+        records.append(learning(str(i), category=rng.choice(["dependency", "config", "network"]),
+                                type=rng.choice(["error", "workflow"]), error=" ".join(words), fix="pip install x"))
+    around = rng.sample(records, 5)
+    kinds = {(r["type"], r["category"]) for r in around}
+    whole = [g for g in near_duplicates(records) if (g[0]["type"], g[0]["category"]) in kinds]
+    read = []
+    from learn_cli.engine import merge as merge_module
+
+    real = merge_module.problem_text
+    try:
+        merge_module.problem_text = lambda rec: read.append(rec["id"]) or real(rec)
+        assert near_duplicates(records, around=around) == whole
+    finally:
+        merge_module.problem_text = real
+    assert {(r["type"], r["category"]) for r in records if r["id"] in read} == kinds
+
+
 def test_a_word_swapped_for_another_is_another_learning():
     """Alike as text, apart in meaning: prune folded 8 users' corrections into one
     (tests/reliability: "Don't use npm here, use toolgx instead." ... "toolnx")."""

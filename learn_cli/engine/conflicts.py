@@ -135,10 +135,12 @@ def conflict_terms(key, f: Features) -> list[tuple[str, object]]:
     return terms
 
 
-def find_conflicts(records: list[dict], same_scope_only: bool = True) -> list[tuple[str, str, str]]:
-    """Pairs of learnings that give incompatible advice: [(id_a, id_b, reason)], each pair once."""
+def find_conflicts(records: list[dict], same_scope_only: bool = True,
+                   features: Callable[[dict], Features] = record_features) -> list[tuple[str, str, str]]:
+    """Pairs of learnings that give incompatible advice: [(id_a, id_b, reason)], each pair once.
+    `features`: a record's conflict features (record_features, or what the index holds)."""
     live = [r for r in records or () if isinstance(r, dict) and _id(r) and r.get("status") != "archived"]
-    return conflicts_among(((r, record_features(r)) for r in live), same_scope_only)
+    return conflicts_among(((r, features(r)) for r in live), same_scope_only)
 
 
 def conflicts_among(items: Iterable[tuple[dict, Features]], same_scope_only: bool = True,

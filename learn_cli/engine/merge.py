@@ -231,7 +231,8 @@ def similarity(a, b) -> float:
 similar = similarity  # ARCHITECTURE's name
 
 
-def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[dict]]:
+def near_duplicates(records: list[dict], threshold: float = 0.85,
+                    around: list[dict] | None = None) -> list[list[dict]]:
     """Groups (≥ 2 records each) of learnings whose similarity() ≥ threshold and whose words
     differ only by additions (a word swapped for another is another learning: _substitutes).
 
@@ -247,22 +248,33 @@ def near_duplicates(records: list[dict], threshold: float = 0.85) -> list[list[d
     Cost: O(n · p) to index plus one check per candidate pair that shares a rare token;
     near-linear for real stores (10,000 records in well under a second), O(n²) only when
     thousands of different records share their rarest tokens.
+
+    `around`: only the groups that may hold one of these records are formed (a bucket is
+    clustered on its own, so the groups of a bucket with one of them are the same): the
+    records of another type or category are not even read (an import asks about its entries
+    among a project's records).
     """
     jaccard_floor = max(0.0, 2 * threshold - 1)
     buckets: dict[tuple, list[_Words]] = {}
     words_of = word_re().findall  # normalize_text's words, kept: the word sets are made of them
+    kinds = None if around is None else {_kind(rec) for rec in around if isinstance(rec, dict)}
     for rec in records:
-        if not isinstance(rec, dict):
+        if not isinstance(rec, dict) or kinds is not None and _kind(rec) not in kinds:
             continue
         problem, fix = words_of(problem_text(rec).casefold()), words_of(fix_text(rec).casefold())
         if not problem and not fix:
             continue
-        bucket = (str(rec.get("type") or ""), str(rec.get("category") or ""), bool(problem), bool(fix))
+        bucket = (*_kind(rec), bool(problem), bool(fix))
         buckets.setdefault(bucket, []).append(_Words(rec, problem, fix))
     groups: list[list[dict]] = []
     for entries in buckets.values():
         groups.extend(_cluster_bucket(entries, threshold, jaccard_floor))
     return [group for group in groups if len(group) > 1]
+
+
+def _kind(rec: dict) -> tuple[str, str]:
+    """The part of a record's near_duplicates bucket its fields give: type and category."""
+    return str(rec.get("type") or ""), str(rec.get("category") or "")
 
 
 class _Words:

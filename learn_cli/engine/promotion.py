@@ -380,6 +380,15 @@ def stream_features(store, rows: _index.Selection, loads: Callable):
                    Features(*loads(features)))
 
 
+def derived_features(store, rel: str, loads: Callable) -> dict:
+    """id -> the conflict features the index holds for the rows of one file derived at this
+    version (what record_features gives their records: derived from the same data, checked
+    by tests/test_exchange_stream.py); rows not derived are absent."""
+    from learn_cli.engine.conflicts import Features
+
+    return {rid: Features(*loads(features)) for rid, features in store.index.features_in_file(rel, _DERIVED_VERSION)}
+
+
 def _direction_texts(store, rec: dict, src: str, dst: str) -> tuple[str, str]:
     """The shortened texts of a record's direction src → dst (digests), read from the record
     as the index holds it: the conflicts of a whole-store run hold digests only."""

@@ -53,9 +53,8 @@ def _has_data(path: Path) -> bool:
 
 def redact_record(rec: dict) -> dict:
     """Redact the record's free text in place: one pass over all of it joined (the common
-    case, nothing secret, costs one call); field by field only when something was found. (Not
-    through the prefilter: its patterns cost ~10 ms to compile, as much as it saves an export
-    of 100,000, whose records that reach here are ~2 %.)"""
+    case, nothing secret, costs one call); field by field only when something was found. (The
+    export asks the redactor's prefilter first: `export._recheck_secrets`.)"""
     from learn_cli.text.redact import redact
 
     fields = [f for f in TEXT_FIELDS if isinstance(rec.get(f), str) and rec[f]]
