@@ -383,6 +383,28 @@ def test_another_spelling_where_the_first_does_not_exist_is_a_lesson(home, proj,
     assert text.splitlines()[0].endswith(f"`{fix}` instead of `{failed}`.")
 
 
+@pytest.mark.parametrize(("failed", "error", "fix", "other", "change"), [
+    ("sha256sum dist/app.tar.gz", "zsh:1: command not found: sha256sum", "shasum -a 256 dist/app.tar.gz",
+     "sha256sum build/x.zip", "`sha256sum` → `shasum -a 256`"),
+    ("readlink -f build/out", "readlink: illegal option -- f", "realpath build/out", "readlink -f src",
+     "`readlink -f` → `realpath`"),
+])
+def test_another_program_with_its_own_options_travels_to_other_targets(home, proj, failed, error, fix, other,
+                                                                      change):
+    """The other spelling is a program change even with its own options (`shasum -a 256`) or
+    without the old one's (`readlink -f`): the next file gets it, in the project's words."""
+    from learn_cli.capture.lesson import program_change
+
+    assert program_change(failed, fix) is not None
+    assert program_change("npm test", "npx jest") is None  # a job's words are not options
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail(failed, error, 1)
+    s.ok(fix)
+    lines = context_of(Agent(home, a).fail(other, error, 1)).splitlines()
+    assert lines[0].endswith(f"instead of `{other}`.") and lines[1] == f"learn: the change: {change}."
+
+
 def test_after_a_rejected_option_or_program_another_target_or_a_look_is_no_lesson(home, proj):
     a = proj("api")
     error = "stat: illegal option -- c\nusage: stat [-FLnq] [-f format | -l | -r | -s | -x]"

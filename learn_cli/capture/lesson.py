@@ -363,8 +363,8 @@ _MAX_PROGRAM_WORDS = 3  # `python` → `uv run python`, `pytest` → `python -m 
 def program_change(failed: str, fix: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """(old, new) program words when `fix` is `failed` run by another program with the very same
     arguments (`python x.py` → `python3 x.py`, `pytest -q` → `python -m pytest -q`,
-    `docker-compose up` → `docker compose up`). Such a lesson holds for any use of the old
-    program that fails the same way. None otherwise."""
+    `docker-compose up` → `docker compose up`, `sha256sum f` → `shasum -a 256 f`). Such a
+    lesson holds for any use of the old program that fails the same way. None otherwise."""
     old, new = _raw_steps(failed), _raw_steps(fix)
     if len(old) != 1 or len(new) != 1:
         return None
@@ -384,13 +384,20 @@ def _program_words(words: Sequence[str]) -> bool:
     `docker compose`, `npx X`; run as root or with variables set (`sudo docker`,
     `PYTHONPATH=. python`), which is how a permission or an import path is fixed."""
     words = _without_run_prefix(words)
-    if not words:
+    if not words or words[0].startswith("-") or "=" in words[0]:
         return False
-    if len(words) == 1:
-        return not words[0].startswith("-") and "=" not in words[0]
+    if len(words) == 1 or _options_only(words[1:]):
+        return True  # a program, or one with its own options (`shasum -a 256`, `readlink -f`)
     if words[1] == "-m":
         return len(words) == 3
     return words[1] in ("run", "exec", "compose", "x", "dlx") or words[0] in ("npx", "bunx", "pipx")
+
+
+def _options_only(words: Sequence[str]) -> bool:
+    """Options and their short values only (`-a 256`, `-f`): how a program is called, not what on."""
+    return words[0].startswith("-") and all(
+        word.startswith("-") or (before.startswith("-") and word.isdigit()) for before, word in zip(
+            words, words[1:], strict=False))
 
 
 def _without_run_prefix(words: Sequence[str]) -> Sequence[str]:
