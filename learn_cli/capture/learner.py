@@ -576,10 +576,9 @@ def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
     """capture.lesson.platform_retry, asked of most successes that follow a failure and retry
     nothing (`git status` after `pytest tests` was not found): what it needs is looked for in
     the texts first, so that those do not import the lesson module (~4 M instructions)."""
-    lower = (error or "").lower()
-    if not any(word in lower for word in ("option", "flag", "primary")):  # no option rejected
-        if "not found" not in lower and "not recognized" not in lower:
-            return False
+    from learn_cli.text.keys import rejects_option
+
+    if not rejects_option(error):  # then only a program not installed, replaced on the same targets
         from learn_cli.text.shell import tokenize
 
         named = [word for word in tokenize(failed_cmd)[1:] if not word.startswith("-")]

@@ -24,6 +24,7 @@ script), which is the ordinary work loop. Stdlib only (hook path).
 
 from __future__ import annotations
 
+from learn_cli.text.keys import missing_program, rejects_option
 from learn_cli.text.shell import (
     OUTPUT_SHAPERS,
     SETUP_PROGRAMS,
@@ -67,16 +68,10 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     # `git fetch o b && git checkout b` retries the checkout, not the fetch: same verb first
     same_verb = [(c, t) for c, t in pairs if _first_word(c) == _first_word(t)]
     counterpart, ok_tokens = (same_verb or pairs)[-1]
-    if _bad_option(error):  # the option was wrong, and its value goes with it
+    if rejects_option(error):  # the option was wrong, and its value goes with it
         values, named = _option_values(counterpart), wrong
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
     return _same_targets(counterpart, ok_tokens, wrong)
-
-
-# Usage errors that reject an option (GNU and BSD tools, find's "primary", Go's cobra): BSD's
-# `stat -c %s f` says "illegal option -- c"; the retry `stat -f %z f` changes the format with it.
-_BAD_OPTION = ("illegal option", "invalid option", "unknown option", "unrecognized option", "unknown primary",
-               "unknown flag", "unknown shorthand flag", "no such option")
 
 
 def platform_retry(failed: str, ok: str, error: str) -> bool:
@@ -90,7 +85,7 @@ def platform_retry(failed: str, ok: str, error: str) -> bool:
     old, new = _working(failed), _working(ok)
     if len(old) != 1 or len(new) != 1:
         return False
-    (was, now), bad_option = (old[0], new[0]), _bad_option(error)
+    (was, now), bad_option = (old[0], new[0]), rejects_option(error)
     if canonical_program(was[0]) == canonical_program(now[0]):
         return bad_option and is_lesson(failed, ok, error)
     if not (bad_option or _not_installed(error, was[0])) or canonical_program(now[0]) in _LOOKS_AT_FILES:
@@ -105,19 +100,8 @@ _LOOKS_AT_FILES = frozenset({"ls", "ll", "la", "cat", "bat", "less", "more", "he
 
 
 def _not_installed(error: str, program: str) -> bool:
-    from learn_cli.text.keys import error_signature
-
-    name, lower = canonical_program(program).lower(), error.lower()
-    if name not in lower or "not found" not in lower and "not recognized" not in lower:
-        return False  # most errors: no signature to work out on the hook path
-    return error_signature(error) == _NOT_FOUND + name
-
-
-def _bad_option(error: str) -> bool:
-    text = (error or "").lower()
-    return any(words in text for words in _BAD_OPTION)
-
-
+    name = canonical_program(program).lower()
+    return name in error.lower() and missing_program(error) == name
 def _option_values(tokens: Sequence[str]) -> set[str]:
     """The words right after an option (`-c %s`, `-printf '%p'`): its value, when it takes one."""
     return {value for option, value in zip(tokens[1:], tokens[2:], strict=False)
@@ -461,23 +445,16 @@ def apply_program_change(command: str, old: Sequence[str], new: Sequence[str]) -
     return "".join(out).strip() if done else None
 
 
-_NOT_FOUND = "command not found: "
-
-
 def failed_timeout(failed: str, fix: str, error: str) -> bool:
     """Does the error say that `failed`'s `timeout N` is not installed (`timeout 60 npm test`
     on a Mac without coreutils: `command not found: timeout`), and `fix` run without it?
     Compared without their plumbing the two are the same command, which is no lesson; here
     the plumbing was what failed, and doing without it is the lesson."""
-    from learn_cli.text.keys import error_signature
-    from learn_cli.text.shell import canonical_program, command_programs, timeout_prefixes
+    from learn_cli.text.shell import command_programs, timeout_prefixes
 
     prefixes = timeout_prefixes(failed) if "timeout" in failed else []
-    signature = error_signature(error) if prefixes else ""
-    if not signature.startswith(_NOT_FOUND):
-        return False
-    name = signature[len(_NOT_FOUND):]
-    return name == canonical_program(prefixes[0].split()[0]) and name not in command_programs(fix)
+    name = missing_program(error) if prefixes else ""
+    return bool(name) and name == canonical_program(prefixes[0].split()[0]) and name not in command_programs(fix)
 
 
 def dropped_timeout(failed: str, fix: str) -> bool:

@@ -52,6 +52,9 @@ from learn_cli.text.lite import cache
 from learn_cli.text.sanitize import normalize_path, shorten_paths  # re-exported: one home each
 
 __all__ = [
+    "COMMAND_NOT_FOUND",
+    "missing_program",
+    "rejects_option",
     "failing_step",
     "error_signature",
     "error_key",
@@ -229,7 +232,7 @@ def _canonical(text: str, scope: str) -> str | None:
             for match in pattern.finditer(text):
                 name = _subject_path(match.group("name")).lower()
                 if name and name not in _not_program_words():
-                    return "command not found: " + _scrub(name)
+                    return COMMAND_NOT_FOUND + _scrub(name)
     if "module" in lower:
         python_module, node_module = _module_res()
         match = python_module.search(text)
@@ -481,6 +484,33 @@ def is_generic_signature(signature: str) -> bool:
     return len(informative) < 2
 
 
+COMMAND_NOT_FOUND = "command not found: "  # the signature of a program that is not installed
+
+
+def missing_program(error_text: str | None) -> str:
+    """The program an error says is not installed (`zsh:1: command not found: timeout`, `bash:
+    sha256sum: command not found`), lower-cased, else "". Its signature is worked out only when
+    the text can say so."""
+    lower = (error_text or "").lower()
+    if "not found" not in lower and "not recognized" not in lower:
+        return ""
+    signature = error_signature(error_text)
+    return signature[len(COMMAND_NOT_FOUND):] if signature.startswith(COMMAND_NOT_FOUND) else ""
+
+
+# Usage errors that reject an option (GNU and BSD tools, find's "primary", Go's cobra): BSD's
+# `stat -c %s f` says "illegal option -- c". (Not clap's "unexpected argument": an argument
+# too many, capture.lesson's _TOO_MANY.)
+_REJECTED_OPTION = ("illegal option", "invalid option", "unknown option", "unrecognized option", "unknown primary",
+                    "unknown flag", "unknown shorthand flag", "no such option")
+
+
+def rejects_option(error_text: str | None) -> bool:
+    """Does the error reject an option of the command (`illegal option -- c`)?"""
+    lower = (error_text or "").lower()
+    return any(words in lower for words in _REJECTED_OPTION)
+
+
 def error_signature(error_text: str | None, command: str | None = None, tool: str | None = None) -> str:
     """The normalised, human-readable essence of a failure (see the module docstring)."""
     return _signature(error_text, _option_scope(command, tool))[0]
@@ -563,7 +593,7 @@ def _path_shape(signature: str) -> str:
 
 # Canonical forms whose subject is the lesson: the module, package, program or header to install.
 _SUBJECT_IS_THE_LESSON = ("fatal error: ", "modulenotfounderror: ", "cannot find module ", "error ts2307: ",
-                          "npm: package not found: ", "command not found: ")
+                          "npm: package not found: ", COMMAND_NOT_FOUND)
 
 
 @cache

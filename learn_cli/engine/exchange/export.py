@@ -142,6 +142,14 @@ def _dirty(text: str, verdicts: dict[str, bool]) -> bool:
     return verdict
 
 
+def _nested(items: list, depth: int) -> list:
+    """`items` as a list nested `depth` lists deep (`[[items]]` for 2): where orjson indents
+    them as a document indents its records at that depth."""
+    for _ in range(depth):
+        items = [items]
+    return items
+
+
 class _IndentedWriter:
     """Writes a document piece by piece exactly as orjson.dumps(doc, OPT_INDENT_2) would."""
 
@@ -204,11 +212,8 @@ class _IndentedWriter:
     def _items(self, batch: list[dict], depth: int, pad: bytes) -> bytes:
         """The records of `batch` as the items of a list at `depth`, without its brackets:
         `rec, rec, ...` joined by `,` and `pad`, each indented as orjson indents it there."""
-        nested: list = batch
-        for _ in range(depth):
-            nested = [nested]
         try:
-            text = self.dumps(nested, option=self.indent)
+            text = self.dumps(_nested(batch, depth), option=self.indent)
         except TypeError:  # a record orjson cannot write: each one on its own
             return (b"," + pad).join(self._dumps(rec).replace(b"\n", pad) for rec in batch)
         head, tail = self._frame(depth)
@@ -219,10 +224,7 @@ class _IndentedWriter:
         `depth` lists deep (the brackets and their indents, as orjson writes them)."""
         frame = self.frames.get(depth)
         if frame is None:
-            nested: list = [0]
-            for _ in range(depth):
-                nested = [nested]
-            text = self.dumps(nested, option=self.indent)
+            text = self.dumps(_nested([0], depth), option=self.indent)
             head = text.index(b"0")
             frame = self.frames[depth] = (head, len(text) - head - 1)
         return frame
