@@ -1073,7 +1073,7 @@ class Index:
 
     def archived_before(self, cutoff_iso: str) -> int:
         """How many archived learnings were last used (else updated) before `cutoff_iso`."""
-        return self._count("scope IN ('archive', 'global-archive') AND "
+        return self._count(f"{ARCHIVED_SQL} AND "
                            "coalesce(json_extract(data, '$.last_used'), updated) < ?", (cutoff_iso,))
 
     def superseded_lines(self) -> list[tuple[str, int, int]]:
@@ -1328,9 +1328,9 @@ class _Interrupt:
 # The archived rows are found in an index that holds the scope (`learnings_counts`, read whole
 # but ~1/60 of the table's pages), then read by rowid: the plain condition scanned the whole
 # table for them (~80,000 pages read for ~27,000 rows at 100,000; ~0.1 s of an export).
-_ARCHIVED = "scope IN ('archive', 'global-archive')"
+ARCHIVED_SQL = "scope IN ('archive', 'global-archive')"  # the rows of project and global archives
 _EXPORT_SECTIONS = {"global": "scope = 'global' AND pid = ''", "project": "scope = 'project' AND pid = ?",
-                    "archived": f"rowid IN (SELECT rowid FROM learnings WHERE {_ARCHIVED}) AND {_ARCHIVED}"}
+                    "archived": f"rowid IN (SELECT rowid FROM learnings WHERE {ARCHIVED_SQL}) AND {ARCHIVED_SQL}"}
 _EXPORT_ORDER = ("coalesce(export_created, CASE json_type(data, '$.created') WHEN 'text' THEN "
                  "json_extract(data, '$.created') ELSE export_created(json_type(data, '$.created'), "
                  "json_extract(data, '$.created')) END), id, rowid")
@@ -1514,7 +1514,6 @@ _DUE_INDEXES = (f"CREATE INDEX IF NOT EXISTS learnings_due ON learnings(due_cloc
 # v13: what prune reads of every archived row (its hard-delete scan: `archived_rows`, and the
 # count) from an index of those rows alone; without it the scope's condition read every wide row
 # of the table (~0.5 s of each prune at 100,000 learnings, 23,000 of them archived).
-ARCHIVED_SQL = "scope IN ('archive', 'global-archive')"
 _ARCHIVED_INDEX = ("CREATE INDEX IF NOT EXISTS learnings_archived ON learnings(file, id, updated, scope) "
                    f"WHERE {ARCHIVED_SQL}")
 
