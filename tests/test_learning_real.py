@@ -15,7 +15,7 @@ import pytest
 import test_capture_learner
 from learn_cli.capture.lesson import is_lesson, moved_to, same_work
 from learn_cli.engine.context import summarize
-from learn_cli.text.keys import error_key
+from learn_cli.text.keys import error_key, error_signature
 from test_capture_learner import NOT_FOUND, Agent, context_of, learnings
 
 _teach = functools.partial(test_capture_learner._teach, sessions=1)  # one session unless told
@@ -154,6 +154,10 @@ def test_keys_skip_the_warnings_before_the_error():
     # only warnings shown (the error was cut off): keyed on the command, not on a warning
     only = error_key(warnings, "cargo build", "Bash")
     assert only != error_key(warnings, "cargo test", "Bash")
+    # rustc's snippet lines (`457 |     distance: u16,`) are the warning's, not an error
+    snippet = ("   Compiling zopfli v0.1.0 (/p/zopfli-rs)\nwarning: unused variable: `distance`\n"
+               "   --> src/lz77.rs:457:5\n    |\n457 |     distance: u16,\n    |     ^^^^^^^^ help: prefix it\n")
+    assert error_signature(snippet, "cargo test", "Bash") == ""
 
 
 @pytest.mark.parametrize("kind, fix, words", [
@@ -435,3 +439,77 @@ def test_a_setup_step_the_program_needs_travels_to_its_other_commands(home, proj
     assert "`cd api && source .venv/bin/activate && python -m app` instead of `cd api && python -m app`" in text
     # Another program failing the same way is not this lesson.
     assert Agent(home, a).fail("node app.js", missing, 1) is None
+
+
+def test_a_glob_zsh_found_no_match_for_is_quoted_in_any_command(home, proj):
+    """zsh stops `pip install fastapi[all]` (`no matches found: fastapi[all]`); quoted, it
+    worked. The key is the error's shape, not the word, and the lesson travels: the next
+    command with a bare glob that fails so gets its words quoted."""
+    a = proj("api")
+    _teach(home, a, "pip install fastapi[all]", 'pip install "fastapi[all]"', "zsh: no matches found: fastapi[all]")
+    lines = context_of(Agent(home, a).fail("find src -name *.py | head", "zsh: no matches found: *.py", 1)).splitlines()
+    assert lines[0].endswith("`find src -name '*.py' | head` instead of `find src -name *.py | head`.")
+    assert lines[1] == "learn: the change: quote `*.py`."
+    # A command with nothing to quote gets nothing from it.
+    assert Agent(home, a).fail("pip install 'x[y]' z", "zsh: no matches found: z", 1) is None
+
+
+def test_the_command_an_error_names_is_a_lesson(home, proj):
+    """`npm ci` refuses a lock file out of sync and says to run `npm install`; the agent did.
+    A job's word changed (not an option, not a target), yet the error named the command."""
+    a = proj("web")
+    error = ("npm ERR! code EUSAGE\nnpm ERR! `npm ci` can only install packages when your package.json and "
+             "package-lock.json are in sync. Please update your lock file with `npm install` before continuing.")
+    _teach(home, a, "npm ci", "npm install 2>&1 | tail -3", error)
+    assert context_of(Agent(home, a).fail("npm ci", error, 1)).splitlines()[0].endswith(
+        "`npm install` instead of `npm ci`.")
+
+
+def test_a_branch_name_does_not_split_a_git_error(home, proj):
+    """`git push` on a branch without upstream says the branch's name; the next branch's push
+    is the same failure, and the fix names no branch."""
+    a = proj("api")
+
+    def no_upstream(branch):
+        return (f"fatal: The current branch {branch} has no upstream branch.\nTo push the current branch and set "
+                f"the remote as upstream, use\n\n    git push --set-upstream origin {branch}\n")
+    assert error_key(no_upstream("feat/x"), "git push", "Bash") == error_key(no_upstream("fix-2"), "git push", "Bash")
+    _teach(home, a, "git push", "git push -u origin HEAD", no_upstream("feat/x"))
+    assert "`git push -u origin HEAD`" in context_of(Agent(home, a).fail("git push", no_upstream("fix-2"), 128))
+
+
+def test_git_commit_keys_on_its_verdict_not_the_status_before_it(home, proj):
+    """`nothing added to commit but untracked files present` ends a status listing that
+    changes every time (the branch, the files): the verdict is the error."""
+    a = proj("api")
+
+    def nothing_added(files):
+        listed = "".join(f"\t{f}\n" for f in files)
+        return ("On branch main\nUntracked files:\n  (use \"git add <file>...\" to include in what will be "
+                f"committed)\n{listed}\nnothing added to commit but untracked files present (use \"git add\" to track)")
+    _teach(home, a, 'git commit -m "wip"', 'git add -A && git commit -m "wip"', nothing_added(["src/a.ts"]))
+    text = context_of(Agent(home, a).fail('git commit -m "fix tests"', nothing_added(["src/b.ts", "README.md"]), 1))
+    assert "run `git add -A` first" in text
+
+
+def test_an_option_dropped_with_its_value_travels_whatever_the_value(home, proj):
+    """ESLint 9 rejects `--ext`: dropping it and its value fixed `npx eslint src --ext .ts`;
+    `npx eslint lib --ext .ts,.tsx` gets the same change."""
+    a = proj("web")
+    error = ("Invalid option '--ext' - perhaps you meant '-c'?\nYou're using eslint.config.js, some command line "
+             "flags are no longer available.")
+    _teach(home, a, "npx eslint src --ext .ts", "npx eslint src", error)
+    lines = context_of(Agent(home, a).fail("npx eslint lib --ext .ts,.tsx", error, 2)).splitlines()
+    assert lines[0].endswith("`npx eslint lib` instead of `npx eslint lib --ext .ts,.tsx`.")
+
+
+def test_starting_an_application_first_is_a_step_to_run_first(home, proj):
+    """`open -a Docker` starts the daemon that `docker ps` could not reach: a step to run
+    first, for the next docker command that cannot connect."""
+    a = proj("api")
+    error = "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?"
+    s = Agent(home, a)
+    s.fail("docker ps", error, 1)
+    s.ok("open -a Docker")
+    s.ok("docker ps", "CONTAINER ID")
+    assert "run `open -a Docker` first" in context_of(Agent(home, a).fail("docker compose up -d", error, 1))

@@ -40,7 +40,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["is_lesson", "same_work", "moved_to", "option_change", "apply_option_change", "dropped_cd",
+__all__ = ["is_lesson", "suggested_by", "same_work", "moved_to", "option_change", "apply_option_change", "dropped_cd",
            "apply_dropped_cd", "cd_failed", "program_change", "apply_program_change",
            "run_first", "added_setup", "apply_added_setup"]
 
@@ -59,6 +59,8 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     failed_segments, ok_segments = _working(failed), _working(ok)
     if not failed_segments or not ok_segments:
         return False
+    if suggested_by(error, ok):
+        return True  # the error said what to run instead, and it worked
     if len(ok_segments) - len(failed_segments) > MAX_ADDED_STEPS:
         return False  # a workflow that ends with the job again (a merge resolved by hand), not a change
     wrong = (lambda arg: True) if _too_many_arguments(error) else _named_as_missing(error)
@@ -72,6 +74,18 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
         values, named = _option_values(counterpart), wrong
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
     return _same_targets(counterpart, ok_tokens, wrong)
+
+
+def suggested_by(error: str, ok: str) -> bool:
+    """Does the error quote `ok` as the command to run (`npm ci` → "update your lock file with
+    `npm install`", git's "use git push --set-upstream origin x")? Two words at least, its
+    plumbing set aside."""
+    from learn_cli.text.shell import normalize_command
+
+    wanted = " ".join(normalize_command(ok).split()).lower()
+    if not error or len(wanted.split()) < 2:
+        return False
+    return wanted in " ".join(error.split()).lower()
 
 
 def platform_retry(failed: str, ok: str, error: str) -> bool:
@@ -317,28 +331,56 @@ def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
     old, new = _working(failed), _working(fix)
     if len(old) != 1 or len(new) != 1 or old[0][0] != new[0][0] or _first_word(old[0]) != _first_word(new[0]):
         return None
-    if targets(old[0]) != targets(new[0]):
+    values = _dropped_values(old[0], new[0])
+    if targets([t for t in old[0] if t not in values]) != targets(new[0]):
         return None
     added = [t for t in new[0][1:] if t not in old[0][1:]]
-    dropped = [t for t in old[0][1:] if t not in new[0][1:]]
+    dropped = [ANY_VALUE if t in values else t for t in old[0][1:] if t not in new[0][1:]]
     if not (added or dropped) or not all(t.startswith("-") for t in added + dropped if t in added[:1] + dropped[:1]):
         return None  # the first word changed must be an option; its value may follow it
     return added, dropped
+
+
+# In an option_change's dropped words: the value of the option before it, whatever it is
+# (`npx eslint src --ext .ts` → `npx eslint src`: drop `--ext` and its value, `.ts,.tsx` too).
+ANY_VALUE = "<value>"
+
+
+def _dropped_values(old: Sequence[str], new: Sequence[str]) -> set[str]:
+    """The words of `old` that follow an option dropped in `new` and went with it."""
+    return {value for option, value in zip(old[1:], old[2:], strict=False)
+            if option.startswith("-") and "=" not in option and not value.startswith("-")
+            and option not in new and value not in new}
 
 
 def apply_option_change(command: str, added: list[str], dropped: list[str]) -> str | None:
     """`command` with the options of an option_change applied, or None when it does not fit
     (another program or verb, several steps, or the options are already there)."""
     segments = _working(command)
-    if len(segments) != 1 or any(t in segments[0] for t in added) or any(t not in segments[0] for t in dropped):
+    named = [t for t in dropped if t != ANY_VALUE]
+    if len(segments) != 1 or any(t in segments[0] for t in added) or any(t not in segments[0] for t in named):
         return None
     out, done = [], False
     for text, op in split_segments_ops(" ".join(command.split())):
         words = tokenize(text)
         if not done and words and canonical_program(words[0]) not in SETUP_PROGRAMS:
-            text, done = " ".join(_shell_word(w) for w in [w for w in words if w not in dropped] + added), True
+            text, done = " ".join(_shell_word(w) for w in _without(words, dropped) + added), True
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
     return "".join(out).strip()
+
+
+def _without(words: list[str], dropped: list[str]) -> list[str]:
+    """`words` without the dropped ones; an option followed by ANY_VALUE loses its value too."""
+    with_value = {option for option, value in zip(dropped, dropped[1:], strict=False) if value == ANY_VALUE}
+    kept, skip = [], False
+    for word in words:
+        if skip and not word.startswith("-"):
+            skip = False
+            continue
+        skip = word in with_value
+        if word not in dropped:
+            kept.append(word)
+    return kept
 
 
 _MAX_PROGRAM_WORDS = 3  # `python` → `uv run python`, `pytest` → `python -m pytest`
@@ -465,6 +507,16 @@ def dropped_timeout(failed: str, fix: str) -> bool:
 
     return bool(timeout_prefixes(failed)) and not timeout_prefixes(fix) and (
         normalize_command(failed) == normalize_command(fix))
+
+
+def quoted_globs(failed: str, fix: str) -> bool:
+    """Is `fix` the failed command with its bare glob words quoted, nothing else changed
+    (`pip install fastapi[all]` → `pip install "fastapi[all]"` after zsh's `no matches
+    found`)? Such a lesson holds for any command with a bare glob that fails so."""
+    from learn_cli.text.shell import bare_globs, normalize_command
+
+    return bool(bare_globs(failed)) and not bare_globs(fix) and (
+        tokenize(normalize_command(failed)) == tokenize(normalize_command(fix)))
 
 
 def run_first(failed: str, ok: str) -> list[str]:

@@ -172,7 +172,7 @@ class Fix:
     def applies_to(self, command: str, cwd: str, step: Callable[[], str] = str, raw: str = "") -> bool:
         """A rewrite of a command fits only the same job (or the same failing step); "run it
         from D" only outside D. `raw` is the command as run, plumbing and all: a `timeout N`
-        dropped applies to what `command` (normalised) no longer shows."""
+        dropped applies to what `command` (normalised) no longer shows, and quoting keeps it."""
         from learn_cli.capture.lesson import same_work
         from learn_cli.engine.wording import fix_kind, shown_fix
 
@@ -189,7 +189,7 @@ class Fix:
             # the lesson's change applied to this command: also for the same work (`python3
             # s.py --all` after `python3 s.py` worked with a venv active), where it is what
             # makes one sighting enough in the project (recurs)
-            changed = raw if self.change and self.change[0] == "no timeout" else command
+            changed = raw if self.change and self.change[0] in _AS_RUN else command
             self.rewrite = (apply_change(self.change, changed) or "") if kind == "retry" and self.change else ""
             if any(same_work(failed, command) for failed in {r.get("command") or "" for r in self.shapes}):
                 self.same_work = True
@@ -204,6 +204,11 @@ class Fix:
         then one that helped, then the one for the very command that failed, then evidence."""
         exact = bool(command) and self._failed_as(command)
         return (pid in self.projects, self.helped > 0, exact, self.helped, len(self.sightings), len(self.projects))
+
+
+# Changes applied to the command as it was run, plumbing and all: they are about the words
+# plumbing leaves alone (a `timeout N` prefix, a glob's quoting).
+_AS_RUN = ("no timeout", "quote")
 
 
 def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
@@ -268,7 +273,9 @@ def change_of(rec: dict) -> tuple | None:
     - ("setup", step, program): a setup step run first (`source .venv/bin/activate`) for any
       use of the program;
     - ("no timeout",): a `timeout N` prefix dropped after `command not found: timeout` (a Mac
-      without coreutils), whatever the command behind it."""
+      without coreutils), whatever the command behind it;
+    - ("quote",): the bare glob words quoted after zsh's `no matches found` (`pip install
+      "fastapi[all]"`), whatever the command."""
     if rec.get("fix_kind") != "retry":
         return None
     return _change_of_pair(rec.get("command") or "", _fix_of_record(rec))
@@ -296,12 +303,15 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         dropped_timeout,
         option_change,
         program_change,
+        quoted_globs,
         run_prefix,
     )
     from learn_cli.text.shell import unwrap
 
     if dropped_timeout(failed, fix):
         return ("no timeout",)
+    if quoted_globs(failed, fix):
+        return ("quote",)
     options = option_change(failed, fix)
     if options is not None:
         return ("options", tuple(unwrap(failed)[:2]), tuple(options[0]), tuple(options[1]))
@@ -338,6 +348,10 @@ def apply_change(change: tuple, command: str) -> str | None:
         from learn_cli.text.shell import drop_timeout
 
         return drop_timeout(command)
+    if change[0] == "quote":
+        from learn_cli.text.shell import quote_globs
+
+        return quote_globs(command)
     return apply_program_change(command, change[1], change[2])
 
 

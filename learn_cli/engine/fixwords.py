@@ -16,7 +16,8 @@ than the full command, else returns "":
     "`--no-commit` → `--force`", or the whole step when its program changed;
   - more than two changes, or a statement about as long as the fix: "";
   - the same steps: a `timeout N` prefix dropped after it was not installed ("drop
-    `timeout 60`"), else "".
+    `timeout 60`"), glob words quoted after zsh found no match ("quote `fastapi[all]`"),
+    else "".
 Other kinds ("edit", "") get "". Stdlib only; nothing compiled at import.
 """
 
@@ -44,8 +45,8 @@ def essential_change(failed: str, fix: str, kind: str) -> str:
     if kind != "retry" or not failed:
         return ""
     old, new = _steps(failed), _steps(fix)
-    if old == new:
-        return _timeout_phrase(failed, fix)  # the same work: only its plumbing can have changed
+    if old == new:  # the same work: only its plumbing or its quoting can have changed
+        return _timeout_phrase(failed, fix) or _quote_phrase(failed, fix)
     if not old or not new:
         return ""
     phrases = _step_phrases(old, new)
@@ -61,6 +62,14 @@ def _timeout_phrase(failed: str, fix: str) -> str:
 
     old = timeout_prefixes(failed)
     return f"drop {_code(old[0])}" if old and not timeout_prefixes(fix) else ""
+
+
+def _quote_phrase(failed: str, fix: str) -> str:
+    """"quote `fastapi[all]`" (a glob zsh found no match for), else ""."""
+    from learn_cli.text.shell import bare_globs
+
+    quoted = [word for word in bare_globs(failed) if word not in bare_globs(fix)]
+    return f"quote {', '.join(_code(word) for word in quoted[:MAX_PHRASES])}" if quoted else ""
 
 
 def _steps(command: str) -> list[tuple[str, ...]]:

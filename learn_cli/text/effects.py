@@ -34,7 +34,7 @@ __all__ = ["is_mutating", "is_read_only", "only_reads", "READ_ONLY_PROGRAMS"]
 #   `unset`, `alias`, `eval`, `conda activate`, `nvm use`), the repository (git
 #   checkout/switch/pull/fetch/stash/reset/restore/add/rm/mv/commit/merge/
 #   rebase/config/init/clone/…), services and processes (`docker build/pull/run/
-#   compose up`, `systemctl start`, `kill`, `pkill`), builds and migrations
+#   compose up`, `systemctl start`, `open -a Docker`, `kill`, `pkill`), builds and migrations
 #   (`make`, `cmake`, `cargo build`, `npm run build`, `alembic upgrade`,
 #   `python manage.py migrate`, `prisma generate`, `createdb`) and, for any
 #   other tool, a mutating verb among its first three words (`install`, `add`,
@@ -300,6 +300,8 @@ def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
         return True if any(w in _MUTATING_VERBS and w not in _CHECK_WORDS for w in script) else None
     if name in ("docker", "podman") and args[:1] == ["run"] or name == "go" and args[:1] == ["get"]:
         return True
+    if name == "open" and ("-a" in tokens or "-b" in tokens):
+        return True  # macOS: start an application (`open -a Docker` before `docker ps`)
     if any(arg in _MUTATING_VERBS for arg in args):
         return True
     if name in _VERSION_MANAGERS and args and args[0] not in ("list", "ls", "info", "current", "which", "show", "env"):

@@ -191,6 +191,7 @@ _strong_re = _lazy(
     | timed\ out | \bdenied\b | \brefused\b | syntax\ error | unexpected\ (?:token|argument|eof|end)
     | failed\ to\ (?:resolve|load|compile|parse|build|solve)\b
     | \bmissing\ script | no\ targets\ specified | no\ rule\ to\ make | not\ a\ git\ repository
+    | ^(?:nothing|no\ changes)\ added\ to\ commit | ^nothing\ to\ commit\b  # git's verdict after its status
     | !\ *\[(?:remote\ )?rejected\]                      # git push: the ref and why
     | [✗✖×✕]\s
     """,

@@ -358,6 +358,15 @@ def _norm_res() -> dict[str, rx.Pattern[str]]:
         # tempfile names (`tmpa8x2k_q1`; not `tmp_path`), snapshot names (`snapshot-bash-17-2jwngj.sh`)
         "tmpname": rx.compile(r"\btmp(?=[\w-]*\d)[\w-]{4,}|\b[\w-]*-[a-z0-9]{6,}\.(?:sh|tmp)\b", rx.I),
         "bignum": rx.compile(r"(?<![\w.<])\d{5,}\b"),
+        # the branch or ref a git message is about: `the current branch feat/x has no upstream
+        # branch` is one error on every branch (the fix, `git push -u origin HEAD`, names none)
+        "gitref": rx.compile(
+            r"(\b(?:current branch|src refspec|remote ref|invalid reference:|not a valid (?:branch|object|ref)"
+            r" name:?|a branch named|your branch is (?:ahead of|behind|up to date with)|your branch and)\s+)"
+            r"'?[^\s']+'?", rx.I),
+        # zsh's glob that matched nothing (`pip install x[all]`, `find . -name *.py`): the word
+        # varies, the lesson (quote it) does not
+        "noglob": rx.compile(r"\b(no matches found:\s+)\S+", rx.I),
         "space": rx.compile(r"\s+"),
     }
 
@@ -413,8 +422,18 @@ def _normalize_line(line: str) -> str:
     if user is not None:
         s = user.sub("<user>", s)
     s = res["bignum"].sub("<n>", s)
+    s = res["gitref"].sub(_masked_ref, s)
+    s = res["noglob"].sub(_masked_glob, s)
     s = res["space"].sub(" ", s).strip().lower()
     return s.rstrip(" .:;,")
+
+
+def _masked_ref(match: rx.Match[str]) -> str:
+    return match.group(1) + "<ref>"
+
+
+def _masked_glob(match: rx.Match[str]) -> str:
+    return match.group(1) + "<glob>"
 
 
 def _replace_pid(match: rx.Match[str]) -> str:
@@ -429,10 +448,10 @@ def _replace_pid(match: rx.Match[str]) -> str:
 def _warning_re() -> rx.Pattern[str]:
     # `warning: unused …`, `warning[E0599]:`, `WARN …`, `npm WARN`, `zopfli@0.1.0: warning:`,
     # build progress (`Compiling x v0.1.0`, `Finished …`), and a diagnostic's continuation lines
-    # (`--> src/a.rs:3:9`, `= note: …`, `| code`): what precedes the error, not the error
+    # (`--> src/a.rs:3:9`, `= note: …`, `| code`, `457 |     code`): what precedes the error, not the error
     return rx.compile(r"^(?:(?:[\w.@/+-]+:\s*)?(?:npm\s+)?(?:warning|warn)\b|(?:Compiling|Checking|Finished|"
                       r"Running|Downloading|Downloaded|Updating|Blocking|Fresh|Locking|Building)\s|-->|="
-                      r"\s*(?:note|help)\b|\|)", rx.IGNORECASE)
+                      r"\s*(?:note|help)\b|\||\d+\s+\|)", rx.IGNORECASE)
 
 
 @cache

@@ -29,6 +29,8 @@ __all__ = [
     "command_programs",
     "timeout_prefixes",
     "drop_timeout",
+    "bare_globs",
+    "quote_globs",
 ]
 
 TRUNCATION = "…"  # transcript exports cut long commands with it
@@ -704,3 +706,44 @@ def drop_timeout(command: str) -> str | None:
             text, changed = text[match.end():], True
         out.append((text, op))
     return _join(out, "\n") if changed else None
+
+
+# zsh stops a command whose unquoted glob matches nothing (`zsh: no matches found:
+# fastapi[all]`; bash passes the word on as it is): quoting the word is the fix.
+_GLOB_CHARS = frozenset("*?[")
+_NOT_GLOBS = frozenset({"[", "[[", "]", "]]", "?"})
+
+
+def _bare_glob_spans(command: str) -> list[tuple[int, int]]:
+    """(start, end) of the words written without any quoting or expansion that hold a glob
+    character (`fastapi[all]`, `*.py`, `--include=*.ts`); not `[ -f x ]`'s brackets."""
+    spans, start = [], None
+    for index, char in enumerate((command or "") + " "):
+        if char in " \t\n;|&()<>":
+            if start is not None:
+                word = command[start:index]
+                if (_GLOB_CHARS & set(word) and word not in _NOT_GLOBS
+                        and not set(word) & set("'\"\\$`{")):
+                    spans.append((start, index))
+                start = None
+        elif start is None:
+            start = index
+    return spans
+
+
+def bare_globs(command: str) -> list[str]:
+    """The unquoted words of a command that zsh would expand as globs (_bare_glob_spans)."""
+    return [command[a:b] for a, b in _bare_glob_spans(command)]
+
+
+def quote_globs(command: str) -> str | None:
+    """`command` with its bare glob words single-quoted (`pip install 'fastapi[all]'`), or
+    None when it has none."""
+    spans = _bare_glob_spans(command)
+    if not spans:
+        return None
+    out, last = [], 0
+    for start, end in spans:
+        out += [command[last:start], "'", command[start:end], "'"]
+        last = end
+    return "".join(out) + command[last:]
