@@ -513,3 +513,29 @@ def test_starting_an_application_first_is_a_step_to_run_first(home, proj):
     s.ok("open -a Docker")
     s.ok("docker ps", "CONTAINER ID")
     assert "run `open -a Docker` first" in context_of(Agent(home, a).fail("docker compose up -d", error, 1))
+
+
+def test_another_job_where_the_one_asked_for_does_not_exist_is_a_lesson(home, proj):
+    """`make test`: "No rule to make target 'test'", then `make check` worked: the job the
+    error named as missing was the mistake (like npm's missing script)."""
+    a = proj("lib")
+    error = "make: *** No rule to make target 'test'.  Stop."
+    _teach(home, a, "make test", "make check", error)
+    assert context_of(Agent(home, a).fail("make test", error, 2)).splitlines()[0].endswith(
+        "`make check` instead of `make test`.")
+    s = Agent(home, a)  # after another error, another target is the agent moving on
+    s.fail("make lint", "src/a.c:3:1: error: expected ';'", 2)
+    s.ok("make format")
+    assert not [r for r in learnings(home, a) if r.get("command") == "make lint"]
+
+
+def test_a_script_that_is_not_executable_is_run_by_its_interpreter_whichever_script(home, proj):
+    """`./scripts/deploy.sh`: permission denied, `bash scripts/deploy.sh` worked. Every script
+    run by its path fails so until it is made executable: one key, and the next `.sh` gets
+    the interpreter (a `.py` does not)."""
+    a = proj("ops")
+    _teach(home, a, "./scripts/deploy.sh", "bash scripts/deploy.sh", "zsh: permission denied: ./scripts/deploy.sh")
+    text = context_of(Agent(home, a).fail("cd ops && ./scripts/migrate.sh --dry-run",
+                                          "zsh: permission denied: ./scripts/migrate.sh", 126))
+    assert "`cd ops && bash ./scripts/migrate.sh --dry-run` instead of `cd ops && ./scripts/migrate.sh" in text
+    assert Agent(home, a).fail("./tools/gen.py", "zsh: permission denied: ./tools/gen.py", 126) is None

@@ -582,11 +582,16 @@ def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
         from learn_cli.text.shell import tokenize
 
         named = [word for word in tokenize(failed_cmd)[1:] if not word.startswith("-")]
-        if not named or not all(word in ok_cmd for word in named):
-            return False  # another program on the very same targets, or nothing
+        if not named or not all(word in ok_cmd for word in named) and not _quoted(error or "", named[0]):
+            return False  # another program on the very same targets, another job, or nothing
     from learn_cli.capture.lesson import platform_retry
 
     return platform_retry(failed_cmd, ok_cmd, error or "")
+
+
+def _quoted(text: str, word: str) -> bool:
+    """Does the text quote the word (`'test'`, `"test"`, `` `test' ``): an error naming the job?"""
+    return any(f"{a}{word}{b}" in text for a, b in (("'", "'"), ('"', '"'), ("`", "'"), ("`", "`")))
 
 
 def failed_as_stored(entry: dict, root: str | None) -> str:

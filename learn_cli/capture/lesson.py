@@ -92,7 +92,8 @@ def platform_retry(failed: str, ok: str, error: str) -> bool:
     """Another spelling of the same job where the first does not exist (a Mac's BSD tools, a
     program not installed), however little text the two share:
     - the error rejects an option: the same program with its options and their values changed
-      and its targets kept (`date -d '1 day ago' +%F` → `date -v-1d +%F`);
+      and its targets kept (`date -d '1 day ago' +%F` → `date -v-1d +%F`); or it says the job
+      asked for does not exist: the same program asked for another (`make test` → `make check`);
     - the error rejects an option, or says the failed program itself is not installed: another
       program on the very same targets (`sha256sum f` → `shasum -a 256 f`, `readlink -f d` →
       `realpath d`), unless it only looks at them (`ls -l f`)."""
@@ -101,10 +102,18 @@ def platform_retry(failed: str, ok: str, error: str) -> bool:
         return False
     (was, now), bad_option = (old[0], new[0]), rejects_option(error)
     if canonical_program(was[0]) == canonical_program(now[0]):
-        return bad_option and is_lesson(failed, ok, error)
+        return (bad_option or missing_job(error, was, now)) and is_lesson(failed, ok, error)
     if not (bad_option or _not_installed(error, was[0])) or canonical_program(now[0]) in _LOOKS_AT_FILES:
         return False
     return bool(_arguments(was)) and _same_targets(was, now)
+
+
+def missing_job(error: str, was: Sequence[str], now: Sequence[str]) -> bool:
+    """Did the error say that the job the failed command asked for does not exist (`make
+    test`: "No rule to make target 'test'"; `just lint`: "Justfile does not contain recipe
+    `lint`"), and the retry asks the same program for another one (`make check`)?"""
+    job, other = _first_word(was), _first_word(now)
+    return bool(job) and job != other and bool(other) and _named_as_missing(error)(job)
 
 
 # Programs that show a file rather than do a job with it: after `sha256sum f` is not found,
@@ -125,7 +134,7 @@ def _option_values(tokens: Sequence[str]) -> set[str]:
 _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not match", "does not exist",
                   "invalid", "not recognized", "cannot find", "could not find", "no module", "missing script",
                   "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument",
-                  "could not import", "cannot import", "failed to import")
+                  "could not import", "cannot import", "failed to import", "no rule to make", "does not contain")
 
 
 # Usage errors that say a command got an argument too many (clap, argparse, click): the line
@@ -517,6 +526,51 @@ def quoted_globs(failed: str, fix: str) -> bool:
 
     return bool(bare_globs(failed)) and not bare_globs(fix) and (
         tokenize(normalize_command(failed)) == tokenize(normalize_command(fix)))
+
+
+# Interpreters a script that is not executable can be run with instead (`bash deploy.sh`).
+_SCRIPT_RUNNERS = frozenset({"bash", "sh", "zsh", "python", "python3", "node", "ruby", "perl"})
+
+
+def script_interpreter(failed: str, fix: str) -> tuple[str, str] | None:
+    """(interpreter, the script's extension) when `fix` runs the script that `failed` ran by
+    its path through an interpreter, nothing else changed (`./scripts/deploy.sh --prod` →
+    `bash scripts/deploy.sh --prod` after `permission denied`); else None. Such a lesson holds
+    for any script of that kind run so."""
+    from learn_cli.text.shell import normalize_command
+
+    old, new = _one_step(normalize_command(failed)), _one_step(normalize_command(fix))
+    if not old or len(new) < 2 or "/" not in old[0] or new[0] not in _SCRIPT_RUNNERS:
+        return None
+    if _script_path(old[0]) != _script_path(new[1]) or old[1:] != new[2:]:
+        return None
+    return new[0], _extension(old[0])
+
+
+def apply_script_interpreter(command: str, interpreter: str, extension: str) -> str | None:
+    """`command` with its script, run by its path, run by `interpreter` instead; None when it
+    runs no script of that extension by its path, or in several steps."""
+    words = _one_step(command)
+    if not words or "/" not in words[0] or _extension(words[0]) != extension:
+        return None
+    head, found, tail = command.partition(words[0])
+    return f"{head}{interpreter} {words[0]}{tail}" if found else None
+
+
+def _one_step(command: str) -> list[str]:
+    """The words of a command's one working step (a leading `cd` aside), else []."""
+    steps = [tokenize(text) for text, _op in split_segments_ops(command or "") if tokenize(text)]
+    steps = [words for words in steps if words[0] not in SETUP_PROGRAMS]
+    return steps[0] if len(steps) == 1 else []
+
+
+def _script_path(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+def _extension(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[-1].lower() if "." in name.strip(".") else ""
 
 
 def run_first(failed: str, ok: str) -> list[str]:

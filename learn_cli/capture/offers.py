@@ -275,7 +275,9 @@ def change_of(rec: dict) -> tuple | None:
     - ("no timeout",): a `timeout N` prefix dropped after `command not found: timeout` (a Mac
       without coreutils), whatever the command behind it;
     - ("quote",): the bare glob words quoted after zsh's `no matches found` (`pip install
-      "fastapi[all]"`), whatever the command."""
+      "fastapi[all]"`), whatever the command;
+    - ("interpreter", name, extension): a script run by its path, not executable, run by an
+      interpreter (`./deploy.sh` → `bash deploy.sh`), for any script of that extension."""
     if rec.get("fix_kind") != "retry":
         return None
     return _change_of_pair(rec.get("command") or "", _fix_of_record(rec))
@@ -305,6 +307,7 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         program_change,
         quoted_globs,
         run_prefix,
+        script_interpreter,
     )
     from learn_cli.text.shell import unwrap
 
@@ -312,6 +315,9 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         return ("no timeout",)
     if quoted_globs(failed, fix):
         return ("quote",)
+    interpreter = script_interpreter(failed, fix)
+    if interpreter:
+        return ("interpreter", *interpreter)
     options = option_change(failed, fix)
     if options is not None:
         return ("options", tuple(unwrap(failed)[:2]), tuple(options[0]), tuple(options[1]))
@@ -352,6 +358,10 @@ def apply_change(change: tuple, command: str) -> str | None:
         from learn_cli.text.shell import quote_globs
 
         return quote_globs(command)
+    if change[0] == "interpreter":
+        from learn_cli.capture.lesson import apply_script_interpreter
+
+        return apply_script_interpreter(command, change[1], change[2])
     return apply_program_change(command, change[1], change[2])
 
 

@@ -539,6 +539,8 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
     """`err:` + 16 hex: same key ⇔ same learning (rule in the module docstring)."""
     signature, specific = _signature(error_text, _option_scope(command, tool))
     shape = _path_shape(signature)
+    if shape.startswith(_DENIED) and command and _is_shell_tool(tool) and _runs_itself(command, shape[len(_DENIED):]):
+        return "err:" + _sha16(_DENIED + "<script>")  # the script is not executable: its fix fits any script
     if not _is_shell_tool(tool):
         material = f"{shape}\x1f{_tool_name(tool)}:{_target(command or '')}"
     elif shape.startswith("cd: "):
@@ -548,6 +550,20 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
     else:
         material = f"{shape}\x1f{_command_scope(_failing_step(command, signature))}"
     return "err:" + _sha16(material)
+
+
+_DENIED = "permission denied: "
+
+
+def _runs_itself(command: str, subject: str) -> bool:
+    """Is `subject` (a file's name) the program the command runs by its path (`./deploy.sh`)?"""
+    from learn_cli.text.shell import tokenize
+
+    for segment in rx.split(r"&&|\|\||;|\|", command):
+        words = tokenize(segment)
+        if words and words[0] not in ("cd", "source", ".", "export"):
+            return "/" in words[0] and words[0].rsplit("/", 1)[-1].lower() == subject
+    return False
 
 
 def failing_step(command: str | None, error_text: str | None) -> str:
