@@ -492,15 +492,23 @@ def test_git_commit_keys_on_its_verdict_not_the_status_before_it(home, proj):
     assert "run `git add -A` first" in text
 
 
-def test_an_option_dropped_with_its_value_travels_whatever_the_value(home, proj):
-    """ESLint 9 rejects `--ext`: dropping it and its value fixed `npx eslint src --ext .ts`;
-    `npx eslint lib --ext .ts,.tsx` gets the same change."""
+_ESLINT_EXT = ("Invalid option '--ext' - perhaps you meant '-c'?\nYou're using eslint.config.js, some command line "
+               "flags are no longer available.")
+_EXTERNALLY_MANAGED = ("error: externally-managed-environment\n\n× This environment is externally managed\n"
+                       "╰─> To install Python packages system-wide, try brew install xyz")
+
+
+@pytest.mark.parametrize(("failed", "fix", "error", "other", "rewrite"), [
+    # ESLint 9 rejects `--ext`: the option is dropped with its value, whatever the value
+    ("npx eslint src --ext .ts", "npx eslint src", _ESLINT_EXT, "npx eslint lib --ext .ts,.tsx", "npx eslint lib"),
+    # an externally managed Python: `uv pip` for `pip`, for the next package too
+    ("pip install httpx", "uv pip install httpx", _EXTERNALLY_MANAGED, "pip install rich", "uv pip install rich"),
+])
+def test_a_lesson_travels_to_the_next_command_of_its_kind(home, proj, failed, fix, error, other, rewrite):
     a = proj("web")
-    error = ("Invalid option '--ext' - perhaps you meant '-c'?\nYou're using eslint.config.js, some command line "
-             "flags are no longer available.")
-    _teach(home, a, "npx eslint src --ext .ts", "npx eslint src", error)
-    lines = context_of(Agent(home, a).fail("npx eslint lib --ext .ts,.tsx", error, 2)).splitlines()
-    assert lines[0].endswith("`npx eslint lib` instead of `npx eslint lib --ext .ts,.tsx`.")
+    _teach(home, a, failed, fix, error)
+    lines = context_of(Agent(home, a).fail(other, error, 2)).splitlines()
+    assert lines[0].endswith(f"`{rewrite}` instead of `{other}`.")
 
 
 def test_starting_an_application_first_is_a_step_to_run_first(home, proj):
@@ -539,3 +547,30 @@ def test_a_script_that_is_not_executable_is_run_by_its_interpreter_whichever_scr
                                           "zsh: permission denied: ./scripts/migrate.sh", 126))
     assert "`cd ops && bash ./scripts/migrate.sh --dry-run` instead of `cd ops && ./scripts/migrate.sh" in text
     assert Agent(home, a).fail("./tools/gen.py", "zsh: permission denied: ./tools/gen.py", 126) is None
+
+
+def test_a_manifest_named_in_the_error_is_no_path_to_mask(home, proj):
+    """`could not find Cargo.toml in <path> or any parent directory` is one error for every
+    cargo command: "run it from `engine`", learned on `cargo build`, answers `cargo test`."""
+    a = proj("game")
+    error = "error: could not find `Cargo.toml` in `/Users/dev/game` or any parent directory"
+    assert error_key(error, "cargo build", "Bash") == error_key(error, "cargo test", "Bash")
+    assert error_key("fatal: pathspec 'a/b.md' did not match", "git add a/b.md", "Bash") == error_key(
+        "fatal: pathspec 'c.md' did not match", "git add c.md", "Bash")  # a file named is still a path
+    _teach(home, a, "cargo build", "cd engine && cargo build", error)
+    assert "engine && cargo test` instead of `cargo test`" in context_of(Agent(home, a).fail("cargo test", error, 101))
+
+
+def test_a_count_in_the_error_does_not_split_its_key(home, proj):
+    """A pre-commit hook that fixed files stops the commit with a count that changes every
+    time (`Found 2 errors (2 fixed, 0 remaining)`, then `Found 1 error …`): adding the fixed
+    files first is the lesson for the next commit."""
+    a = proj("api")
+
+    def modified(count):
+        noun = "error" if count == 1 else "errors"
+        return ("ruff....................................................Failed\n- hook id: ruff\n"
+                f"- files were modified by this hook\n\nFound {count} {noun} ({count} fixed, 0 remaining).")
+    assert error_key(modified(2), "git commit -m x", "Bash") == error_key(modified(1), "git commit -m y", "Bash")
+    _teach(home, a, 'git commit -m "feat: x"', 'git add -A && git commit -m "feat: x"', modified(2))
+    assert "run `git add -A` first" in context_of(Agent(home, a).fail('git commit -m "fix: y"', modified(1), 1))

@@ -425,7 +425,8 @@ def _program_words(words: Sequence[str]) -> bool:
         return True  # a program, or one with its own options (`shasum -a 256`, `readlink -f`)
     if words[1] == "-m":
         return len(words) == 3
-    return words[1] in ("run", "exec", "compose", "x", "dlx") or words[0] in ("npx", "bunx", "pipx")
+    return (words[1] in ("run", "exec", "compose", "x", "dlx") or words[0] in ("npx", "bunx", "pipx")
+            or tuple(words[:2]) == ("uv", "pip"))  # `pip install x` → `uv pip install x` (externally managed)
 
 
 def _options_only(words: Sequence[str]) -> bool:
