@@ -494,6 +494,8 @@ def test_git_commit_keys_on_its_verdict_not_the_status_before_it(home, proj):
 
 _ESLINT_EXT = ("Invalid option '--ext' - perhaps you meant '-c'?\nYou're using eslint.config.js, some command line "
                "flags are no longer available.")
+_DENO_NET = ('error: Uncaught (in promise) PermissionDenied: Requires net access to "api.x.com:443", run again '
+             'with the --allow-net flag')
 _EXTERNALLY_MANAGED = ("error: externally-managed-environment\n\n× This environment is externally managed\n"
                        "╰─> To install Python packages system-wide, try brew install xyz")
 
@@ -503,6 +505,9 @@ _EXTERNALLY_MANAGED = ("error: externally-managed-environment\n\n× This environ
     ("npx eslint src --ext .ts", "npx eslint src", _ESLINT_EXT, "npx eslint lib --ext .ts,.tsx", "npx eslint lib"),
     # an externally managed Python: `uv pip` for `pip`, for the next package too
     ("pip install httpx", "uv pip install httpx", _EXTERNALLY_MANAGED, "pip install rich", "uv pip install rich"),
+    # an option the fix put after the subcommand goes there again: after the script, deno
+    # would hand it to the script
+    ("deno run main.ts", "deno run --allow-net main.ts", _DENO_NET, "deno run x.ts", "deno run --allow-net x.ts"),
 ])
 def test_a_lesson_travels_to_the_next_command_of_its_kind(home, proj, failed, fix, error, other, rewrite):
     a = proj("web")
@@ -574,3 +579,19 @@ def test_a_count_in_the_error_does_not_split_its_key(home, proj):
     assert error_key(modified(2), "git commit -m x", "Bash") == error_key(modified(1), "git commit -m y", "Bash")
     _teach(home, a, 'git commit -m "feat: x"', 'git add -A && git commit -m "feat: x"', modified(2))
     assert "run `git add -A` first" in context_of(Agent(home, a).fail('git commit -m "fix: y"', modified(1), 1))
+
+
+def test_a_missing_package_is_one_failure_for_commonjs_and_esm(home, proj):
+    """ESM says `Cannot find package 'express' imported from <the importing file>`: the package
+    is the subject, not the file, and CommonJS's `Cannot find module 'express'` is the same
+    failure. `npm install` run first answers the next script."""
+    a = proj("api")
+    esm = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'express' imported from /Users/dev/api/{}"
+    assert error_key(esm.format("index.js"), "node index.js", "Bash") == error_key(
+        "Error: Cannot find module 'express'\nRequire stack:\n- /x/app.js", "node app.js", "Bash")
+    s = Agent(home, a)
+    s.fail("node index.js", esm.format("index.js"), 1)
+    s.ok("npm install")
+    s.ok("node index.js", "listening")
+    text = context_of(Agent(home, a).fail("node scripts/seed.js", esm.format("scripts/seed.js"), 1))
+    assert "run `npm install` first" in text

@@ -362,9 +362,10 @@ def _dropped_values(old: Sequence[str], new: Sequence[str]) -> set[str]:
             and option not in new and value not in new}
 
 
-def apply_option_change(command: str, added: list[str], dropped: list[str]) -> str | None:
+def apply_option_change(command: str, added: list[str], dropped: list[str], after: str = "") -> str | None:
     """`command` with the options of an option_change applied, or None when it does not fit
-    (another program or verb, several steps, or the options are already there)."""
+    (another program or verb, several steps, or the options are already there). The added
+    options go right after the word `after` when the command has it, else at the end."""
     segments = _working(command)
     named = [t for t in dropped if t != ANY_VALUE]
     if len(segments) != 1 or any(t in segments[0] for t in added) or any(t not in segments[0] for t in named):
@@ -373,9 +374,14 @@ def apply_option_change(command: str, added: list[str], dropped: list[str]) -> s
     for text, op in split_segments_ops(" ".join(command.split())):
         words = tokenize(text)
         if not done and words and canonical_program(words[0]) not in SETUP_PROGRAMS:
-            text, done = " ".join(_shell_word(w) for w in _without(words, dropped) + added), True
+            text, done = " ".join(_shell_word(w) for w in _inserted(_without(words, dropped), added, after)), True
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
     return "".join(out).strip()
+
+
+def _inserted(words: list[str], added: list[str], after: str) -> list[str]:
+    at = words.index(after) + 1 if after in words else len(words)
+    return words[:at] + added + words[at:]
 
 
 def _without(words: list[str], dropped: list[str]) -> list[str]:

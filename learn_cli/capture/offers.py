@@ -263,8 +263,9 @@ def _fix_target(shape: dict, steps_of: dict) -> tuple | None:
 def change_of(rec: dict) -> tuple | None:
     """The change a retry lesson makes, when it travels to other commands that fail the same
     way; records with one such change are one fix (their sightings add up):
-    - ("options", head, added, dropped): options added or dropped (`--no-rebase` added to `git
-      pull origin main`, then to `… dev`);
+    - ("options", head, added, dropped, anchor): options added or dropped (`--no-rebase` added
+      to `git pull origin main`, then to `… dev`), the added ones after `anchor` when the fix
+      put them right after its program or subcommand (`deno run --allow-net x.ts`);
     - ("no cd", D): a `cd D` that failed dropped, whatever the command after it;
     - ("program", old, new): the same arguments run by another program (`python` → `python3`,
       `pytest` → `python -m pytest`);
@@ -320,7 +321,8 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         return ("interpreter", *interpreter)
     options = option_change(failed, fix)
     if options is not None:
-        return ("options", tuple(unwrap(failed)[:2]), tuple(options[0]), tuple(options[1]))
+        head = tuple(unwrap(failed)[:2])
+        return ("options", head, tuple(options[0]), tuple(options[1]), _anchor(fix, options[0], head))
     folder = dropped_cd(failed, fix)
     if folder:
         return ("no cd", folder)
@@ -330,6 +332,19 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         return ("prefix", prefix) if prefix else ("program", *program)
     setup = added_setup(failed, fix)
     return ("setup", *setup) if setup else None
+
+
+def _anchor(fix: str, added: list[str], head: tuple) -> str:
+    """The program or subcommand word the fix put its added options right after (`deno run
+    --allow-net main.ts`: `run`), so they go there in the next command too, before its
+    script's own arguments; "" when they came later (then they go at the end)."""
+    from learn_cli.text.shell import tokenize
+
+    if not added:
+        return ""
+    words = tokenize(fix)
+    at = words.index(added[0]) if added[0] in words else 0
+    return words[at - 1] if at > 0 and words[at - 1] in head else ""
 
 
 def apply_change(change: tuple, command: str) -> str | None:
@@ -343,7 +358,7 @@ def apply_change(change: tuple, command: str) -> str | None:
     )
 
     if change[0] == "options":
-        return apply_option_change(command, list(change[2]), list(change[3]))
+        return apply_option_change(command, list(change[2]), list(change[3]), change[4])
     if change[0] == "no cd":
         return apply_dropped_cd(command, change[1])
     if change[0] == "setup":

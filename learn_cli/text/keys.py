@@ -140,7 +140,8 @@ def _not_found_command_res() -> tuple[rx.Pattern[str], ...]:
 def _module_res() -> tuple[rx.Pattern[str], rx.Pattern[str]]:
     return (
         rx.compile(r"no module named ['\"]?(?P<name>[\w.]+)['\"]?", rx.IGNORECASE),
-        rx.compile(r"cannot find module ['\"](?P<name>[^'\"]+)['\"]", rx.IGNORECASE),
+        # node's CommonJS `Cannot find module 'x'`, and ESM's `Cannot find package 'x' imported from …`
+        rx.compile(r"cannot find (?:module|package) ['\"](?P<name>[^'\"]+)['\"]", rx.IGNORECASE),
     )
 
 
