@@ -539,7 +539,13 @@ def test_another_job_where_the_one_asked_for_does_not_exist_is_a_lesson(home, pr
     s = Agent(home, a)  # after another error, another target is the agent moving on
     s.fail("make lint", "src/a.c:3:1: error: expected ';'", 2)
     s.ok("make format")
-    assert not [r for r in learnings(home, a) if r.get("command") == "make lint"]
+    s = Agent(home, a)  # and listing the scripts that exist is a look, even where the error says to
+    listing = 'npm error Missing script: "test"\nnpm error To see a list of scripts, run:\nnpm error   npm run'
+    s.fail("npm test", listing, 1)
+    s.ok("npm run", "Scripts available in lib via `npm run-script`:\n  test:unit")
+    s.ok("npm run test:unit")
+    assert [(r["command"], r["fix"]) for r in learnings(home, a)] == [("make test", "make check"),
+                                                                      ("npm test", "npm run test:unit")]
 
 
 def test_a_script_that_is_not_executable_is_run_by_its_interpreter_whichever_script(home, proj):

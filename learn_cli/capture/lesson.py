@@ -85,7 +85,13 @@ def suggested_by(error: str, ok: str) -> bool:
     wanted = " ".join(normalize_command(ok).split()).lower()
     if not error or len(wanted.split()) < 2:
         return False
-    return wanted in " ".join(error.split()).lower()
+    said = " ".join(error.split()).lower()
+    at = said.find(wanted)
+    # not a command offered to look ("To see a list of scripts, run: npm run")
+    return at >= 0 and not any(word in said[max(0, at - 60):at] for word in _LOOK_WORDS)
+
+
+_LOOK_WORDS = ("to see", "list", "show", "details", "more information", "help", "inspect", "debug")
 
 
 def platform_retry(failed: str, ok: str, error: str) -> bool:
@@ -113,7 +119,14 @@ def missing_job(error: str, was: Sequence[str], now: Sequence[str]) -> bool:
     test`: "No rule to make target 'test'"; `just lint`: "Justfile does not contain recipe
     `lint`"), and the retry asks the same program for another one (`make check`)?"""
     job, other = _first_word(was), _first_word(now)
-    return bool(job) and job != other and bool(other) and _named_as_missing(error)(job)
+    if not job or not other or job == other or any(mark in job + other for mark in "/.\\"):
+        return False  # a job's name, not a file (another file after a missing one is moving on)
+    if other in _LISTING_WORDS and len(_arguments(now)) == 1:
+        return False  # `npm run` alone lists the scripts: a look, not another job
+    return _named_as_missing(error)(job)
+
+
+_LISTING_WORDS = frozenset({"run", "run-script", "exec", "help", "list", "ls", "tasks", "targets"})
 
 
 # Programs that show a file rather than do a job with it: after `sha256sum f` is not found,
