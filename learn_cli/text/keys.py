@@ -558,11 +558,11 @@ _DENIED = "permission denied: "
 
 def _runs_itself(command: str, subject: str) -> bool:
     """Is `subject` (a file's name) the program the command runs by its path (`./deploy.sh`)?"""
-    from learn_cli.text.shell import tokenize
+    from learn_cli.text.shell import SETUP_PROGRAMS, tokenize
 
     for segment in rx.split(r"&&|\|\||;|\|", command):
         words = tokenize(segment)
-        if words and words[0] not in ("cd", "source", ".", "export"):
+        if words and words[0] not in SETUP_PROGRAMS:
             return "/" in words[0] and words[0].rsplit("/", 1)[-1].lower() == subject
     return False
 
