@@ -590,7 +590,9 @@ def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
 
 
 def _quoted(text: str, word: str) -> bool:
-    """Does the text quote the word (`'test'`, `"test"`, `` `test' ``): an error naming the job?"""
+    """Does the text quote the word (`'test'`, `"test"`, `` `test' ``): an error naming the job?
+    (A string test, so that a success after an unrelated failure does not import the lesson
+    module; capture.lesson.missing_job decides.)"""
     return any(f"{a}{word}{b}" in text for a, b in (("'", "'"), ('"', '"'), ("`", "'"), ("`", "`")))
 
 

@@ -558,9 +558,7 @@ def script_interpreter(failed: str, fix: str) -> tuple[str, str] | None:
     its path through an interpreter, nothing else changed (`./scripts/deploy.sh --prod` →
     `bash scripts/deploy.sh --prod` after `permission denied`); else None. Such a lesson holds
     for any script of that kind run so."""
-    from learn_cli.text.shell import normalize_command
-
-    old, new = _one_step(normalize_command(failed)), _one_step(normalize_command(fix))
+    old, new = _one_step(failed), _one_step(fix)
     if not old or len(new) < 2 or "/" not in old[0] or new[0] not in _SCRIPT_RUNNERS:
         return None
     if _script_path(old[0]) != _script_path(new[1]) or old[1:] != new[2:]:
@@ -579,9 +577,8 @@ def apply_script_interpreter(command: str, interpreter: str, extension: str) -> 
 
 
 def _one_step(command: str) -> list[str]:
-    """The words of a command's one working step (a leading `cd` aside), else []."""
-    steps = [tokenize(text) for text, _op in split_segments_ops(command or "") if tokenize(text)]
-    steps = [words for words in steps if words[0] not in SETUP_PROGRAMS]
+    """The words of a command's one working step as written (_raw_steps), else []."""
+    steps = _raw_steps(command)
     return steps[0] if len(steps) == 1 else []
 
 

@@ -68,7 +68,8 @@ def _quote_phrase(failed: str, fix: str) -> str:
     """"quote `fastapi[all]`" (a glob zsh found no match for), else ""."""
     from learn_cli.text.shell import bare_globs
 
-    quoted = [word for word in bare_globs(failed) if word not in bare_globs(fix)]
+    still_bare = set(bare_globs(fix))
+    quoted = [word for word in bare_globs(failed) if word not in still_bare]
     return f"quote {', '.join(_code(word) for word in quoted[:MAX_PHRASES])}" if quoted else ""
 
 

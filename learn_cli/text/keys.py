@@ -423,8 +423,11 @@ def _normalize_line(line: str) -> str:
     if user is not None:
         s = user.sub("<user>", s)
     s = res["bignum"].sub("<n>", s)
-    s = res["gitref"].sub(_masked_ref, s)
-    s = res["noglob"].sub(_masked_glob, s)
+    lowered = s.lower()  # (the hooks normalise every error line: ask only where these can match)
+    if "branch" in lowered or "ref" in lowered or "object name" in lowered:
+        s = res["gitref"].sub(_masked_ref, s)
+    if "no matches" in lowered:
+        s = res["noglob"].sub(_masked_glob, s)
     s = res["space"].sub(" ", s).strip().lower()
     return s.rstrip(" .:;,")
 
@@ -558,9 +561,9 @@ _DENIED = "permission denied: "
 
 def _runs_itself(command: str, subject: str) -> bool:
     """Is `subject` (a file's name) the program the command runs by its path (`./deploy.sh`)?"""
-    from learn_cli.text.shell import SETUP_PROGRAMS, tokenize
+    from learn_cli.text.shell import SETUP_PROGRAMS, split_segments_ops, tokenize
 
-    for segment in rx.split(r"&&|\|\||;|\|", command):
+    for segment, _op in split_segments_ops(command):
         words = tokenize(segment)
         if words and words[0] not in SETUP_PROGRAMS:
             return "/" in words[0] and words[0].rsplit("/", 1)[-1].lower() == subject

@@ -712,6 +712,7 @@ def drop_timeout(command: str) -> str | None:
 # fastapi[all]`; bash passes the word on as it is): quoting the word is the fix.
 _GLOB_CHARS = frozenset("*?[")
 _NOT_GLOBS = frozenset({"[", "[[", "]", "]]", "?"})
+_QUOTING = frozenset("'\"\\$`{")  # a word quoted, escaped or expanded is not left to the glob
 
 
 def _bare_glob_spans(command: str) -> list[tuple[int, int]]:
@@ -722,8 +723,7 @@ def _bare_glob_spans(command: str) -> list[tuple[int, int]]:
         if char in " \t\n;|&()<>":
             if start is not None:
                 word = command[start:index]
-                if (_GLOB_CHARS & set(word) and word not in _NOT_GLOBS
-                        and not set(word) & set("'\"\\$`{")):
+                if _GLOB_CHARS & set(word) and word not in _NOT_GLOBS and not _QUOTING & set(word):
                     spans.append((start, index))
                 start = None
         elif start is None:
