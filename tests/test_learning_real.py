@@ -572,6 +572,21 @@ def test_a_manifest_named_in_the_error_is_no_path_to_mask(home, proj):
     assert "engine && cargo test` instead of `cargo test`" in context_of(Agent(home, a).fail("cargo test", error, 101))
 
 
+def test_a_count_in_the_error_does_not_split_its_key(home, proj):
+    """A pre-commit hook that fixed files stops the commit with a count that changes every
+    time (`Found 2 errors (2 fixed, 0 remaining)`, then `Found 1 error …`): adding the fixed
+    files first is the lesson for the next commit."""
+    a = proj("api")
+
+    def modified(count):
+        noun = "error" if count == 1 else "errors"
+        return ("ruff....................................................Failed\n- hook id: ruff\n"
+                f"- files were modified by this hook\n\nFound {count} {noun} ({count} fixed, 0 remaining).")
+    assert error_key(modified(2), "git commit -m x", "Bash") == error_key(modified(1), "git commit -m y", "Bash")
+    _teach(home, a, 'git commit -m "feat: x"', 'git add -A && git commit -m "feat: x"', modified(2))
+    assert "run `git add -A` first" in context_of(Agent(home, a).fail('git commit -m "fix: y"', modified(1), 1))
+
+
 def test_a_missing_package_is_one_failure_for_commonjs_and_esm(home, proj):
     """ESM says `Cannot find package 'express' imported from <the importing file>`: the package
     is the subject, not the file, and CommonJS's `Cannot find module 'express'` is the same

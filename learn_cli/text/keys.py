@@ -365,6 +365,11 @@ def _norm_res() -> dict[str, rx.Pattern[str]]:
             r"(\b(?:current branch|src refspec|remote ref|invalid reference:|not a valid (?:branch|object|ref)"
             r" name:?|a branch named|your branch is (?:ahead of|behind|up to date with)|your branch and)\s+)"
             r"'?[^\s']+'?", rx.I),
+        # a count of things (`found 2 errors (2 fixed, 0 remaining)`, `3 failed, 1 passed`,
+        # `ahead of 'origin/main' by 1 commit`): the same failure with another count
+        "count": rx.compile(r"(?<![\w.:])\d+ (errors?|warnings?|failed|failures?|failing|passed|passing|fixed|"
+                            r"remaining|tests?|files?|problems?|issues?|skipped|deselected|modules?|packages?|"
+                            r"vulnerabilit(?:y|ies)|commits?|lines?|changes?|insertions?|deletions?|hooks?)\b", rx.I),
         # zsh's glob that matched nothing (`pip install x[all]`, `find . -name *.py`): the word
         # varies, the lesson (quote it) does not
         "noglob": rx.compile(r"\b(no matches found:\s+)\S+", rx.I),
@@ -426,6 +431,7 @@ def _normalize_line(line: str) -> str:
     lowered = s.lower()  # (the hooks normalise every error line: ask only where these can match)
     if "branch" in lowered or "ref" in lowered or "object name" in lowered:
         s = res["gitref"].sub(_masked_ref, s)
+    s = res["count"].sub(_masked_count, s)
     if "no matches" in lowered:
         s = res["noglob"].sub(_masked_glob, s)
     s = res["space"].sub(" ", s).strip().lower()
@@ -434,6 +440,16 @@ def _normalize_line(line: str) -> str:
 
 def _masked_ref(match: rx.Match[str]) -> str:
     return match.group(1) + "<ref>"
+
+
+def _masked_count(match: rx.Match[str]) -> str:
+    """`2 errors` and `1 error` alike: `<n> error`."""
+    noun = match.group(1)
+    if noun.lower().endswith("ies"):
+        noun = noun[:-3] + "y"
+    elif noun.endswith("s"):
+        noun = noun[:-1]
+    return "<n> " + noun
 
 
 def _masked_glob(match: rx.Match[str]) -> str:
