@@ -601,3 +601,38 @@ def test_a_missing_package_is_one_failure_for_commonjs_and_esm(home, proj):
     s.ok("node index.js", "listening")
     text = context_of(Agent(home, a).fail("node scripts/seed.js", esm.format("scripts/seed.js"), 1))
     assert "run `npm install` first" in text
+
+
+def test_bsd_sed_in_place_gets_its_empty_suffix_for_any_file(home, proj):
+    """macOS's sed reads `sed -i 's/a/b/' f` as the suffix 's/a/b/' and the script `f`; its
+    message depends on the file's name (`command a expects …`, `undefined label …`). One key
+    for all of them, and the fix `sed -i ''` travels to the next file."""
+    a = proj("web")
+    _teach(home, a, "sed -i 's/foo/bar/' src/app.ts", "sed -i '' 's/foo/bar/' src/app.ts",
+           'sed: 1: "src/app.ts": command a expects \\ followed by text')
+    lines = context_of(Agent(home, a).fail("sed -i 's/x/y/g' lib/util.js",
+                                           "sed: 1: \"lib/util.js\": undefined label 'ib/util.js'", 1)).splitlines()
+    assert lines[0].endswith("`sed -i '' s/x/y/g lib/util.js` instead of `sed -i 's/x/y/g' lib/util.js`.")
+    # a script error with the suffix given is another failure
+    assert error_key('sed: 1: "s/a/b": unterminated substitute in regular expression', "sed -i '' 's/a/b' f.txt",
+                     "Bash") != error_key('sed: 1: "f.txt": invalid command code f', "sed -i 's/a/b/' f.txt", "Bash")
+
+
+def test_a_test_path_pytest_cannot_find_is_run_from_the_folder_that_has_it(home, proj):
+    """`python3 -m pytest tests/ -q` from the root: "file or directory not found: tests/";
+    from `backend` it works. pytest's message is a path error like any other: the next test
+    file gets "run it from backend"."""
+    a = proj("app")
+    _teach(home, a, "python3 -m pytest tests/ -q", "cd backend && python3 -m pytest tests/ -q",
+           "ERROR: file or directory not found: tests/\n\nno tests ran in 0.01s")
+    text = context_of(Agent(home, a).fail("python3 -m pytest tests/test_api.py -q",
+                                          "ERROR: file or directory not found: tests/test_api.py", 4))
+    assert "backend && python3 -m pytest tests/test_api.py -q` instead of" in text
+
+
+def test_another_file_an_edit_away_is_not_the_same_work():
+    """A fix learned for `pytest tests/test_a.py` is no answer for `pytest tests/test_c.py`:
+    two commands run as meant name two files, though a typo is an edit away."""
+    assert not same_work("pytest tests/test_a.py", "pytest tests/test_c.py")
+    assert same_work("python3 s.py --all", "python3 s.py")
+    assert is_lesson("pip install reqeusts", "pip install requests")  # a retry's typo is still corrected

@@ -224,16 +224,17 @@ def _counterpart(failed_segments: list[list[str]], ok_tokens: Sequence[str]) -> 
 
 
 def _first_word(tokens: Sequence[str]) -> str:
-    return next((t for t in tokens[1:] if not t.startswith("-")), "")
+    return next((t for t in tokens[1:] if t and not t.startswith("-")), "")  # ('' is an option's value)
 
 
-def _same_targets(failed: Sequence[str], ok: Sequence[str], wrong=lambda arg: False) -> bool:
+def _same_targets(failed: Sequence[str], ok: Sequence[str], wrong=lambda arg: False, typos: bool = True) -> bool:
     """Every argument of the failed segment is still there in the retry, or corrected (a typo,
-    a path, a version, or one the error named as wrong)."""
+    a path, a version, or one the error named as wrong). Without `typos`, a word two edits
+    away is another target (`test_a.py`, `test_c.py`)."""
     failed_args, ok_args = _arguments(failed), _arguments(ok)
     unmatched = list(ok_args)
     for arg in failed_args:
-        match = next((other for other in unmatched if _same_target(arg, other)), None)
+        match = next((other for other in unmatched if _same_target(arg, other, typos)), None)
         if match is None:
             if wrong(arg):
                 continue
@@ -247,7 +248,7 @@ def _arguments(tokens: Sequence[str]) -> list[str]:
     return [t for t in tokens[1:] if not t.startswith("-") and t != "--"]
 
 
-def _same_target(a: str, b: str) -> bool:
+def _same_target(a: str, b: str, typos: bool = True) -> bool:
     if a == b:
         return True
     if _cut_from(a, b) or _cut_from(b, a):
@@ -258,7 +259,7 @@ def _same_target(a: str, b: str) -> bool:
     if "/" in a or "/" in b:
         if a.rstrip("/").rsplit("/", 1)[-1] == b.rstrip("/").rsplit("/", 1)[-1]:
             return True  # the same file or folder, found elsewhere
-    return _typo(a, b)
+    return typos and _typo(a, b)
 
 
 def _cut_from(whole: str, cut: str) -> bool:
@@ -294,7 +295,9 @@ def same_work(a: str, b: str) -> bool:
         return " ".join(a.split()) == " ".join(b.split())
     for tokens in segments_b:
         counterpart = _counterpart(segments_a, tokens)
-        if counterpart is not None and _same_targets(counterpart, tokens) and _same_targets(tokens, counterpart):
+        # two commands, both run as meant: a word an edit or two away is another target
+        if counterpart is not None and _same_targets(counterpart, tokens, typos=False) and _same_targets(
+                tokens, counterpart, typos=False):
             return True
     return False
 
@@ -359,9 +362,19 @@ def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
         return None
     added = [t for t in new[0][1:] if t not in old[0][1:]]
     dropped = [ANY_VALUE if t in values else t for t in old[0][1:] if t not in new[0][1:]]
-    if not (added or dropped) or not all(t.startswith("-") for t in added + dropped if t in added[:1] + dropped[:1]):
+    first = (added[:1] or dropped[:1])[0] if added or dropped else None
+    if first is None or not (first.startswith("-") or _value_of_kept_option(first, old[0], new[0])):
+        return None  # the first word changed must be an option, or a value given to one kept
+    if not all(t.startswith("-") for t in added + dropped if t in added[:1] + dropped[:1] and t != first):
         return None  # the first word changed must be an option; its value may follow it
     return added, dropped
+
+
+def _value_of_kept_option(word: str, old: Sequence[str], new: Sequence[str]) -> bool:
+    """Is `word`, added, the value of an option both commands have, right after it (BSD's `sed
+    -i ''`: the in-place option wants its backup suffix, empty)?"""
+    at = new.index(word) if word in new else 0
+    return at > 1 and new[at - 1].startswith("-") and new[at - 1] in old
 
 
 # In an option_change's dropped words: the value of the option before it, whatever it is

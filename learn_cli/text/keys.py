@@ -561,6 +561,8 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
     shape = _path_shape(signature)
     if shape.startswith(_DENIED) and command and _is_shell_tool(tool) and _runs_itself(command, shape[len(_DENIED):]):
         return "err:" + _sha16(_DENIED + "<script>")  # the script is not executable: its fix fits any script
+    if signature.startswith("sed: ") and command and _bsd_sed_took_the_file(command, signature):
+        return "err:" + _sha16(_BSD_SED_IN_PLACE)
     if not _is_shell_tool(tool):
         material = f"{shape}\x1f{_tool_name(tool)}:{_target(command or '')}"
     elif shape.startswith("cd: "):
@@ -573,6 +575,22 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
 
 
 _DENIED = "permission denied: "
+# macOS's BSD sed reads `sed -i 's/a/b/' f` as the backup suffix 's/a/b/' and the script `f`:
+# its error quotes the file (`sed: 1: "src/app.ts": command a expects \ followed by text`,
+# `undefined label`, `invalid command code`: the message depends on the file's name). One
+# failure, whatever the file: `sed -i ''` is the fix.
+_BSD_SED_IN_PLACE = "sed: -i took the script for its backup suffix and the file for the script"
+
+
+def _bsd_sed_took_the_file(command: str, signature: str) -> bool:
+    from learn_cli.text.shell import tokenize
+
+    match = rx.match(r"sed: \d+: '([^']+)': ", signature)
+    words = [w.lower() for w in tokenize(command)]
+    if not match or "-i" not in words[:-2]:
+        return False
+    at = words.index("-i")
+    return bool(words[at + 1]) and match.group(1) in words[at + 2:]  # no suffix given; a file quoted
 
 
 def _runs_itself(command: str, subject: str) -> bool:
@@ -665,7 +683,7 @@ _SUBJECT_IS_THE_LESSON = ("fatal error: ", "modulenotfounderror: ", "cannot find
 @cache
 def _shape_res() -> tuple[rx.Pattern[str], rx.Pattern[str]]:
     return (
-        rx.compile(r"((?:^|cd: )no such file or directory: )\S+$"),
+        rx.compile(r"((?:^|cd: )no such file or directory: |file or directory not found: )\S+$"),  # (pytest's)
         # a quoted path: a slash inside, or a name with an extension (not a version or a module)
         rx.compile(r"'(?=[^']*(?:/|\.[a-z][a-z0-9]{0,5}'))[^'\s]+'"),
     )
