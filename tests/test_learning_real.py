@@ -496,6 +496,8 @@ _ESLINT_EXT = ("Invalid option '--ext' - perhaps you meant '-c'?\nYou're using e
                "flags are no longer available.")
 _DENO_NET = ('error: Uncaught (in promise) PermissionDenied: Requires net access to "api.x.com:443", run again '
              'with the --allow-net flag')
+_TS_NODE = 'TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /Users/dev/app/scripts/{}.ts'
+_NIGHTLY = "error[E0554]: `#![feature]` may not be used on the stable release channel\n --> src/lib.rs:1:1"
 _EXTERNALLY_MANAGED = ("error: externally-managed-environment\n\n× This environment is externally managed\n"
                        "╰─> To install Python packages system-wide, try brew install xyz")
 
@@ -508,11 +510,16 @@ _EXTERNALLY_MANAGED = ("error: externally-managed-environment\n\n× This environ
     # an option the fix put after the subcommand goes there again: after the script, deno
     # would hand it to the script
     ("deno run main.ts", "deno run --allow-net main.ts", _DENO_NET, "deno run x.ts", "deno run --allow-net x.ts"),
+    # the error names the command's own file, another one next time: the key masks it
+    ("npx ts-node scripts/seed.ts", "npx tsx scripts/seed.ts", _TS_NODE.format("seed"), "npx ts-node scripts/gen.ts",
+     "npx tsx scripts/gen.ts"),
+    # a toolchain chosen is how the program is called (rustup's `+nightly`)
+    ("cargo build", "cargo +nightly build", _NIGHTLY, "cargo test --lib", "cargo +nightly test --lib"),
 ])
 def test_a_lesson_travels_to_the_next_command_of_its_kind(home, proj, failed, fix, error, other, rewrite):
     a = proj("web")
     _teach(home, a, failed, fix, error)
-    lines = context_of(Agent(home, a).fail(other, error, 2)).splitlines()
+    lines = context_of(Agent(home, a).fail(other, error.replace("seed", "gen"), 2)).splitlines()
     assert lines[0].endswith(f"`{rewrite}` instead of `{other}`.")
 
 
@@ -636,3 +643,17 @@ def test_another_file_an_edit_away_is_not_the_same_work():
     assert not same_work("pytest tests/test_a.py", "pytest tests/test_c.py")
     assert same_work("python3 s.py --all", "python3 s.py")
     assert is_lesson("pip install reqeusts", "pip install requests")  # a retry's typo is still corrected
+
+
+def test_the_files_and_numbers_a_command_names_do_not_split_its_key():
+    """What varies with the command (its own files, a package's folder) or with the occasion
+    (a pull request's number) is masked; a module or program named as missing stays."""
+    eacces = "npm ERR! Error: EACCES: permission denied, mkdir '/usr/local/lib/node_modules/{}'"
+    assert error_key(eacces.format("typescript"), "npm install -g typescript", "Bash") == error_key(
+        eacces.format("pnpm"), "npm install -g pnpm", "Bash")
+    exists = 'a pull request for branch "{}" into branch "main" already exists:\nhttps://github.com/a/b/pull/{}'
+    assert error_key(exists.format("feat/a", 12), "gh pr create", "Bash") == error_key(
+        exists.format("fix/b", 14), "gh pr create", "Bash")
+    missing = "ModuleNotFoundError: No module named '{}'"
+    assert error_key(missing.format("requests"), "python requests.py", "Bash") != error_key(
+        missing.format("httpx"), "python httpx.py", "Bash")

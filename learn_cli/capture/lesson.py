@@ -463,8 +463,9 @@ def _program_words(words: Sequence[str]) -> bool:
 
 
 def _options_only(words: Sequence[str]) -> bool:
-    """Options and their short values only (`-a 256`, `-f`): how a program is called, not what on."""
-    return words[0].startswith("-") and all(
+    """Options and their short values only (`-a 256`, `-f`), or a toolchain chosen (`cargo
+    +nightly`): how a program is called, not what on."""
+    return words[0].startswith(("-", "+")) and all(
         word.startswith("-") or (before.startswith("-") and word.isdigit()) for before, word in zip(
             words, words[1:], strict=False))
 

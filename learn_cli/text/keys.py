@@ -408,7 +408,7 @@ def _normalize_line(line: str) -> str:
     s = res["iso_time"].sub("<time>", s)
     s = res["clock"].sub("<time>", s)
     s = res["location"].sub("", s)
-    s = res["url"].sub(lambda m: m.group(1).lower() + m.group(2).lower() + m.group(3), s)
+    s = res["url"].sub(_normalized_url, s)
     s = res["winpath"].sub(_replace_path, s)
     s = res["tildepath"].sub(_replace_path, s)
     s = res["abspath"].sub(_replace_path, s)
@@ -436,6 +436,13 @@ def _normalize_line(line: str) -> str:
         s = res["noglob"].sub(_masked_glob, s)
     s = res["space"].sub(" ", s).strip().lower()
     return s.rstrip(" .:;,")
+
+
+def _normalized_url(match: rx.Match[str]) -> str:
+    """Scheme and host lower-cased, the query dropped, and a number that is a whole part of
+    the path masked (`…/pull/12`: a pull request, an issue, a build: another one next time)."""
+    path = "/".join("<n>" if part.isdigit() else part for part in match.group(3).split("/"))
+    return match.group(1).lower() + match.group(2).lower() + path
 
 
 def _masked_ref(match: rx.Match[str]) -> str:
@@ -563,6 +570,10 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
         return "err:" + _sha16(_DENIED + "<script>")  # the script is not executable: its fix fits any script
     if signature.startswith("sed: ") and command and _bsd_sed_took_the_file(command, signature):
         return "err:" + _sha16(_BSD_SED_IN_PLACE)
+    masked = False
+    if command and _is_shell_tool(tool) and not shape.startswith(_SUBJECT_IS_THE_LESSON):
+        shape, before = _targets_masked(shape, command), shape
+        masked = shape != before  # then the command's program is folded in, below, without them
     if not _is_shell_tool(tool):
         material = f"{shape}\x1f{_tool_name(tool)}:{_target(command or '')}"
     elif shape.startswith("cd: "):
@@ -570,8 +581,33 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
     elif (specific and shape == signature) or not command:
         material = shape
     else:
-        material = f"{shape}\x1f{_command_scope(_failing_step(command, signature))}"
+        scope = _command_scope(_failing_step(command, signature))
+        material = f"{shape}\x1f{_targets_masked(scope, command) if masked else scope}"
     return "err:" + _sha16(material)
+
+
+def _targets_masked(signature: str, command: str) -> str:
+    """The signature with the files the command itself names masked as `<target>`: `unknown
+    file extension '.ts' for seed.ts` from `npx ts-node scripts/seed.ts` is the failure of
+    `migrate.ts` too, and `permission denied: /usr/local/lib/node_modules/typescript` from
+    `npm install -g typescript` that of any package. A file (a word with a folder or an
+    extension) is masked where the error names it; another argument only as a folder of a
+    path. The module, package or program an error names as missing stays (_SUBJECT_IS_THE_LESSON)."""
+    from learn_cli.text.shell import tokenize
+
+    for word in dict.fromkeys(tokenize(_first_line(command))[1:]):
+        name = word.lower().rstrip("/").rsplit("/", 1)[-1]
+        if len(name) < 3 or word.startswith("-") or name not in signature:
+            continue
+        if "/" in word or "." in name.strip("."):
+            signature = rx.sub(rf"(?<![\w.-]){rx.escape(name)}(?![\w-])", "<target>", signature)
+        else:
+            signature = rx.sub(rf"(?<=/){rx.escape(name)}(?=$|[/'\s])", "<target>", signature)
+    return signature
+
+
+def _first_line(command: str) -> str:
+    return command.split("\n", 1)[0]
 
 
 _DENIED = "permission denied: "
