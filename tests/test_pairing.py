@@ -413,6 +413,7 @@ MUTATING = [
     "lsof -ti:3000 | xargs kill", "find . -name '*.pyc' -delete", "find . -exec rm {} +",
     "tar xzf a.tgz", "unzip a.zip", "black .", "ruff check --fix .", "prettier --write .", "npm audit fix",
     "cd backend && npm install", "ls && mkdir out",
+    "open -a Docker", "xcode-select --install",  # an application started; a verb given as an option
 ]
 NEITHER = [
     "pytest", "pytest -v", "python app.py", "npm test", "npm run dev", "make test", "curl http://x",

@@ -38,7 +38,8 @@ __all__ = ["is_mutating", "is_read_only", "only_reads", "READ_ONLY_PROGRAMS"]
 #   (`make`, `cmake`, `cargo build`, `npm run build`, `alembic upgrade`,
 #   `python manage.py migrate`, `prisma generate`, `createdb`) and, for any
 #   other tool, a mutating verb among its first three words (`install`, `add`,
-#   `init`, `create`, `migrate`, `build`, `start`, `set`, `login`, `up`, …).
+#   `init`, `create`, `migrate`, `build`, `start`, `set`, `login`, `up`, …), or given as
+#   an option (`xcode-select --install`).
 #   A line of setup only (`cd backend`, `source .venv/bin/activate`) mutates:
 #   the agent's shell keeps that state for the next command.
 # - is_read_only: every working segment only reads (ls, cat, grep, find without
@@ -304,6 +305,8 @@ def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
         return True  # macOS: start an application (`open -a Docker` before `docker ps`)
     if any(arg in _MUTATING_VERBS for arg in args):
         return True
+    if any(t.startswith("--") and t[2:] in _MUTATING_VERBS for t in tokens[1:4]):
+        return True  # the verb given as an option (`xcode-select --install`, `rustup self --update`)
     if name in _VERSION_MANAGERS and args and args[0] not in ("list", "ls", "info", "current", "which", "show", "env"):
         return True  # `nvm use 20`, `pyenv local 3.11`, `conda activate x`: the active toolchain
     return None
