@@ -16,7 +16,8 @@ def _t(command: str) -> list[str]:
     ("command", "family"),
     [
         # commands of the corpora (agent-retries, histories)
-        ("make -s", "build"), ("cmake --build build", "build"), ("cmake -S . -B build", "build"),
+        ("make -s", "build"), ("cmake --build build", "build"), ("cmake -S . -B build", "configure"),
+        ("cmake ..", "configure"), ("cmake --install build", "install"), ("cmake -E make_directory b", ""),
         ("cargo build", "build"), ("cargo check", "build"), ("npx tsc --noEmit", "build"),
         ("pnpm --dir evals typecheck", "build"), ("npm run build:prod", "build"), ("gcc -I../src x.c", "build"),
         ("nargo compile", "build"), ("make test", "test"), ("cargo test lz77", "test"), ("npm test", "test"),
@@ -48,6 +49,8 @@ def test_targets_name_what_a_job_is_about():
     ("a", "b", "same"),
     [
         ("make", "cmake --build build", True),
+        ("make", "cmake -B build", False),  # configuring is a step before the build, not the build
+        ("cmake --build build", "cmake -S . -B build", False),
         ("make", "cargo build", True),  # a generic driver that failed, then the project's tool
         ("cargo build", "make", False),  # not the other way round
         ("make test", "npm test", True),  # make only named the job (no rule for it)

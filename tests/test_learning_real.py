@@ -657,3 +657,64 @@ def test_the_files_and_numbers_a_command_names_do_not_split_its_key():
     missing = "ModuleNotFoundError: No module named '{}'"
     assert error_key(missing.format("requests"), "python requests.py", "Bash") != error_key(
         missing.format("httpx"), "python httpx.py", "Bash")
+
+
+def test_configuring_then_the_same_build_is_a_step_to_run_first(home, proj):
+    """`cmake --build build`: "could not load cache"; `cmake -B build` configured, then the same
+    build worked. Configuring is not a rewrite of the build (cmake's mode is an option:
+    engine.goals.option_mode): the lesson is to run it first, for the next target too; and
+    `cd build && make` again after the configure made `build` is no "run it from build"."""
+    a = proj("engine")
+    s = Agent(home, a)
+    s.fail("cmake --build build", "Error: could not load cache", 1)
+    s.ok("cmake -B build")
+    s.ok("cmake --build build")
+    s = Agent(home, a)
+    s.fail("cd build && make", "bash: cd: build: No such file or directory", 1)
+    s.ok("cmake -S . -B build")
+    s.ok("cd build && make")
+    assert [(r["fix"], r["fix_kind"]) for r in learnings(home, a)] == [("cmake -B build", "between"),
+                                                                     ("cmake -S . -B build", "between")]
+    text = context_of(Agent(home, a).fail("cmake --build build --target tests", "Error: could not load cache", 1))
+    assert text.splitlines()[0].endswith("run `cmake -B build` first, then retry `cmake --build build --target tests`.")
+
+
+def test_a_bare_program_given_options_with_values_is_a_retry_that_travels(home, proj):
+    """`ctest` found no test configuration; `ctest --test-dir build` worked: options added to
+    a bare program (each with its value) are a retry, and the change goes to `ctest -R x`.
+    A flag alone is an action or a look (`jest --clearCache`), not a retry."""
+    a = proj("engine")
+    error = ("*********************************\nNo test configuration file found!\n*********************************\n"
+             "Usage\n\n  ctest [options]")  # as ctest prints it
+    s = Agent(home, a)
+    s.fail("ctest", error, 8)
+    s.ok("ctest --test-dir build")
+    text = context_of(Agent(home, a).fail("ctest -R parser", error, 8))
+    assert text.splitlines()[0].endswith("`ctest --test-dir build -R parser` instead of `ctest -R parser`.")
+    assert pairing_is_retry("make", "make -j4") and pairing_is_retry("make", "make -C build --jobs 4")
+    assert not pairing_is_retry("jest", "jest --clearCache") and not pairing_is_retry("pytest", "pytest tests/a.py")
+
+
+def test_options_changed_after_an_edit_fixed_the_code_are_no_lesson(home, proj):
+    """`python app.py`: NameError; app.py edited; `python app.py --port 8000` worked. The edit
+    fixed it, not the port the error says nothing of. An option the error names stays the
+    lesson, edit or not (`npm install --legacy-peer-deps` after ERESOLVE)."""
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail("python app.py", "Traceback (most recent call last):\n  File \"app.py\", line 3\nNameError: name 'main' "
+                            "is not defined", 1)
+    s.edit_ok(str(a / "app.py"))
+    s.ok("python app.py --port 8000")
+    assert learnings(home, a) == []
+    s = Agent(home, a)
+    s.fail("npm install", "npm error code ERESOLVE\nnpm error Fix the upstream dependency conflict, or retry this "
+                          "command with --force or --legacy-peer-deps", 1)
+    s.edit_ok(str(a / "package.json"))
+    s.ok("npm install --legacy-peer-deps")
+    assert [r["fix"] for r in learnings(home, a)] == ["npm install --legacy-peer-deps"]
+
+
+def pairing_is_retry(failed: str, ok: str) -> bool:
+    from learn_cli.capture.pairing import is_retry
+
+    return is_retry(failed, ok)

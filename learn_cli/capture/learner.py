@@ -492,8 +492,10 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
             if "timeout" in failed_cmd and _failed_timeout(failed_cmd, ok_cmd, failed.get("err")):
                 return [ok_cmd], "retry"  # `timeout` not installed: doing without it was the fix
         else:
-            from learn_cli.capture.lesson import is_lesson, run_first, with_setup
+            from learn_cli.capture.lesson import edit_did_it, is_lesson, run_first, with_setup
 
+            if any(b.get("tool") in EDIT_TOOLS for b in changed) and edit_did_it(failed_cmd, ok_cmd, failed.get("err")):
+                return [], ""  # the code was fixed, then run with other options
             if failed.get("cat") not in ENVIRONMENT_CATEGORIES:
                 # the agent changed the command itself: that change is the lesson, and what it
                 # ran in between (`git merge main` before `git fetch origin B && git checkout

@@ -40,9 +40,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["is_lesson", "suggested_by", "same_work", "moved_to", "option_change", "apply_option_change", "dropped_cd",
-           "apply_dropped_cd", "cd_failed", "program_change", "apply_program_change",
-           "run_first", "added_setup", "apply_added_setup", "missing_job", "quoted_globs", "script_interpreter",
+__all__ = ["is_lesson", "edit_did_it", "suggested_by", "same_work", "moved_to", "option_change",
+           "apply_option_change", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
+           "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job", "quoted_globs", "script_interpreter",
            "apply_script_interpreter"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
@@ -75,6 +75,19 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
         values, named = _option_values(counterpart), wrong
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
     return _same_targets(counterpart, ok_tokens, wrong)
+
+
+def edit_did_it(failed: str, ok: str, error: str) -> bool:
+    """After files were edited, was the edit the fix rather than the retry's option change?
+    Yes when the retry only added or dropped options that the error says nothing of: `python
+    app.py` failed with a NameError, app.py was edited, `python app.py --port 8000` worked. An
+    option the error rejects, names or suggests is the fix whatever was edited."""
+    options = option_change(failed, ok)
+    if options is None or rejects_option(error) or suggested_by(error, ok):
+        return False
+    said = (error or "").lower()
+    words = {w.lstrip("-").split("=", 1)[0].lower() for w in options[0] + options[1] if w != ANY_VALUE}
+    return not any(len(w) >= 3 and w in said for w in words)
 
 
 def suggested_by(error: str, ok: str) -> bool:
@@ -306,8 +319,9 @@ def moved_to(failed: str, ok: str) -> str | None:
     """The folder of `ok = cd D && <failed>`: the same command worked from D ("run it from
     there"), or None. `failed` must not already start in D."""
     folder, rest = _leading_cd(ok)
-    if folder is None or " ".join(rest.split()) != " ".join(_leading_cd(failed)[1].split()):
-        return None
+    was_in, failed_rest = _leading_cd(failed)
+    if folder is None or folder == was_in or " ".join(rest.split()) != " ".join(failed_rest.split()):
+        return None  # (`cd build && make` again after `cmake -B build` made `build`: no move)
     return folder
 
 
@@ -355,10 +369,13 @@ def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
     from learn_cli.engine.goals import targets
 
     old, new = _working(failed), _working(fix)
-    if len(old) != 1 or len(new) != 1 or old[0][0] != new[0][0] or _first_word(old[0]) != _first_word(new[0]):
+    if len(old) != 1 or len(new) != 1 or old[0][0] != new[0][0]:
+        return None
+    given = _dropped_values(new[0], old[0])  # values of the options added (`--test-dir build`)
+    if _first_word(old[0]) != _first_word([t for t in new[0] if t not in given]):
         return None
     values = _dropped_values(old[0], new[0])
-    if targets([t for t in old[0] if t not in values]) != targets(new[0]):
+    if targets([t for t in old[0] if t not in values]) != targets([t for t in new[0] if t not in given]):
         return None
     added = [t for t in new[0][1:] if t not in old[0][1:]]
     dropped = [ANY_VALUE if t in values else t for t in old[0][1:] if t not in new[0][1:]]
@@ -383,7 +400,8 @@ ANY_VALUE = "<value>"
 
 
 def _dropped_values(old: Sequence[str], new: Sequence[str]) -> set[str]:
-    """The words of `old` that follow an option dropped in `new` and went with it."""
+    """The words of `old` that follow an option dropped in `new` and went with it (the other
+    way round: the values of the options `new` added)."""
     return {value for option, value in zip(old[1:], old[2:], strict=False)
             if option.startswith("-") and "=" not in option and not value.startswith("-")
             and option not in new and value not in new}

@@ -22,7 +22,7 @@ Stdlib only, cheap to import, nothing compiled at import time.
 from __future__ import annotations
 
 from learn_cli.engine.distance import RETRY_RATIO, edit_ratio, levenshtein, within_ratio
-from learn_cli.engine.goals import other_tests, same_job, targets
+from learn_cli.engine.goals import option_mode, other_tests, same_job, targets
 from learn_cli.text import lite, rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
@@ -195,6 +195,8 @@ def _verbs_compatible(a: Sequence[str], b: Sequence[str]) -> bool:
     vs `build` (a prefix), `isntall` vs `install` (a typo) and `i` vs
     `install` (an alias) are.
     """
+    if option_mode(a) != option_mode(b):
+        return False  # `cmake -B build` configures, `cmake --build build` builds
     verb_a, verb_b = _verb(a), _verb(b)
     if not _word_like(verb_a) or not _word_like(verb_b):
         return True
@@ -398,7 +400,7 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
         matching = [tokens for tokens in ok_parts if _same_program(segment, tokens)]
         text = _core_text([segment])
         for tokens in matching:
-            if len(segment) >= 2 and _is_subsequence(segment[1:], tokens[1:]):
+            if len(segment) >= 2 and _is_subsequence(segment[1:], tokens[1:]) or _options_added(segment, tokens):
                 return True
             if _close(text, _core_text([tokens])):
                 return True
@@ -602,6 +604,27 @@ _RATIO_SPAN = 1000
 
 def _close(a: str, b: str) -> bool:
     return within_ratio(a[:_RATIO_SPAN], b[:_RATIO_SPAN])
+
+
+def _options_added(bare: Sequence[str], tokens: Sequence[str]) -> bool:
+    """Is `tokens` the bare program `bare` with options added that each take a value, and
+    nothing else: `ctest` -> `ctest --test-dir build`, `make` -> `make -j4`? A flag alone is an
+    action or a look (`jest --clearCache`, `--verbose`), and a word that is not an option's
+    value names a target (`pytest` -> `pytest tests/a.py` narrows the run)."""
+    if len(bare) != 1 or len(tokens) < 2:
+        return False
+    i = 1
+    while i < len(tokens):
+        tok = tokens[i]
+        if not tok.startswith("-") or tok in ("-", "--"):
+            return False
+        if "=" in tok or len(tok) > 2 and not tok.startswith("--"):
+            i += 1  # `--config=x`, `-j4`: the value is attached
+        elif i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+            i += 2  # `--test-dir build`
+        else:
+            return False
+    return True
 
 
 def _is_subsequence(needle: Sequence[str], haystack: Sequence[str]) -> bool:

@@ -1,4 +1,4 @@
-"""Goal families: what a command is for (build, test, install, run, vcs), across programs.
+"""Goal families: what a command is for (configure, build, test, install, run, vcs), across programs.
 
 Two commands of the same goal family, in the same ecosystem, on the same target are the same
 job, however different their programs: `make` -> `cmake --build build`, `pnpm --dir evals
@@ -23,9 +23,10 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["goal", "ecosystem", "targets", "same_job", "other_tests"]
+__all__ = ["goal", "option_mode", "ecosystem", "targets", "same_job", "other_tests"]
 
 BUILD, TEST, INSTALL, RUN, VCS = "build", "test", "install", "run", "vcs"
+CONFIGURE = "configure"  # writes the build files (`cmake -B build`): a step before the build
 
 # Programs whose every use (bar the words below) is one goal.
 _PROGRAM_GOALS = {
@@ -50,6 +51,11 @@ _MULTI_COMMAND = frozenset({
     "mvn", "gradle", "gradlew", "pip", "uv", "poetry", "pdm", "conda", "mamba", "brew", "apt", "apt-get",
     "dnf", "yum", "pacman", "apk", "gem", "bundle", "composer", "mix", "stack", "cabal", "pipx", "cmake",
 })
+# Programs whose mode is an option, not a subcommand: the option that picks it, and its goal
+# ('' for a mode that is no job); with none of them the program configures. `cmake --build
+# build` failing and `cmake -B build` working is a step run first, not a rewrite.
+_OPTION_MODES = {"cmake": {"--build": BUILD, "--install": INSTALL, "-E": "", "-P": "", "--help": "",
+                           "--version": ""}}
 # Make targets that are not the build itself.
 _MAKE_OTHER = {"test": TEST, "tests": TEST, "check": TEST, "install": INSTALL}
 _MAKE_NOT_A_JOB = frozenset({"clean", "distclean", "help", "lint", "format", "fmt"})
@@ -109,8 +115,8 @@ def goal(tokens: Sequence[str]) -> str:
         if verb in _MAKE_NOT_A_JOB:
             return ""
         return _MAKE_OTHER.get(verb, BUILD)
-    if name == "cmake":
-        return BUILD  # configure (`cmake ..`, `-S . -B build`) and `--build` are both the build
+    if name in _OPTION_MODES:
+        return option_mode(tokens)
     if name in _PROGRAM_GOALS:
         return _PROGRAM_GOALS[name]
     if name in ("gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "javac"):
@@ -123,6 +129,15 @@ def goal(tokens: Sequence[str]) -> str:
             if verb in verbs:
                 return family
     return ""
+
+
+def option_mode(tokens: Sequence[str]) -> str | None:
+    """The goal of a program whose mode is an option (`cmake --build` builds, `cmake -B build`
+    configures); None for any other program."""
+    modes = _OPTION_MODES.get(canonical_program(tokens[0])) if tokens else None
+    if modes is None:
+        return None
+    return next((modes[tok] for tok in tokens[1:] if tok in modes), CONFIGURE)
 
 
 def ecosystem(tokens: Sequence[str]) -> str:
@@ -144,7 +159,7 @@ def targets(tokens: Sequence[str]) -> frozenset[str]:
     if args and name in _PROGRAM_GOALS and args[0].lower() in _MODES:
         args = args[1:]  # `vitest run`, `playwright test`, `cypress run`: a mode, not a target
     if args and (name in _MULTI_COMMAND or name in ("make", "gmake")):
-        args = args[1:] if goal(tokens) != BUILD or name not in ("make", "gmake", "cmake") else args
+        args = args[1:] if goal(tokens) not in (BUILD, CONFIGURE) or name not in ("make", "gmake", "cmake") else args
         if name in ("npm", "pnpm", "yarn", "bun") and tokens[1:2] and tokens[1] in ("run", "run-script"):
             args = args[1:]
     found = set()
