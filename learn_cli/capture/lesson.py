@@ -42,8 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = ["is_lesson", "edit_did_it", "suggested_by", "same_work", "moved_to", "option_change",
            "apply_option_change", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
-           "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job", "quoted_globs", "script_interpreter",
-           "apply_script_interpreter"]
+           "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
+           "quoted_globs", "script_interpreter", "apply_script_interpreter"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
 # A lesson adds a few steps at most (`pip install x && pytest`, `git stash && git pull && git
