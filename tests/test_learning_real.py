@@ -718,3 +718,47 @@ def pairing_is_retry(failed: str, ok: str) -> bool:
     from learn_cli.capture.pairing import is_retry
 
     return is_retry(failed, ok)
+
+
+_IDENTITY = ("Author identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n  git config --global user.email "
+             "\"you@example.com\"\n\nfatal: unable to auto-detect email address (got 'root@{host}.(none)')")
+
+
+def test_an_address_in_the_error_does_not_split_its_key(home, proj):
+    """git's "unable to auto-detect email address (got 'root@box.(none)')" names the machine:
+    the key masks user@host addresses (`<email>`), so `git config user.email` run first answers
+    the next commit on another machine; a package at a version (`express@4.18.2`) is no address."""
+    a = proj("site")
+    s = Agent(home, a)
+    s.fail("git commit -m 'init'", _IDENTITY.format(host="abc"), 128)
+    s.ok("git config user.email dev@example.com")
+    s.ok("git commit -m 'init'")
+    text = context_of(Agent(home, a).fail("git commit -am 'typo'", _IDENTITY.format(host="ci-runner"), 128))
+    assert "run `git config user.email dev@example.com` first" in text
+    assert error_signature("npm error notarget No matching version found for express@4.18.99") == (
+        "npm error notarget no matching version found for express@4.18.99")
+
+
+_ESM = ("(node:1234) Warning: To load an ES module, set \"type\": \"module\" in the package.json or use the .mjs "
+        "extension.\n/w/{script}:1\nimport express from 'express';\n^^^^^^\n\n"
+        "SyntaxError: Cannot use import statement outside a module")
+
+
+def test_a_project_file_edited_before_the_same_command_worked_is_a_lesson_for_any_command(home, proj):
+    """`node index.js`: "Cannot use import statement outside a module"; package.json edited;
+    the same command worked. Only the project's settings changed, so the edit is the lesson
+    whatever the error's category, and it answers the next script meeting the error. With
+    code edited too, which edit fixed it is a guess: no lesson."""
+    a = proj("web")
+    s = Agent(home, a)
+    s.fail("node index.js", _ESM.format(script="index.js"), 1)
+    s.edit_ok(str(a / "package.json"))
+    s.ok("node index.js")
+    text = context_of(Agent(home, a).fail("node scripts/seed.js", _ESM.format(script="scripts/seed.js"), 1))
+    assert text.splitlines()[0].endswith("edit `package.json` first (it fixed this before), then retry.")
+    s = Agent(home, a)
+    s.fail("npm test", "FAILED tests/test_a.py::test_add - assert 3 == 4", 1)
+    s.edit_ok(str(a / "pyproject.toml"))
+    s.edit_ok(str(a / "src" / "a.py"))
+    s.ok("npm test")
+    assert [r["fix"] for r in learnings(home, a)] == ["edit package.json"]

@@ -527,6 +527,13 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
             # the edit: `cargo fmt` run on the way is not the lesson; an install still is)
         if edits and failed.get("cat") in EDIT_FIX_CATEGORIES:
             return [f"edit {_relative(p, root)}" for p in dict.fromkeys(edits)], "edit"
+        from learn_cli.text.projectfiles import is_project_config
+
+        if edits and all(is_project_config(p) for p in edits):
+            # whatever the error looked like (a SyntaxError for an ESM import), only the
+            # project's settings changed and the same command worked (with code edited too,
+            # which of them fixed it is anyone's guess)
+            return [f"edit {_relative(p, root)}" for p in dict.fromkeys(edits)], "edit"
         return [], ""  # the same command worked again by itself (flaky, or a code fix)
     if ok.get("tool") in ev.PATH_TOOLS:
         failed_path, ok_path = failed.get("path") or "", ok.get("path") or ""

@@ -139,11 +139,18 @@ class Fix:
 
     def _step_first(self) -> bool:
         """A step to run first (`npm install` before anything that failed with `jest: command
-        not found`): after an error that names what is wrong (_specific), the environment was
-        missing it, whichever command met it next."""
+        not found`), or a project file to edit first (`"type": "module"` in package.json): after
+        an error that names what is wrong (_specific), the environment was missing it, whichever
+        command met it next."""
         from learn_cli.engine.wording import fix_kind
 
-        return fix_kind(self.shapes[0]) == "between"
+        kind = fix_kind(self.shapes[0])
+        return kind == "between" or kind == "edit" and self._edits_project_config()
+
+    def _edits_project_config(self) -> bool:
+        from learn_cli.text.projectfiles import is_project_config
+
+        return all(step.startswith("edit ") and is_project_config(step[5:]) for step in self.steps)
 
     def _specific(self) -> bool:
         """The error names what is wrong (not `Exit code 2`): the same error on the same work,
@@ -180,6 +187,8 @@ class Fix:
         kind = fix_kind(rec)
         if kind == "cwd":
             return bool(command) and os.path.normpath(shown_fix(_fix_of_record(rec), kind)) != os.path.normpath(cwd)
+        if kind == "edit" and self._edits_project_config():
+            return bool(command)  # the project's settings, for whichever command meets the error
         if kind in ("retry", "path", "edit") and rec.get("tool") in ev.SHELL_TOOLS:
             if not command:
                 return False

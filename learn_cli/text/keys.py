@@ -18,8 +18,8 @@ Normalising removes what varies between occurrences: ANSI, diagnostic locations
 (`src/a.ts(3,5):`, `main.c:5:5:`), line/column numbers, absolute paths (a file keeps its
 basename, a directory becomes `<path>`; system paths such as /var/run/docker.sock are kept
 when they are the subject), home folders and the user's name, temp names (`<tmp>`), hex
-addresses and hashes (`<hex>`), timestamps (`<time>`), durations (`<dur>`), PIDs (`<pid>`),
-versions (`<ver>`, kept on lines about version resolution, where they are the point), long
+addresses and hashes (`<hex>`), e-mail and user@host addresses (`<email>`), timestamps
+(`<time>`), durations (`<dur>`), PIDs (`<pid>`), versions (`<ver>`, kept on lines about version resolution, where they are the point), long
 numbers (`<n>`); quotes become `'`; lower case; whitespace collapsed.
 
 error_key(text, command, tool) = `err:` + 16 hex of sha1 of the key material:
@@ -356,6 +356,9 @@ def _norm_res() -> dict[str, rx.Pattern[str]]:
         ),
         "version_line": rx.compile(r"version|satisf|requir|matching|conflict|incompatib|notarget|resolv|peer", rx.I),
         "ipv4": rx.compile(r"\b(?!127\.0\.0\.1\b)\d{1,3}(?:\.\d{1,3}){3}\b"),
+        # an address, user@host (`got 'root@box.(none)'`, `git@github.com`): whose, not what failed;
+        # the host starts with a letter and has a dot, so `express@4.18.2` and `vite@latest` stay
+        "email": rx.compile(r"(?<![\w.@/-])[\w.+-]*[A-Za-z][\w.+-]*@[A-Za-z][\w-]*(?:\.[\w()-]+)+"),
         # tempfile names (`tmpa8x2k_q1`; not `tmp_path`), snapshot names (`snapshot-bash-17-2jwngj.sh`)
         "tmpname": rx.compile(r"\btmp(?=[\w-]*\d)[\w-]{4,}|\b[\w-]*-[a-z0-9]{6,}\.(?:sh|tmp)\b", rx.I),
         "bignum": rx.compile(r"(?<![\w.<])\d{5,}\b"),
@@ -424,6 +427,8 @@ def _normalize_line(line: str) -> str:
     if not res["version_line"].search(s):
         s = res["version"].sub("<ver>", s)
     s = res["tmpname"].sub("<tmp>", s)
+    if "@" in s:
+        s = res["email"].sub("<email>", s)
     user = _user_re()
     if user is not None:
         s = user.sub("<user>", s)
@@ -700,15 +705,12 @@ def _path_shape(signature: str) -> str:
     return res[1].sub(_masked_path, shaped)
 
 
-# A project's manifest named in an error is the tool's constant, not a target that varies
-# (`could not find 'cargo.toml' in '<path>' or any parent directory`: run it from the folder).
-_MANIFESTS = frozenset({"cargo.toml", "package.json", "go.mod", "pyproject.toml", "setup.py", "makefile",
-                        "cmakelists.txt", "tsconfig.json", "pom.xml", "build.gradle", "gemfile", "composer.json",
-                        "requirements.txt", "docker-compose.yml", "compose.yaml", "dockerfile", "justfile"})
-
-
 def _masked_path(match: rx.Match[str]) -> str:
-    return match.group(0) if match.group(0).strip("'") in _MANIFESTS else "'<path>'"
+    """A quoted path masked, but a project's manifest: that is the tool's constant, not a
+    target that varies (`could not find 'cargo.toml' in '<path>' or any parent directory`)."""
+    from learn_cli.text.projectfiles import MANIFESTS
+
+    return match.group(0) if match.group(0).strip("'") in MANIFESTS else "'<path>'"
 
 
 # Canonical forms whose subject is the lesson: the module, package, program or header to install.
