@@ -19,8 +19,9 @@ Normalising removes what varies between occurrences: ANSI, diagnostic locations
 basename, a directory becomes `<path>`; system paths such as /var/run/docker.sock are kept
 when they are the subject), home folders and the user's name, temp names (`<tmp>`), hex
 addresses and hashes (`<hex>`), e-mail and user@host addresses (`<email>`), timestamps
-(`<time>`), durations (`<dur>`), PIDs (`<pid>`), versions (`<ver>`, kept on lines about version resolution, where they are the point), long
-numbers (`<n>`); quotes become `'`; lower case; whitespace collapsed.
+(`<time>`), durations (`<dur>`), PIDs (`<pid>`), versions (`<ver>`, kept on lines about
+version resolution, where they are the point), long numbers (`<n>`); quotes become `'`; lower
+case; whitespace collapsed.
 
 error_key(text, command, tool) = `err:` + 16 hex of sha1 of the key material:
 - shell failures with a *specific* signature (a canonical form above, or any signature with
