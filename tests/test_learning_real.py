@@ -677,6 +677,8 @@ def test_configuring_then_the_same_build_is_a_step_to_run_first(home, proj):
                                                                      ("cmake -S . -B build", "between")]
     text = context_of(Agent(home, a).fail("cmake --build build --target tests", "Error: could not load cache", 1))
     assert text.splitlines()[0].endswith("run `cmake -B build` first, then retry `cmake --build build --target tests`.")
+    text = context_of(Agent(home, a).fail("cd build && make -j8", "bash: cd: build: No such file or directory", 1))
+    assert "run `cmake -S . -B build` first" in text  # the folder `cd` could not enter is named: one sighting
 
 
 def test_a_bare_program_given_options_with_values_is_a_retry_that_travels(home, proj):

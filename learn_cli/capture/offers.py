@@ -153,11 +153,14 @@ class Fix:
         return all(step.startswith("edit ") and is_project_config(step[5:]) for step in self.steps)
 
     def _specific(self) -> bool:
-        """The error names what is wrong (not `Exit code 2`): the same error on the same work,
-        or meeting a step to run first, is the same failure."""
+        """The error names what is wrong (not `Exit code 2`; a missing folder `cd` could not
+        enter): the same error on the same work, or meeting a step to run first, is the same
+        failure."""
         from learn_cli.text.keys import error_signature, is_generic_signature
 
-        return not is_generic_signature(error_signature(self.shapes[0].get("error") or ""))
+        signature = error_signature(self.shapes[0].get("error") or "")
+        # a `cd` into a folder that is not there names it (`build`, made by a step run first)
+        return not is_generic_signature(signature) or signature.startswith("cd: no such file or directory: ")
 
     def _failed_at(self, step: Callable[[], str]) -> bool:
         """Some record failed at `step()` (failing_step_of), the step of a chain its error names
