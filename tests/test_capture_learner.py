@@ -311,7 +311,7 @@ def test_the_same_work_with_other_options_is_the_same_failure_in_its_project(hom
     no_module = 'ERROR:    Error loading ASGI app. Could not import module "main".'
     text = _fixed_once_then_failed_again(home, proj("api"), no_module, "uvicorn main:app",
                                          "uvicorn app.main:app", "uvicorn main:app --reload")
-    assert "`uvicorn app.main:app`" in text
+    assert "`uvicorn app.main:app --reload` instead of `uvicorn main:app --reload`" in text  # the target replaced
     web = proj("web")
     _taught_once(home, web, "npm run build", "Exit code 1", "npm run build -- --no-lint")
     assert Agent(home, web).fail("npm run build -- --prod", "Exit code 1") is None

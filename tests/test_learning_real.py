@@ -764,3 +764,47 @@ def test_a_project_file_edited_before_the_same_command_worked_is_a_lesson_for_an
     s.edit_ok(str(a / "src" / "a.py"))
     s.ok("npm test")
     assert [r["fix"] for r in learnings(home, a)] == ["edit package.json"]
+
+
+_NO_UPSTREAM = ("fatal: The current branch {0} has no upstream branch.\nTo push the current branch and set the remote "
+                "as upstream, use\n\n    git push --set-upstream origin {0}\n")
+
+
+def test_a_command_the_error_suggested_is_read_again_from_the_next_error(home, proj):
+    """`git push` on a branch with no upstream; git suggests `git push --set-upstream origin
+    feat/login`, which worked. The next branch gets the command its own error suggests (the
+    suggestion is kept with the error's lines: text.failure.suggested_commands), not the
+    branch of the lesson."""
+    a = proj("site")
+    _teach(home, a, "git push", "git push --set-upstream origin feat/login", _NO_UPSTREAM.format("feat/login"))
+    text = context_of(Agent(home, a).fail("git push", _NO_UPSTREAM.format("fix/nav"), 128))
+    assert text.splitlines()[0].endswith("`git push --set-upstream origin fix/nav` instead of `git push`.")
+    assert "feat/login" not in text.splitlines()[0]  # (the error it fixed before may name it)
+
+
+def test_a_subcommand_the_error_names_as_the_problem_is_a_lesson_to_replace(home, proj):
+    """"The `npm ci` command can only install with an existing package-lock.json": `npm
+    install` worked. The error named the subcommand, so the other one is the lesson (a mere
+    alias, `npm i` for `npm install`, is not)."""
+    a = proj("web")
+    error = ("npm ERR! code EUSAGE\nnpm ERR! The `npm ci` command can only install with an existing "
+             "package-lock.json or\nnpm ERR! npm-shrinkwrap.json with lockfileVersion >= 1.")
+    _teach(home, a, "npm ci", "npm install", error)
+    assert context_of(Agent(home, a).fail("npm ci", error, 1)).splitlines()[0].endswith(
+        "`npm install` instead of `npm ci`.")
+    assert not is_lesson("npm i", "npm install", "npm ERR! network timeout")
+
+
+def test_an_argument_the_error_names_as_missing_is_replaced_in_the_next_command(home, proj):
+    """`uvicorn main:app --reload`: Could not import module "main"; `uvicorn app.main:app
+    --reload` worked. The next uvicorn command naming `main:app` gets it replaced, whatever its
+    other options; a command without it gets nothing from this change."""
+    a = proj("api")
+    error = 'ERROR:    Error loading ASGI app. Could not import module "main".'
+    _teach(home, a, "uvicorn main:app --reload", "uvicorn app.main:app --reload", error)
+    text = context_of(Agent(home, a).fail("uvicorn main:app --port 8001", error, 1))
+    assert text.splitlines()[0].endswith(
+        "`uvicorn app.main:app --port 8001` instead of `uvicorn main:app --port 8001`.")
+    from learn_cli.capture.lesson import apply_replaced_target
+
+    assert apply_replaced_target("uvicorn server:app", "uvicorn", "main:app", "app.main:app") is None

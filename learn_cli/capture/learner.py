@@ -114,11 +114,15 @@ def tool_entry(cap: Capture, event: ev.Event) -> dict:
 
 
 def _describe_failure(entry: dict, error: str, exit_code) -> None:
-    from learn_cli.text.failure import categorize, meaningful_lines
+    from learn_cli.text.failure import categorize, meaningful_lines, suggested_commands
     from learn_cli.text.keys import error_key
 
     subject = entry.get("cmd") or entry.get("path") or ""
-    entry["err"] = meaningful_lines(error, max_chars=MAX_ERROR) or " ".join(error.split())[:MAX_ERROR]
+    text = meaningful_lines(error, max_chars=MAX_ERROR) or " ".join(error.split())[:MAX_ERROR]
+    for line in suggested_commands(error):  # the advice too, after the lines that state the error
+        if line not in text and len(text) + len(line) < MAX_ERROR:
+            text += "\n" + line
+    entry["err"] = text
     entry["code"] = exit_code
     entry["cat"] = categorize(error, entry.get("cmd") or None, entry["tool"] or None)
     entry["key"] = error_key(error, subject or None, entry["tool"] or None)

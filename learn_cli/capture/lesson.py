@@ -40,10 +40,11 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["is_lesson", "edit_did_it", "suggested_by", "same_work", "moved_to", "option_change",
+__all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "same_work", "moved_to", "option_change",
            "apply_option_change", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
            "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
-           "quoted_globs", "script_interpreter", "apply_script_interpreter"]
+           "quoted_globs", "script_interpreter", "apply_script_interpreter", "replaced_target",
+           "apply_replaced_target"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
 # A lesson adds a few steps at most (`pip install x && pytest`, `git stash && git pull && git
@@ -71,6 +72,9 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     # `git fetch o b && git checkout b` retries the checkout, not the fetch: same verb first
     same_verb = [(c, t) for c, t in pairs if _first_word(c) == _first_word(t)]
     counterpart, ok_tokens = (same_verb or pairs)[-1]
+    if not same_verb and _quotes_command(error, counterpart):
+        named = wrong  # "The `npm ci` command can only install with a package-lock.json": the
+        wrong = lambda arg: arg == _first_word(counterpart) or named(arg)  # noqa: E731 (subcommand was the mistake)
     if rejects_option(error):  # the option was wrong, and its value goes with it
         values, named = _option_values(counterpart), wrong
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
@@ -103,6 +107,22 @@ def suggested_by(error: str, ok: str) -> bool:
     at = said.find(wanted)
     # not a command offered to look ("To see a list of scripts, run: npm run")
     return at >= 0 and not any(word in said[max(0, at - 60):at] for word in _LOOK_WORDS)
+
+
+def suggested_again(error: str, fix: str) -> str:
+    """The command `error` suggests in the shape of `fix`, a command an earlier error suggested:
+    the same words but for at most two (git's "use git push --set-upstream origin fix/nav" when
+    the lesson was learned on feat/login); "" when it suggests none such."""
+    want = fix.split()
+    if not error or len(want) < 2:
+        return ""
+    for line in error.splitlines():
+        words = line.split()
+        for at in range(len(words) - len(want) + 1):
+            window = [word.strip("`'\".,;") for word in words[at:at + len(want)]]
+            if window[:2] == want[:2] and sum(a != b for a, b in zip(window, want, strict=True)) <= 2:
+                return " ".join(window)
+    return ""
 
 
 _LOOK_WORDS = ("to see", "list", "show", "details", "more information", "help", "inspect", "debug")
@@ -190,6 +210,15 @@ def _named_as_missing(error: str):
             return True
         return bool(quoted) and any(part in quoted for part in _parts_of(word))
     return named
+
+
+def _quotes_command(error: str, tokens: Sequence[str]) -> bool:
+    """Does the error quote the program and its subcommand as what went wrong (`npm ci`)?"""
+    verb = _first_word(tokens)
+    if not verb or not error:
+        return False
+    said = f"{canonical_program(tokens[0])} {verb}".lower()
+    return any(said in (q.lower() for q in _quoted(line)) for line in error.splitlines())
 
 
 def _quoted(line: str) -> list[str]:
@@ -444,6 +473,30 @@ def _without(words: list[str], dropped: list[str]) -> list[str]:
 
 
 _MAX_PROGRAM_WORDS = 3  # `python` → `uv run python`, `pytest` → `python -m pytest`
+
+
+def replaced_target(failed: str, fix: str, error: str) -> tuple[str, str, str] | None:
+    """(program, old, new) when `fix` is `failed` with one argument replaced, the one its error
+    names as missing or unknown (`uvicorn main:app --reload` → `uvicorn app.main:app --reload`
+    after `Could not import module "main"`): the lesson holds for the program's next command
+    naming it (`uvicorn main:app --port 8001`). None otherwise."""
+    old, new = _working(failed), _working(fix)
+    if len(old) != 1 or len(new) != 1 or len(old[0]) != len(new[0]) or old[0][0] != new[0][0]:
+        return None
+    changed = [(a, b) for a, b in zip(old[0][1:], new[0][1:], strict=True) if a != b]
+    if len(changed) != 1 or changed[0][0].startswith("-") or not _named_as_missing(error)(changed[0][0]):
+        return None
+    return (canonical_program(old[0][0]), *changed[0])
+
+
+def apply_replaced_target(command: str, program: str, old: str, new: str) -> str | None:
+    """`command` with the argument `old` replaced by `new`, when it runs `program` with it."""
+    segments = _working(command)
+    if len(segments) != 1 or canonical_program(segments[0][0]) != program or old not in segments[0][1:]:
+        return None
+    words = tokenize(" ".join(command.split()))
+    at = words.index(old, 1) if old in words[1:] else -1
+    return " ".join(_shell_word(w) for w in words[:at] + [new] + words[at + 1:]) if at > 0 else None
 
 
 def program_change(failed: str, fix: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:

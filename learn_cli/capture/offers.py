@@ -179,10 +179,13 @@ class Fix:
         `timeout N` dropped (not installed) is the same command without its plumbing."""
         return bool(command) and self.steps == {command} and not (self.change and self.change[0] == "no timeout")
 
-    def applies_to(self, command: str, cwd: str, step: Callable[[], str] = str, raw: str = "") -> bool:
+    def applies_to(self, command: str, cwd: str, step: Callable[[], str] = str, raw: str = "",
+                   error: str = "") -> bool:
         """A rewrite of a command fits only the same job (or the same failing step); "run it
         from D" only outside D. `raw` is the command as run, plumbing and all: a `timeout N`
-        dropped applies to what `command` (normalised) no longer shows, and quoting keeps it."""
+        dropped applies to what `command` (normalised) no longer shows, and quoting keeps it.
+        A command the error suggested is read again from this failure's `error` (git's `git
+        push --set-upstream origin <this branch>`)."""
         from learn_cli.capture.lesson import same_work
         from learn_cli.engine.wording import fix_kind, shown_fix
 
@@ -201,8 +204,15 @@ class Fix:
             # the lesson's change applied to this command: also for the same work (`python3
             # s.py --all` after `python3 s.py` worked with a venv active), where it is what
             # makes one sighting enough in the project (recurs)
+            if self.change and self.change[0] == "suggested":
+                from learn_cli.capture.lesson import suggested_again
+
+                self.rewrite = suggested_again(error, _fix_of_record(rec))
+                if self.rewrite:
+                    return True  # this error suggests it too, for what failed this time
             changed = raw if self.change and self.change[0] in _AS_RUN else command
-            self.rewrite = (apply_change(self.change, changed) or "") if kind == "retry" and self.change else ""
+            self.rewrite = (apply_change(self.change, changed) or "") if kind == "retry" and self.change and \
+                self.change[0] != "suggested" else ""
             if any(same_work(failed, command) for failed in {r.get("command") or "" for r in self.shapes}):
                 self.same_work = True
                 return True  # (each command once: a popular key's records repeat a few of them)
@@ -290,10 +300,32 @@ def change_of(rec: dict) -> tuple | None:
     - ("quote",): the bare glob words quoted after zsh's `no matches found` (`pip install
       "fastapi[all]"`), whatever the command;
     - ("interpreter", name, extension): a script run by its path, not executable, run by an
-      interpreter (`./deploy.sh` → `bash deploy.sh`), for any script of that extension."""
+      interpreter (`./deploy.sh` → `bash deploy.sh`), for any script of that extension;
+    - ("target", program, old, new): the argument the error named as missing replaced, in the
+      program's next command that names it (`main:app` → `app.main:app`);
+    - ("suggested", program, subcommand): the command the error suggested, with options
+      (`git push --set-upstream origin feat/x`): read again from the next error, which names
+      its own branch."""
     if rec.get("fix_kind") != "retry":
         return None
-    return _change_of_pair(rec.get("command") or "", _fix_of_record(rec))
+    fix, error = _fix_of_record(rec), rec.get("error") or ""
+    if _suggested(error, fix):
+        return ("suggested", *fix.split()[:2])
+    return _change_of_pair(rec.get("command") or "", fix) or _target_change(rec.get("command") or "", fix, error)
+
+
+@lite.lru_cache(maxsize=256)
+def _target_change(failed: str, fix: str, error: str) -> tuple | None:
+    from learn_cli.capture.lesson import replaced_target
+
+    target = replaced_target(failed, fix, error)
+    return ("target", *target) if target else None
+
+
+def _suggested(error: str, fix: str) -> bool:
+    from learn_cli.capture.lesson import suggested_by
+
+    return suggested_by(error, fix)
 
 
 @lite.lru_cache(maxsize=256)
@@ -385,6 +417,10 @@ def apply_change(change: tuple, command: str) -> str | None:
         from learn_cli.text.shell import quote_globs
 
         return quote_globs(command)
+    if change[0] == "target":
+        from learn_cli.capture.lesson import apply_replaced_target
+
+        return apply_replaced_target(command, change[1], change[2], change[3])
     if change[0] == "interpreter":
         from learn_cli.capture.lesson import apply_script_interpreter
 
@@ -424,7 +460,7 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
         if fix.failed_since_worked or fix.offered_before(skip):
             continue  # it was offered here and the failure came back: not again until it works
         if fix.is_the_failed_command(command) or not fix.applies_to(command, entry.get("cwd") or ".", step,
-                                                                     entry.get("cmd") or ""):
+                                                                     entry.get("cmd") or "", entry.get("err") or ""):
             continue
         one_is_enough = fix.unambiguous(cap.project.id) or fix.recurs(command, cap.project.id, step)
         if fix.trusted or len(fix.sightings) >= (1 if one_is_enough else need):

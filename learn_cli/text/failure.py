@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CATEGORIES", "NOT_PROGRAM_WORDS", "parse_exit_code", "strip_ansi", "meaningful_lines",
-    "meaningful_line", "is_boilerplate", "categorize",
+    "meaningful_line", "suggested_commands", "is_boilerplate", "categorize",
 ]
 
 CATEGORIES = ("syntax", "runtime", "config", "network", "permission", "dependency", "logic")
@@ -355,6 +355,32 @@ def _meaningful_lines(error_text: str, max_lines: int, max_chars: int) -> str:
         out.append(line)
         used += cost
     return "\n".join(out)
+
+
+# A line that hands over a command (git's "… set the remote as upstream, use", "To fix, run:").
+_HANDS_OVER = ("use", "use:", "run", "run:", "running:", "with:", "try:", "command:", "instead:")
+
+
+def suggested_commands(error_text: str | None, limit: int = 2) -> list[str]:
+    """The commands an error hands over on a line of their own, after a line ending "use" or
+    "run:" (`git push --set-upstream origin feat/x`): kept with the error's meaningful lines,
+    where they would be dropped as neither stating nor hinting at it, so that a retry can be
+    seen to follow the error's advice (capture.lesson.suggested_by)."""
+    if not error_text or "\n" not in error_text:
+        return []
+    found: list[str] = []
+    before = ""
+    for raw in strip_ansi(error_text).split("\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        words = before.lower().split()
+        if words and words[-1] in _HANDS_OVER and line[0].isalpha() and len(line) <= 200 and line not in found:
+            found.append(line)
+            if len(found) == limit:
+                break
+        before = line
+    return found
 
 
 def meaningful_line(text) -> str:
