@@ -515,6 +515,11 @@ _EXTERNALLY_MANAGED = ("error: externally-managed-environment\n\n× This environ
      "npx tsx scripts/gen.ts"),
     # a toolchain chosen is how the program is called (rustup's `+nightly`)
     ("cargo build", "cargo +nightly build", _NIGHTLY, "cargo test --lib", "cargo +nightly test --lib"),
+    # a tool run by a runner (`uvx`, like `npx`) for its next use
+    ("black .", "uvx black .", "bash: black: command not found", "black src tests", "uvx black src tests"),
+    # the file the error cannot access, found elsewhere, for the next command naming it
+    ("java -jar app.jar", "java -jar target/app.jar", "Error: Unable to access jarfile app.jar",
+     "java -jar app.jar --server.port=9090", "java -jar target/app.jar --server.port=9090"),
 ])
 def test_a_lesson_travels_to_the_next_command_of_its_kind(home, proj, failed, fix, error, other, rewrite):
     a = proj("web")

@@ -181,7 +181,8 @@ def _option_values(tokens: Sequence[str]) -> set[str]:
 _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not match", "does not exist",
                   "invalid", "not recognized", "cannot find", "could not find", "no module", "missing script",
                   "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument",
-                  "could not import", "cannot import", "failed to import", "no rule to make", "does not contain")
+                  "could not import", "cannot import", "failed to import", "no rule to make", "does not contain",
+                  "unable to access", "cannot access", "can't open", "cannot open")
 
 
 # Usage errors that say a command got an argument too many (clap, argparse, click): the line
@@ -529,7 +530,7 @@ def _program_words(words: Sequence[str]) -> bool:
         return True  # a program, or one with its own options (`shasum -a 256`, `readlink -f`)
     if words[1] == "-m":
         return len(words) == 3
-    return (words[1] in ("run", "exec", "compose", "x", "dlx") or words[0] in ("npx", "bunx", "pipx")
+    return (words[1] in ("run", "exec", "compose", "x", "dlx") or words[0] in ("npx", "bunx", "pipx", "uvx")
             or tuple(words[:2]) == ("uv", "pip"))  # `pip install x` → `uv pip install x` (externally managed)
 
 
