@@ -36,6 +36,8 @@ from learn_cli.text.shell import (
         ("ls &>/dev/null; pwd", ["ls &>/dev/null", "pwd"]),
         ("npm start & sleep 2", ["npm start", "sleep 2"]),
         ("a\nb", ["a", "b"]),
+        ("grep -n x f | head\n-40", ["grep -n x f", "head -40"]),  # an export wrapped the line before an option
+        ("cat <<EOF\n- a\nEOF", ["cat <<EOF\n- a\nEOF"]),  # a heredoc's body is left alone
         ("echo a\\;b; c", ["echo a\\;b", "c"]),
         ("  ", []),
         ("", []),

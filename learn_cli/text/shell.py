@@ -193,6 +193,10 @@ def split_segments_ops(command: str) -> list[tuple[str, str]]:
                 flush("&")  # `server & sleep 2` (but not `2>&1`, `&>file`)
                 i += 1
                 continue
+            if ch == "\n" and command[i + 1:].lstrip(" \t").startswith("-"):
+                buf.append(" ")  # no command starts with an option: an export wrapped the line
+                i += 1
+                continue
             if ch in "|;\n":
                 # `>|` (clobber) and `;;` are rare enough to treat plainly
                 flush("\n" if ch == "\n" else ch)
