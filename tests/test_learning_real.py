@@ -813,3 +813,19 @@ def test_an_argument_the_error_names_as_missing_is_replaced_in_the_next_command(
     from learn_cli.capture.lesson import apply_replaced_target
 
     assert apply_replaced_target("uvicorn server:app", "uvicorn", "main:app", "app.main:app") is None
+
+
+_PG_CONFIG = ("Error: pg_config executable not found.\n\npg_config is required to build psycopg2 from source.")
+_ERESOLVE = ("npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: vite@5.0.0\n"
+             "npm ERR! peer vite@\"^4\" from @vitejs/plugin-vue@4.2.0")
+_ENOTFOUND = ("npm ERR! code ENOTFOUND\nnpm ERR! network request to https://registry.npmjs.org/react failed, reason: "
+              "getaddrinfo ENOTFOUND registry.npmjs.org")
+
+
+@pytest.mark.parametrize(("failed", "ok", "error", "lesson"), [
+    ("pip install psycopg2", "pip install psycopg2-binary", _PG_CONFIG, True),  # another build of the package
+    ("npm install vite@5", "npm install vitest", _ERESOLVE, False),  # another package, not `vite` misspelt
+    ("npm install react", "npm install react-dom", _ENOTFOUND, False),  # the registry was down: the next package
+])
+def test_another_build_of_a_package_is_a_lesson_another_package_is_not(failed, ok, error, lesson):
+    assert is_lesson(failed, ok, error) is lesson

@@ -75,6 +75,9 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     if not same_verb and _quotes_command(error, counterpart):
         named = wrong  # "The `npm ci` command can only install with a package-lock.json": the
         wrong = lambda arg: arg == _first_word(counterpart) or named(arg)  # noqa: E731 (subcommand was the mistake)
+    if _installs(counterpart):  # `psycopg2` → `psycopg2-binary`: another build of the package
+        installed, before = {_unversioned(t).lower() for t in _arguments(ok_tokens)}, wrong  # the error spoke of
+        wrong = lambda arg: before(arg) or _variant_of(_unversioned(arg).lower(), installed, error)  # noqa: E731
     if rejects_option(error):  # the option was wrong, and its value goes with it
         values, named = _option_values(counterpart), wrong
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
@@ -213,6 +216,26 @@ def _named_as_missing(error: str):
     return named
 
 
+def _installs(tokens: Sequence[str]) -> bool:
+    from learn_cli.engine.goals import INSTALL, goal
+
+    return goal(tokens) == INSTALL
+
+
+def _variant_of(package: str, others: set[str], error: str) -> bool:
+    """Is another package named here a build or packaging of `package`: its name with a part
+    added after a separator (`psycopg2-binary`, `python-jose`, `opencv-python-headless`; not
+    `vitest` for `vite`), after an error that was not the network's (then the next package
+    installed is the next package: `react-dom` after `react` could not be fetched)?"""
+    if len(package) < 3:
+        return False
+    if not any(o.startswith(package + sep) or o.endswith(sep + package) for o in others for sep in "-_."):
+        return False
+    from learn_cli.text.failure import categorize
+
+    return categorize(error) != "network"
+
+
 def _quotes_command(error: str, tokens: Sequence[str]) -> bool:
     """Does the error quote the program and its subcommand as what went wrong (`npm ci`)?"""
     verb = _first_word(tokens)
@@ -302,7 +325,7 @@ def _same_target(a: str, b: str, typos: bool = True) -> bool:
     if "/" in a or "/" in b:
         if a.rstrip("/").rsplit("/", 1)[-1] == b.rstrip("/").rsplit("/", 1)[-1]:
             return True  # the same file or folder, found elsewhere
-    return typos and _typo(a, b)
+    return typos and _typo(a_base, b_base)  # (`vite@5` is not two letters off `vitest`)
 
 
 def _cut_from(whole: str, cut: str) -> bool:
@@ -325,6 +348,8 @@ def _typo(a: str, b: str) -> bool:
     longest = max(len(a), len(b))
     if longest < 4 or abs(len(a) - len(b)) > 2:
         return False
+    if abs(len(a) - len(b)) == 2 and (a.startswith(b) or b.startswith(a)):
+        return False  # a word grown at its end is another name (`vite`, `vitest`), not a slip
     distance = levenshtein(a, b)
     return distance <= 2 and distance * 2 <= longest  # `biuld` → `build` is 2 edits of 5
 
