@@ -829,3 +829,40 @@ _ENOTFOUND = ("npm ERR! code ENOTFOUND\nnpm ERR! network request to https://regi
 ])
 def test_another_build_of_a_package_is_a_lesson_another_package_is_not(failed, ok, error, lesson):
     assert is_lesson(failed, ok, error) is lesson
+
+
+def test_one_success_is_the_lesson_of_each_earlier_attempt_it_retries(home, proj):
+    """`pytest`: command not found; `python -m pytest`: no module named pytest; `uv run
+    pytest` worked: both failures have their lesson. A failure the agent then edited code
+    for was fixed by the edit (the next run failed otherwise), so the success is not its
+    lesson."""
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail("pytest", NOT_FOUND, 127)
+    s.fail("python -m pytest", "/usr/bin/python: No module named pytest", 1)
+    s.ok("uv run pytest")
+    assert sorted((r["command"], r["fix"]) for r in learnings(home, a)) == [
+        ("pytest", "uv run pytest"), ("python -m pytest", "uv run pytest")]
+    text = context_of(Agent(home, a).fail("pytest tests/a.py", NOT_FOUND, 127))
+    assert "`uv run pytest tests/a.py` instead of" in text
+    b = proj("tool")
+    s = Agent(home, b)
+    glob = "gcc -I../src/zopfli t.c ../src/zopfli/*.c -o t && ./t"  # (real history, rjpower-zopfli)
+    s.fail(glob, "t.c:30:5: error: call to undeclared function 'ZopfliInitHash'", 1)
+    s.edit_ok(str(b / "t.c"))
+    s.fail(glob, "clang: error: linker command failed with exit code 1 (use -v to see invocation)", 1)
+    s.ok("gcc -I../src/zopfli t.c ../src/zopfli/blocksplitter.c ../src/zopfli/cache.c -o t && ./t")
+    assert [r["error"].splitlines()[0] for r in learnings(home, b)] == [
+        "clang: error: linker command failed with exit code 1 (use -v to see invocation)"]
+
+
+def test_a_step_run_first_in_the_folder_of_the_command_runs_there(home, proj):
+    """`cd frontend && npm run build`: vite not found; `cd frontend && npm install && npm run
+    build` worked: the step to run first is `npm install` in `frontend`, for the next command
+    there that meets the error."""
+    a = proj("web")
+    error = "> web@0.1.0 build\n> vite build\n\nsh: 1: vite: not found"
+    _teach(home, a, "cd frontend && npm run build", "cd frontend && npm install && npm run build", error)
+    text = context_of(Agent(home, a).fail("cd frontend && npm run dev", error.replace("build", "dev"), 127))
+    assert text.splitlines()[0].endswith(
+        "run `cd frontend && npm install` first, then retry `cd frontend && npm run dev`.")

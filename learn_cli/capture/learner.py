@@ -392,15 +392,11 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         events = settle(cap, events)
         window = _tool_window(events, cap.int_setting("lookback"))
         updates = []
-        pair, fix = None, None
-        for candidate in unresolved_failures(window, entry):
-            fix = fix_for(cap, candidate[0], candidate[1], entry)
-            if fix is not None:
-                pair = candidate
-                break
-        if fix is None:
+        resolved = _resolved_by(cap, window, entry)
+        if not resolved:
             pair, fix = _found_by_search(cap, window, event)
-        if fix is not None:  # `entry` resolves the failure: it is consumed by this first fix
+            resolved = [(pair, fix)] if fix is not None else []
+        for pair, fix in resolved:  # `entry` resolves these failures: each is consumed by its fix
             consumed = dict(pair[0], done=True)
             if fix[0] and fix[1]:
                 consumed = _owing(cap, consumed, {"op": "pair", "steps": fix[0], "kind": fix[1]})
@@ -410,6 +406,27 @@ def on_success(cap: Capture, event: ev.Event) -> None:
             updates.append(consumed)
         _append_counted(cap, updates + [entry], "events", "successes")
         _pay(cap, updates)
+
+
+def _resolved_by(cap: Capture, window: list[dict], entry: dict) -> list[tuple]:
+    """[(pair, fix)] of the unresolved failures this success resolves: the newest it retries,
+    and older ones of other errors that it is a lesson for too (`pytest`: command not found,
+    `python -m pytest`: no module named pytest, then `uv run pytest` fixed both). An older
+    failure of the same error is a parallel copy: one fix, one sighting; one followed by an
+    edit was fixed by the edit (the next run failed otherwise: an undeclared function
+    declared, then the link failed)."""
+    resolved: list[tuple] = []
+    for candidate in unresolved_failures(window, entry):
+        if resolved and any(e.get("tool") in EDIT_TOOLS for e in candidate[1]):
+            continue
+        fix = fix_for(cap, candidate[0], candidate[1], entry)
+        if fix is None:
+            continue
+        if not resolved:
+            resolved.append((candidate, fix))
+        elif fix[0] and fix[1] and all(candidate[0].get("key") != pair[0].get("key") for pair, _fix in resolved):
+            resolved.append((candidate, fix))
+    return resolved
 
 
 SEARCH_TOOLS = frozenset({"Glob", "Grep"})

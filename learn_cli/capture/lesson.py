@@ -709,6 +709,11 @@ def run_first(failed: str, ok: str) -> list[str]:
     another lesson (moved_to, added_setup); [] otherwise."""
     from learn_cli.text.shell import program
 
+    folder, rest = _leading_cd(failed)
+    if folder is not None and _leading_cd(ok)[0] == folder:  # both in one folder: `cd web && npm
+        # install && npm run build` after `cd web && npm run build`; the steps run there too
+        first = run_first(rest, _leading_cd(ok)[1])
+        return [f"cd {folder} && " + " && ".join(first)] if first else []
     if not failed or not ok.endswith(" && " + failed):
         return []
     first = [step for step in ok[: -len(failed) - 4].split(" && ") if step.strip()]
