@@ -324,7 +324,8 @@ def test_another_program_for_the_same_arguments_travels_to_other_commands(home, 
     _each_session(home, a, [(f"python {x} --check", f"python3 {x} --check") for x in ("a.py", "tools/b.py")],
                   missing, 127)
     lines = context_of(Agent(home, a).fail("python -c 'import app' 2>&1 | head", missing, 127)).splitlines()
-    assert lines[0].startswith("learn: known fix (seen 2× in this project)")
+    # the second script followed the first one's change, offered for it: that helped
+    assert lines[0].startswith("learn: known fix (seen 2× in this project, helped 1×)")
     assert lines[0].endswith("`python3 -c 'import app'` instead of `python -c 'import app' 2>&1 | head`.")
     assert lines[1] == "learn: the change: `python` → `python3`."
     # Arguments that changed too are not a change of program: `node a.js` -> `node b.js` is other work.
@@ -866,3 +867,16 @@ def test_a_step_run_first_in_the_folder_of_the_command_runs_there(home, proj):
     text = context_of(Agent(home, a).fail("cd frontend && npm run dev", error.replace("build", "dev"), 127))
     assert text.splitlines()[0].endswith(
         "run `cd frontend && npm install` first, then retry `cd frontend && npm run dev`.")
+
+
+def test_a_change_followed_as_offered_for_another_command_is_credited(home, proj):
+    """`git pull --rebase origin dev` offered (the change learned on `… main`) and run: the
+    learning it came from helped, and the new command is a sighting that worked as offered."""
+    a = proj("site")
+    error = "fatal: Need to specify how to reconcile divergent branches."
+    _teach(home, a, "git pull origin main", "git pull --rebase origin main", error)
+    s = Agent(home, a)
+    assert s.fail("git pull origin dev", error, 128) is not None
+    s.ok("git pull --rebase origin dev")
+    found = {r["fix"]: (r.get("helped"), r["status"]) for r in learnings(home, a)}
+    assert found == {"git pull --rebase origin main": (1, "pending"), "git pull --rebase origin dev": (0, "active")}

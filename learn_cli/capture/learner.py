@@ -269,8 +269,8 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
         hit = offers.known_fix(cap, entry, skip) if cap.suggest else None
         if hit is not None:
             rel, rec, fixes = hit
-            entry["sug"] = {"id": rec["id"], "file": rel, "key": rec.get("key", ""),
-                            "fix": _fix_of_record(rec)}
+            entry["sug"] = {"id": rec["id"], "file": rel, "key": rec.get("key", ""),  # as offered: its
+                            "fix": fixes[0].rewrite or _fix_of_record(rec)}  # change applied to this command
             text = offers.describe_fix(cap, rec, fixes, entry.get("cmd") or "")
             cap.count("suggestions")
         _append_counted(cap, updates + [entry], "events", "failures")
@@ -684,6 +684,8 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
         _helped(cap, sug, failed["id"])  # credited once per failure event, even when redone
     elif record is not None and record.get("id") == sug.get("id"):
         cap.count("helped")  # this project's own learning: credited by add_sighting's update
+    elif record is not None:
+        _helped(cap, sug, failed["id"])  # its change, applied to this command, is a record of its own
     return "helped"
 
 
