@@ -880,3 +880,15 @@ def test_a_change_followed_as_offered_for_another_command_is_credited(home, proj
     s.ok("git pull --rebase origin dev")
     found = {r["fix"]: (r.get("helped"), r["status"]) for r in learnings(home, a)}
     assert found == {"git pull --rebase origin main": (1, "pending"), "git pull --rebase origin dev": (0, "active")}
+
+
+def test_a_command_run_through_a_shell_wrapper_is_learned_and_answered_as_itself(home, proj):
+    """Codex's transcripts show every command as `/bin/zsh -lc '…'`: the wrapper is how the
+    agent runs commands, so the lesson is in plain words and answers either form."""
+    a = proj("api")
+    missing = "bash: python: command not found"
+    _teach(home, a, "/bin/zsh -lc 'python manage.py migrate'", "/bin/zsh -lc 'python3 manage.py migrate'", missing)
+    assert [(r["command"], r["fix"]) for r in learnings(home, a)] == [("python manage.py migrate",
+                                                                      "python3 manage.py migrate")]
+    text = context_of(Agent(home, a).fail("bash -lc 'python manage.py runserver'", missing, 127))
+    assert text.splitlines()[0].endswith("`python3 manage.py runserver` instead of `python manage.py runserver`.")

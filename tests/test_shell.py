@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from learn_cli.text.shell import (
     canonical_program,
+    inner_command,
     normalize_command,
     program,
     split_segments,
@@ -279,3 +280,14 @@ def test_import_is_stdlib_only_and_cheap():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[1] == "[]"
     assert float(out[0]) < 0.25  # generous: cold caches and slow CI; typically ~1-8 ms
+
+
+@pytest.mark.parametrize(("command", "inner"), [
+    ("bash -lc 'python manage.py runserver'", "python manage.py runserver"),
+    ('/bin/zsh -lc "npm ci && npm test"', "npm ci && npm test"),  # the whole line is the shell's
+    ("bash script.sh", "bash script.sh"),  # a script, not a command given inline
+    ("bash -c 'a' && b", "bash -c 'a' && b"),  # the wrapper is one step of several
+    ("npm ci", "npm ci"),
+])
+def test_inner_command_takes_the_shell_wrapper_off_a_whole_line(command, inner):
+    assert inner_command(command) == inner

@@ -46,8 +46,9 @@ def known_bad(cap, command: str) -> dict | None:
     """The active learning (this project's or global) that says this very command fails, with
     a fix to run instead that has helped before."""
     from learn_cli.text.redact import redact
+    from learn_cli.text.shell import inner_command
 
-    normalized = learner._normalize(redact(command)[:learner.MAX_COMMAND], cap.project.root)
+    normalized = learner._normalize(inner_command(redact(command)[:learner.MAX_COMMAND]), cap.project.root)
     words = re.findall(r"[^\W_]+", normalized)[:12]
     if not words:
         return None

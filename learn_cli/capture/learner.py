@@ -96,6 +96,10 @@ def tool_entry(cap: Capture, event: ev.Event) -> dict:
     entry = {"id": event.tool_use_id or f"ev-{new_id()}", "at": cap.now, "kind": event.kind,
              "tool": event.tool, "pid": cap.project.id}
     command = redact(event.command)[:MAX_COMMAND] if event.command else ""
+    if event.is_shell and "-" in command:
+        from learn_cli.text.shell import inner_command
+
+        command = inner_command(command)  # `bash -lc 'npm ci'` is `npm ci`
     if event.is_shell:
         entry["cmd"] = command
         if event.cwd:

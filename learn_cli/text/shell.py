@@ -384,6 +384,22 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     return None
 
 
+def inner_command(command: str) -> str:
+    """The command a shell is asked to run when that is the whole line (`bash -lc 'npm ci'`,
+    `/bin/zsh -lc "pytest -q"`: how Codex's transcripts show every command), else the line
+    itself. The wrapper is how the agent runs commands, not part of any of them."""
+    if "-" not in command or "c" not in command:
+        return command
+    parts = split_segments_ops(command)
+    if len(parts) != 1:
+        return command
+    tokens = tokenize(parts[0][0])
+    if (len(tokens) != 3 or _basename(tokens[0]).lower() not in _SHELLS or tokens[1].startswith("--")
+            or not tokens[1].startswith("-") or not tokens[1].endswith("c") or not tokens[2].strip()):
+        return command
+    return tokens[2].strip()
+
+
 def _unwrap_shell(tokens: list[str]) -> list[str] | None:
     """`bash -lc 'cmd'` -> tokens of cmd; `bash [-x] script.sh args` -> `script.sh args`."""
     i = 1
