@@ -892,3 +892,18 @@ def test_a_command_run_through_a_shell_wrapper_is_learned_and_answered_as_itself
                                                                       "python3 manage.py migrate")]
     text = context_of(Agent(home, a).fail("bash -lc 'python manage.py runserver'", missing, 127))
     assert text.splitlines()[0].endswith("`python3 manage.py runserver` instead of `python manage.py runserver`.")
+
+
+def test_an_option_a_wrapper_in_a_pipeline_rejects_is_dropped_in_the_next_pipeline(home, proj):
+    """macOS's xargs has no `-r`: "xargs: illegal option -- r" after `git ls-files -d | xargs -r
+    git rm`; without it the line worked. getopt's complaint names the program that rejected the
+    option (the key is xargs's, whatever fed it), and the one segment changed carries the change
+    to the next pipeline through xargs."""
+    a = proj("site")
+    error = "xargs: illegal option -- r\nusage: xargs [-0opt] [-E eofstr] [-I replstr [-R replacements]]"
+    _teach(home, a, "git ls-files -d | xargs -r git rm", "git ls-files -d | xargs git rm", error)
+    text = context_of(Agent(home, a).fail("find . -name '*.orig' | xargs -r rm", error, 1))
+    assert text.splitlines()[0].endswith(
+        "`find . -name '*.orig' | xargs rm` instead of `find . -name '*.orig' | xargs -r rm`.")
+    assert error_signature("grep: invalid option -- P\nusage: grep [-abc]", "cat f | grep -P x", "Bash") == (
+        "grep: unknown option -p")

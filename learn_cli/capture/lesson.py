@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "same_work", "moved_to", "option_change",
-           "apply_option_change", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
+           "apply_option_change", "changed_segment", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
            "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
            "quoted_globs", "script_interpreter", "apply_script_interpreter", "replaced_target",
            "apply_replaced_target"]
@@ -263,13 +263,13 @@ def _parts_of(word: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def _working(command: str) -> list[list[str]]:
+def _working(command: str, unwrapped: bool = True) -> list[list[str]]:
     """Token lists of the segments that do the work: no plumbing (text.shell.strip_plumbing:
     `2>&1`, `timeout N`, `| tail`, `&& echo OK` are no arguments), no setup (`cd X`), no
-    output filters."""
+    output filters; wrappers taken off (`sudo`, `xargs -r`) unless not `unwrapped`."""
     segments, previous_op = [], ""
     for text, op in strip_plumbing(command or "").segments:
-        tokens = unwrap_tokens(tokenize(text))
+        tokens = unwrap_tokens(tokenize(text)) if unwrapped else tokenize(text)
         piped, previous_op = previous_op in ("|", "|&"), op
         if not tokens:
             continue
@@ -423,14 +423,17 @@ def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
     the same command (`git pull origin dev`). None otherwise."""
     from learn_cli.engine.goals import targets
 
-    old, new = _working(failed), _working(fix)
-    if len(old) != 1 or len(new) != 1 or old[0][0] != new[0][0]:
+    pair = changed_segment(failed, fix)
+    if pair is None:
         return None
+    old, new = [pair[0]], [pair[1]]
     given = _dropped_values(new[0], old[0])  # values of the options added (`--test-dir build`)
     if _first_word(old[0]) != _first_word([t for t in new[0] if t not in given]):
         return None
     values = _dropped_values(old[0], new[0])
-    if targets([t for t in old[0] if t not in values]) != targets([t for t in new[0] if t not in given]):
+    kept_old = [t for t in old[0] if t not in values and not (t.startswith("-") and t not in new[0])]
+    kept_new = [t for t in new[0] if t not in given and not (t.startswith("-") and t not in old[0])]
+    if targets(kept_old) != targets(kept_new):  # (without the options changed: `xargs -r` took no value)
         return None
     added = [t for t in new[0][1:] if t not in old[0][1:]]
     dropped = [ANY_VALUE if t in values else t for t in old[0][1:] if t not in new[0][1:]]
@@ -440,6 +443,23 @@ def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
     if not all(t.startswith("-") for t in added + dropped if t in added[:1] + dropped[:1] and t != first):
         return None  # the first word changed must be an option; its value may follow it
     return added, dropped
+
+
+def changed_segment(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
+    """(old, new) tokens of the one working segment `fix` changed, running the same program,
+    when every other segment is the same (`git ls-files -d | xargs -r git rm` → `… | xargs git
+    rm`: the `xargs` segment, whose options the wrapper's own when nothing else changed);
+    None otherwise."""
+    for unwrapped in (True, False):
+        old, new = _working(failed, unwrapped), _working(fix, unwrapped)
+        if not old or len(old) != len(new):
+            return None
+        differ = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+        if differ:
+            if len(differ) != 1 or old[differ[0]][0] != new[differ[0]][0]:
+                return None
+            return old[differ[0]], new[differ[0]]
+    return None
 
 
 def _value_of_kept_option(word: str, old: Sequence[str], new: Sequence[str]) -> bool:
@@ -462,21 +482,33 @@ def _dropped_values(old: Sequence[str], new: Sequence[str]) -> set[str]:
             and option not in new and value not in new}
 
 
-def apply_option_change(command: str, added: list[str], dropped: list[str], after: str = "") -> str | None:
+def _runs(tokens: Sequence[str], head: Sequence[str]) -> bool:
+    """Does the segment run the command `head` names (its program, and its verb if it has one)?"""
+    return bool(tokens) and canonical_program(tokens[0]) == canonical_program(head[0]) and (
+        len(head) < 2 or head[1].startswith("-") or head[1] in tokens[1:2])
+
+
+def apply_option_change(command: str, added: list[str], dropped: list[str], after: str = "",
+                        head: Sequence[str] = ()) -> str | None:
     """`command` with the options of an option_change applied, or None when it does not fit
     (another program or verb, several steps, or the options are already there). The added
     options go right after the word `after` when the command has it, else at the end."""
     segments = _working(command)
     named = [t for t in dropped if t != ANY_VALUE]
+    alone = len(segments) == 1
+    if not alone and head:  # a pipeline or chain: the one segment that runs the changed command
+        segments = ([seg for seg in segments if _runs(seg, head)]  # (or the wrapper: `xargs -r`)
+                    or [seg for seg in _working(command, unwrapped=False) if _runs(seg, head)])
     if len(segments) != 1 or any(t in segments[0] for t in added) or any(t not in segments[0] for t in named):
         return None
     out, done = [], False
     for text, op in split_segments_ops(" ".join(command.split())):
         words = tokenize(text)
-        if not done and words and canonical_program(words[0]) not in SETUP_PROGRAMS:
+        if (not done and words and canonical_program(words[0]) not in SETUP_PROGRAMS
+                and (alone or _runs(unwrap_tokens(words), head) or _runs(words, head))):
             text, done = " ".join(_shell_word(w) for w in _inserted(_without(words, dropped), added, after)), True
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
-    return "".join(out).strip()
+    return "".join(out).strip() if done else None
 
 
 def _inserted(words: list[str], added: list[str], after: str) -> list[str]:

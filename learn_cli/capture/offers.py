@@ -346,6 +346,7 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
     same few pairs, and parsing each record's commands made the lookup grow with the home."""
     from learn_cli.capture.lesson import (
         added_setup,
+        changed_segment,
         dropped_cd,
         dropped_timeout,
         option_change,
@@ -354,7 +355,6 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         run_prefix,
         script_interpreter,
     )
-    from learn_cli.text.shell import unwrap
 
     if dropped_timeout(failed, fix):
         return ("no timeout",)
@@ -365,7 +365,7 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         return ("interpreter", *interpreter)
     options = option_change(failed, fix)
     if options is not None:
-        head = tuple(unwrap(failed)[:2])
+        head = tuple(changed_segment(failed, fix)[0][:2])  # (the segment changed: `xargs -r`)
         return ("options", head, tuple(options[0]), tuple(options[1]), _anchor(fix, options[0], head))
     folder = dropped_cd(failed, fix)
     if folder:
@@ -402,7 +402,7 @@ def apply_change(change: tuple, command: str) -> str | None:
     )
 
     if change[0] == "options":
-        return apply_option_change(command, list(change[2]), list(change[3]), change[4])
+        return apply_option_change(command, list(change[2]), list(change[3]), change[4], change[1])
     if change[0] == "no cd":
         return apply_dropped_cd(command, change[1])
     if change[0] == "setup":

@@ -201,6 +201,13 @@ def _option_re() -> rx.Pattern[str]:
 
 
 @cache
+def _getopt_re() -> rx.Pattern[str]:
+    """A C program's getopt complaint: `<prog>: illegal option -- r` (BSD), `<prog>: invalid
+    option -- 'w'` (GNU): the program is named, the option is a letter."""
+    return rx.compile(r"(?:[\w./-]*/)?(?P<prog>[\w.+-]+): (?:illegal|invalid) option -- '?\w", rx.IGNORECASE)
+
+
+@cache
 def _npm_missing_package_res() -> tuple[rx.Pattern[str], ...]:
     return (
         rx.compile(r"['\"](?P<name>@?[^'\"@\s]+)@[^'\"\s]*['\"] is not in (?:this|the npm) registry", rx.IGNORECASE),
@@ -267,6 +274,9 @@ def _canonical(text: str, scope: str) -> str | None:
     match = _option_re().search(text)
     if match:
         option = match.group("opt").split("=", 1)[0].lower()
+        getopt = _getopt_re().match(text, text.rfind("\n", 0, match.start()) + 1)
+        if getopt and getopt.end() >= match.end("opt"):  # `xargs: illegal option -- r`: getopt's
+            scope, option = getopt.group("prog").lower(), "-" + option.lstrip("-")  # words, in a pipeline too
         what = "unknown option" if option.startswith("-") else "unexpected argument"
         return f"{scope}: {what} {option}" if scope else f"{what} {option}"
     return None
