@@ -907,3 +907,17 @@ def test_an_option_a_wrapper_in_a_pipeline_rejects_is_dropped_in_the_next_pipeli
         "`find . -name '*.orig' | xargs rm` instead of `find . -name '*.orig' | xargs -r rm`.")
     assert error_signature("grep: invalid option -- P\nusage: grep [-abc]", "cat f | grep -P x", "Bash") == (
         "grep: unknown option -p")
+
+
+def test_an_option_the_program_refuses_answers_its_next_use_with_the_pair_that_worked(home, proj):
+    """macOS's grep has no `-P`: `grep -oE …` worked. The next `grep -P` cannot be rewritten (a
+    PCRE pattern is not an ERE one) but meets the same refusal: the pair that worked is shown
+    as it was, for the agent to follow; another option refused is another failure."""
+    a = proj("ops")
+    refused = "grep: invalid option -- {0}\nusage: grep [-abcdDEFGHhIiJLlMmnOopqRSsUVvwXxZz] [-A num]"
+    _teach(home, a, "grep -oP '(?<=version: )\\S+' chart.yaml", "grep -oE 'version: [^ ]+' chart.yaml",
+           refused.format("P"))
+    text = context_of(Agent(home, a).fail("grep -P '\\d{3}' log.txt", refused.format("P"), 2))
+    assert text.splitlines()[0].endswith(
+        "`grep -oE 'version: [^ ]+' chart.yaml` instead of `grep -oP '(?<=version: )\\S+' chart.yaml`.")
+    assert Agent(home, a).fail("grep -z x log.txt", refused.format("z"), 2) is None

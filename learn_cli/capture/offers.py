@@ -132,7 +132,7 @@ class Fix:
         `min_evidence`."""
         return bool(command) and pid in self.projects and (
             self._failed_as(command) or self._failed_at(step) or bool(self.rewrite)
-            or (self.same_work or self._step_first()) and self._specific())
+            or (self.same_work or self._step_first() or self._option_refused()) and self._specific())
 
     def _failed_as(self, command: str) -> bool:
         return any(_normalize(rec.get("command") or "", None) == command for rec in self.shapes)
@@ -146,6 +146,14 @@ class Fix:
 
         kind = fix_kind(self.shapes[0])
         return kind == "between" or kind == "edit" and self._edits_project_config()
+
+    def _option_refused(self) -> bool:
+        """The program here refuses an option (`grep: invalid option -- P` on a Mac): what worked
+        instead is the way for any command of it that uses the option, even where it cannot be
+        rewritten (a PCRE pattern is not an ERE one): the earlier pair is shown as it was."""
+        from learn_cli.text.keys import rejects_option
+
+        return rejects_option(self.shapes[0].get("error") or "")
 
     def _edits_project_config(self) -> bool:
         from learn_cli.text.projectfiles import is_project_config
@@ -218,7 +226,7 @@ class Fix:
                 return True  # (each command once: a popular key's records repeat a few of them)
             if self._failed_at(step):
                 return True  # the same step failed, at the end of another chain
-            return bool(self.rewrite)
+            return bool(self.rewrite) or kind == "retry" and self._option_refused()
         return True
 
     def rank(self, command: str, pid: str) -> tuple:
