@@ -921,3 +921,13 @@ def test_an_option_the_program_refuses_answers_its_next_use_with_the_pair_that_w
     assert text.splitlines()[0].endswith(
         "`grep -oE 'version: [^ ]+' chart.yaml` instead of `grep -oP '(?<=version: )\\S+' chart.yaml`.")
     assert Agent(home, a).fail("grep -z x log.txt", refused.format("z"), 2) is None
+
+
+def test_a_file_one_letter_off_is_a_slip_only_where_the_error_found_nothing(home, proj):
+    """`tests/test_a.py` failed an assertion, `tests/test_b.py` passed: another file, not a
+    typo corrected (one letter apart). After "file or directory not found" it is the slip."""
+    assert not is_lesson("pytest tests/test_a.py", "pytest tests/test_b.py",
+                         "FAILED tests/test_a.py::test_x - assert 1")
+    assert is_lesson("pytest tests/tset_api.py", "pytest tests/test_api.py",
+                     "ERROR: file or directory not found: tests/tset_api.py")
+
