@@ -931,3 +931,17 @@ def test_a_file_one_letter_off_is_a_slip_only_where_the_error_found_nothing(home
     assert is_lesson("pytest tests/tset_api.py", "pytest tests/test_api.py",
                      "ERROR: file or directory not found: tests/tset_api.py")
 
+
+def test_a_push_the_error_asks_for_is_a_step_to_run_first(home, proj):
+    """`gh pr create`: "you must first push the current branch to a remote"; `git push -u
+    origin HEAD`, then the same command worked. A git push is bookkeeping for any other
+    program, except where the error asks for it."""
+    a = proj("site")
+    error = "aborted: you must first push the current branch to a remote, or use the --head flag"
+    s = Agent(home, a)
+    s.fail("gh pr create --fill", error, 1)
+    s.ok("git push -u origin HEAD")
+    s.ok("gh pr create --fill")
+    text = context_of(Agent(home, a).fail("gh pr create --title 'Fix nav' --body x", error, 1))
+    assert "run `git push -u origin HEAD` first" in text
+

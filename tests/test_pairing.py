@@ -414,6 +414,7 @@ MUTATING = [
     "tar xzf a.tgz", "unzip a.zip", "black .", "ruff check --fix .", "prettier --write .", "npm audit fix",
     "cd backend && npm install", "ls && mkdir out",
     "open -a Docker", "xcode-select --install",  # an application started; a verb given as an option
+    "mix deps.get", "mix ecto.migrate", "rake assets:precompile",  # a namespaced task
 ]
 NEITHER = [
     "pytest", "pytest -v", "python app.py", "npm test", "npm run dev", "make test", "curl http://x",

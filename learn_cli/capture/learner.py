@@ -504,8 +504,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
                 return None
             failed_cmd = failed["step"] = step
         changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
-        steps = [b["cmd"] for b in changed
-                 if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd") and not _bookkeeping(b["cmd"], failed_cmd)]
+        steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")
+                 and not _bookkeeping(b["cmd"], failed_cmd, failed.get("err") or "")]
         folder = _moved_to(cap, failed, ok_cmd)
         if folder is not None:
             return [f"cd {folder}"], "cwd"
@@ -569,14 +569,16 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
     return None
 
 
-def _bookkeeping(step: str, failed_cmd: str) -> bool:
+def _bookkeeping(step: str, failed_cmd: str, error: str = "") -> bool:
     """A git step that records work (`git add -A`, `git commit`) changes nothing another
-    program sees: never the fix of a failure that is not git's own."""
+    program sees: never the fix of a failure that is not git's own, unless the error asks for
+    it (`gh pr create`: "you must first push the current branch")."""
     from learn_cli.text.shell import program, unwrap
 
     words = unwrap(step)
+    verb = words[1] if len(words) > 1 else ""
     return (program(step) == "git" and program(failed_cmd) != "git"
-            and any(w in ("add", "commit", "tag", "push", "notes") for w in words[1:2]))
+            and verb in ("add", "commit", "tag", "push", "notes") and verb not in error.lower())
 
 
 def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:

@@ -122,6 +122,9 @@ _MUTATING_VERBS = frozenset({
     "db:setup", "db:create", "db:seed", "db:push", "db:reset", "collectstatic", "ci", "dedupe",
     "prune", "kill", "rmi", "tag", "commit", "save", "delete", "fix", "fmt", "format",
 })
+# Verbs that change state only as the last part of a namespaced task (`mix deps.get`; alone,
+# `kubectl get` reads).
+_TASK_VERBS = frozenset({"get", "precompile"})
 # Targets and scripts that check rather than change (`make test`, `npm run lint`).
 _CHECK_WORDS = frozenset({"test", "tests", "check", "lint", "run", "show", "list", "status", "help",
                           "version", "dev", "serve", "preview", "typecheck", "-n"})
@@ -305,6 +308,9 @@ def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
         return True  # macOS: start an application (`open -a Docker` before `docker ps`)
     if any(arg in _MUTATING_VERBS for arg in args):
         return True
+    if args and ("." in args[0] or ":" in args[0]) and args[0].replace(":", ".").rsplit(".", 1)[-1] in (
+            _MUTATING_VERBS | _TASK_VERBS):
+        return True  # a namespaced task: `mix deps.get`, `mix ecto.migrate`, `rake assets:precompile`
     if any(t.startswith("--") and t[2:] in _MUTATING_VERBS for t in tokens[1:4]):
         return True  # the verb given as an option (`xcode-select --install`, `rustup self --update`)
     if name in _VERSION_MANAGERS and args and args[0] not in ("list", "ls", "info", "current", "which", "show", "env"):
