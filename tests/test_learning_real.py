@@ -945,3 +945,16 @@ def test_a_push_the_error_asks_for_is_a_step_to_run_first(home, proj):
     text = context_of(Agent(home, a).fail("gh pr create --title 'Fix nav' --body x", error, 1))
     assert "run `git push -u origin HEAD` first" in text
 
+
+
+def test_a_rewrite_keeps_the_rest_of_the_line_as_the_shell_reads_it():
+    """A change applied to one segment leaves the others, their operators and the
+    redirections as they were (`2>&1` is not an argument to quote); a bare `>` stays quoted,
+    since it may have been a quoted `'>'`."""
+    from learn_cli.capture.lesson import apply_option_change, apply_replaced_target
+
+    assert apply_replaced_target("cd api && uvicorn main:app 2>&1 | tail -5", "uvicorn", "main:app",
+                                 "app.main:app") == "cd api && uvicorn app.main:app 2>&1 | tail -5"
+    assert apply_option_change("git stash && git pull origin dev 2>/dev/null", ["--rebase"], [], "pull",
+                               ("git", "pull")) == "git stash && git pull --rebase origin dev 2>/dev/null"
+    assert apply_option_change("grep '>' notes.md", ["-n"], [], "grep", ("grep",)) == "grep -n '>' notes.md"

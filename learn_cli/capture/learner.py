@@ -577,8 +577,10 @@ def _bookkeeping(step: str, failed_cmd: str, error: str = "") -> bool:
 
     words = unwrap(step)
     verb = words[1] if len(words) > 1 else ""
-    return (program(step) == "git" and program(failed_cmd) != "git"
-            and verb in ("add", "commit", "tag", "push", "notes") and verb not in error.lower())
+    if program(step) != "git" or program(failed_cmd) == "git" or verb not in ("add", "commit", "tag", "push", "notes"):
+        return False
+    said = "".join(ch if ch.isalnum() else " " for ch in error.lower()).split()  # words, not `address`
+    return verb not in said
 
 
 def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:

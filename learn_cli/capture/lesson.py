@@ -450,9 +450,9 @@ def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
 
 def changed_segment(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
     """(old, new) tokens of the one working segment `fix` changed, running the same program,
-    when every other segment is the same (`git ls-files -d | xargs -r git rm` → `… | xargs git
-    rm`: the `xargs` segment, whose options the wrapper's own when nothing else changed);
-    None otherwise."""
+    when every other segment is the same, or None. Segments are compared without their
+    wrappers, then with them when only a wrapper's options changed (`git ls-files -d | xargs
+    -r git rm` → `… | xargs git rm`: the `xargs -r git rm` segment)."""
     for unwrapped in (True, False):
         old, new = _working(failed, unwrapped), _working(fix, unwrapped)
         if not old or len(old) != len(new):
@@ -504,12 +504,18 @@ def apply_option_change(command: str, added: list[str], dropped: list[str], afte
                     or [seg for seg in _working(command, unwrapped=False) if _runs(seg, head)])
     if len(segments) != 1 or any(t in segments[0] for t in added) or any(t not in segments[0] for t in named):
         return None
+    return _rewritten(command, lambda words: alone or _runs(unwrap_tokens(words), head) or _runs(words, head),
+                      lambda words: _inserted(_without(words, dropped), added, after))
+
+
+def _rewritten(command: str, pick, rewrite) -> str | None:
+    """`command` with the first working segment that `pick` accepts rewritten word by word
+    (`rewrite`), its other segments and operators as they were; None when none is picked."""
     out, done = [], False
     for text, op in split_segments_ops(" ".join(command.split())):
         words = tokenize(text)
-        if (not done and words and canonical_program(words[0]) not in SETUP_PROGRAMS
-                and (alone or _runs(unwrap_tokens(words), head) or _runs(words, head))):
-            text, done = " ".join(_shell_word(w) for w in _inserted(_without(words, dropped), added, after)), True
+        if not done and words and canonical_program(words[0]) not in SETUP_PROGRAMS and pick(words):
+            text, done = " ".join(_shell_word(w) for w in rewrite(words)), True
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
     return "".join(out).strip() if done else None
 
@@ -555,9 +561,8 @@ def apply_replaced_target(command: str, program: str, old: str, new: str) -> str
     segments = _working(command)
     if len(segments) != 1 or canonical_program(segments[0][0]) != program or old not in segments[0][1:]:
         return None
-    words = tokenize(" ".join(command.split()))
-    at = words.index(old, 1) if old in words[1:] else -1
-    return " ".join(_shell_word(w) for w in words[:at] + [new] + words[at + 1:]) if at > 0 else None
+    return _rewritten(command, lambda words: old in words[1:],
+                      lambda words: [new if at > 0 and word == old else word for at, word in enumerate(words)])
 
 
 def program_change(failed: str, fix: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -796,4 +801,18 @@ def apply_added_setup(command: str, setup: str, program: str) -> str | None:
 def _shell_word(word: str) -> str:
     import shlex
 
-    return word if word and all(c.isalnum() or c in "-_./=:@+,%" for c in word) else shlex.quote(word)
+    if word and all(c.isalnum() or c in "-_./=:@+,%" for c in word):
+        return word
+    if _is_redirection(word):
+        return word  # `2>&1`, `>/dev/null`, `&>log`: the shell's, not an argument to quote
+    return shlex.quote(word)
+
+
+def _is_redirection(word: str) -> bool:
+    """A redirection word the tokenizer kept whole, where no quoted argument looks like it: a
+    file descriptor's (`2>&1`, `2>/dev/null`, `1>>log`), `&>file`, or into /dev/null. (A bare
+    `>` may have been a quoted `'>'`: unquoting it could truncate a file; it stays quoted.)"""
+    if any(c.isspace() or c in "'\"`$;|" for c in word):
+        return False
+    head = word.lstrip("0123456789")
+    return (head != word and head[:1] in ("<", ">")) or word.startswith(("&>", ">/dev/null", ">>/dev/null"))
