@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import test_capture_learner
 from learn_cli.capture.lesson import is_lesson, moved_to, same_work
@@ -958,3 +960,31 @@ def test_a_rewrite_keeps_the_rest_of_the_line_as_the_shell_reads_it():
     assert apply_option_change("git stash && git pull origin dev 2>/dev/null", ["--rebase"], [], "pull",
                                ("git", "pull")) == "git stash && git pull --rebase origin dev 2>/dev/null"
     assert apply_option_change("grep '>' notes.md", ["-n"], [], "grep", ("grep",)) == "grep -n '>' notes.md"
+
+
+_WORDS = st.text(alphabet=st.sampled_from(list("ab -'\"|&;>2\nx=:/.")), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_WORDS, _WORDS, _WORDS)
+def test_the_changes_read_from_commands_never_raise(failed, fix, error):
+    """Whatever the text, the lesson's readers and the rewrites answer (a hook must not stop
+    on a command it cannot parse)."""
+    from learn_cli.capture.lesson import (
+        apply_option_change,
+        apply_replaced_target,
+        changed_segment,
+        edit_did_it,
+        replaced_target,
+        run_first,
+        suggested_again,
+    )
+
+    changed_segment(failed, fix)
+    edit_did_it(failed, fix, error)
+    replaced_target(failed, fix, error)
+    run_first(failed, fix)
+    assert isinstance(suggested_again(error, fix), str)
+    apply_replaced_target(failed, "a", "b", "x")
+    apply_option_change(failed, ["-x"], ["-a"], "a", ("a", "-a"))
+    assert isinstance(is_lesson(failed, fix, error), bool)

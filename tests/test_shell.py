@@ -82,6 +82,7 @@ def test_lexing_never_raises(text):
     unwrap(text)
     program(text)
     normalize_command(text, "/a")
+    assert isinstance(inner_command(text), str)
 
 
 # --- tokenize ---------------------------------------------------------------
