@@ -988,3 +988,14 @@ def test_the_changes_read_from_commands_never_raise(failed, fix, error):
     apply_replaced_target(failed, "a", "b", "x")
     apply_option_change(failed, ["-x"], ["-a"], "a", ("a", "-a"))
     assert isinstance(is_lesson(failed, fix, error), bool)
+
+
+def test_a_count_bsd_head_refuses_answers_its_next_use(home, proj):
+    """macOS's head has no negative counts ("illegal line count -- -1"); `sed '$d' f` worked.
+    The refusal is an option's, so the pair answers the next `head -n -1`."""
+    a = proj("ops")
+    error = "head: illegal line count -- -1"
+    _teach(home, a, "head -n -1 out.txt", "sed '$d' out.txt", error)
+    text = context_of(Agent(home, a).fail("head -n -1 list.csv", error, 1))
+    assert "`sed '$d' out.txt` instead of `head -n -1 out.txt`" in text
+

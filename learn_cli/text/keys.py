@@ -564,7 +564,8 @@ def missing_program(error_text: str | None) -> str:
 # `stat -c %s f` says "illegal option -- c". (Not clap's "unexpected argument": an argument
 # too many, capture.lesson's _TOO_MANY.)
 _REJECTED_OPTION = ("illegal option", "invalid option", "unknown option", "unrecognized option", "unknown primary",
-                    "unknown flag", "unknown shorthand flag", "no such option")
+                    "unknown flag", "unknown shorthand flag", "no such option",
+                    "illegal line count", "illegal byte count")  # BSD head/tail: `-n -1` is GNU's
 
 
 def rejects_option(error_text: str | None) -> bool:
