@@ -457,15 +457,23 @@ def test_a_glob_zsh_found_no_match_for_is_quoted_in_any_command(home, proj):
     assert Agent(home, a).fail("pip install 'x[y]' z", "zsh: no matches found: z", 1) is None
 
 
-def test_the_command_an_error_names_is_a_lesson(home, proj):
-    """`npm ci` refuses a lock file out of sync and says to run `npm install`; the agent did.
-    A job's word changed (not an option, not a target), yet the error named the command."""
+@pytest.mark.parametrize("error", [
+    # the error names the command to run instead
+    ("npm ERR! code EUSAGE\nnpm ERR! `npm ci` can only install packages when your package.json and "
+     "package-lock.json are in sync. Please update your lock file with `npm install` before continuing."),
+    # the error quotes the subcommand as the problem: the other one is the lesson
+    ("npm ERR! code EUSAGE\nnpm ERR! The `npm ci` command can only install with an existing "
+     "package-lock.json or\nnpm ERR! npm-shrinkwrap.json with lockfileVersion >= 1."),
+])
+def test_the_command_an_error_names_is_a_lesson(home, proj, error):
+    """`npm ci` fails, `npm install` works: a job's word changed (not an option, not a target),
+    yet the error named the command to run or the one that was wrong. A mere alias (`npm i`
+    for `npm install`) after an error that names neither is no lesson."""
     a = proj("web")
-    error = ("npm ERR! code EUSAGE\nnpm ERR! `npm ci` can only install packages when your package.json and "
-             "package-lock.json are in sync. Please update your lock file with `npm install` before continuing.")
     _teach(home, a, "npm ci", "npm install 2>&1 | tail -3", error)
     assert context_of(Agent(home, a).fail("npm ci", error, 1)).splitlines()[0].endswith(
         "`npm install` instead of `npm ci`.")
+    assert not is_lesson("npm i", "npm install", "npm ERR! network timeout")
 
 
 def test_a_branch_name_does_not_split_a_git_error(home, proj):
@@ -505,6 +513,10 @@ _EXTERNALLY_MANAGED = ("error: externally-managed-environment\n\n× This environ
                        "╰─> To install Python packages system-wide, try brew install xyz")
 
 
+_NO_MODULE_MAIN = 'ERROR:    Error loading ASGI app. Could not import module "main".'
+_XARGS_R = "xargs: illegal option -- r\nusage: xargs [-0opt] [-E eofstr] [-I replstr [-R replacements]]"
+
+
 @pytest.mark.parametrize(("failed", "fix", "error", "other", "rewrite"), [
     # ESLint 9 rejects `--ext`: the option is dropped with its value, whatever the value
     ("npx eslint src --ext .ts", "npx eslint src", _ESLINT_EXT, "npx eslint lib --ext .ts,.tsx", "npx eslint lib"),
@@ -523,6 +535,13 @@ _EXTERNALLY_MANAGED = ("error: externally-managed-environment\n\n× This environ
     # the file the error cannot access, found elsewhere, for the next command naming it
     ("java -jar app.jar", "java -jar target/app.jar", "Error: Unable to access jarfile app.jar",
      "java -jar app.jar --server.port=9090", "java -jar target/app.jar --server.port=9090"),
+    # an argument the error names as missing, replaced in the program's next command naming it
+    ("uvicorn main:app --reload", "uvicorn app.main:app --reload", _NO_MODULE_MAIN, "uvicorn main:app --port 8001",
+     "uvicorn app.main:app --port 8001"),
+    # macOS's xargs has no `-r`: getopt names the program that refused it, wherever it stands,
+    # and the one segment changed carries the change to the next pipeline through xargs
+    ("git ls-files -d | xargs -r git rm", "git ls-files -d | xargs git rm", _XARGS_R,
+     "find . -name '*.orig' | xargs -r rm", "find . -name '*.orig' | xargs rm"),
 ])
 def test_a_lesson_travels_to_the_next_command_of_its_kind(home, proj, failed, fix, error, other, rewrite):
     a = proj("web")
@@ -790,48 +809,11 @@ def test_a_command_the_error_suggested_is_read_again_from_the_next_error(home, p
     assert "feat/login" not in text.splitlines()[0]  # (the error it fixed before may name it)
 
 
-def test_a_subcommand_the_error_names_as_the_problem_is_a_lesson_to_replace(home, proj):
-    """"The `npm ci` command can only install with an existing package-lock.json": `npm
-    install` worked. The error named the subcommand, so the other one is the lesson (a mere
-    alias, `npm i` for `npm install`, is not)."""
-    a = proj("web")
-    error = ("npm ERR! code EUSAGE\nnpm ERR! The `npm ci` command can only install with an existing "
-             "package-lock.json or\nnpm ERR! npm-shrinkwrap.json with lockfileVersion >= 1.")
-    _teach(home, a, "npm ci", "npm install", error)
-    assert context_of(Agent(home, a).fail("npm ci", error, 1)).splitlines()[0].endswith(
-        "`npm install` instead of `npm ci`.")
-    assert not is_lesson("npm i", "npm install", "npm ERR! network timeout")
-
-
-def test_an_argument_the_error_names_as_missing_is_replaced_in_the_next_command(home, proj):
-    """`uvicorn main:app --reload`: Could not import module "main"; `uvicorn app.main:app
-    --reload` worked. The next uvicorn command naming `main:app` gets it replaced, whatever its
-    other options; a command without it gets nothing from this change."""
-    a = proj("api")
-    error = 'ERROR:    Error loading ASGI app. Could not import module "main".'
-    _teach(home, a, "uvicorn main:app --reload", "uvicorn app.main:app --reload", error)
-    text = context_of(Agent(home, a).fail("uvicorn main:app --port 8001", error, 1))
-    assert text.splitlines()[0].endswith(
-        "`uvicorn app.main:app --port 8001` instead of `uvicorn main:app --port 8001`.")
+def test_a_replaced_argument_goes_only_to_a_command_naming_it():
     from learn_cli.capture.lesson import apply_replaced_target
 
     assert apply_replaced_target("uvicorn server:app", "uvicorn", "main:app", "app.main:app") is None
 
-
-_PG_CONFIG = ("Error: pg_config executable not found.\n\npg_config is required to build psycopg2 from source.")
-_ERESOLVE = ("npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: vite@5.0.0\n"
-             "npm ERR! peer vite@\"^4\" from @vitejs/plugin-vue@4.2.0")
-_ENOTFOUND = ("npm ERR! code ENOTFOUND\nnpm ERR! network request to https://registry.npmjs.org/react failed, reason: "
-              "getaddrinfo ENOTFOUND registry.npmjs.org")
-
-
-@pytest.mark.parametrize(("failed", "ok", "error", "lesson"), [
-    ("pip install psycopg2", "pip install psycopg2-binary", _PG_CONFIG, True),  # another build of the package
-    ("npm install vite@5", "npm install vitest", _ERESOLVE, False),  # another package, not `vite` misspelt
-    ("npm install react", "npm install react-dom", _ENOTFOUND, False),  # the registry was down: the next package
-])
-def test_another_build_of_a_package_is_a_lesson_another_package_is_not(failed, ok, error, lesson):
-    assert is_lesson(failed, ok, error) is lesson
 
 
 def test_one_success_is_the_lesson_of_each_earlier_attempt_it_retries(home, proj):
@@ -896,19 +878,10 @@ def test_a_command_run_through_a_shell_wrapper_is_learned_and_answered_as_itself
     assert text.splitlines()[0].endswith("`python3 manage.py runserver` instead of `python manage.py runserver`.")
 
 
-def test_an_option_a_wrapper_in_a_pipeline_rejects_is_dropped_in_the_next_pipeline(home, proj):
-    """macOS's xargs has no `-r`: "xargs: illegal option -- r" after `git ls-files -d | xargs -r
-    git rm`; without it the line worked. getopt's complaint names the program that rejected the
-    option (the key is xargs's, whatever fed it), and the one segment changed carries the change
-    to the next pipeline through xargs."""
-    a = proj("site")
-    error = "xargs: illegal option -- r\nusage: xargs [-0opt] [-E eofstr] [-I replstr [-R replacements]]"
-    _teach(home, a, "git ls-files -d | xargs -r git rm", "git ls-files -d | xargs git rm", error)
-    text = context_of(Agent(home, a).fail("find . -name '*.orig' | xargs -r rm", error, 1))
-    assert text.splitlines()[0].endswith(
-        "`find . -name '*.orig' | xargs rm` instead of `find . -name '*.orig' | xargs -r rm`.")
+def test_getopts_complaint_names_the_program_that_refused_the_option():
     assert error_signature("grep: invalid option -- P\nusage: grep [-abc]", "cat f | grep -P x", "Bash") == (
         "grep: unknown option -p")
+
 
 
 def test_an_option_the_program_refuses_answers_its_next_use_with_the_pair_that_worked(home, proj):

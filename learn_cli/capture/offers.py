@@ -316,24 +316,23 @@ def change_of(rec: dict) -> tuple | None:
       its own branch."""
     if rec.get("fix_kind") != "retry":
         return None
-    fix, error = _fix_of_record(rec), rec.get("error") or ""
-    if _suggested(error, fix):
-        return ("suggested", *fix.split()[:2])
-    return _change_of_pair(rec.get("command") or "", fix) or _target_change(rec.get("command") or "", fix, error)
+    return _change_of_lesson(rec.get("command") or "", _fix_of_record(rec), rec.get("error") or "")
 
 
 @lite.lru_cache(maxsize=256)
-def _target_change(failed: str, fix: str, error: str) -> tuple | None:
-    from learn_cli.capture.lesson import replaced_target
+def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
+    """change_of for one (failed command, fix, error), worked out once per process (a popular
+    key's records repeat a few): what the error suggested first, then what the pair says, then
+    the argument the error named as missing."""
+    from learn_cli.capture.lesson import replaced_target, suggested_by
 
-    target = replaced_target(failed, fix, error)
-    return ("target", *target) if target else None
-
-
-def _suggested(error: str, fix: str) -> bool:
-    from learn_cli.capture.lesson import suggested_by
-
-    return suggested_by(error, fix)
+    if suggested_by(error, fix):
+        return ("suggested", *fix.split()[:2])
+    change = _change_of_pair(failed, fix)
+    if change is None:
+        target = replaced_target(failed, fix, error)
+        change = ("target", *target) if target else None
+    return change
 
 
 @lite.lru_cache(maxsize=256)

@@ -193,7 +193,7 @@ def split_segments_ops(command: str) -> list[tuple[str, str]]:
                 flush("&")  # `server & sleep 2` (but not `2>&1`, `&>file`)
                 i += 1
                 continue
-            if ch == "\n" and command[i + 1:].lstrip(" \t").startswith("-"):
+            if ch == "\n" and _option_follows(command, i + 1):
                 buf.append(" ")  # no command starts with an option: an export wrapped the line
                 i += 1
                 continue
@@ -206,6 +206,13 @@ def split_segments_ops(command: str) -> list[tuple[str, str]]:
         i += 1
     flush("")
     return out
+
+
+def _option_follows(command: str, start: int) -> bool:
+    """Is the next word from `start` on (after spaces and tabs) an option?"""
+    while start < len(command) and command[start] in " \t":
+        start += 1
+    return command[start:start + 1] == "-"
 
 
 def _heredoc_delimiter(command: str, start: int) -> tuple[str, int]:
