@@ -646,7 +646,7 @@ def test_bsd_sed_in_place_gets_its_empty_suffix_for_any_file(home, proj):
            'sed: 1: "src/app.ts": command a expects \\ followed by text')
     lines = context_of(Agent(home, a).fail("sed -i 's/x/y/g' lib/util.js",
                                            "sed: 1: \"lib/util.js\": undefined label 'ib/util.js'", 1)).splitlines()
-    assert lines[0].endswith("`sed -i '' s/x/y/g lib/util.js` instead of `sed -i 's/x/y/g' lib/util.js`.")
+    assert lines[0].endswith("`sed -i '' 's/x/y/g' lib/util.js` instead of `sed -i 's/x/y/g' lib/util.js`.")
     # a script error with the suffix given is another failure
     assert error_key('sed: 1: "s/a/b": unterminated substitute in regular expression', "sed -i '' 's/a/b' f.txt",
                      "Bash") != error_key('sed: 1: "f.txt": invalid command code f', "sed -i 's/a/b/' f.txt", "Bash")
@@ -933,6 +933,19 @@ def test_a_rewrite_keeps_the_rest_of_the_line_as_the_shell_reads_it():
     assert apply_option_change("git stash && git pull origin dev 2>/dev/null", ["--rebase"], [], "pull",
                                ("git", "pull")) == "git stash && git pull --rebase origin dev 2>/dev/null"
     assert apply_option_change("grep '>' notes.md", ["-n"], [], "grep", ("grep",)) == "grep -n '>' notes.md"
+
+
+def test_a_rewrite_keeps_each_word_as_the_agent_spelled_it(home, proj):
+    """macOS sed wants a suffix after `-i`: `sed -i '' …` worked. The next `sed -i` gets the
+    same change with its own words as written: `"$OLD"` still expands and `*.md` still globs
+    (quoted by the rewrite, both would become literals and the command would do nothing)."""
+    a = proj("docs")
+    s = Agent(home, a)
+    s.fail("sed -i 's/foo/bar/g' src/app.js", 'sed: 1: "src/app.js": invalid command code s', 1)
+    s.ok("sed -i '' 's/foo/bar/g' src/app.js")
+    again = 'sed -i "s/$OLD/new/" *.md'  # the error names the file the glob expanded to
+    text = context_of(Agent(home, a).fail(again, 'sed: 1: "README.md": invalid command code R', 1))
+    assert text.splitlines()[0].endswith(f"""`sed -i '' "s/$OLD/new/" *.md` instead of `{again}`.""")
 
 
 _WORDS = st.text(alphabet=st.sampled_from(list("ab -'\"|&;>2\nx=:/.")), max_size=40)

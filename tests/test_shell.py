@@ -19,6 +19,7 @@ from learn_cli.text.shell import (
     strip_plumbing,
     tokenize,
     unwrap,
+    word_spellings,
 )
 
 # --- split_segments ---------------------------------------------------------
@@ -103,6 +104,20 @@ def test_lexing_never_raises(text):
 )
 def test_tokenize(segment, tokens):
     assert tokenize(segment) == tokens
+
+
+def test_each_word_keeps_its_spelling():
+    assert word_spellings('sed -i "s/$OLD/new/" *.md a\\ b \'x\'y') == [
+        ("sed", "sed"), ("-i", "-i"), ("s/$OLD/new/", '"s/$OLD/new/"'), ("*.md", "*.md"), ("a b", "a\\ b"),
+        ("xy", "\'x\'y")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab $*'\"\\\n")), max_size=30))
+def test_spellings_are_the_words_of_tokenize(segment):
+    spelled = word_spellings(segment)
+    assert [word for word, _ in spelled] == tokenize(segment)
+    assert all(spelling in segment and tokenize(spelling) == [word] for word, spelling in spelled)
 
 
 # --- unwrap / program ---------------------------------------------------------

@@ -34,6 +34,7 @@ from learn_cli.text.shell import (
     strip_plumbing,
     tokenize,
     unwrap_tokens,
+    word_spellings,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -513,11 +514,21 @@ def _rewritten(command: str, pick, rewrite) -> str | None:
     (`rewrite`), its other segments and operators as they were; None when none is picked."""
     out, done = [], False
     for text, op in split_segments_ops(" ".join(command.split())):
-        words = tokenize(text)
+        spelled = word_spellings(text)
+        words = [word for word, _ in spelled]
         if not done and words and canonical_program(words[0]) not in SETUP_PROGRAMS and pick(words):
-            text, done = " ".join(_shell_word(w) for w in rewrite(words)), True
+            text, done = " ".join(_respelled(rewrite(words), spelled)), True
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
     return "".join(out).strip() if done else None
+
+
+def _respelled(words: list[str], spelled: list[tuple[str, str]]) -> list[str]:
+    """`words` for the shell: a word the command had keeps its own spelling there (`"$HOME/x"`,
+    `*.js` stay expanded and globbed, not quoted into literals); a new word is quoted as needed."""
+    kept: dict[str, list[str]] = {}
+    for word, spelling in reversed(spelled):
+        kept.setdefault(word, []).append(spelling)
+    return [kept[word].pop() if kept.get(word) else _shell_word(word) for word in words]
 
 
 def _inserted(words: list[str], added: list[str], after: str) -> list[str]:

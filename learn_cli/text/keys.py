@@ -642,8 +642,19 @@ def _bsd_sed_took_the_file(command: str, signature: str) -> bool:
     words = [w.lower() for w in tokenize(command)]
     if not match or "-i" not in words[:-2]:
         return False
-    at = words.index("-i")
-    return bool(words[at + 1]) and match.group(1) in words[at + 2:]  # no suffix given; a file quoted
+    at = words.index("-i")  # no suffix given: the script was taken for one, and a file for the script
+    return bool(words[at + 1]) and any(_names_file(word, match.group(1)) for word in words[at + 2:])
+
+
+def _names_file(word: str, name: str) -> bool:
+    """`word` is the file `name` or a glob the shell expanded to it (`*.md` for `readme.md`)."""
+    if word == name:
+        return True
+    if not any(c in word for c in "*?["):
+        return False
+    from fnmatch import fnmatchcase
+
+    return fnmatchcase(name, word) or fnmatchcase(name.rsplit("/", 1)[-1], word.rsplit("/", 1)[-1])
 
 
 def _runs_itself(command: str, subject: str) -> bool:

@@ -252,10 +252,23 @@ def tokenize(segment: str) -> list[str]:
     An unbalanced quote extends to the end of the text. Operators are not
     split off words (call on a segment from split_segments).
     """
+    return _split_words(segment, None)
+
+
+def word_spellings(segment: str) -> list[tuple[str, str]]:
+    """tokenize's words, each with its spelling in `segment` (`"$HOME/x"` for `$HOME/x`): a
+    rewrite that keeps a word keeps how the shell reads it (quoting, expansion, globs)."""
+    spellings: list[str] = []
+    words = _split_words(segment, spellings)
+    return list(zip(words, spellings, strict=True))
+
+
+def _split_words(segment: str, spellings: list[str] | None) -> list[str]:
     tokens: list[str] = []
     buf: list[str] = []
     in_word = False
     quote = ""
+    start = 0
     i, n = 0, len(segment or "")
     while i < n:
         ch = segment[i]
@@ -282,9 +295,12 @@ def tokenize(segment: str) -> list[str]:
                 tokens.append("".join(buf))
                 buf.clear()
                 in_word = False
+                if spellings is not None:
+                    spellings.append(segment[start:i])
             i += 1
             continue
-        in_word = True
+        if not in_word:
+            in_word, start = True, i
         if ch == "\\" and i + 1 < n:
             nxt = segment[i + 1]
             if nxt.isalnum() or nxt in "._-":
@@ -303,6 +319,8 @@ def tokenize(segment: str) -> list[str]:
         i += 1
     if in_word:
         tokens.append("".join(buf))
+        if spellings is not None:
+            spellings.append(segment[start:])
     return tokens
 
 
