@@ -985,3 +985,65 @@ def test_a_count_bsd_head_refuses_answers_its_next_use(home, proj):
     text = context_of(Agent(home, a).fail("head -n -1 list.csv", error, 1))
     assert "`sed '$d' out.txt` instead of `head -n -1 out.txt`" in text
 
+
+
+@pytest.mark.parametrize(("command", "overrides"), [
+    ("git push --force origin main", True),
+    ("git push -f", True),
+    ("git push --force-with-lease=main origin main", True),
+    ("git push origin +main", True),
+    ("git add -A && git commit --no-verify -m 'feat: x'", True),
+    ("git commit -n -m x", True),
+    ("HUSKY=0 git commit -m x", True),
+    ("git reset --hard origin/main && git pull", True),
+    ("git clean -fd", True),
+    ("git checkout -- .", True),
+    ("git restore src/app.ts", True),
+    ("pip install --break-system-packages requests", True),
+    ("git push -u origin HEAD", False),
+    ("git commit -m 'fix: -n and --force in a message'", False),
+    ("git restore --staged src/app.ts", False),
+    ("git reset --soft HEAD~1", False),
+    ("git checkout main", False),
+    ("npm install --force", False),
+    ("rm -rf node_modules && npm install", False),
+])
+def test_what_overrides_a_safeguard(command, overrides):
+    from learn_cli.text.effects import overrides_a_safeguard
+
+    assert overrides_a_safeguard(command) is overrides
+
+
+@pytest.mark.parametrize(("failed", "fix", "error"), [
+    ("git push origin main", "git push --force origin main",
+     " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs to 'github.com:o/r.git'"),
+    ("git commit -m 'feat: x'", "git commit --no-verify -m 'feat: x'",
+     "husky - pre-commit hook exited with code 1 (error)\n✖ eslint --fix found some errors."),
+])
+def test_a_fix_that_overrode_a_safeguard_is_never_handed_on(home, proj, failed, fix, error):
+    """It worked: a force push over the remote's new commits, a commit past the hook that
+    failed. Whoever did it decided so for that once; offered to the next agent, it would
+    overwrite a colleague's work or commit what the checks reject. Resolved, no lesson."""
+    a = proj("app")
+    s = Agent(home, a)
+    s.fail(failed, error, 1)
+    s.ok(fix)
+    assert not [r for r in learnings(home, a) if r.get("fix")]
+    assert Agent(home, a).fail(failed, error, 1) is None
+
+
+def test_a_step_naming_the_refused_script_names_the_next_one(home, proj):
+    """`./build.sh`: permission denied; `chmod +x build.sh`, then it ran. Every script run by
+    its path meets that error alike (one key); for `./scripts/deploy.sh` the step is its own
+    `chmod +x`, not build.sh's again."""
+    a = proj("ops")
+    s = Agent(home, a)
+    s.fail("./build.sh", "bash: ./build.sh: Permission denied", 126)
+    s.ok("chmod +x build.sh")
+    s.ok("./build.sh")
+    refused = "bash: ./scripts/deploy.sh: Permission denied"
+    text = context_of(Agent(home, a).fail("./scripts/deploy.sh prod", refused, 126))
+    assert text.splitlines()[0].endswith(
+        "run `chmod +x scripts/deploy.sh` first, then retry `./scripts/deploy.sh prod`.")
+    text = context_of(Agent(home, a).fail("./build.sh --release", "bash: ./build.sh: Permission denied", 126))
+    assert "run `chmod +x build.sh` first" in text

@@ -506,6 +506,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
         steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")
                  and not _bookkeeping(b["cmd"], failed_cmd, failed.get("err") or "")]
+        if _overrode_a_safeguard(failed_cmd, [*steps, ok_cmd]):
+            return [], ""  # it worked, by a force push or a skipped hook: this once's call, no lesson
         folder = _moved_to(cap, failed, ok_cmd)
         if folder is not None:
             return [f"cd {folder}"], "cwd"
@@ -567,6 +569,12 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         if pairing.paths_related(failed_path, ok_path):
             return [ok_path], "path"
     return None
+
+
+def _overrode_a_safeguard(failed_cmd: str, commands: list[str]) -> bool:
+    from learn_cli.text.effects import overrides_a_safeguard
+
+    return any(overrides_a_safeguard(c) for c in commands) and not overrides_a_safeguard(failed_cmd)
 
 
 def _bookkeeping(step: str, failed_cmd: str, error: str = "") -> bool:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "same_work", "moved_to", "option_change",
            "apply_option_change", "changed_segment", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
            "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
-           "quoted_globs", "script_interpreter", "apply_script_interpreter", "replaced_target",
+           "quoted_globs", "script_interpreter", "apply_script_interpreter", "step_for_script", "replaced_target",
            "apply_replaced_target"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
@@ -736,6 +736,21 @@ def apply_script_interpreter(command: str, interpreter: str, extension: str) -> 
         return None
     head, found, tail = command.partition(words[0])
     return f"{head}{interpreter} {words[0]}{tail}" if found else None
+
+
+def step_for_script(step: str, failed: str, command: str) -> str | None:
+    """A step learned for a script run by its path, for the script `command` runs: `chmod +x
+    build.sh`, run first after `./build.sh` was refused, is `chmod +x scripts/deploy.sh` for
+    `./scripts/deploy.sh prod` (its key is every script's). None when the step names no script
+    `failed` ran, or `command` runs no other script by its path."""
+    old, new = _one_step(failed), _one_step(command)
+    if not old or not new or "/" not in old[0] or "/" not in new[0]:
+        return None
+    was, now = _script_path(old[0]), _script_path(new[0])
+    if was == now:
+        return None
+    return _rewritten(step, lambda words: was in map(_script_path, words[1:]),
+                      lambda words: [now if _script_path(word) == was else word for word in words])
 
 
 def _one_step(command: str) -> list[str]:

@@ -203,6 +203,12 @@ class Fix:
             return bool(command) and os.path.normpath(shown_fix(_fix_of_record(rec), kind)) != os.path.normpath(cwd)
         if kind == "edit" and self._edits_project_config():
             return bool(command)  # the project's settings, for whichever command meets the error
+        if kind == "between" and rec.get("tool") in ev.SHELL_TOOLS:
+            from learn_cli.capture.lesson import step_for_script
+
+            # a step naming the script that was refused names this one (`chmod +x deploy.sh`)
+            self.rewrite = step_for_script(_fix_of_record(rec), rec.get("command") or "", command) or ""
+            return True
         if kind in ("retry", "path", "edit") and rec.get("tool") in ev.SHELL_TOOLS:
             if not command:
                 return False

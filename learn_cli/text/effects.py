@@ -22,7 +22,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["is_mutating", "is_read_only", "only_reads", "READ_ONLY_PROGRAMS"]
+__all__ = ["is_mutating", "is_read_only", "only_reads", "overrides_a_safeguard", "READ_ONLY_PROGRAMS"]
 
 # Rule: a command is judged by its working segments (setup prefixes such as
 # `cd DIR &&` belong to the segment they prepare).
@@ -367,3 +367,47 @@ def only_reads(segment: str) -> bool:
     """Does this one segment only read (`ps aux`, `git log`, `cat f`)? Its filters are queries."""
     tokens = unwrap_tokens(tokenize(segment))
     return bool(tokens) and _segment_verdict(_verdict_form(tokens), segment) is False
+
+
+# Options and variables by which a command gets its way over a safeguard (overrides_a_safeguard)
+_SKIPS_CHECKS = frozenset({"--no-verify", "--break-system-packages"})
+_SKIPS_CHECKS_ENV = frozenset({"HUSKY=0", "SKIP_HOOKS=1", "PIP_BREAK_SYSTEM_PACKAGES=1"})
+_FORCE_PUSH = frozenset({"--force", "-f", "--force-with-lease", "--force-if-includes"})
+
+
+def overrides_a_safeguard(command: str) -> bool:
+    """Does a step of `command` get its way by overriding a safeguard: rewriting the remote's
+    history (`git push --force`, `-f`, `+main`), skipping the checks a commit or an install runs
+    (`--no-verify`, `git commit -n`, `HUSKY=0`, `--break-system-packages`), or throwing away
+    uncommitted work (`git reset --hard`, `git clean -f`, `git checkout -- .`)? Such a command
+    may have worked, but what it overrode was someone's decision for this once: never a fix
+    to hand to the next agent (the learner makes no lesson of it)."""
+    for segment, _op in split_segments_ops(clean_command(command)):
+        tokens = tokenize(segment)
+        if any(t in _SKIPS_CHECKS_ENV for t in tokens) or any(t.split("=", 1)[0] in _SKIPS_CHECKS for t in tokens):
+            return True
+        words = unwrap_tokens(tokens)
+        if words and canonical_program(words[0]) == "git" and _git_overrides(words):
+            return True
+    return False
+
+
+def _git_overrides(tokens: Sequence[str]) -> bool:
+    i = 1
+    while i < len(tokens) and tokens[i].startswith("-"):
+        i += 2 if tokens[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    sub, rest = (tokens[i].lower(), tokens[i + 1:]) if i < len(tokens) else ("", [])
+    options = [t for t in rest if t.startswith("-")]
+    if sub == "push":
+        return any(t.split("=", 1)[0] in _FORCE_PUSH for t in options) or any(t.startswith("+") for t in rest)
+    if sub == "commit":
+        return "-n" in options
+    if sub == "reset":
+        return "--hard" in options
+    if sub == "clean":
+        return any(t == "--force" or (not t.startswith("--") and "f" in t) for t in options)
+    if sub == "checkout":  # `git checkout -- .`: the working tree's changes to those files, discarded
+        return "--" in rest
+    if sub == "restore":
+        return "--staged" not in options
+    return False
