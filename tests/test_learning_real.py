@@ -1047,3 +1047,23 @@ def test_a_step_naming_the_refused_script_names_the_next_one(home, proj):
         "run `chmod +x scripts/deploy.sh` first, then retry `./scripts/deploy.sh prod`.")
     text = context_of(Agent(home, a).fail("./build.sh --release", "bash: ./build.sh: Permission denied", 126))
     assert "run `chmod +x build.sh` first" in text
+
+
+def test_a_setup_step_that_read_a_missing_file_is_the_step_that_failed(home, proj):
+    """`source venv/bin/activate && pytest`: no such file; the venv was `.venv`. The `source`
+    failed, whatever ran after it (one key for `… && python app.py` too), and its argument,
+    replaced, is the lesson for the next command that sources it."""
+    from learn_cli.capture.lesson import replaced_target
+
+    missing = "bash: venv/bin/activate: No such file or directory"
+    assert replaced_target("source venv/bin/activate && pytest", "source .venv/bin/activate && pytest",
+                           missing) == ("source", "venv/bin/activate", ".venv/bin/activate")
+    assert error_key(missing, "source venv/bin/activate && pytest") == error_key(missing, ". venv/bin/activate; make")
+    assert error_key(missing, "source venv/bin/activate && pytest") != error_key(missing, "cat venv/bin/activate")
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail("source venv/bin/activate && pytest", missing, 1)
+    s.ok("source .venv/bin/activate && pytest")
+    text = context_of(Agent(home, a).fail("source venv/bin/activate && python app.py", missing, 1))
+    assert text.splitlines()[0].endswith(
+        "`source .venv/bin/activate && python app.py` instead of `source venv/bin/activate && python app.py`.")

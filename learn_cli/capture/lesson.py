@@ -267,10 +267,10 @@ def _parts_of(word: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def _working(command: str, unwrapped: bool = True) -> list[list[str]]:
+def _working(command: str, unwrapped: bool = True, setup: bool = False) -> list[list[str]]:
     """Token lists of the segments that do the work: no plumbing (text.shell.strip_plumbing:
-    `2>&1`, `timeout N`, `| tail`, `&& echo OK` are no arguments), no setup (`cd X`), no
-    output filters; wrappers taken off (`sudo`, `xargs -r`) unless not `unwrapped`."""
+    `2>&1`, `timeout N`, `| tail`, `&& echo OK` are no arguments), no setup (`cd X`) unless
+    `setup`, no output filters; wrappers taken off (`sudo`, `xargs -r`) unless not `unwrapped`."""
     segments, previous_op = [], ""
     for text, op in strip_plumbing(command or "").segments:
         tokens = unwrap_tokens(tokenize(text)) if unwrapped else tokenize(text)
@@ -278,7 +278,7 @@ def _working(command: str, unwrapped: bool = True) -> list[list[str]]:
         if not tokens:
             continue
         name = canonical_program(tokens[0])
-        if name in SETUP_PROGRAMS or (piped and name in OUTPUT_SHAPERS) or name == "echo":
+        if (name in SETUP_PROGRAMS and not setup) or (piped and name in OUTPUT_SHAPERS) or name == "echo":
             continue
         segments.append([name, *tokens[1:]])
     return segments
@@ -509,14 +509,15 @@ def apply_option_change(command: str, added: list[str], dropped: list[str], afte
                       lambda words: _inserted(_without(words, dropped), added, after))
 
 
-def _rewritten(command: str, pick, rewrite) -> str | None:
-    """`command` with the first working segment that `pick` accepts rewritten word by word
-    (`rewrite`), its other segments and operators as they were; None when none is picked."""
+def _rewritten(command: str, pick, rewrite, setup: bool = False) -> str | None:
+    """`command` with the first working segment (or setup step, if `setup`) that `pick`
+    accepts rewritten word by word (`rewrite`), its other segments and operators as they were;
+    None when none is picked."""
     out, done = [], False
     for text, op in split_segments_ops(" ".join(command.split())):
         spelled = word_spellings(text)
         words = [word for word, _ in spelled]
-        if not done and words and canonical_program(words[0]) not in SETUP_PROGRAMS and pick(words):
+        if not done and words and (setup or canonical_program(words[0]) not in SETUP_PROGRAMS) and pick(words):
             text, done = " ".join(_respelled(rewrite(words), spelled)), True
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
     return "".join(out).strip() if done else None
@@ -556,24 +557,27 @@ _MAX_PROGRAM_WORDS = 3  # `python` → `uv run python`, `pytest` → `python -m 
 def replaced_target(failed: str, fix: str, error: str) -> tuple[str, str, str] | None:
     """(program, old, new) when `fix` is `failed` with one argument replaced, the one its error
     names as missing or unknown (`uvicorn main:app --reload` → `uvicorn app.main:app --reload`
-    after `Could not import module "main"`): the lesson holds for the program's next command
-    naming it (`uvicorn main:app --port 8001`). None otherwise."""
-    old, new = _working(failed), _working(fix)
-    if len(old) != 1 or len(new) != 1 or len(old[0]) != len(new[0]) or old[0][0] != new[0][0]:
+    after `Could not import module "main"`; `source venv/bin/activate && pytest` → `source
+    .venv/…`): the lesson holds for the program's next command naming it (`uvicorn main:app
+    --port 8001`, `source venv/bin/activate && python app.py`). None otherwise."""
+    old, new = _working(failed, setup=True), _working(fix, setup=True)
+    differ = [(a, b) for a, b in zip(old, new, strict=False) if a != b]
+    if len(old) != len(new) or len(differ) != 1 or len(differ[0][0]) != len(differ[0][1]):
         return None
-    changed = [(a, b) for a, b in zip(old[0][1:], new[0][1:], strict=True) if a != b]
-    if len(changed) != 1 or changed[0][0].startswith("-") or not _named_as_missing(error)(changed[0][0]):
+    was, now = differ[0]
+    changed = [(a, b) for a, b in zip(was[1:], now[1:], strict=True) if a != b]
+    if was[0] != now[0] or len(changed) != 1 or changed[0][0].startswith("-"):
         return None
-    return (canonical_program(old[0][0]), *changed[0])
+    return (was[0], *changed[0]) if _named_as_missing(error)(changed[0][0]) else None
 
 
 def apply_replaced_target(command: str, program: str, old: str, new: str) -> str | None:
-    """`command` with the argument `old` replaced by `new`, when it runs `program` with it."""
-    segments = _working(command)
-    if len(segments) != 1 or canonical_program(segments[0][0]) != program or old not in segments[0][1:]:
+    """`command` with the argument `old` replaced by `new` in the step running `program` with it."""
+    if not any(words[0] == program and old in words[1:] for words in _working(command, setup=True)):
         return None
     return _rewritten(command, lambda words: old in words[1:],
-                      lambda words: [new if at > 0 and word == old else word for at, word in enumerate(words)])
+                      lambda words: [new if at > 0 and word == old else word for at, word in enumerate(words)],
+                      setup=program in SETUP_PROGRAMS)
 
 
 def program_change(failed: str, fix: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:

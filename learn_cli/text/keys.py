@@ -595,6 +595,8 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
         material = f"{shape}\x1f{_tool_name(tool)}:{_target(command or '')}"
     elif shape.startswith("cd: "):
         material = shape  # the `cd` failed, whatever the command after it
+    elif _sourced_file_missing(command, signature):
+        material = f"{shape}\x1fsource"  # so did the `source`: `… && pytest`, `… && python app.py`
     elif (specific and shape == signature) or not command:
         material = shape
     else:
@@ -655,6 +657,22 @@ def _names_file(word: str, name: str) -> bool:
     from fnmatch import fnmatchcase
 
     return fnmatchcase(name, word) or fnmatchcase(name.rsplit("/", 1)[-1], word.rsplit("/", 1)[-1])
+
+
+def _sourced_file_missing(command: str | None, signature: str) -> bool:
+    """Is the missing file of `signature` the one a `source` step reads (`source
+    venv/bin/activate && pytest`: "venv/bin/activate: No such file or directory")?"""
+    if not command or "no such file" not in signature or ("source " not in command and ". " not in command):
+        return False
+    from learn_cli.text.shell import split_segments_ops, tokenize
+
+    for segment, _op in split_segments_ops(command):
+        words = tokenize(segment)
+        if len(words) >= 2 and words[0] in ("source", "."):
+            name = words[1].rstrip("/").rsplit("/", 1)[-1].lower()
+            if name and rx.search(rf"(?<![\w.-]){rx.escape(name)}(?![\w.-])", signature):
+                return True
+    return False
 
 
 def _runs_itself(command: str, subject: str) -> bool:
