@@ -382,12 +382,15 @@ def test_another_spelling_where_the_first_does_not_exist_is_a_lesson(home, proj,
     """GNU options and programs on a Mac: the error rejects an option, and the retry changes it
     and its value (`-c %s` → `-f %z`), or says the program is not installed, and another one
     does the job on the same targets; answered the next time."""
-    a = proj("api")
-    s = Agent(home, a)
+    assert _first_answer(home, proj("api"), failed, fix, error, failed).endswith(f"`{fix}` instead of `{failed}`.")
+
+
+def _first_answer(home, project, failed: str, fix: str, error: str, again: str) -> str:
+    """The hook's first line for `again` failing with `error`, once `fix` worked after `failed`."""
+    s = Agent(home, project)
     s.fail(failed, error, 1)
     s.ok(fix)
-    text = context_of(Agent(home, a).fail(failed, error, 1))
-    assert text.splitlines()[0].endswith(f"`{fix}` instead of `{failed}`.")
+    return context_of(Agent(home, project).fail(again, error, 1)).splitlines()[0]
 
 
 @pytest.mark.parametrize(("failed", "error", "fix", "other", "change"), [
@@ -1067,3 +1070,20 @@ def test_a_setup_step_that_read_a_missing_file_is_the_step_that_failed(home, pro
     text = context_of(Agent(home, a).fail("source venv/bin/activate && python app.py", missing, 1))
     assert text.splitlines()[0].endswith(
         "`source .venv/bin/activate && python app.py` instead of `source venv/bin/activate && python app.py`.")
+
+
+@pytest.mark.parametrize(("failed", "fix", "error", "again", "answer"), [
+    # `JAVA_HOME=$(/usr/libexec/java_home -v 17)` sets a variable from a command's output: split
+    # at its spaces, `-v` was taken for the program and the retry for another job. A prefix change.
+    ("./gradlew test", "JAVA_HOME=$(/usr/libexec/java_home -v 17) ./gradlew test",
+     "BUG! exception in phase 'semantic analysis' in source unit '_BuildScript_' Unsupported class file major "
+     "version 65",
+     "./gradlew build -x test", "JAVA_HOME=$(/usr/libexec/java_home -v 17) ./gradlew build -x test"),
+    # cargo: "does not have the feature": one letter off after an error that says the name is
+    # unknown is a slip corrected, for the next cargo command naming it
+    ("cargo test --features c-fallbak", "cargo test --features c-fallback",
+     "error: Package `zopfli v0.1.0 (/w)` does not have the feature `c-fallbak`",
+     "cargo build --release --features c-fallbak", "cargo build --release --features c-fallback"),
+])
+def test_a_change_read_through_the_lines_shell_words(home, proj, failed, fix, error, again, answer):
+    assert _first_answer(home, proj("app"), failed, fix, error, again).endswith(f"`{answer}` instead of `{again}`.")

@@ -99,6 +99,11 @@ def test_lexing_never_raises(text):
         ("echo 'unbalanced", ["echo", "unbalanced"]),
         ("a''b", ["ab"]),
         ("''", [""]),
+        ("JAVA_HOME=$(/usr/libexec/java_home -v 17) ./gradlew test",
+         ["JAVA_HOME=$(/usr/libexec/java_home -v 17)", "./gradlew", "test"]),
+        ('cp "$(dirname "$0")/a b" `git rev-parse --show-toplevel`/c',
+         ["cp", '$(dirname "$0")/a b', "`git rev-parse --show-toplevel`/c"]),
+        ("echo '$(not run)'", ["echo", "$(not run)"]),
         (r"C:\Python311\python.exe -m pip", [r"C:\Python311\python.exe", "-m", "pip"]),
     ],
 )
@@ -113,7 +118,7 @@ def test_each_word_keeps_its_spelling():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab $*'\"\\\n")), max_size=30))
+@given(st.text(alphabet=st.sampled_from(list("ab $*()`'\"\\\n")), max_size=30))
 def test_spellings_are_the_words_of_tokenize(segment):
     spelled = word_spellings(segment)
     assert [word for word, _ in spelled] == tokenize(segment)
@@ -127,6 +132,8 @@ def test_spellings_are_the_words_of_tokenize(segment):
     ("command", "tokens"),
     [
         ("sudo apt install x", ["apt", "install", "x"]),
+        ("KEY=$(cast index address $H 9)", ["cast", "index", "address", "$H", "9"]),  # its work is there
+        ("SHA=`git rev-parse HEAD | cut -c1-7`", ["git", "rev-parse", "HEAD"]),
         ("sudo -u postgres -E psql -c 'select 1'", ["psql", "-c", "select 1"]),
         ("env", ["env"]),
         ("env -i A=1 B=2 make", ["make"]),

@@ -189,7 +189,7 @@ _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not mat
                   "invalid", "not recognized", "cannot find", "could not find", "no module", "missing script",
                   "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument",
                   "could not import", "cannot import", "failed to import", "no rule to make", "does not contain",
-                  "unable to access", "cannot access", "can't open", "cannot open")
+                  "unable to access", "cannot access", "can't open", "cannot open", "does not have")
 
 
 # Usage errors that say a command got an argument too many (clap, argparse, click): the line

@@ -279,6 +279,13 @@ def _split_words(segment: str, spellings: list[str] | None) -> list[str]:
                 buf.append(ch)
             i += 1
             continue
+        if ch in "$`" and segment.startswith(("$(", "`"), i):  # a command substitution is one piece
+            end = _substitution_end(segment, i)  # of its word, spaces and quotes inside it and all
+            buf.append(segment[i:end])
+            if not in_word and not quote:
+                in_word, start = True, i
+            i = end
+            continue
         if quote == '"':
             if ch == "\\" and i + 1 < n and segment[i + 1] in '"\\$`':
                 buf.append(segment[i + 1])
@@ -322,6 +329,32 @@ def _split_words(segment: str, spellings: list[str] | None) -> list[str]:
         if spellings is not None:
             spellings.append(segment[start:])
     return tokens
+
+
+def _substitution_end(text: str, start: int) -> int:
+    """The index just after the command substitution starting at `start` (`$(…)`, nested and
+    quoted parentheses counted, or `` `…` ``); the text's end when it is not closed."""
+    if text[start] == "`":
+        end = text.find("`", start + 1)
+        return len(text) if end < 0 else end + 1
+    depth, quote, i = 0, "", start + 1
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return len(text)
 
 
 # ---------------------------------------------------------------------------
@@ -373,7 +406,7 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
         i = 0
         while i < len(tokens) and _is_assignment(tokens[i]):
             i += 1
-        return tokens[i:]
+        return tokens[i:] or _substituted(tokens[i - 1])
     name = _basename(head).lower()
     if name.endswith(".exe"):
         name = name[:-4]
@@ -407,6 +440,20 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     if _is_python(head):
         return _unwrap_python_module(tokens)
     return None
+
+
+def _substituted(assignment: str) -> list[str]:
+    """The first step of the command whose output a variable is set to (`KEY=$(cast index
+    address $H 9)`: `cast index address $H 9`): a line of only that does its work there."""
+    value = assignment.split("=", 1)[1]
+    if value.startswith("$(") and value.endswith(")"):
+        inner = value[2:-1]
+    elif len(value) > 1 and value.startswith("`") and value.endswith("`"):
+        inner = value[1:-1]
+    else:
+        return []
+    steps = split_segments(inner)
+    return tokenize(steps[0]) if steps else []
 
 
 def inner_command(command: str) -> str:
