@@ -1087,3 +1087,22 @@ def test_a_setup_step_that_read_a_missing_file_is_the_step_that_failed(home, pro
 ])
 def test_a_change_read_through_the_lines_shell_words(home, proj, failed, fix, error, again, answer):
     assert _first_answer(home, proj("app"), failed, fix, error, again).endswith(f"`{answer}` instead of `{again}`.")
+
+
+def test_steps_run_first_then_a_changed_command_travel_together(home, proj):
+    """`pip install -e .`: the package needs Python 3.11; `uv venv --python 3.11`, then `uv pip
+    install -e .` worked. The lesson is both, the step and the program change, for the next
+    install that fails so (`pip install -e '.[dev]'`), not the first one's words again."""
+    from learn_cli.capture.offers import _change_of_lesson
+
+    error = "ERROR: Package 'app' requires a different Python: 3.10.12 not in '>=3.11'"
+    assert _change_of_lesson("pip install -e .", "uv venv --python 3.11 && uv pip install -e .", error) == (
+        "then", ("uv venv --python 3.11",), ("program", ("pip",), ("uv", "pip")))
+    a = proj("app")
+    s = Agent(home, a)
+    s.fail("pip install -e .", error, 1)
+    s.ok("uv venv --python 3.11")
+    s.ok("uv pip install -e .")
+    text = context_of(Agent(home, a).fail("pip install -e '.[dev]'", error, 1))
+    assert text.splitlines()[0].endswith(
+        "`uv venv --python 3.11 && uv pip install -e '.[dev]'` instead of `pip install -e '.[dev]'`.")

@@ -319,7 +319,9 @@ def change_of(rec: dict) -> tuple | None:
       program's next command that names it (`main:app` → `app.main:app`);
     - ("suggested", program, subcommand): the command the error suggested, with options
       (`git push --set-upstream origin feat/x`): read again from the next error, which names
-      its own branch."""
+      its own branch;
+    - ("then", steps, change): steps run first, then one of these changes (`uv venv --python
+      3.11 && uv pip install -e .` after `pip install -e .`)."""
     if rec.get("fix_kind") != "retry":
         return None
     return _change_of_lesson(rec.get("command") or "", _fix_of_record(rec), rec.get("error") or "")
@@ -388,7 +390,20 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         prefix = run_prefix(*program)
         return ("prefix", prefix) if prefix else ("program", *program)
     setup = added_setup(failed, fix)
-    return ("setup", *setup) if setup else None
+    return ("setup", *setup) if setup else _change_after_steps(failed, fix)
+
+
+def _change_after_steps(failed: str, fix: str) -> tuple | None:
+    """("then", steps, change) when `fix` runs steps first, then `failed` with a change of its
+    own (`uv venv --python 3.11 && uv pip install -e .` after `pip install -e .` needed a newer
+    Python): both travel to the next command that fails so (`pip install -e '.[dev]'`)."""
+    from learn_cli.text.shell import split_segments_ops
+
+    parts = split_segments_ops(fix)
+    if len(parts) < 2 or any(op != "&&" for _text, op in parts[:-1]):
+        return None
+    change = _change_of_pair(failed, parts[-1][0])
+    return ("then", tuple(text for text, _op in parts[:-1]), change) if change else None
 
 
 def _anchor(fix: str, added: list[str], head: tuple) -> str:
@@ -438,6 +453,9 @@ def apply_change(change: tuple, command: str) -> str | None:
         from learn_cli.capture.lesson import apply_script_interpreter
 
         return apply_script_interpreter(command, change[1], change[2])
+    if change[0] == "then":
+        changed = apply_change(change[2], command)
+        return " && ".join([*change[1], changed]) if changed else None
     return apply_program_change(command, change[1], change[2])
 
 
