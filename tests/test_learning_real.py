@@ -1106,3 +1106,26 @@ def test_steps_run_first_then_a_changed_command_travel_together(home, proj):
     text = context_of(Agent(home, a).fail("pip install -e '.[dev]'", error, 1))
     assert text.splitlines()[0].endswith(
         "`uv venv --python 3.11 && uv pip install -e '.[dev]'` instead of `pip install -e '.[dev]'`.")
+
+
+@pytest.mark.parametrize(("failed", "fix", "error", "needs"), [
+    ("pip install flask", ".venv/bin/pip install flask", "error: externally-managed-environment", ".venv/bin/pip"),
+    ("npm test", "cd frontend && npm test", 'npm ERR! Missing script: "test"', "frontend/package.json"),
+    ("pip install -r requirements.txt", "pip install -r backend/requirements.txt",
+     "ERROR: Could not open requirements file: [Errno 2] No such file or directory: 'requirements.txt'",
+     "backend/requirements.txt"),
+])
+def test_a_fix_from_other_projects_needs_its_paths_here(home, proj, failed, fix, error, needs):
+    """Learned in two projects that have a `.venv`, a `frontend` folder, a `backend/…` file:
+    a third project without it gets no fix that runs it, goes there or names it (it could
+    only fail: `cd …/frontend: no such file`); one that has it gets the fix."""
+    for name in ("api", "cli"):
+        project = proj(name)
+        (project / needs).parent.mkdir(parents=True, exist_ok=True)
+        (project / needs).write_text("")
+        _each_session(home, project, [(failed, fix)], error, 1)
+    assert Agent(home, proj("web")).fail(failed, error, 1) is None
+    other = proj("docs")
+    (other / needs).parent.mkdir(parents=True, exist_ok=True)
+    (other / needs).write_text("")
+    assert Agent(home, other).fail(failed, error, 1) is not None

@@ -668,6 +668,19 @@ def _raw_steps(command: str) -> list[list[str]]:
     return steps
 
 
+def program_path(command: str) -> str:
+    """The program a one-step command runs by its path, as written (`.venv/bin/pip install x`:
+    `.venv/bin/pip`; `JAVA_HOME=… ./gradlew build`: `./gradlew`), else "": a chain's later steps
+    may run what an earlier one makes, and `cd D && …` runs from elsewhere."""
+    steps = _raw_steps(command)
+    if len(steps) != 1 or _leading_cd(command)[0] is not None:
+        return ""
+    words = [word for word in steps[0] if not word.partition("=")[0].isidentifier() or "=" not in word]
+    program = words[0] if words else ""
+    return program if "/" in program and not program.startswith(("$", "`", "~")) else ""
+
+
+
 def apply_program_change(command: str, old: Sequence[str], new: Sequence[str]) -> str | None:
     """`command` with its program words `old` replaced by `new`, or None when its one working
     step does not start with `old`."""

@@ -235,6 +235,31 @@ class Fix:
             return bool(self.rewrite) or kind == "retry" and self._option_refused()
         return True
 
+    def runs_here(self, root: str | None, cwd: str, pid: str) -> bool:
+        """Are the paths the fix needs here? The folder "run it from D" moves to, the program it
+        runs by its path (`.venv/bin/pip`, `./gradlew`), the file it names in place of a missing
+        one (`backend/requirements.txt`), the file a tool is pointed to instead. Learned in
+        another project, they may not be: then it cannot work here. (In the project that
+        learned it they were, and are taken to be still.)"""
+        from learn_cli.capture.lesson import program_path
+        from learn_cli.engine.wording import fix_kind, shown_fix
+
+        if not root or pid in self.projects:
+            return True
+        rec = self.shapes[0]
+        kind, fix = fix_kind(rec), _fix_of_record(rec)
+        if kind == "cwd":
+            return os.path.isdir(os.path.join(root, shown_fix(fix, kind)))
+        if kind == "path":
+            return os.path.exists(os.path.join(root, fix))  # (an absolute path joins as itself)
+        if rec.get("tool") not in ev.SHELL_TOOLS or kind not in ("retry", "between"):
+            return True
+        here = os.path.join(root, cwd)
+        needed = [program_path(self.rewrite or fix)]
+        if self.change and self.change[0] == "target" and "/" in self.change[3]:
+            needed.append(self.change[3])
+        return all(os.path.exists(os.path.join(here, os.path.expanduser(path))) for path in needed if path)
+
     def rank(self, command: str, pid: str) -> tuple:
         """This project's own fix first (its folders, tools and versions are the ones in use),
         then one that helped, then the one for the very command that failed, then evidence."""
@@ -493,6 +518,8 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
         if fix.is_the_failed_command(command) or not fix.applies_to(command, entry.get("cwd") or ".", step,
                                                                      entry.get("cmd") or "", entry.get("err") or ""):
             continue
+        if not fix.runs_here(cap.project.root, entry.get("cwd") or ".", cap.project.id):
+            continue  # a folder, program or file it names is not in this project
         one_is_enough = fix.unambiguous(cap.project.id) or fix.recurs(command, cap.project.id, step)
         if fix.trusted or len(fix.sightings) >= (1 if one_is_enough else need):
             offered.append(fix)
