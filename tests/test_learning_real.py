@@ -1129,3 +1129,34 @@ def test_a_fix_from_other_projects_needs_its_paths_here(home, proj, failed, fix,
     (other / needs).parent.mkdir(parents=True, exist_ok=True)
     (other / needs).write_text("")
     assert Agent(home, other).fail(failed, error, 1) is not None
+
+
+@pytest.mark.parametrize(("failed", "step", "error", "again", "again_error"), [
+    # make could not run the compiler: a program not installed, whatever the target (`g++` is
+    # no word, and the signature was taken for a generic one: one sighting was not enough)
+    ("make", "sudo apt-get install -y build-essential",
+     "make: g++: No such file or directory\nmake: *** [Makefile:12: build/main.o] Error 127",
+     "make test", "make: g++: No such file or directory\nmake: *** [Makefile:30: build/test.o] Error 127"),
+    # `gh auth setup-git` changes where git's credentials come from: a step, not a look
+    ("git push", "gh auth setup-git",
+     "remote: Permission to acme/web.git denied to octocat.\nfatal: unable to access "
+     "'https://github.com/acme/web.git/': The requested URL returned error: 403",
+     "git push -u origin feat/login", None),
+])
+def test_a_step_run_first_answers_the_next_command_failing_so(home, proj, failed, step, error, again, again_error):
+    a = proj("app")
+    s = Agent(home, a)
+    s.fail(failed, error, 2)
+    s.ok(step)
+    s.ok(failed)
+    text = context_of(Agent(home, a).fail(again, again_error or error, 2))
+    assert text.splitlines()[0].endswith(f"run `{step}` first, then retry `{again}`.")
+
+
+def test_options_added_go_before_the_scripts_own_words():
+    """`npm run dev --workspace=web` worked: for `npm run dev -- --port 3001` the option goes
+    before `--` (after it, npm hands it to the script, which knows no workspace)."""
+    from learn_cli.capture.lesson import apply_option_change
+
+    assert apply_option_change("npm run dev -- --port 3001", ["--workspace=web"], [], "", ("npm", "run")) == (
+        "npm run dev --workspace=web -- --port 3001")

@@ -533,7 +533,9 @@ def _respelled(words: list[str], spelled: list[tuple[str, str]]) -> list[str]:
 
 
 def _inserted(words: list[str], added: list[str], after: str) -> list[str]:
-    at = words.index(after) + 1 if after in words else len(words)
+    """`added` after the word `after`, else at the end of the program's own words: before a
+    `--`, past which the words are the script's (`npm run dev --workspace=web -- --port 3001`)."""
+    at = words.index(after) + 1 if after in words else words.index("--") if "--" in words else len(words)
     return words[:at] + added + words[at:]
 
 

@@ -164,11 +164,11 @@ class Fix:
         """The error names what is wrong (not `Exit code 2`; a missing folder `cd` could not
         enter): the same error on the same work, or meeting a step to run first, is the same
         failure."""
-        from learn_cli.text.keys import error_signature, is_generic_signature
+        from learn_cli.text.keys import names_what_is_wrong
 
-        signature = error_signature(self.shapes[0].get("error") or "")
-        # a `cd` into a folder that is not there names it (`build`, made by a step run first)
-        return not is_generic_signature(signature) or signature.startswith("cd: no such file or directory: ")
+        # (a `cd` into a folder that is not there names it: `build`, made by a step run first;
+        # so does a program that is not installed, `g++` too, whose name is no word)
+        return names_what_is_wrong(self.shapes[0].get("error") or "")
 
     def _failed_at(self, step: Callable[[], str]) -> bool:
         """Some record failed at `step()` (failing_step_of), the step of a chain its error names

@@ -121,6 +121,7 @@ _MUTATING_VERBS = frozenset({
     "tap", "pin", "default", "venv", "new", "revision", "stamp", "downgrade", "db:migrate",
     "db:setup", "db:create", "db:seed", "db:push", "db:reset", "collectstatic", "ci", "dedupe",
     "prune", "kill", "rmi", "tag", "commit", "save", "delete", "fix", "fmt", "format",
+    "setup-git", "refresh",  # `gh auth setup-git`: git's credentials now come from gh
 })
 # Verbs that change state only as the last part of a namespaced task (`mix deps.get`; alone,
 # `kubectl get` reads).

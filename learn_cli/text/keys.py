@@ -58,6 +58,7 @@ __all__ = [
     "rejects_option",
     "failing_step",
     "error_signature",
+    "names_what_is_wrong",
     "error_key",
     "text_key",
     "tokens",
@@ -134,6 +135,8 @@ def _not_found_command_res() -> tuple[rx.Pattern[str], ...]:
         rx.compile(r"^which: no (?P<name>\S+) in \(", flags),
         rx.compile(r"^(?P<name>[\w.+-]+) not found\s*$", flags),  # zsh `which x`
         rx.compile(r"^env: ['\"]?(?P<name>[^'\":\s]+)['\"]?: no such file or directory", flags),
+        # make could not run a recipe's program (`make: g++: No such file or directory`, Error 127)
+        rx.compile(r"^make(?:\[\d+\])?: (?P<name>[^\s:/'\"]+): no such file or directory\s*$", flags),
     )
 
 
@@ -236,7 +239,8 @@ def _canonical(text: str, scope: str) -> str | None:
     scope names what rejected an unknown option (`cargo`, `python train.py`); may be ''.
     """
     lower = text.lower()
-    if "not found" in lower or "not recognized" in lower or "which: no" in lower or "env: " in lower:
+    if "not found" in lower or "not recognized" in lower or "which: no" in lower or "env: " in lower or (
+            "make" in lower and "no such file" in lower):
         for pattern in _not_found_command_res():
             for match in pattern.finditer(text):
                 name = _subject_path(match.group("name")).lower()
@@ -577,6 +581,12 @@ def rejects_option(error_text: str | None) -> bool:
 def error_signature(error_text: str | None, command: str | None = None, tool: str | None = None) -> str:
     """The normalised, human-readable essence of a failure (see the module docstring)."""
     return _signature(error_text, _option_scope(command, tool))[0]
+
+
+def names_what_is_wrong(error_text: str | None) -> bool:
+    """Is the failure's signature specific (a canonical form, such as `command not found: g++`,
+    or two informative words), not only that something failed? (The module docstring.)"""
+    return _signature(error_text, "")[1]
 
 
 def error_key(error_text: str | None, command: str | None = None, tool: str | None = None) -> str:
