@@ -208,6 +208,20 @@ def test_meaningful_line_skips_noise():
     assert meaningful_line(None) == ""
 
 
+@pytest.mark.parametrize(("error", "line"), [
+    ("npm ERR! code EUSAGE\nnpm ERR!\nnpm ERR! The `npm ci` command can only install with an existing "
+     "package-lock.json or\nnpm ERR! npm-shrinkwrap.json with lockfileVersion >= 1.",
+     "npm ERR! The `npm ci` command can only install with an existing package-lock.json or"),
+    ("npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! \n"
+     "npm ERR! While resolving: web@0.1.0", "npm ERR! ERESOLVE unable to resolve dependency tree"),
+    ("npm ERR! code ETIMEDOUT\nnpm ERR! errno ETIMEDOUT\nnpm ERR! network request to https://registry.npmjs.org/zod "
+     "failed", "npm ERR! network request to https://registry.npmjs.org/zod failed"),
+])
+def test_the_line_shown_of_an_npm_error_is_its_message_not_its_code(error, line):
+    """"it fixed this error before: npm ERR! code EUSAGE" said nothing of the error."""
+    assert meaningful_line(error) == line
+
+
 # ---------------------------------------------------------------- relevance and global selection
 
 

@@ -398,10 +398,29 @@ def meaningful_line(text) -> str:
         return text.strip().splitlines()[0].strip()
     strong, weak, rest = _tiers(lines)
     chosen = strong or weak or rest
+    said = _npm_message(chosen)
+    if said:
+        return said
     for line in reversed(chosen):
         if ":" in line and not is_boilerplate(line):
             return line
     return chosen[0]
+
+
+def _npm_message(lines: list[str]) -> str:
+    """npm's own message in a block of its lines: the first after `code EUSAGE` and the like
+    (`npm ERR! The \`npm ci\` command can only install…`, `ERESOLVE unable to resolve
+    dependency tree`), not the code, nor a `While resolving: web@0.1.0` detail after it."""
+    if not lines or not all(line.startswith(("npm ERR!", "npm error", "npm warn", "npm WARN")) for line in lines):
+        return ""
+    for line in lines:
+        words = line.split()
+        if line.startswith(("npm ERR!", "npm error")) and len(words) > 3 and words[2] not in _NPM_FIELDS:
+            return line
+    return ""
+
+
+_NPM_FIELDS = frozenset({"code", "errno", "syscall", "path", "dest", "command", "cwd", "signal"})
 
 
 # ---------------------------------------------------------------------------
