@@ -409,7 +409,7 @@ def meaningful_line(text) -> str:
 
 def _npm_message(lines: list[str]) -> str:
     """npm's own message in a block of its lines: the first after `code EUSAGE` and the like
-    (`npm ERR! The \`npm ci\` command can only install…`, `ERESOLVE unable to resolve
+    ("npm ERR! The `npm ci` command can only install…", `ERESOLVE unable to resolve
     dependency tree`), not the code, nor a `While resolving: web@0.1.0` detail after it."""
     if not lines or not all(line.startswith(("npm ERR!", "npm error", "npm warn", "npm WARN")) for line in lines):
         return ""
