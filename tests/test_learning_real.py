@@ -385,6 +385,17 @@ def test_another_spelling_where_the_first_does_not_exist_is_a_lesson(home, proj,
     assert _first_answer(home, proj("api"), failed, fix, error, failed).endswith(f"`{fix}` instead of `{failed}`.")
 
 
+def _after_a_step(home, project, failed: str, step: str, error: str, again: str, again_error: str = "",
+                  code: int = 1) -> str:
+    """The hook's answer for `again` (failing with `again_error`, else `error`), once `failed`
+    failed so and worked after `step`."""
+    s = Agent(home, project)
+    s.fail(failed, error, code)
+    s.ok(step)
+    s.ok(failed)
+    return context_of(Agent(home, project).fail(again, again_error or error, code))
+
+
 def _first_answer(home, project, failed: str, fix: str, error: str, again: str) -> str:
     """The hook's first line for `again` failing with `error`, once `fix` worked after `failed`."""
     s = Agent(home, project)
@@ -1098,12 +1109,11 @@ def test_steps_run_first_then_a_changed_command_travel_together(home, proj):
     error = "ERROR: Package 'app' requires a different Python: 3.10.12 not in '>=3.11'"
     assert _change_of_lesson("pip install -e .", "uv venv --python 3.11 && uv pip install -e .", error) == (
         "then", ("uv venv --python 3.11",), ("program", ("pip",), ("uv", "pip")))
-    a = proj("app")
-    s = Agent(home, a)
+    s = Agent(home, proj("app"))
     s.fail("pip install -e .", error, 1)
     s.ok("uv venv --python 3.11")
     s.ok("uv pip install -e .")
-    text = context_of(Agent(home, a).fail("pip install -e '.[dev]'", error, 1))
+    text = context_of(Agent(home, proj("app")).fail("pip install -e '.[dev]'", error, 1))
     assert text.splitlines()[0].endswith(
         "`uv venv --python 3.11 && uv pip install -e '.[dev]'` instead of `pip install -e '.[dev]'`.")
 
@@ -1144,12 +1154,7 @@ def test_a_fix_from_other_projects_needs_its_paths_here(home, proj, failed, fix,
      "git push -u origin feat/login", None),
 ])
 def test_a_step_run_first_answers_the_next_command_failing_so(home, proj, failed, step, error, again, again_error):
-    a = proj("app")
-    s = Agent(home, a)
-    s.fail(failed, error, 2)
-    s.ok(step)
-    s.ok(failed)
-    text = context_of(Agent(home, a).fail(again, again_error or error, 2))
+    text = _after_a_step(home, proj("app"), failed, step, error, again, again_error, 2)
     assert text.splitlines()[0].endswith(f"run `{step}` first, then retry `{again}`.")
 
 
@@ -1160,3 +1165,21 @@ def test_options_added_go_before_the_scripts_own_words():
 
     assert apply_option_change("npm run dev -- --port 3001", ["--workspace=web"], [], "", ("npm", "run")) == (
         "npm run dev --workspace=web -- --port 3001")
+
+
+def test_a_step_naming_the_errors_subject_names_this_errors_subject(home, proj):
+    """The container name "/db" was in use: `docker rm -f db`, then the run worked. The next
+    conflict is over "/cache" (the same key: the name is masked). Offering `docker rm -f db`
+    would remove a container that has nothing to do with it; the step names `cache`."""
+    from learn_cli.capture.lesson import step_for_error
+
+    conflict = ('Error response from daemon: Conflict. The container name "/{0}" is already in use by container '
+                '"{1}". You have to remove (or rename) that container to be able to reuse that name.')
+    was = conflict.format("db", "3f1c2a9be0d4c1f5a8e7b6d5c4b3a291")
+    now = conflict.format("cache", "9ab77e0d4c1f5a8e7b6d5c4b3a29180f")
+    assert step_for_error("docker rm -f db", was, now) == "docker rm -f cache"
+    assert step_for_error("docker compose down", was, now) == "docker compose down"  # names no subject
+    assert step_for_error("docker rm -f db", was, "Error: the container db-old is gone") is None  # no line-up
+    text = _after_a_step(home, proj("svc"), "docker run --name db -d postgres", "docker rm -f db", was,
+                         "docker run --name cache -d redis", now, 125)
+    assert "run `docker rm -f cache` first" in text and "rm -f db" not in text

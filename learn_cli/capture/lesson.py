@@ -772,6 +772,42 @@ def step_for_script(step: str, failed: str, command: str) -> str | None:
                       lambda words: [now if _script_path(word) == was else word for word in words])
 
 
+def step_for_error(step: str, was: str, now: str) -> str | None:
+    """A step learned on the error `was`, for the same error `now` about another subject:
+    `docker rm -f db` after the container name "/db" was in use is `docker rm -f cache` when
+    "/cache" is. The two errors' words are compared in order (same key: they differ only where
+    masked); a differing word the step names becomes this error's. The step as it was when it
+    names none; None when it names a word of `was` that `now` does not have and the two cannot
+    be lined up (it is about something else here)."""
+    from learn_cli.text import rx
+    from learn_cli.text.failure import meaningful_lines
+
+    old, new = (rx.findall(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*", meaningful_lines(text)) for text in (was, now))
+    named = [word for word in dict.fromkeys(old) if len(word) > 1 and word not in new and _word_at(step, word) >= 0]
+    if not named:
+        return step
+    if len(old) != len(new):
+        return None
+    swaps = {a: b for a, b in zip(old, new, strict=True) if a != b}
+    if any(word not in swaps for word in named) or len(set(swaps.values())) != len(swaps):
+        return None
+    for word in named:
+        while (at := _word_at(step, word)) >= 0:
+            step = step[:at] + swaps[word] + step[at + len(word):]
+    return step
+
+
+def _word_at(text: str, word: str) -> int:
+    """Where `word` stands in `text` as a whole word (not inside `dbx` or `a.db`), else -1."""
+    at = text.find(word)
+    while at >= 0:
+        before, after = text[at - 1:at], text[at + len(word):at + len(word) + 1]
+        if not (before.isalnum() or before in "_.-" and before) and not (after.isalnum() or after in "_-" and after):
+            return at
+        at = text.find(word, at + 1)
+    return -1
+
+
 def _one_step(command: str) -> list[str]:
     """The words of a command's one working step as written (_raw_steps), else []."""
     steps = _raw_steps(command)

@@ -204,11 +204,15 @@ class Fix:
         if kind == "edit" and self._edits_project_config():
             return bool(command)  # the project's settings, for whichever command meets the error
         if kind == "between" and rec.get("tool") in ev.SHELL_TOOLS:
-            from learn_cli.capture.lesson import step_for_script
+            from learn_cli.capture.lesson import step_for_error, step_for_script
 
-            # a step naming the script that was refused names this one (`chmod +x deploy.sh`)
-            self.rewrite = step_for_script(_fix_of_record(rec), rec.get("command") or "", command) or ""
-            return True
+            # a step naming the script that was refused names this one (`chmod +x deploy.sh`);
+            # one naming the container in use names the one in use now (`docker rm -f cache`)
+            fix = _fix_of_record(rec)
+            step = step_for_script(fix, rec.get("command") or "", command) or step_for_error(
+                fix, rec.get("error") or "", error) if error else fix
+            self.rewrite = step if step != fix else ""
+            return step is not None
         if kind in ("retry", "path", "edit") and rec.get("tool") in ev.SHELL_TOOLS:
             if not command:
                 return False
