@@ -44,8 +44,8 @@ if TYPE_CHECKING:
 __all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "same_work", "moved_to", "option_change",
            "apply_option_change", "changed_segment", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
            "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
-           "quoted_globs", "script_interpreter", "apply_script_interpreter", "step_for_script", "replaced_target",
-           "apply_replaced_target"]
+           "quoted_globs", "script_interpreter", "apply_script_interpreter", "step_for_script", "step_for_error",
+           "program_path", "replaced_target", "apply_replaced_target"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
 # A lesson adds a few steps at most (`pip install x && pytest`, `git stash && git pull && git
@@ -682,7 +682,6 @@ def program_path(command: str) -> str:
     return program if "/" in program and not program.startswith(("$", "`", "~")) else ""
 
 
-
 def apply_program_change(command: str, old: Sequence[str], new: Sequence[str]) -> str | None:
     """`command` with its program words `old` replaced by `new`, or None when its one working
     step does not start with `old`."""
@@ -802,7 +801,9 @@ def _word_at(text: str, word: str) -> int:
     at = text.find(word)
     while at >= 0:
         before, after = text[at - 1:at], text[at + len(word):at + len(word) + 1]
-        if not (before.isalnum() or before in "_.-" and before) and not (after.isalnum() or after in "_-" and after):
+        joined_before = bool(before) and (before.isalnum() or before in "_.-")
+        joined_after = bool(after) and (after.isalnum() or after in "_-")
+        if not joined_before and not joined_after:
             return at
         at = text.find(word, at + 1)
     return -1

@@ -209,10 +209,10 @@ class Fix:
             # a step naming the script that was refused names this one (`chmod +x deploy.sh`);
             # one naming the container in use names the one in use now (`docker rm -f cache`)
             fix = _fix_of_record(rec)
-            step = step_for_script(fix, rec.get("command") or "", command) or step_for_error(
-                fix, rec.get("error") or "", error) if error else fix
+            step = step_for_script(fix, rec.get("command") or "", command) or (
+                step_for_error(fix, rec.get("error") or "", error) if error else fix)
             self.rewrite = step if step != fix else ""
-            return step is not None
+            return step is not None  # (None: it names another subject than this error's)
         if kind in ("retry", "path", "edit") and rec.get("tool") in ev.SHELL_TOOLS:
             if not command:
                 return False

@@ -680,8 +680,8 @@ def _sourced_file_missing(command: str | None, signature: str) -> bool:
         words = tokenize(segment)
         if len(words) >= 2 and words[0] in ("source", "."):
             name = words[1].rstrip("/").rsplit("/", 1)[-1].lower()
-            if name and rx.search(rf"(?<![\w.-]){rx.escape(name)}(?![\w.-])", signature):
-                return True
+            if name and name in signature.replace("/", " ").replace(":", " ").split():
+                return True  # (a whole word of it: not `activate` in `activated`)
     return False
 
 
