@@ -222,6 +222,11 @@ def test_the_line_shown_of_an_npm_error_is_its_message_not_its_code(error, line)
     assert meaningful_line(error) == line
 
 
+def test_the_line_shown_is_the_error_not_the_compilers_note():
+    assert meaningful_line("error: linker `cc` not found\n  |\n  = note: No such file or directory (os error 2)") == (
+        "error: linker `cc` not found")
+
+
 # ---------------------------------------------------------------- relevance and global selection
 
 

@@ -1183,3 +1183,25 @@ def test_a_step_naming_the_errors_subject_names_this_errors_subject(home, proj):
     text = _after_a_step(home, proj("svc"), "docker run --name db -d postgres", "docker rm -f db", was,
                          "docker run --name cache -d redis", now, 125)
     assert "run `docker rm -f cache` first" in text and "rm -f db" not in text
+
+
+def test_an_option_the_error_quotes_dropped_is_a_retry(home, proj):
+    """yarn: "Your lockfile needs to be updated, but yarn was run with `--frozen-lockfile`";
+    `yarn install` worked. Dropping the option is no edit the distance rules see (the command
+    got shorter by half); the error quoting it says it was the problem."""
+    error = "error Your lockfile needs to be updated, but yarn was run with `--frozen-lockfile`."
+    again = "yarn install --frozen-lockfile --prefer-offline"
+    answer = _first_answer(home, proj("web"), "yarn install --frozen-lockfile", "yarn install", error, again)
+    assert answer.endswith(f"`yarn install --prefer-offline` instead of `{again}`.")
+
+
+def test_a_verb_joined_to_its_object_changes_state(home, proj):
+    """`aws eks update-kubeconfig --name prod` before kubectl worked: a step to run first (it
+    was taken for a look, `update-kubeconfig` being no verb of the list)."""
+    from learn_cli.text.effects import is_mutating
+
+    assert is_mutating("kubectl config use-context prod") and not is_mutating("kubectl get pods")
+    unauthorized = "error: You must be logged in to the server (Unauthorized)"
+    text = _after_a_step(home, proj("ops"), "kubectl apply -f k8s/", "aws eks update-kubeconfig --name prod",
+                         unauthorized, "kubectl rollout status deploy/api")
+    assert "run `aws eks update-kubeconfig --name prod` first" in text

@@ -624,6 +624,8 @@ def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
     the texts first, so that those do not import the lesson module (~4 M instructions)."""
     from learn_cli.text.keys import rejects_option
 
+    if _dropped_a_quoted_option(failed_cmd, ok_cmd, error or ""):
+        return True
     if not rejects_option(error):  # then only a program not installed, replaced on the same targets
         from learn_cli.text.shell import tokenize
 
@@ -633,6 +635,20 @@ def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
     from learn_cli.capture.lesson import platform_retry
 
     return platform_retry(failed_cmd, ok_cmd, error or "")
+
+
+def _dropped_a_quoted_option(failed_cmd: str, ok_cmd: str, error: str) -> bool:
+    """`yarn install --frozen-lockfile`: "yarn was run with `--frozen-lockfile`"; `yarn install`
+    worked. The command without options that the error quotes is a retry however short it is
+    (a dropped option is no edit the text-distance rules see)."""
+    if "-" not in failed_cmd or not any(mark in error for mark in "'\"`"):
+        return False
+    from learn_cli.text.shell import tokenize
+
+    was, now = tokenize(failed_cmd), tokenize(ok_cmd)
+    dropped = [word for word in was if word not in now]
+    return (bool(dropped) and all(word.startswith("-") for word in dropped)
+            and [word for word in was if word not in dropped] == now and any(_quoted(error, w) for w in dropped))
 
 
 def _quoted(text: str, word: str) -> bool:

@@ -309,6 +309,8 @@ def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
         return True  # macOS: start an application (`open -a Docker` before `docker ps`)
     if any(arg in _MUTATING_VERBS for arg in args):
         return True
+    if any(arg.split("-", 1)[0] in _MUTATING_VERBS for arg in args if "-" in arg.strip("-")):
+        return True  # a verb with its object (`aws eks update-kubeconfig`, `kubectl config use-context`)
     if args and ("." in args[0] or ":" in args[0]) and args[0].replace(":", ".").rsplit(".", 1)[-1] in (
             _MUTATING_VERBS | _TASK_VERBS):
         return True  # a namespaced task: `mix deps.get`, `mix ecto.migrate`, `rake assets:precompile`

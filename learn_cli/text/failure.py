@@ -402,9 +402,12 @@ def meaningful_line(text) -> str:
     if said:
         return said
     for line in reversed(chosen):
-        if ":" in line and not is_boilerplate(line):
-            return line
+        if ":" in line and not is_boilerplate(line) and not line.lstrip("= ").startswith(_HINTS):
+            return line  # (a compiler's "= note: …" after "error: linker `cc` not found" is its hint)
     return chosen[0]
+
+
+_HINTS = ("note:", "help:", "hint:")
 
 
 def _npm_message(lines: list[str]) -> str:
