@@ -1205,3 +1205,17 @@ def test_a_verb_joined_to_its_object_changes_state(home, proj):
     text = _after_a_step(home, proj("ops"), "kubectl apply -f k8s/", "aws eks update-kubeconfig --name prod",
                          unauthorized, "kubectl rollout status deploy/api")
     assert "run `aws eks update-kubeconfig --name prod` first" in text
+
+
+def test_a_port_in_use_is_one_failure_and_its_step_frees_this_port():
+    """EADDRINUSE on :::3000 and on :::8080 is one failure (the port is masked, like docker's
+    "port is already allocated"); `kill $(lsof -ti:3000)` is offered as this port's."""
+    from learn_cli.capture.lesson import step_for_error
+
+    in_use = "Error: listen EADDRINUSE: address already in use :::{0}\n    at Server.setupListenHandle (node:net:1817)"
+    assert error_key(in_use.format(3000), "npm run dev") == error_key(in_use.format(8080), "npm run dev")
+    allocated = "Error response from daemon: Bind for 0.0.0.0:{0} failed: port is already allocated"
+    up = "docker compose up"
+    assert error_key(allocated.format(5432), up) == error_key(allocated.format(5433), up)
+    kill = "kill $(lsof -ti:{0})"
+    assert step_for_error(kill.format(3000), in_use.format(3000), in_use.format(8080)) == kill.format(8080)

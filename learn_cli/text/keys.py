@@ -391,6 +391,11 @@ def _norm_res() -> dict[str, rx.Pattern[str]]:
         # zsh's glob that matched nothing (`pip install x[all]`, `find . -name *.py`): the word
         # varies, the lesson (quote it) does not
         "noglob": rx.compile(r"\b(no matches found:\s+)\S+", rx.I),
+        # the port a server could not bind (`address already in use :::3000`, docker's `bind for
+        # 0.0.0.0:5432 failed: port is already allocated`): freeing it or another port is the
+        # lesson, whichever port (a step naming it is read for this one: lesson.step_for_error)
+        "inuse": rx.compile(r"(address already in use\s+\S*?:|bind for \S*?:|bind on address \(.*?, )(\d{2,5})\b",
+                            rx.I),
         "space": rx.compile(r"\s+"),
     }
 
@@ -454,6 +459,8 @@ def _normalize_line(line: str) -> str:
     s = res["count"].sub(_masked_count, s)
     if "no matches" in lowered:
         s = res["noglob"].sub(_masked_glob, s)
+    if "already in use" in lowered or "already allocated" in lowered:
+        s = res["inuse"].sub(_masked_port, s)
     s = res["space"].sub(" ", s).strip().lower()
     return s.rstrip(" .:;,")
 
@@ -481,6 +488,10 @@ def _masked_count(match: rx.Match[str]) -> str:
 
 def _masked_glob(match: rx.Match[str]) -> str:
     return match.group(1) + "<glob>"
+
+
+def _masked_port(match: rx.Match[str]) -> str:
+    return match.group(1) + "<port>"
 
 
 def _replace_pid(match: rx.Match[str]) -> str:
