@@ -449,13 +449,13 @@ def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
     return added, dropped
 
 
-def changed_segment(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
-    """(old, new) tokens of the one working segment `fix` changed, running the same program,
-    when every other segment is the same, or None. Segments are compared without their
-    wrappers, then with them when only a wrapper's options changed (`git ls-files -d | xargs
-    -r git rm` → `… | xargs git rm`: the `xargs -r git rm` segment)."""
+def changed_segment(failed: str, fix: str, setup: bool = False) -> tuple[list[str], list[str]] | None:
+    """(old, new) tokens of the one working segment (or setup step, if `setup`) `fix` changed,
+    running the same program, when every other segment is the same, or None. Segments are
+    compared without their wrappers, then with them when only a wrapper's options changed
+    (`git ls-files -d | xargs -r git rm` → `… | xargs git rm`: the `xargs -r git rm` segment)."""
     for unwrapped in (True, False):
-        old, new = _working(failed, unwrapped), _working(fix, unwrapped)
+        old, new = _working(failed, unwrapped, setup), _working(fix, unwrapped, setup)
         if not old or len(old) != len(new):
             return None
         differ = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
@@ -562,15 +562,13 @@ def replaced_target(failed: str, fix: str, error: str) -> tuple[str, str, str] |
     after `Could not import module "main"`; `source venv/bin/activate && pytest` → `source
     .venv/…`): the lesson holds for the program's next command naming it (`uvicorn main:app
     --port 8001`, `source venv/bin/activate && python app.py`). None otherwise."""
-    old, new = _working(failed, setup=True), _working(fix, setup=True)
-    differ = [(a, b) for a, b in zip(old, new, strict=False) if a != b]
-    if len(old) != len(new) or len(differ) != 1 or len(differ[0][0]) != len(differ[0][1]):
+    pair = changed_segment(failed, fix, setup=True)
+    if pair is None or len(pair[0]) != len(pair[1]):
         return None
-    was, now = differ[0]
-    changed = [(a, b) for a, b in zip(was[1:], now[1:], strict=True) if a != b]
-    if was[0] != now[0] or len(changed) != 1 or changed[0][0].startswith("-"):
+    changed = [(a, b) for a, b in zip(pair[0][1:], pair[1][1:], strict=True) if a != b]
+    if len(changed) != 1 or changed[0][0].startswith("-"):
         return None
-    return (was[0], *changed[0]) if _named_as_missing(error)(changed[0][0]) else None
+    return (pair[0][0], *changed[0]) if _named_as_missing(error)(changed[0][0]) else None
 
 
 def apply_replaced_target(command: str, program: str, old: str, new: str) -> str | None:
@@ -781,8 +779,13 @@ def step_for_error(step: str, was: str, now: str) -> str | None:
     from learn_cli.text import rx
     from learn_cli.text.failure import meaningful_lines
 
-    old, new = (rx.findall(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*", meaningful_lines(text)) for text in (was, now))
-    named = [word for word in dict.fromkeys(old) if len(word) > 1 and word not in new and _word_at(step, word) >= 0]
+    def words(text: str) -> list[str]:
+        return rx.findall(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*", meaningful_lines(text))
+
+    old = words(was)
+    in_step = [word for word in dict.fromkeys(old) if len(word) > 1 and _word_at(step, word) >= 0]
+    new = words(now) if in_step else []  # (most steps name nothing of their error: `npm install`)
+    named = [word for word in in_step if word not in new]
     if not named:
         return step
     if len(old) != len(new):

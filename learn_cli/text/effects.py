@@ -219,11 +219,17 @@ _GIT_MUTATING = frozenset({
 })
 
 
-def _git_verdict(tokens: Sequence[str]) -> bool | None:
-    """True mutating, False read-only, None unknown."""
+def _git_subcommand_at(tokens: Sequence[str]) -> int:
+    """Where git's subcommand stands, past git's own options (`git -C dir -c k=v push`)."""
     i = 1
     while i < len(tokens) and tokens[i].startswith("-"):
         i += 2 if tokens[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    return i
+
+
+def _git_verdict(tokens: Sequence[str]) -> bool | None:
+    """True mutating, False read-only, None unknown."""
+    i = _git_subcommand_at(tokens)
     if i >= len(tokens):
         return False  # `git --version`, bare `git`
     sub, rest = tokens[i].lower(), tokens[i + 1 :]
@@ -396,9 +402,7 @@ def overrides_a_safeguard(command: str) -> bool:
 
 
 def _git_overrides(tokens: Sequence[str]) -> bool:
-    i = 1
-    while i < len(tokens) and tokens[i].startswith("-"):
-        i += 2 if tokens[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    i = _git_subcommand_at(tokens)
     sub, rest = (tokens[i].lower(), tokens[i + 1:]) if i < len(tokens) else ("", [])
     options = [t for t in rest if t.startswith("-")]
     if sub == "push":
