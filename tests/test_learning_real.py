@@ -1021,6 +1021,53 @@ def test_a_count_bsd_head_refuses_answers_its_next_use(home, proj):
     ("git checkout main", False),
     ("npm install --force", False),
     ("rm -rf node_modules && npm install", False),
+    ("git branch -D feat/old", True),
+    ("git branch --delete --force feat/old", True),
+    ("git branch -d feat/old", False),
+    ("npm audit fix --force", True),
+    ("npm audit fix", False),
+    ("chmod -R 777 .", True),
+    ("chmod 0666 .env", True),
+    ("chmod -R a+w storage", True),
+    ("chmod o=rwx logs", True),
+    ("chmod +x build.sh", False),
+    ("chmod 755 bin/run", False),
+    ("chmod go-w -R .", False),
+    ("chmod 644 123", False),  # (the mode is the first word: 123 is a file)
+    ("curl -sSk https://api.internal/health", True),
+    ("curl --insecure https://x", True),
+    ("curl -sSL https://x", False),
+    ("NODE_TLS_REJECT_UNAUTHORIZED=0 node sync.js", True),
+    ("git config --global http.sslVerify false", True),
+    ("git -c http.sslVerify=false clone https://git.internal/a.git", True),
+    ("npm config set strict-ssl false", True),
+    ("pip install --trusted-host pypi.org requests", True),
+    ("ssh -o StrictHostKeyChecking=no deploy@10.0.0.5 uptime", True),
+    ("ssh -o StrictHostKeyChecking=accept-new deploy@10.0.0.5 uptime", False),
+    ("docker compose down -v", True),
+    ("docker compose down", False),
+    ("docker volume prune -f", True),
+    ("docker system prune -af", False),
+    ("npx prisma migrate reset --force", True),
+    ("npx prisma db push --accept-data-loss", True),
+    ("npx prisma migrate dev", False),
+    ("bin/rails db:reset", True),
+    ("python manage.py flush --no-input", True),
+    ("python manage.py migrate", False),
+    ("make flush", False),
+    ("git checkout --theirs . && git add -A", True),
+    ("git merge -X theirs main", True),
+    ("git merge main", False),
+    ("git", False),
+    ('pytest tests/ -k "not test_login"', True),
+    ("pytest -k login", False),
+    ("pytest tests/ --deselect tests/test_api.py::test_login", True),
+    ("cargo test -- --skip slow_roundtrip", True),
+    ("go test ./... -skip TestLogin", True),
+    ("sudo pip install requests", True),
+    ("sudo python3 -m pip install requests", True),
+    ("pip install --user requests", False),
+    ("sudo apt-get install -y jq", False),
 ])
 def test_what_overrides_a_safeguard(command, overrides):
     from learn_cli.text.effects import overrides_a_safeguard
@@ -1033,6 +1080,15 @@ def test_what_overrides_a_safeguard(command, overrides):
      " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs to 'github.com:o/r.git'"),
     ("git commit -m 'feat: x'", "git commit --no-verify -m 'feat: x'",
      "husky - pre-commit hook exited with code 1 (error)\n✖ eslint --fix found some errors."),
+    ("git branch -d feat/old", "git branch -D feat/old",
+     "error: The branch 'feat/old' is not fully merged.\nIf you are sure you want to delete it, run 'git branch -D "
+     "feat/old'."),
+    ("npm audit fix", "npm audit fix --force",
+     "fix available via `npm audit fix --force`\nWill install next@14.2.3, which is a breaking change"),
+    ("pytest tests/", 'pytest tests/ -k "not test_login"',
+     "FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200\n1 failed, 40 passed in 2.84s"),
+    ("curl -sS https://api.internal/health", "curl -sSk https://api.internal/health",
+     "curl: (60) SSL certificate problem: unable to get local issuer certificate"),
 ])
 def test_a_fix_that_overrode_a_safeguard_is_never_handed_on(home, proj, failed, fix, error):
     """It worked: a force push over the remote's new commits, a commit past the hook that
@@ -1219,3 +1275,220 @@ def test_a_port_in_use_is_one_failure_and_its_step_frees_this_port():
     assert error_key(allocated.format(5432), up) == error_key(allocated.format(5433), up)
     kill = "kill $(lsof -ti:{0})"
     assert step_for_error(kill.format(3000), in_use.format(3000), in_use.format(8080)) == kill.format(8080)
+
+
+def test_a_step_that_opened_files_to_everyone_is_never_handed_on(home, proj):
+    """`./deploy.sh` was refused; `chmod -R 777 .` made it run. It also made every file of
+    the project writable by anyone on the machine: not a step to offer for the next script."""
+    a = proj("ops")
+    s = Agent(home, a)
+    s.fail("./deploy.sh", "bash: ./deploy.sh: Permission denied", 126)
+    s.ok("chmod -R 777 .")
+    s.ok("./deploy.sh")
+    assert not [r for r in learnings(home, a) if r.get("fix")]
+    assert Agent(home, a).fail("./build.sh", "bash: ./build.sh: Permission denied", 126) is None
+
+
+def test_a_process_killed_by_its_number_is_no_lesson(home, proj):
+    """The port was taken; `lsof -ti:3000` said 48213, `kill -9 48213` freed it. Next time
+    48213 is another process or none: `kill -9 48213` must never be offered; nor `docker stop
+    3f2a9c1b7d4e`, a container `docker ps` showed (an id the error names is read for the next
+    error's: test_a_step_naming_the_errors_subject_names_this_errors_subject)."""
+    from learn_cli.text.effects import ids_of_the_moment
+
+    assert ids_of_the_moment("kill -9 48213") == ["48213"] and ids_of_the_moment("taskkill /PID 4120 /F") == ["4120"]
+    assert ids_of_the_moment("docker stop 3f2a9c1b7d4e") == ["3f2a9c1b7d4e"]
+    assert not ids_of_the_moment("kill $(lsof -ti:3000)") and not ids_of_the_moment("kill %1")
+    assert not ids_of_the_moment("docker rm -f db") and not ids_of_the_moment("make build")
+    in_use = "Error: listen EADDRINUSE: address already in use :::3000"
+    a = proj("web")
+    s = Agent(home, a)
+    s.fail("npm run dev", in_use, 1)
+    s.ok("lsof -ti:3000", "48213")
+    s.ok("kill -9 48213")
+    s.ok("npm run dev")
+    allocated = "Error response from daemon: Bind for 0.0.0.0:8080 failed: port is already allocated"
+    s.fail("docker compose up -d", allocated, 1)
+    s.ok("docker ps", "3f2a9c1b7d4e  nginx  0.0.0.0:8080->80/tcp")
+    s.ok("docker stop 3f2a9c1b7d4e")
+    s.ok("docker compose up -d")
+    assert not [r for r in learnings(home, a) if r.get("fix")]
+    assert Agent(home, a).fail("npm run dev", in_use, 1) is None
+    assert Agent(home, a).fail("docker compose up -d", allocated, 1) is None
+
+
+def test_a_job_run_with_the_work_stashed_is_a_look_not_a_fix(home, proj):
+    """`git stash && pytest …; git stash pop` asks whether the test failed before the agent's
+    changes; it fixes nothing (the changes are back). `git stash && git pull && git stash pop`
+    made room for a git step: that one is a fix."""
+    from learn_cli.capture.pairing import is_diagnostic, is_retry
+
+    failed = "pytest tests/test_api.py"
+    assert is_diagnostic(failed, "git stash && pytest tests/test_api.py; git stash pop")
+    assert not is_retry(failed, "git stash && pytest tests/test_api.py; git stash pop")
+    assert not is_diagnostic("git pull", "git stash && git pull && git stash pop")
+    error = "FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200\n1 failed, 12 passed in 0.84s"
+    a = proj("api")
+    s = Agent(home, a)
+    s.fail(failed, error, 1)
+    s.ok("git stash && pytest tests/test_api.py; git stash pop")
+    assert not [r for r in learnings(home, a) if r.get("fix")]
+
+
+@pytest.mark.parametrize(("failed", "error", "fix", "again", "again_error", "offered"), [
+    ("mkdir build && cd build && cmake ..", "mkdir: cannot create directory ‘build’: File exists",
+     "mkdir -p build && cd build && cmake ..", "mkdir dist", "mkdir: cannot create directory ‘dist’: File exists",
+     "mkdir -p dist"),
+    ("cp assets dist/", "cp: -r not specified; omitting directory 'assets'", "cp -r assets dist/",
+     "cp config build/", "cp: -r not specified; omitting directory 'config'", "cp -r config build/"),
+    ("ln -s releases/v2 current", "ln: failed to create symbolic link 'current': File exists",
+     "ln -sfn releases/v2 current", "ln -s /opt/node/bin/node bin/node",
+     "ln: failed to create symbolic link 'bin/node': File exists", "ln -sfn /opt/node/bin/node bin/node"),
+])
+def test_a_file_programs_bare_word_is_a_path_the_error_is_about(home, proj, failed, error, fix, again, again_error,
+                                                                offered):
+    """`mkdir dist` names a folder as surely as `mkdir dist/`: "cannot create directory 'dist':
+    File exists" is the failure of `mkdir build` too, and its option (`-p`, `-r`, `-sfn`)
+    travels. (A bare word of another program stays in the key: `git checkout main`'s
+    "pathspec 'main'" is not `feat/x`'s.)"""
+    assert error_key(error, failed) == error_key(again_error, again)
+    main = "error: pathspec 'main' did not match any file(s) known to git"
+    assert error_key(main, "git checkout main") != error_key(main.replace("main", "dev"), "git checkout dev")
+    a = proj("app")
+    s = Agent(home, a)
+    s.fail(failed, error, 1)
+    s.ok(fix)
+    text = context_of(Agent(home, a).fail(again, again_error, 1))
+    assert text.splitlines()[0].endswith(f"`{offered}` instead of `{again}`.")
+
+
+@pytest.mark.parametrize(("command", "error"), [
+    ("black --check .", "would reformat /w/src/{0}.py\n\nOh no! 💥 💔 💥\n1 file would be reformatted."),
+    ("npx prettier --check .", "Checking formatting...\n[warn] src/{0}.ts\n[warn] Code style issues found in the "
+                               "above file. Run Prettier with --write to fix."),
+    ("cargo fmt --check", "Diff in /w/src/{0}.rs at line 3:\n fn main() {{\n-    x ;\n+    x;\n }}"),
+    ("isort --check-only .", "ERROR: /w/src/{0}.py Imports are incorrectly sorted and/or formatted."),
+])
+def test_a_formatters_check_is_one_failure_whatever_the_files(command, error):
+    """A formatter run as a check fails for one reason: files are not formatted as it would.
+    Which files and which lines is not the failure; the key is the same for any."""
+    assert error_key(error.format("app"), command) == error_key(error.format("models"), command)
+    assert error_signature(error.format("app"), command).endswith("files not formatted")
+
+
+def test_the_formatter_run_before_its_check_is_offered_for_the_next_check(home, proj):
+    """`cargo fmt --check` showed a diff in main.rs; `cargo fmt`, then the check passed. The
+    next check shows another file's diff: `cargo fmt` first."""
+    diff = "Diff in /w/src/{0} at line {1}:\n fn main() {{\n-    x ;\n+    x;\n }}"
+    text = _after_a_step(home, proj("rs"), "cargo fmt --check", "cargo fmt", diff.format("main.rs", 3),
+                         "cargo fmt --check", diff.format("lib.rs", 40))
+    assert "run `cargo fmt` first" in text
+
+
+def test_writing_what_a_check_found_is_a_fix_not_the_check_dropped(home, proj):
+    """`prettier --check .` failed; `prettier --write .` worked. Dropping a check flag is
+    usually the same job without the look (`tsc` after `tsc --noEmit`), but `--write`
+    changed the files: that is the lesson."""
+    from learn_cli.capture.pairing import only_looked
+
+    assert only_looked("RUST_BACKTRACE=1 cargo test", "cargo test")
+    assert not only_looked("npx prettier --check .", "npx prettier --write .")
+    warn = "[warn] src/{0}.ts\n[warn] Code style issues found in the above file. Run Prettier with --write to fix."
+    a = proj("web")
+    s = Agent(home, a)
+    s.fail("npx prettier --check .", warn.format("app"), 1)
+    s.ok("npx prettier --write .")
+    text = context_of(Agent(home, a).fail("npx prettier --check src", warn.format("util"), 1))
+    assert text.splitlines()[0].endswith("`npx prettier --write src` instead of `npx prettier --check src`.")
+
+
+def test_options_added_past_dash_dash_join_the_commands_own(home, proj):
+    """vitest waited for file changes until the timeout; `npm test -- --run` worked. For
+    `npm test -- src/b.test.ts` the option joins the words already past `--`."""
+    from learn_cli.capture.lesson import apply_option_change
+
+    assert apply_option_change("npm test -- src/b.test.ts", ["--", "--run"], [], "", ("npm", "test")) == (
+        "npm test -- --run src/b.test.ts")
+    assert apply_option_change("npm test", ["--", "--run"], [], "", ("npm", "test")) == "npm test -- --run"
+    assert apply_option_change("npm test -- --run", ["--", "--run"], [], "", ("npm", "test")) is None
+
+
+def test_a_rebase_continue_that_failed_is_retried_after_the_files_are_added(home, proj):
+    """`--continue` is backing out of a failed pull or merge, never its retry; but when
+    `git rebase --continue` itself failed ("needs merge"), running it again once `git add`
+    marked the file resolved is its retry, and the `git add` the step."""
+    from learn_cli.capture.pairing import is_retry
+
+    assert is_retry("git rebase --continue", "git rebase --continue")
+    assert not is_retry("git pull --rebase", "git rebase --continue")
+    needs_merge = ("src/app.py: needs merge\nYou must edit all merge conflicts and then\n"
+                   "mark them as resolved using git add")
+    text = _after_a_step(home, proj("app"), "git rebase --continue", "git add src/app.py", needs_merge,
+                         "git rebase --continue")
+    assert "run `git add src/app.py` first" in text
+
+
+def test_a_replaced_path_the_error_quotes_as_missing_is_a_retry(home, proj):
+    """`npx tsc -p tsconfig.build.json`: "The specified path does not exist:
+    'tsconfig.build.json'"; `npx tsc -p tsconfig.json` worked. Another path is otherwise
+    another job; the one the error says is missing, replaced, is the fix, and it travels."""
+    missing = "error TS5058: The specified path does not exist: 'tsconfig.build.json'."
+    answer = _first_answer(home, proj("web"), "npx tsc -p tsconfig.build.json", "npx tsc -p tsconfig.json", missing,
+                           "npx tsc -p tsconfig.build.json --noEmit")
+    assert answer.endswith("`npx tsc -p tsconfig.json --noEmit` instead of `npx tsc -p tsconfig.build.json --noEmit`.")
+
+
+def test_a_branch_that_does_not_match_is_replaced_in_the_next_push(home, proj):
+    """"src refspec main does not match any": the repository's branch is `master`. "does not
+    match" says the ref is missing, as "did not match" does."""
+    refspec = "error: src refspec main does not match any\nerror: failed to push some refs to 'github.com:a/b.git'"
+    answer = _first_answer(home, proj("app"), "git push -u origin main", "git push -u origin master", refspec,
+                           "git push origin main")
+    assert answer.endswith("`git push origin master` instead of `git push origin main`.")
+
+
+def test_a_missing_built_file_is_one_failure_for_every_command_that_runs_it():
+    """node's "Cannot find module '/w/dist/index.js'" names a file by its path, no package: the
+    folder's build is missing, for `npm start`, `node dist/index.js` and `node dist/cli.js`
+    alike. A package (`express`) stays the subject, and another folder another failure."""
+    missing = "Error: Cannot find module '{0}'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1077)"
+    dist = error_key(missing.format("/w/dist/index.js"), "node dist/index.js")
+    assert dist == error_key(missing.format("/w/dist/cli.js"), "node dist/cli.js --help")
+    assert dist == error_key(missing.format("/w/dist/index.js"), "npm run start")
+    assert dist != error_key(missing.format("/w/scripts/seed.js"), "node scripts/seed.js")
+    assert error_key(missing.format("express"), "node app.js") != error_key(missing.format("react"), "node app.js")
+
+
+def test_a_rewrite_after_an_error_that_names_nothing_needs_the_evidence(home, proj):
+    """`npm run build` failed with only "Exit code 1"; `npm run build -- --no-lint` worked.
+    For `npm run build -- --prod` the option could be added (past its `--`), but one sighting
+    of an error that names nothing is no reason to: it waits for min_evidence. A quoted name
+    that was not found is named (yarn's `error Command "test" not found.`)."""
+    from learn_cli.text.keys import names_what_is_wrong
+
+    assert names_what_is_wrong('yarn run v1.22.19\nerror Command "test" not found.')
+    assert not names_what_is_wrong("Exit code 1")
+    web = proj("web")
+    s = Agent(home, web)
+    s.fail("npm run build", "Exit code 1", 1)
+    s.ok("npm run build -- --no-lint")
+    assert Agent(home, web).fail("npm run build -- --prod", "Exit code 1", 1) is None
+    missing = 'yarn run v1.22.19\nerror Command "test" not found.'
+    answer = _first_answer(home, proj("lib"), "yarn test", "yarn jest", missing, "yarn test --watch=false")
+    assert answer.endswith("`yarn jest --watch=false` instead of `yarn test --watch=false`.")
+
+
+def test_an_address_is_no_version_of_its_user(home, proj):
+    """`git@github.com:acme/x.git` and `…/y.git` are two repositories, not two versions of a
+    package `git` (`pkg@2` is): the https clone of x must not be offered for y."""
+    from learn_cli.capture.lesson import same_work
+
+    assert not same_work("git clone git@github.com:acme/x.git", "git clone git@github.com:acme/y.git")
+    assert same_work("npm install vite@5", "npm install vite@latest")
+    publickey = "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository."
+    a = proj("app")
+    s = Agent(home, a)
+    s.fail("git clone git@github.com:acme/x.git", publickey, 128)
+    s.ok("git clone https://github.com/acme/x.git")
+    out = Agent(home, a).fail("git clone git@github.com:acme/y.git", publickey, 128)
+    assert out is None or "acme/x.git" not in context_of(out)

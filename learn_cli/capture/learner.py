@@ -508,6 +508,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
                  and not _bookkeeping(b["cmd"], failed_cmd, failed.get("err") or "")]
         if _overrode_a_safeguard(failed_cmd, [*steps, ok_cmd]):
             return [], ""  # it worked, by a force push or a skipped hook: this once's call, no lesson
+        if _named_an_id_of_the_moment([*steps, ok_cmd], f"{failed_cmd}\n{failed.get('err') or ''}"):
+            return [], ""  # `kill -9 48213`, `docker stop 3f2a9c1b7d4e`: another one, or none, next time
         folder = _moved_to(cap, failed, ok_cmd)
         if folder is not None:
             return [f"cd {folder}"], "cwd"
@@ -577,6 +579,14 @@ def _overrode_a_safeguard(failed_cmd: str, commands: list[str]) -> bool:
     return any(overrides_a_safeguard(c) for c in commands) and not overrides_a_safeguard(failed_cmd)
 
 
+def _named_an_id_of_the_moment(commands: list[str], failure: str) -> bool:
+    """Does a command name a process number or an object id that the failure did not (one it
+    names is read for the next failure's: lesson.step_for_error)?"""
+    from learn_cli.text.effects import ids_of_the_moment
+
+    return any(found not in failure for c in commands for found in ids_of_the_moment(c))
+
+
 def _bookkeeping(step: str, failed_cmd: str, error: str = "") -> bool:
     """A git step that records work (`git add -A`, `git commit`) changes nothing another
     program sees: never the fix of a failure that is not git's own, unless the error asks for
@@ -624,7 +634,8 @@ def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
     the texts first, so that those do not import the lesson module (~4 M instructions)."""
     from learn_cli.text.keys import rejects_option
 
-    if _dropped_a_quoted_option(failed_cmd, ok_cmd, error or ""):
+    if _dropped_a_quoted_option(failed_cmd, ok_cmd, error or "") or _replaced_a_quoted_target(failed_cmd, ok_cmd,
+                                                                                                  error or ""):
         return True
     if not rejects_option(error):  # then only a program not installed, replaced on the same targets
         from learn_cli.text.shell import tokenize
@@ -649,6 +660,25 @@ def _dropped_a_quoted_option(failed_cmd: str, ok_cmd: str, error: str) -> bool:
     dropped = [word for word in was if word not in now]
     return (bool(dropped) and all(word.startswith("-") for word in dropped)
             and [word for word in was if word not in dropped] == now and any(_quoted(error, w) for w in dropped))
+
+
+def _replaced_a_quoted_target(failed_cmd: str, ok_cmd: str, error: str) -> bool:
+    """`npx tsc -p tsconfig.build.json`: "The specified path does not exist:
+    'tsconfig.build.json'"; `npx tsc -p tsconfig.json` worked. One path replaced, the one the
+    error quotes as missing, is a retry (another path is otherwise another job)."""
+    from learn_cli.text.shell import tokenize
+
+    was, now = tokenize(failed_cmd), tokenize(ok_cmd)
+    changed = [(a, b) for a, b in zip(was[1:], now[1:], strict=False) if a != b] if len(was) == len(now) else []
+    if len(changed) != 1 or not _quoted(error, changed[0][0]) or not _path_like(changed[0][0]):
+        return False  # (a word that is no path, `test` → `run`, is for the retry rules to judge)
+    from learn_cli.capture.lesson import replaced_target
+
+    return replaced_target(failed_cmd, ok_cmd, error) is not None
+
+
+def _path_like(word: str) -> bool:
+    return not word.startswith("-") and ("/" in word or "." in word.strip("."))
 
 
 def _quoted(text: str, word: str) -> bool:
@@ -740,6 +770,8 @@ def settled_command(failed: dict, ok: dict, root: str | None = None) -> list[str
     ok_goal = goal(unwrap(ok.get("cmd") or ""))
     if ok_goal not in WORKING_GOALS or goal(unwrap(failed.get("cmd") or "")) != ok_goal:
         return None
+    if _overrode_a_safeguard(failed.get("cmd") or "", [ok.get("cmd") or ""]):
+        return None  # the tests that failed left out, a check skipped: not how the project runs it
     command = _without_targets(ok.get("cmd") or "")
     if not command or _normalize(command, root) == _normalize(_without_targets(failed.get("cmd") or ""), root):
         return None  # the same way of running it: the fix was elsewhere (the code), nothing to say

@@ -185,9 +185,9 @@ def _option_values(tokens: Sequence[str]) -> set[str]:
             if option.startswith("-") and "=" not in option and not value.startswith("-")}
 
 
-_MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not match", "does not exist",
-                  "invalid", "not recognized", "cannot find", "could not find", "no module", "missing script",
-                  "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument",
+_MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not match", "does not match",
+                  "does not exist", "invalid", "not recognized", "cannot find", "could not find", "no module",
+                  "missing script", "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument",
                   "could not import", "cannot import", "failed to import", "no rule to make", "does not contain",
                   "unable to access", "cannot access", "can't open", "cannot open", "does not have")
 
@@ -339,9 +339,9 @@ def _cut_from(whole: str, cut: str) -> bool:
 
 def _unversioned(word: str) -> str:
     for mark in _VERSION_MARKS:
-        head, found, _ = word[1:].partition(mark)  # `@scope/pkg`: the leading @ is the name's
-        if found:
-            return word[0] + head
+        head, found, version = word[1:].partition(mark)  # `@scope/pkg`: the leading @ is the name's
+        if found and not (mark == "@" and any(c in version for c in ":/")):
+            return word[0] + head  # (`git@github.com:acme/x.git` is an address, no version of `git`)
     return word
 
 
@@ -496,13 +496,17 @@ def apply_option_change(command: str, added: list[str], dropped: list[str], afte
                         head: Sequence[str] = ()) -> str | None:
     """`command` with the options of an option_change applied, or None when it does not fit
     (another program or verb, several steps, or the options are already there). The added
-    options go right after the word `after` when the command has it, else at the end."""
+    options go right after the word `after` when the command has it, else at the end. Options
+    added past a `--` (`npm test -- --run`) go past the command's own `--` when it has one
+    (`npm test -- --run src/b.test.ts`)."""
     segments = _working(command)
     named = [t for t in dropped if t != ANY_VALUE]
     alone = len(segments) == 1
     if not alone and head:  # a pipeline or chain: the one segment that runs the changed command
         segments = ([seg for seg in segments if _runs(seg, head)]  # (or the wrapper: `xargs -r`)
                     or [seg for seg in _working(command, unwrapped=False) if _runs(seg, head)])
+    if len(segments) == 1 and added[:1] == ["--"] and "--" in segments[0]:
+        added, after = added[1:], "--"  # the script's options join the ones it is given already
     if len(segments) != 1 or any(t in segments[0] for t in added) or any(t not in segments[0] for t in named):
         return None
     return _rewritten(command, lambda words: alone or _runs(unwrap_tokens(words), head) or _runs(words, head),

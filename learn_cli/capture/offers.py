@@ -124,15 +124,16 @@ class Fix:
     def recurs(self, command: str, pid: str, step: Callable[[], str] = str) -> bool:
         """The same failure again in the project where it was fixed: the very command that
         failed before, or the same step of it (`git push` rejected, at the end of another
-        chain), or one its lesson's change applies to (`python b.py` after `python a.py` →
-        `python3 a.py`; set by applies_to), or the same work with other options after an error
-        that names what is wrong (`uvicorn main:app --reload` after `uvicorn main:app` could not
+        chain), or, after an error that names what is wrong, one its lesson's change applies
+        to (`python b.py` after `python a.py` → `python3 a.py`; set by applies_to) or the same
+        work with other options (`uvicorn main:app --reload` after `uvicorn main:app` could not
         import "main"). What worked then is the best guess there is, so
         one sighting is enough (an exact memory of the earlier pair); another project needs
         `min_evidence`."""
         return bool(command) and pid in self.projects and (
-            self._failed_as(command) or self._failed_at(step) or bool(self.rewrite)
-            or (self.same_work or self._step_first() or self._option_refused()) and self._specific())
+            self._failed_as(command) or self._failed_at(step)
+            or (bool(self.rewrite) or self.same_work or self._step_first() or self._option_refused())
+            and self._specific())
 
     def _failed_as(self, command: str) -> bool:
         return any(_normalize(rec.get("command") or "", None) == command for rec in self.shapes)

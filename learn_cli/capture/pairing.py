@@ -381,8 +381,9 @@ def is_retry(failed: str, ok: str) -> bool:
     if not failed or not ok or not failed.strip() or not ok.strip():
         return False
     failed_parts, ok_parts = _parts(failed), _parts(ok)
-    if any(t in _BACKING_OUT for tokens in ok_parts for t in tokens[1:]):
-        return False
+    backing_out = {t for tokens in ok_parts for t in tokens[1:] if t in _BACKING_OUT}
+    if backing_out - {t for tokens in failed_parts for t in tokens[1:]}:
+        return False  # (`git rebase --continue` that failed, run again once the files were added, is a retry)
     if _looks_at(failed, ok, failed_parts, ok_parts):
         return False
     if is_same_command(failed, ok):
@@ -495,8 +496,9 @@ def is_diagnostic(failed: str, ok: str) -> bool:
     `--collect-only`, `--tb=long`, `RUST_BACKTRACE=1 …`), its help asked for
     (`cast index --help`), the same job in a check-only mode (`tsc --noEmit`,
     `--dry-run`, `black --check`), or the same source compiled by another compiler
-    (comparing, not fixing). A success of any of
-    these proves nothing about the fix, so is_retry says no.
+    (comparing, not fixing), or the job run with the agent's changes stashed and put back
+    (`git stash && pytest; git stash pop`: did it fail before the changes?). A success of
+    any of these proves nothing about the fix, so is_retry says no.
     """
     if not failed or not ok or not failed.strip() or not ok.strip():
         return False
@@ -511,6 +513,8 @@ def only_looked(looking: str, plain: str) -> bool:
     folder `test`), `run.sh | tail` worked: the `cd` dropped is the fix, not the aid."""
     if not looking.strip() or not plain.strip():
         return False
+    if is_mutating(plain) and not is_mutating(looking):
+        return False  # `prettier --write .` after `prettier --check .`: the files changed, a fix
     return _looks_at(plain, looking, _parts(plain), _parts(looking), same_only=True)
 
 
@@ -523,6 +527,8 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
         if same_only:  # is_same_command sets `cd X &&` aside: here a folder changed is a change
             return is_same_command(failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok)
         return is_same_command(failed, ok) or _retry_rules(failed_parts, ok_parts)
+    if _ran_without_the_work(ok_parts) and not _ran_without_the_work(failed_parts):
+        return True
     if _check_only(ok_parts) - _check_only(failed_parts) and not _names_a_check(failed_parts):
         return _retry_rules(failed_parts, ok_parts)  # the job checked, not done: `tsc --noEmit`
     main = failed_parts[0]
@@ -532,6 +538,24 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
             return True
         if _other_compiler_same_source(main, tokens):
             return True
+    return False
+
+
+def _ran_without_the_work(parts) -> bool:
+    """`git stash && pytest; git stash pop`: a program other than git ran on the tree without
+    the agent's changes, which were then put back. It asks whether the failure came with the
+    changes; it fixes nothing. (`git stash && git pull && git stash pop` made room for a git
+    step: that is a fix.)"""
+    stashed = None
+    for index, tokens in enumerate(parts):
+        if tokens[0] != "git" or len(tokens) < 2 or tokens[1] != "stash":
+            continue
+        verb = tokens[2] if len(tokens) > 2 else "push"
+        if verb in ("push", "save") or verb.startswith("-"):
+            stashed = index
+        elif verb in ("pop", "apply") and stashed is not None:
+            if any(other[0] != "git" for other in parts[stashed + 1:index]):
+                return True
     return False
 
 

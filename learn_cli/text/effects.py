@@ -22,7 +22,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["is_mutating", "is_read_only", "only_reads", "overrides_a_safeguard", "READ_ONLY_PROGRAMS"]
+__all__ = ["ids_of_the_moment", "is_mutating", "is_read_only", "only_reads", "overrides_a_safeguard",
+           "READ_ONLY_PROGRAMS"]
 
 # Rule: a command is judged by its working segments (setup prefixes such as
 # `cd DIR &&` belong to the segment they prepare).
@@ -302,8 +303,8 @@ def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
     if name == "python" and _python_write_re().search(segment):
         return True
     read_only = _READ_ONLY_SUBCOMMANDS.get(name)
-    if read_only is not None and args and args[0] in read_only:
-        return False
+    if read_only is not None and args and args[0] in read_only and not (len(args) > 1 and args[1] in _MUTATING_VERBS):
+        return False  # (`poetry env info` reads; `poetry env use python3.11` changes the environment)
     if any(t in _FIX_FLAGS for t in tokens[1:]) or name in ("gofmt", "prettier") and "-w" in tokens:
         return True
     if name in ("npm", "pnpm", "yarn", "bun") and args and args[0] in ("run", "run-script"):
@@ -378,27 +379,139 @@ def only_reads(segment: str) -> bool:
     return bool(tokens) and _segment_verdict(_verdict_form(tokens), segment) is False
 
 
-# Options and variables by which a command gets its way over a safeguard (overrides_a_safeguard)
-_SKIPS_CHECKS = frozenset({"--no-verify", "--break-system-packages"})
-_SKIPS_CHECKS_ENV = frozenset({"HUSKY=0", "SKIP_HOOKS=1", "PIP_BREAK_SYSTEM_PACKAGES=1"})
+# Options and variables by which a command gets its way over a safeguard (overrides_a_safeguard):
+# checks skipped, certificates and host keys not verified, data a tool would keep destroyed
+_SKIPS_CHECKS = frozenset({
+    "--no-verify", "--break-system-packages", "--insecure", "--no-check-certificate", "--trusted-host",
+    "--insecure-skip-tls-verify", "--accept-data-loss", "--force-reset",
+})
+_SKIPS_CHECKS_ENV = frozenset({
+    "HUSKY=0", "SKIP_HOOKS=1", "PIP_BREAK_SYSTEM_PACKAGES=1", "NODE_TLS_REJECT_UNAUTHORIZED=0",
+    "GIT_SSL_NO_VERIFY=1", "GIT_SSL_NO_VERIFY=true", "PYTHONHTTPSVERIFY=0",
+})
+# settings that, set to false, stop verifying certificates or host keys (`git config
+# http.sslVerify false`, `npm config set strict-ssl false`, `ssh -o StrictHostKeyChecking=no`)
+_VERIFY_SETTINGS = frozenset({"http.sslverify", "strict-ssl", "sslverify", "stricthostkeychecking"})
 _FORCE_PUSH = frozenset({"--force", "-f", "--force-with-lease", "--force-if-includes"})
+# tasks that drop a database's data (`rails db:reset`, `rake db:drop`, `bin/rails db:schema:load`)
+_DROPS_DATA = frozenset({"db:drop", "db:reset", "db:schema:load"})
 
 
 def overrides_a_safeguard(command: str) -> bool:
     """Does a step of `command` get its way by overriding a safeguard: rewriting the remote's
     history (`git push --force`, `-f`, `+main`), skipping the checks a commit or an install runs
-    (`--no-verify`, `git commit -n`, `HUSKY=0`, `--break-system-packages`), or throwing away
-    uncommitted work (`git reset --hard`, `git clean -f`, `git checkout -- .`)? Such a command
-    may have worked, but what it overrode was someone's decision for this once: never a fix
-    to hand to the next agent (the learner makes no lesson of it)."""
+    (`--no-verify`, `git commit -n`, `HUSKY=0`, `--break-system-packages`), not verifying
+    certificates or host keys (`curl -k`, `NODE_TLS_REJECT_UNAUTHORIZED=0`, `git config
+    http.sslVerify false`, `ssh -o StrictHostKeyChecking=no`), throwing away work or data (`git
+    reset --hard`, `git clean -f`, `git checkout -- .`, `git checkout --theirs`, `git branch -D`
+    of a branch not merged, `docker compose down -v`, `prisma migrate reset`), leaving out the
+    tests that failed (`pytest -k "not test_x"`, `--deselect`, `cargo test -- --skip x`),
+    writing into the system's Python as root (`sudo pip install`), taking what a tool refused as
+    breaking (`npm audit fix --force`), or opening files to everyone (`chmod 777`)? Such a
+    command may have worked, but what it overrode was someone's decision for this once: never a
+    fix to hand to the next agent (the learner makes no lesson of it)."""
     for segment, _op in split_segments_ops(clean_command(command)):
         tokens = tokenize(segment)
         if any(t in _SKIPS_CHECKS_ENV for t in tokens) or any(t.split("=", 1)[0] in _SKIPS_CHECKS for t in tokens):
             return True
+        if _turns_verification_off([t.lower() for t in tokens]):
+            return True
         words = unwrap_tokens(tokens)
-        if words and canonical_program(words[0]) == "git" and _git_overrides(words):
+        name = canonical_program(words[0]) if words else ""
+        if name == "git" and _git_overrides(words):
+            return True
+        if name == "chmod" and _lets_everyone_write(next((w for w in words[1:] if not w.startswith("-")), "")):
+            return True
+        if name in ("npm", "pnpm", "yarn") and words[1:3] == ["audit", "fix"] and "--force" in words:
+            return True
+        if name == "curl" and any(rx.fullmatch(r"-[A-Za-z]*k[A-Za-z]*", w) for w in words[1:]):
+            return True
+        if _drops_data(name, words) or _skips_tests(name, words):
+            return True
+        if name == "pip" and "install" in words and any(canonical_program(t) == "sudo" for t in tokens[:2]):
+            return True  # root writing into the system's Python (the error itself says `--user`)
+    return False
+
+
+# options by which a test run leaves out tests (`pytest -k "not test_login"`, `cargo test --
+# --skip slow`): the run passes because what failed did not run
+_SKIPS_TESTS = frozenset({"--deselect", "--skip", "-skip", "--testpathignorepatterns", "--exclude"})
+_TEST_RUNNERS = frozenset({"pytest", "cargo", "go", "jest", "vitest", "npm", "pnpm", "yarn", "npx", "bun"})
+
+
+def _skips_tests(name: str, words: Sequence[str]) -> bool:
+    if name not in _TEST_RUNNERS or "test" not in words and name not in ("pytest", "jest", "vitest"):
+        return False
+    for word, following in _with_the_next(words):
+        option, _, joined = word.lower().partition("=")
+        if option in _SKIPS_TESTS or option == "-k" and (joined or following).lower().startswith("not "):
             return True
     return False
+
+
+def _turns_verification_off(tokens: Sequence[str]) -> bool:
+    """`http.sslverify false`, `-c http.sslverify=false`, `-o stricthostkeychecking=no` (lower-cased)."""
+    for word, following in _with_the_next(tokens):
+        setting, _, value = word.partition("=")
+        if setting in _VERIFY_SETTINGS and (value or following) in ("false", "no", "0"):
+            return True
+    return False
+
+
+def _drops_data(name: str, words: Sequence[str]) -> bool:
+    """Volumes removed with their containers, a database reset or dropped: the data is gone."""
+    if name in ("docker", "docker-compose", "podman"):
+        args = [w for w in words[1:] if w != "compose"]
+        verb = next((w for w in args if not w.startswith("-")), "")
+        return (verb == "down" and bool({"-v", "--volumes"} & set(args))
+                or verb == "volume" and bool({"rm", "prune"} & set(args))
+                or verb == "system" and "prune" in args and "--volumes" in args)
+    if name == "prisma" and words[1:3] == ["migrate", "reset"] or name == "dropdb":
+        return True
+    if name == "python" and words[1:3] == ["manage.py", "flush"]:
+        return True
+    return any(w in _DROPS_DATA for w in words[1:3])
+
+
+def ids_of_the_moment(command: str) -> list[str]:
+    """The numbers of processes `command` kills (`kill -9 48213`, `taskkill /PID 4120`) and the
+    object ids it names (a container's `3f2a9c1b7d4e`, a commit's `a1b2c3d`): each named one
+    thing once; next time it is another or none. (`kill $(lsof -ti:3000)` finds the process
+    anew and names no number.)"""
+    found: list[str] = []
+    for segment, _op in split_segments_ops(clean_command(command)):
+        words = unwrap_tokens(tokenize(segment))
+        kills = bool(words) and canonical_program(words[0]) in ("kill", "taskkill")
+        for word in words[1:]:
+            if kills and word.isdigit() or _object_id_re().fullmatch(word.lower()):
+                found.append(word)
+    return found
+
+
+@lite.cache
+def _object_id_re() -> rx.Pattern[str]:
+    return rx.compile(r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}")
+
+
+def _with_the_next(words: Sequence[str]) -> list[tuple[str, str]]:
+    """Each word with the one after it ('' after the last): an option and its value."""
+    return list(zip(words, [*words[1:], ""], strict=False))
+
+
+def _takes_one_side(rest: Sequence[str]) -> bool:
+    """`git merge -X theirs`, `--strategy-option=ours`, `-s ours`."""
+    for option, value in _with_the_next(rest):
+        name, _, joined = option.partition("=")
+        if name in ("-X", "--strategy-option", "-s", "--strategy") and (joined or value) in ("theirs", "ours"):
+            return True
+    return False
+
+
+def _lets_everyone_write(mode: str) -> bool:
+    """A chmod mode that gives write to others: `777`, `0666`, `o+w`, `a=rwx`, `go+w`."""
+    if mode.isdigit():
+        return len(mode) >= 3 and int(mode[-1]) & 2 == 2
+    return any(rx.fullmatch(r"[ugoa]*[oa][ugoa]*[+=][rwxXst]*w[rwxXst]*", part) for part in mode.split(","))
 
 
 def _git_overrides(tokens: Sequence[str]) -> bool:
@@ -413,8 +526,12 @@ def _git_overrides(tokens: Sequence[str]) -> bool:
         return "--hard" in options
     if sub == "clean":
         return any(t == "--force" or (not t.startswith("--") and "f" in t) for t in options)
+    if {"--theirs", "--ours"} & set(options) or _takes_one_side(rest):
+        return True  # a conflict settled by discarding one side's changes, whatever they were
     if sub == "checkout":  # `git checkout -- .`: the working tree's changes to those files, discarded
         return "--" in rest
     if sub == "restore":
         return "--staged" not in options
+    if sub == "branch":  # deleting a branch git would not delete: its commits were merged nowhere
+        return "-D" in options or bool({"-d", "--delete"} & set(options) and {"-f", "--force"} & set(options))
     return False

@@ -246,7 +246,7 @@ def _canonical(text: str, scope: str) -> str | None:
                 name = _subject_path(match.group("name")).lower()
                 if name and name not in _not_program_words():
                     return COMMAND_NOT_FOUND + _scrub(name)
-    if "module" in lower:
+    if "module" in lower or "package" in lower:  # (bun's and node's ESM: "Cannot find package 'zod'")
         python_module, node_module = _module_res()
         match = python_module.search(text)
         if match:
@@ -256,7 +256,13 @@ def _canonical(text: str, scope: str) -> str | None:
             # tsc's TS2307 is not node's runtime error: its fix is often a types package
             line_start = text.rfind("\n", 0, match.start()) + 1
             prefix = "error ts2307: " if "ts2307" in text[line_start : match.start()].lower() else ""
-            return f"{prefix}cannot find module '{_subject_path(match.group('name')).lower()}'"
+            name = match.group("name")
+            if not prefix and (name.startswith(("/", "./", "../")) or rx.match(r"[A-Za-z]:\\", name)):
+                # a file by its path, no package to install: whichever file, what is missing is
+                # the folder's (`dist/` not built yet, for `npm start` and `node dist/cli.js` alike)
+                folder = _subject_path(name.replace("\\", "/").rstrip("/").rsplit("/", 1)[0])
+                return f"error: cannot find module '<file>' in {folder.lower()}/"
+            return f"{prefix}cannot find module '{_subject_path(name).lower()}'"
     if "registry" in lower:
         for pattern in _npm_missing_package_res():
             match = pattern.search(text)
@@ -275,6 +281,8 @@ def _canonical(text: str, scope: str) -> str | None:
         match = _push_rejected_re().search(text)
         if match:  # the reason says which fix: pull first, rebase, or a pull request
             return f"error: failed to push some refs ({' '.join(match.group('why').lower().split())})"
+    if _unformatted_re().search(text):  # which files, which lines: one failure, the code not formatted
+        return f"{scope or 'formatter'}: {UNFORMATTED}"
     match = _option_re().search(text)
     if match:
         option = match.group("opt").split("=", 1)[0].lower()
@@ -284,6 +292,21 @@ def _canonical(text: str, scope: str) -> str | None:
         what = "unknown option" if option.startswith("-") else "unexpected argument"
         return f"{scope}: {what} {option}" if scope else f"{what} {option}"
     return None
+
+
+UNFORMATTED = "files not formatted"  # the signature's end when a formatter's check failed
+
+
+@cache
+def _unformatted_re() -> rx.Pattern[str]:
+    """What a formatter run as a check says when files are not formatted as it would: black's
+    and ruff's "would reformat", prettier's "Code style issues found", rustfmt's "Diff in
+    src/a.rs at line 3:", isort's "Imports are incorrectly sorted", clang-format's "code should
+    be clang-formatted", deno's "not formatted file", biome's "differs from formatting output",
+    mix's "--check-formatted"."""
+    return rx.compile(r"^would reformat |code style issues found|^diff in \S+(?: at line \d+|:\d+):|imports are "
+                      r"incorrectly sorted|code should be clang-formatted|\bnot formatted files?\b|differs from "
+                      r"formatting output|failed due to --check-formatted", rx.I | rx.M)
 
 
 def _missing_file(text: str) -> str | None:
@@ -596,8 +619,17 @@ def error_signature(error_text: str | None, command: str | None = None, tool: st
 
 def names_what_is_wrong(error_text: str | None) -> bool:
     """Is the failure's signature specific (a canonical form, such as `command not found: g++`,
-    or two informative words), not only that something failed? (The module docstring.)"""
-    return _signature(error_text, "")[1]
+    or two informative words), not only that something failed? (The module docstring.) Or does
+    it quote the name it could not find (yarn's `error Command "test" not found.`: `test` and
+    `command` are words any failure may use, but the quote says which one is missing)?"""
+    signature, specific = _signature(error_text, "")
+    return specific or bool(_quoted_missing_re().search(signature))
+
+
+@cache
+def _quoted_missing_re() -> rx.Pattern[str]:
+    return rx.compile(r"'[^'<>\s]{2,}' (?:not found|is unknown|does not exist|is missing)|(?:unknown|missing|no such) "
+                      r"\w+ '[^'<>\s]{2,}'")
 
 
 def error_key(error_text: str | None, command: str | None = None, tool: str | None = None) -> str:
@@ -631,19 +663,41 @@ def _targets_masked(signature: str, command: str) -> str:
     file extension '.ts' for seed.ts` from `npx ts-node scripts/seed.ts` is the failure of
     `migrate.ts` too, and `permission denied: /usr/local/lib/node_modules/typescript` from
     `npm install -g typescript` that of any package. A file (a word with a folder or an
-    extension) is masked where the error names it; another argument only as a folder of a
-    path. The module, package or program an error names as missing stays (_SUBJECT_IS_THE_LESSON)."""
+    extension, or any argument of a file program: `mkdir dist`) is masked where the error
+    names it; another argument only as a folder of a path. The module, package or program an
+    error names as missing stays (_SUBJECT_IS_THE_LESSON)."""
     from learn_cli.text.shell import tokenize
 
+    paths = _path_arguments(_first_line(command))
     for word in dict.fromkeys(tokenize(_first_line(command))[1:]):
         name = word.lower().rstrip("/").rsplit("/", 1)[-1]
         if len(name) < 3 or word.startswith("-") or name not in signature:
             continue
-        if "/" in word or "." in name.strip("."):
+        if word in paths:  # quoted whole, it is the path the error is about: the shape's `'<path>'`
+            signature = signature.replace(f"'{word.lower()}'", "'<path>'")
+        if "/" in word or "." in name.strip(".") or word in paths:
             signature = rx.sub(rf"(?<![\w.-]){rx.escape(name)}(?![\w-])", "<target>", signature)
         else:
             signature = rx.sub(rf"(?<=/){rx.escape(name)}(?=$|[/'\s])", "<target>", signature)
     return signature
+
+
+# Programs whose every argument (past options and a mode) is a path: `mkdir dist` names a
+# folder as surely as `mkdir dist/` does, so the error's quote of it is a target.
+_PATH_PROGRAMS = frozenset({"mkdir", "rmdir", "touch", "cp", "mv", "ln", "rm", "cat", "ls", "chmod", "chown",
+                            "head", "tail", "stat", "du", "file", "readlink", "realpath"})
+
+
+def _path_arguments(line: str) -> set[str]:
+    """The words of `line` that its file programs (_PATH_PROGRAMS) take as paths."""
+    from learn_cli.text.shell import canonical_program, split_segments_ops, tokenize, unwrap_tokens
+
+    paths: set[str] = set()
+    for segment, _op in split_segments_ops(line):
+        words = unwrap_tokens(tokenize(segment))
+        if words and canonical_program(words[0]) in _PATH_PROGRAMS:
+            paths.update(w for w in words[1:] if not w.startswith("-"))
+    return paths
 
 
 def _first_line(command: str) -> str:
@@ -821,8 +875,8 @@ def _command_scope(command: str) -> str:
                 return f"{prog} {_subject_path(arg).lower()}"
         return prog
     words = [a.lower() for a in args if not a.startswith("-")][:2]
-    if not words or not rx.fullmatch(r"[a-z][\w:.-]*", words[0]) or "/" in words[0]:
-        return prog
+    if not words or not rx.fullmatch(r"[a-z][\w:.-]*", words[0]) or "/" in words[0] or prog in _PATH_PROGRAMS:
+        return prog  # (a file program's word is a path: what it was asked to do is its name)
     if prog in _RUNNERS and words[0] in _RUN_WORDS and len(words) > 1:
         return f"{prog} {words[0]} {words[1]}"
     return f"{prog} {words[0]}"
