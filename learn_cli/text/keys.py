@@ -281,8 +281,8 @@ def _canonical(text: str, scope: str) -> str | None:
         match = _push_rejected_re().search(text)
         if match:  # the reason says which fix: pull first, rebase, or a pull request
             return f"error: failed to push some refs ({' '.join(match.group('why').lower().split())})"
-    if _unformatted_re().search(text):  # which files, which lines: one failure, the code not formatted
-        return f"{scope or 'formatter'}: {UNFORMATTED}"
+    if any(w in lower for w in _FORMAT_WORDS) and _unformatted_re().search(text):
+        return f"{scope or 'formatter'}: {UNFORMATTED}"  # whichever files and lines: the code not formatted
     match = _option_re().search(text)
     if match:
         option = match.group("opt").split("=", 1)[0].lower()
@@ -295,6 +295,7 @@ def _canonical(text: str, scope: str) -> str | None:
 
 
 UNFORMATTED = "files not formatted"  # the signature's end when a formatter's check failed
+_FORMAT_WORDS = ("reformat", "code style", "diff in ", "incorrectly sorted", "formatted", "formatting")
 
 
 @cache
@@ -668,14 +669,17 @@ def _targets_masked(signature: str, command: str) -> str:
     error names as missing stays (_SUBJECT_IS_THE_LESSON)."""
     from learn_cli.text.shell import tokenize
 
-    paths = _path_arguments(_first_line(command))
+    paths: set[str] | None = None  # (worked out only for a bare word the error names)
     for word in dict.fromkeys(tokenize(_first_line(command))[1:]):
         name = word.lower().rstrip("/").rsplit("/", 1)[-1]
         if len(name) < 3 or word.startswith("-") or name not in signature:
             continue
+        if "/" in word or "." in name.strip("."):
+            signature = rx.sub(rf"(?<![\w.-]){rx.escape(name)}(?![\w-])", "<target>", signature)
+            continue
+        paths = _path_arguments(_first_line(command)) if paths is None else paths
         if word in paths:  # quoted whole, it is the path the error is about: the shape's `'<path>'`
             signature = signature.replace(f"'{word.lower()}'", "'<path>'")
-        if "/" in word or "." in name.strip(".") or word in paths:
             signature = rx.sub(rf"(?<![\w.-]){rx.escape(name)}(?![\w-])", "<target>", signature)
         else:
             signature = rx.sub(rf"(?<=/){rx.escape(name)}(?=$|[/'\s])", "<target>", signature)
