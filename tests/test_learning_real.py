@@ -1068,6 +1068,14 @@ def test_a_count_bsd_head_refuses_answers_its_next_use(home, proj):
     ("sudo python3 -m pip install requests", True),
     ("pip install --user requests", False),
     ("sudo apt-get install -y jq", False),
+    ("rm -rf .git && git init", True),
+    ("rm -rf .github/workflows/old.yml", False),
+    ("alembic downgrade base", True),
+    ("alembic downgrade -1", False),
+    ("php artisan migrate:fresh --seed", True),
+    ("npx supabase db reset", True),
+    ("mix ecto.reset", True),
+    ("docker run --rm --privileged emu:latest", True),
 ])
 def test_what_overrides_a_safeguard(command, overrides):
     from learn_cli.text.effects import overrides_a_safeguard
@@ -1492,3 +1500,15 @@ def test_an_address_is_no_version_of_its_user(home, proj):
     s.ok("git clone https://github.com/acme/x.git")
     out = Agent(home, a).fail("git clone git@github.com:acme/y.git", publickey, 128)
     assert out is None or "acme/x.git" not in context_of(out)
+
+
+def test_options_added_among_the_kept_ones_go_before_the_image(home, proj):
+    """`docker run --rm api:dev` could not reach the host; `docker run --rm --network host
+    api:dev` worked. Added after `--rm`, the option is docker's: for `docker run --rm web:1`
+    it goes before the image (at the end it would be the container's own argument)."""
+    from learn_cli.capture.offers import _change_of_pair, apply_change
+
+    change = _change_of_pair("docker run --rm api:dev", "docker run --rm --network host api:dev")
+    assert apply_change(change, "docker run --rm web:1") == "docker run --network host --rm web:1"
+    change = _change_of_pair("git pull origin main", "git pull origin main --no-rebase")
+    assert apply_change(change, "git pull origin dev") == "git pull origin dev --no-rebase"

@@ -437,16 +437,20 @@ def _change_after_steps(failed: str, fix: str) -> tuple | None:
 
 
 def _anchor(fix: str, added: list[str], head: tuple) -> str:
-    """The program or subcommand word the fix put its added options right after (`deno run
-    --allow-net main.ts`: `run`), so they go there in the next command too, before its
-    script's own arguments; "" when they came later (then they go at the end)."""
+    """The program or subcommand word the fix put its added options after, among the options
+    that follow it (`deno run --allow-net main.ts`: `run`; `docker run --rm -it img`: `run`),
+    so they go there in the next command too, before its script's or image's own arguments;
+    "" when they came after an argument (then they go at the end)."""
     from learn_cli.text.shell import tokenize
 
     if not added:
         return ""
     words = tokenize(fix)
     at = words.index(added[0]) if added[0] in words else 0
-    return words[at - 1] if at > 0 and words[at - 1] in head else ""
+    i = at - 1
+    while i > 0 and words[i] not in head and words[i].startswith("-"):
+        i -= 1  # past the options the fix kept before them (`--rm`), to their program or subcommand
+    return words[i] if at > 0 and words[i] in head else ""
 
 
 def apply_change(change: tuple, command: str) -> str | None:

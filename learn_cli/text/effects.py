@@ -380,10 +380,11 @@ def only_reads(segment: str) -> bool:
 
 
 # Options and variables by which a command gets its way over a safeguard (overrides_a_safeguard):
-# checks skipped, certificates and host keys not verified, data a tool would keep destroyed
+# checks skipped, certificates and host keys not verified, data a tool would keep destroyed, a
+# container's isolation lifted
 _SKIPS_CHECKS = frozenset({
     "--no-verify", "--break-system-packages", "--insecure", "--no-check-certificate", "--trusted-host",
-    "--insecure-skip-tls-verify", "--accept-data-loss", "--force-reset",
+    "--insecure-skip-tls-verify", "--accept-data-loss", "--force-reset", "--privileged",
 })
 _SKIPS_CHECKS_ENV = frozenset({
     "HUSKY=0", "SKIP_HOOKS=1", "PIP_BREAK_SYSTEM_PACKAGES=1", "NODE_TLS_REJECT_UNAUTHORIZED=0",
@@ -393,8 +394,10 @@ _SKIPS_CHECKS_ENV = frozenset({
 # http.sslVerify false`, `npm config set strict-ssl false`, `ssh -o StrictHostKeyChecking=no`)
 _VERIFY_SETTINGS = frozenset({"http.sslverify", "strict-ssl", "sslverify", "stricthostkeychecking"})
 _FORCE_PUSH = frozenset({"--force", "-f", "--force-with-lease", "--force-if-includes"})
-# tasks that drop a database's data (`rails db:reset`, `rake db:drop`, `bin/rails db:schema:load`)
-_DROPS_DATA = frozenset({"db:drop", "db:reset", "db:schema:load"})
+# tasks that drop a database's data (`rails db:reset`, `rake db:drop`, `php artisan
+# migrate:fresh`, `mix ecto.reset`)
+_DROPS_DATA = frozenset({"db:drop", "db:reset", "db:schema:load", "migrate:fresh", "migrate:reset",
+                         "migrate:refresh", "ecto.drop", "ecto.reset"})
 
 
 def overrides_a_safeguard(command: str) -> bool:
@@ -459,7 +462,8 @@ def _turns_verification_off(tokens: Sequence[str]) -> bool:
 
 
 def _drops_data(name: str, words: Sequence[str]) -> bool:
-    """Volumes removed with their containers, a database reset or dropped: the data is gone."""
+    """Volumes removed with their containers, a database reset or dropped, the repository's
+    history deleted: the data is gone."""
     if name in ("docker", "docker-compose", "podman"):
         args = [w for w in words[1:] if w != "compose"]
         verb = next((w for w in args if not w.startswith("-")), "")
@@ -467,6 +471,10 @@ def _drops_data(name: str, words: Sequence[str]) -> bool:
                 or verb == "volume" and bool({"rm", "prune"} & set(args))
                 or verb == "system" and "prune" in args and "--volumes" in args)
     if name == "prisma" and words[1:3] == ["migrate", "reset"] or name == "dropdb":
+        return True
+    if name in ("supabase", "alembic") and words[1:3] in (["db", "reset"], ["downgrade", "base"]):
+        return True
+    if name == "rm" and any(w.rstrip("/").rsplit("/", 1)[-1] == ".git" for w in words[1:]):
         return True
     if name == "python" and words[1:3] == ["manage.py", "flush"]:
         return True
