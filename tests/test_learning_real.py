@@ -1076,11 +1076,33 @@ def test_a_count_bsd_head_refuses_answers_its_next_use(home, proj):
     ("npx supabase db reset", True),
     ("mix ecto.reset", True),
     ("docker run --rm --privileged emu:latest", True),
+    ("mvn package -DskipTests", True),
+    ("mvn install -Dmaven.test.skip=true", True),
+    ("./gradlew build -x test", True),
+    ("./gradlew build -x javadoc", False),
+    ("git commit --no-gpg-sign -m x", True),
+    ("git -c commit.gpgsign=false commit -m x", True),
+    ("SKIP=flake8 git commit -m x", True),
+    ("yarn install --ignore-engines", True),
+    ("npm ci --ignore-scripts", False),
+    ("cargo build --no-default-features", False),
 ])
 def test_what_overrides_a_safeguard(command, overrides):
     from learn_cli.text.effects import overrides_a_safeguard
 
     assert overrides_a_safeguard(command) is overrides
+
+
+_WARNED = [
+    ("cargo publish", "cargo publish --allow-dirty",
+     "error: 2 files in the working directory contain changes that were not yet committed into git:\n\nsrc/lib.rs\n\n"
+     "to proceed despite this and include the uncommitted changes, pass the `--allow-dirty` flag"),
+    ("bin/rails db:migrate:status RAILS_ENV=production",
+     "DISABLE_DATABASE_ENVIRONMENT_CHECK=1 bin/rails db:migrate:status RAILS_ENV=production",
+     "ActiveRecord::ProtectedEnvironmentError: You are attempting to run a destructive action against your "
+     "'production' database.\nIf you are sure you want to continue, run the same command with the environment "
+     "variable:\nDISABLE_DATABASE_ENVIRONMENT_CHECK=1"),
+]
 
 
 @pytest.mark.parametrize(("failed", "fix", "error"), [
@@ -1097,6 +1119,7 @@ def test_what_overrides_a_safeguard(command, overrides):
      "FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200\n1 failed, 40 passed in 2.84s"),
     ("curl -sS https://api.internal/health", "curl -sSk https://api.internal/health",
      "curl: (60) SSL certificate problem: unable to get local issuer certificate"),
+    *_WARNED,
 ])
 def test_a_fix_that_overrode_a_safeguard_is_never_handed_on(home, proj, failed, fix, error):
     """It worked: a force push over the remote's new commits, a commit past the hook that
@@ -1512,3 +1535,18 @@ def test_options_added_among_the_kept_ones_go_before_the_image(home, proj):
     assert apply_change(change, "docker run --rm web:1") == "docker run --network host --rm web:1"
     change = _change_of_pair("git pull origin main", "git pull origin main --no-rebase")
     assert apply_change(change, "git pull origin dev") == "git pull origin dev --no-rebase"
+
+
+
+
+@pytest.mark.parametrize(("failed", "fix", "error"), _WARNED)
+def test_a_way_past_a_refusal_that_the_tool_warned_against_is_no_lesson(failed, fix, error):
+    """The tool refused and handed over a way past it, with a warning ("despite this", "If you
+    are sure", "a breaking change"). The agent took it; that was its call for that once. No
+    list of options names these: the warning next to the word the fix added does (the hook's
+    path: test_a_fix_that_overrode_a_safeguard_is_never_handed_on)."""
+    from learn_cli.text.failure import heeds_a_warning, warning_lines
+
+    assert heeds_a_warning(error, fix, failed)
+    assert error.splitlines()[-1] in warning_lines(error)  # kept with the failure's lines
+    assert not heeds_a_warning("error: could not find `Cargo.toml`", "cd api && cargo publish", "cargo publish")

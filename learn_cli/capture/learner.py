@@ -118,12 +118,13 @@ def tool_entry(cap: Capture, event: ev.Event) -> dict:
 
 
 def _describe_failure(entry: dict, error: str, exit_code) -> None:
-    from learn_cli.text.failure import categorize, meaningful_lines, suggested_commands
+    from learn_cli.text.failure import categorize, meaningful_lines, suggested_commands, warning_lines
     from learn_cli.text.keys import error_key
 
     subject = entry.get("cmd") or entry.get("path") or ""
     text = meaningful_lines(error, max_chars=MAX_ERROR) or " ".join(error.split())[:MAX_ERROR]
-    for line in suggested_commands(error):  # the advice too, after the lines that state the error
+    # the advice too, after the lines that state the error, and the warnings that came with it
+    for line in suggested_commands(error) + warning_lines(error):
         if line not in text and len(text) + len(line) < MAX_ERROR:
             text += "\n" + line
     entry["err"] = text
@@ -506,7 +507,7 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
         steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")
                  and not _bookkeeping(b["cmd"], failed_cmd, failed.get("err") or "")]
-        if _overrode_a_safeguard(failed_cmd, [*steps, ok_cmd]):
+        if _overrode_a_safeguard(failed_cmd, [*steps, ok_cmd], failed.get("err") or ""):
             return [], ""  # it worked, by a force push or a skipped hook: this once's call, no lesson
         if _named_an_id_of_the_moment([*steps, ok_cmd], f"{failed_cmd}\n{failed.get('err') or ''}"):
             return [], ""  # `kill -9 48213`, `docker stop 3f2a9c1b7d4e`: another one, or none, next time
@@ -573,9 +574,15 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
     return None
 
 
-def _overrode_a_safeguard(failed_cmd: str, commands: list[str]) -> bool:
+def _overrode_a_safeguard(failed_cmd: str, commands: list[str], error: str) -> bool:
+    """A safeguard overridden (text.effects.overrides_a_safeguard) that the failed command did
+    not override itself, or a way past the refusal that the error handed over with a warning
+    (text.failure.heeds_a_warning)."""
     from learn_cli.text.effects import overrides_a_safeguard
+    from learn_cli.text.failure import heeds_a_warning
 
+    if any(heeds_a_warning(error, c, failed_cmd) for c in commands):
+        return True
     return any(overrides_a_safeguard(c) for c in commands) and not overrides_a_safeguard(failed_cmd)
 
 
@@ -770,7 +777,7 @@ def settled_command(failed: dict, ok: dict, root: str | None = None) -> list[str
     ok_goal = goal(unwrap(ok.get("cmd") or ""))
     if ok_goal not in WORKING_GOALS or goal(unwrap(failed.get("cmd") or "")) != ok_goal:
         return None
-    if _overrode_a_safeguard(failed.get("cmd") or "", [ok.get("cmd") or ""]):
+    if _overrode_a_safeguard(failed.get("cmd") or "", [ok.get("cmd") or ""], failed.get("err") or ""):
         return None  # the tests that failed left out, a check skipped: not how the project runs it
     command = _without_targets(ok.get("cmd") or "")
     if not command or _normalize(command, root) == _normalize(_without_targets(failed.get("cmd") or ""), root):

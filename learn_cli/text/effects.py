@@ -392,7 +392,8 @@ _SKIPS_CHECKS_ENV = frozenset({
 })
 # settings that, set to false, stop verifying certificates or host keys (`git config
 # http.sslVerify false`, `npm config set strict-ssl false`, `ssh -o StrictHostKeyChecking=no`)
-_VERIFY_SETTINGS = frozenset({"http.sslverify", "strict-ssl", "sslverify", "stricthostkeychecking"})
+_VERIFY_SETTINGS = frozenset({"http.sslverify", "strict-ssl", "sslverify", "stricthostkeychecking", "commit.gpgsign",
+                              "tag.gpgsign"})
 _FORCE_PUSH = frozenset({"--force", "-f", "--force-with-lease", "--force-if-includes"})
 # tasks that drop a database's data (`rails db:reset`, `rake db:drop`, `php artisan
 # migrate:fresh`, `mix ecto.reset`)
@@ -417,6 +418,8 @@ def overrides_a_safeguard(command: str) -> bool:
         tokens = tokenize(segment)
         if any(t in _SKIPS_CHECKS_ENV for t in tokens) or any(t.split("=", 1)[0] in _SKIPS_CHECKS for t in tokens):
             return True
+        if any(_skip_option_re().match(t) or t.startswith("SKIP=") for t in tokens):
+            return True  # named for it: `-DskipTests`, `--no-gpg-sign`, `--ignore-engines`, pre-commit's `SKIP=`
         if _turns_verification_off([t.lower() for t in tokens]):
             return True
         words = unwrap_tokens(tokens)
@@ -443,6 +446,9 @@ _TEST_RUNNERS = frozenset({"pytest", "cargo", "go", "jest", "vitest", "npm", "pn
 
 
 def _skips_tests(name: str, words: Sequence[str]) -> bool:
+    if name in ("gradle", "gradlew"):  # `./gradlew build -x test`: the task excluded
+        return any(option in ("-x", "--exclude-task") and rx.search(r"test|check|lint", task, rx.I)
+                   for option, task in _with_the_next(words))
     if name not in _TEST_RUNNERS or "test" not in words and name not in ("pytest", "jest", "vitest"):
         return False
     for word, following in _with_the_next(words):
@@ -450,6 +456,12 @@ def _skips_tests(name: str, words: Sequence[str]) -> bool:
         if option in _SKIPS_TESTS or option == "-k" and (joined or following).lower().startswith("not "):
             return True
     return False
+
+
+@lite.cache
+def _skip_option_re() -> rx.Pattern[str]:
+    return rx.compile(r"--?(?:no|skip|ignore|disable)-(?:verify|checks?|tests?|lint|gpg-sign|engines?|platform-reqs?|"
+                      r"hooks?)$|-D(?:skip\w*|maven\.test\.skip)(?:=true)?$", rx.I)
 
 
 def _turns_verification_off(tokens: Sequence[str]) -> bool:

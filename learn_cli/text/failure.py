@@ -63,7 +63,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CATEGORIES", "NOT_PROGRAM_WORDS", "parse_exit_code", "strip_ansi", "meaningful_lines",
-    "meaningful_line", "suggested_commands", "is_boilerplate", "categorize",
+    "meaningful_line", "suggested_commands", "is_boilerplate", "categorize", "heeds_a_warning",
+    "warning_lines",
 ]
 
 CATEGORIES = ("syntax", "runtime", "config", "network", "permission", "dependency", "logic")
@@ -381,6 +382,53 @@ def suggested_commands(error_text: str | None, limit: int = 2) -> list[str]:
                 break
         before = line
     return found
+
+
+# What a tool says when it hands over a way past its own refusal and warns against it.
+_warning_re = _lazy(
+    r"\b(?:despite|if you are sure|destructive|(?:data|changes|work) will be lost|all data|data loss|breaking "
+    r"changes?|at your own risk|cannot be undone|irreversibl[ey]|permanently (?:delete|remove))\b",
+    rx.IGNORECASE,
+)
+
+
+def _may_warn(error_text: str | None) -> bool:
+    """A warning in the text (a word of one looked for first: the hook asks of every failure)."""
+    lower = (error_text or "").lower()
+    return any(word in lower for word in _WARNING_WORDS) and bool(_warning_re().search(lower))
+
+
+_WARNING_WORDS = ("despite", "are sure", "destructive", "lost", "data loss", "breaking", "own risk", "undone",
+                  "irreversib", "permanently")
+
+
+def warning_lines(error_text: str | None) -> list[str]:
+    """The lines of an error that warn against the way past it they hand over, with the line
+    after each (rails puts the variable there): kept with the error's lines, as
+    suggested_commands are, so that heeds_a_warning can read them later."""
+    if not _may_warn(error_text):
+        return []
+    lines = [line.strip() for line in strip_ansi(error_text).split("\n") if line.strip()]
+    found: list[str] = []
+    for at, line in enumerate(lines):
+        if _warning_re().search(line):
+            found += [x for x in lines[at:at + 2] if x not in found and len(x) <= 300]
+    return found
+
+
+def heeds_a_warning(error_text: str | None, command: str, failed_command: str) -> bool:
+    """Does `command` add a word (an option, a variable, a subcommand) that the error hands over
+    with a warning (cargo's "to proceed despite this … pass `--allow-dirty`", rails' "If you are
+    sure you want to continue, run … with DISABLE_DATABASE_ENVIRONMENT_CHECK=1", npm's "`npm
+    audit fix --force` … a breaking change")? The tool said what it would cost: that was a
+    decision for that once, not a fix to hand on."""
+    if not _may_warn(error_text):
+        return False
+    from learn_cli.text.shell import tokenize
+
+    said = set(rx.split(r"[\s'\"`]+", strip_ansi(error_text)))
+    before = set(tokenize(failed_command))
+    return any(word in said for word in tokenize(command) if word not in before and len(word) > 1)
 
 
 def meaningful_line(text) -> str:
