@@ -1120,6 +1120,11 @@ _WARNED = [
     ("curl -sS https://api.internal/health", "curl -sSk https://api.internal/health",
      "curl: (60) SSL certificate problem: unable to get local issuer certificate"),
     *_WARNED,
+    ("git worktree remove ../wt-feature", "git worktree remove --force ../wt-feature",
+     "fatal: '../wt-feature' contains modified or untracked files, use --force to delete it"),
+    ("brew uninstall openssl@3", "brew uninstall --ignore-dependencies openssl@3",
+     "Error: Refusing to uninstall /usr/local/Cellar/openssl@3/3.2.1\nbecause it is required by curl.\n"
+     "You can override this and force removal with:\n  brew uninstall --ignore-dependencies openssl@3"),
 ])
 def test_a_fix_that_overrode_a_safeguard_is_never_handed_on(home, proj, failed, fix, error):
     """It worked: a force push over the remote's new commits, a commit past the hook that
@@ -1550,3 +1555,8 @@ def test_a_way_past_a_refusal_that_the_tool_warned_against_is_no_lesson(failed, 
     assert heeds_a_warning(error, fix, failed)
     assert error.splitlines()[-1] in warning_lines(error)  # kept with the failure's lines
     assert not heeds_a_warning("error: could not find `Cargo.toml`", "cd api && cargo publish", "cargo publish")
+    # an option that forces by its name, handed over, is one too; a permission asked for is not
+    assert heeds_a_warning("fatal: 'x' contains modified files, use --force to delete it", "git worktree remove "
+                           "--force x", "git worktree remove x")
+    assert not heeds_a_warning('PermissionDenied: Requires net access to "a.io", run again with the --allow-net flag',
+                               "deno run --allow-net main.ts", "deno run main.ts")

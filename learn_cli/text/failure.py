@@ -418,17 +418,26 @@ def warning_lines(error_text: str | None) -> list[str]:
 
 def heeds_a_warning(error_text: str | None, command: str, failed_command: str) -> bool:
     """Does `command` add a word (an option, a variable, a subcommand) that the error hands over
-    with a warning (cargo's "to proceed despite this … pass `--allow-dirty`", rails' "If you are
-    sure you want to continue, run … with DISABLE_DATABASE_ENVIRONMENT_CHECK=1", npm's "`npm
-    audit fix --force` … a breaking change")? The tool said what it would cost: that was a
-    decision for that once, not a fix to hand on."""
-    if not _may_warn(error_text):
+    as the way past its refusal, with a warning (cargo's "to proceed despite this … pass
+    `--allow-dirty`", rails' "If you are sure you want to continue, run … with
+    DISABLE_DATABASE_ENVIRONMENT_CHECK=1", npm's "`npm audit fix --force` … a breaking
+    change"), or one that forces by its name (git's "use --force to delete it", brew's "force
+    removal with: brew uninstall --ignore-dependencies")? The tool said what it would cost, or
+    that it would not do it unforced: that was a decision for that once, not a fix to hand on."""
+    if not error_text:
         return False
     from learn_cli.text.shell import tokenize
 
     said = set(rx.split(r"[\s'\"`]+", strip_ansi(error_text)))
     before = set(tokenize(failed_command))
-    return any(word in said for word in tokenize(command) if word not in before and len(word) > 1)
+    handed = [word for word in tokenize(command) if word not in before and len(word) > 1 and word in said]
+    return bool(handed) and (any(_forcing_re().match(word) for word in handed) or _may_warn(error_text))
+
+
+# Options that get past a refusal by their very name (`--force`, `--ignore-dependencies`,
+# `--skip-checks`): handed over by the error that refused, they override it. (Not `--allow-…`:
+# deno's `--allow-net` is how a script is given the access it asks for.)
+_forcing_re = _lazy(r"--(?:force|ignore|skip)(?:[-=]\S*)?$", rx.IGNORECASE)
 
 
 def meaningful_line(text) -> str:
