@@ -9,6 +9,7 @@ handler in process (tests/test_capture_e2e.py covers the installed executable)."
 from __future__ import annotations
 
 import functools
+import json
 
 import pytest
 from hypothesis import given, settings
@@ -1560,3 +1561,33 @@ def test_a_way_past_a_refusal_that_the_tool_warned_against_is_no_lesson(failed, 
                            "--force x", "git worktree remove x")
     assert not heeds_a_warning('PermissionDenied: Requires net access to "a.io", run again with the --allow-net flag',
                                "deno run --allow-net main.ts", "deno run main.ts")
+
+
+def test_a_lesson_an_older_learn_made_of_an_override_is_neither_offered_nor_loaded(home, proj, monkeypatch):
+    """A store made before a rule holds what the rule would not have learned (`git push
+    --force`, learned and promoted twice over). Upgraded, learn passes over it: no answer at
+    the next rejection, no line in the session's digest. (The record stays: `learn forget`.)"""
+    from learn_cli.engine import digest
+    from learn_cli.text import effects
+
+    rejected = " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs to 'github.com:o/r'"
+    a = proj("app")
+    with monkeypatch.context() as patched:  # the learn of before: no such rule
+        patched.setattr(effects, "teaches_nothing", lambda *args: False)
+        patched.setattr(digest, "_CACHE_VERSION", digest._CACHE_VERSION - 1)  # its kept digest too
+        for _ in range(2):
+            s = Agent(home, a)
+            s.prompt("ship it")
+            s.fail("git push origin main", rejected, 1)
+            s.ok("git push --force origin main")
+            s.end()
+        assert context_of(Agent(home, a).fail("git push origin main", rejected, 1))
+        start = Agent(home, a).send(dict(Agent(home, a)._base("SessionStart"), source="startup"))
+        assert "--force" in start["hookSpecificOutput"]["additionalContext"]
+    assert [r["status"] for r in learnings(home, a) if r.get("fix")] == ["active"]
+    assert Agent(home, a).fail("git push origin main", rejected, 1) is None
+    start = Agent(home, a).send(dict(Agent(home, a)._base("SessionStart"), source="startup"))
+    assert "--force" not in json.dumps(start or {})
+    from learn_cli.engine.flush import select_rules
+
+    assert select_rules(learnings(home, a), [], str(a), 2000)[0] == []  # nor written by `learn flush`

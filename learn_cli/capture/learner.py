@@ -507,10 +507,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
         steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")
                  and not _bookkeeping(b["cmd"], failed_cmd, failed.get("err") or "")]
-        if _overrode_a_safeguard(failed_cmd, [*steps, ok_cmd], failed.get("err") or ""):
-            return [], ""  # it worked, by a force push or a skipped hook: this once's call, no lesson
-        if _named_an_id_of_the_moment([*steps, ok_cmd], f"{failed_cmd}\n{failed.get('err') or ''}"):
-            return [], ""  # `kill -9 48213`, `docker stop 3f2a9c1b7d4e`: another one, or none, next time
+        if teaches_nothing(failed_cmd, [*steps, ok_cmd], failed.get("err") or ""):
+            return [], ""  # it worked, by a force push, a skipped hook, `kill -9 48213`: no lesson
         folder = _moved_to(cap, failed, ok_cmd)
         if folder is not None:
             return [f"cd {folder}"], "cwd"
@@ -574,24 +572,10 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
     return None
 
 
-def _overrode_a_safeguard(failed_cmd: str, commands: list[str], error: str) -> bool:
-    """A safeguard overridden (text.effects.overrides_a_safeguard) that the failed command did
-    not override itself, or a way past the refusal that the error handed over with a warning
-    (text.failure.heeds_a_warning)."""
-    from learn_cli.text.effects import overrides_a_safeguard
-    from learn_cli.text.failure import heeds_a_warning
+def teaches_nothing(failed_cmd: str, commands: list[str], error: str) -> bool:
+    from learn_cli.text.effects import teaches_nothing as rule  # (the hook imports it when a pair needs it)
 
-    if any(heeds_a_warning(error, c, failed_cmd) for c in commands):
-        return True
-    return any(overrides_a_safeguard(c) for c in commands) and not overrides_a_safeguard(failed_cmd)
-
-
-def _named_an_id_of_the_moment(commands: list[str], failure: str) -> bool:
-    """Does a command name a process number or an object id that the failure did not (one it
-    names is read for the next failure's: lesson.step_for_error)?"""
-    from learn_cli.text.effects import ids_of_the_moment
-
-    return any(found not in failure for c in commands for found in ids_of_the_moment(c))
+    return rule(failed_cmd, commands, error)
 
 
 def _bookkeeping(step: str, failed_cmd: str, error: str = "") -> bool:
@@ -777,7 +761,7 @@ def settled_command(failed: dict, ok: dict, root: str | None = None) -> list[str
     ok_goal = goal(unwrap(ok.get("cmd") or ""))
     if ok_goal not in WORKING_GOALS or goal(unwrap(failed.get("cmd") or "")) != ok_goal:
         return None
-    if _overrode_a_safeguard(failed.get("cmd") or "", [ok.get("cmd") or ""], failed.get("err") or ""):
+    if teaches_nothing(failed.get("cmd") or "", [ok.get("cmd") or ""], failed.get("err") or ""):
         return None  # the tests that failed left out, a check skipped: not how the project runs it
     command = _without_targets(ok.get("cmd") or "")
     if not command or _normalize(command, root) == _normalize(_without_targets(failed.get("cmd") or ""), root):

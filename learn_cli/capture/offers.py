@@ -29,6 +29,7 @@ from learn_cli.capture.learner import (
     _owner_pid,
     _steps,
     failed_as_stored,
+    teaches_nothing,
 )
 from learn_cli.store.index import fix_columns, fix_facts
 from learn_cli.store.record import SHOWN_STATUSES
@@ -182,6 +183,12 @@ class Fix:
             if step in (_normalize(command, None), failing_step_of(command, rec.get("error") or "")):
                 return True
         return False
+
+    def teaches_nothing(self) -> bool:
+        """learner.teaches_nothing of its first record: a store made by an older learn may hold
+        a force push, a `kill -9 48213` (asked of the fixes about to be offered only)."""
+        rec = self.shapes[0]
+        return teaches_nothing(rec.get("command") or "", sorted(self.steps), rec.get("error") or "")
 
     def is_the_failed_command(self, command: str) -> bool:
         """Is this fix the very command that just failed (normalised)? Never offered then; but a
@@ -524,6 +531,8 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
             continue  # offered only when trusted or seen (min_evidence is at least 1)
         if fix.failed_since_worked or fix.offered_before(skip):
             continue  # it was offered here and the failure came back: not again until it works
+        if fix.teaches_nothing():
+            continue  # stored before the rule that would not have learned it (a force push)
         if fix.is_the_failed_command(command) or not fix.applies_to(command, entry.get("cwd") or ".", step,
                                                                      entry.get("cmd") or "", entry.get("err") or ""):
             continue

@@ -523,6 +523,8 @@ def _fill(rules, project_name, root, budget, max_chars) -> list:
     opened: set[bool] = set()
     shown = []
     for rule in rules:
+        if is_no_lesson(rule.best):
+            continue  # a force push, a `kill -9 48213` learned before the rules that refuse them
         rule.describe()
         seen = f" (seen {rule.frequency}×)" if rule.frequency > 1 else ""
         line = "- " + summarize(rule.best, root, LINE_WIDTH - 2 - len(seen)) + seen
@@ -537,6 +539,18 @@ def _fill(rules, project_name, root, budget, max_chars) -> list:
         opened.add(rule.local)
         shown.append((rule, line))
     return shown
+
+
+def is_no_lesson(rec: dict) -> bool:
+    """text.effects.teaches_nothing of a stored fix: one an older learn made of a force push
+    or a `kill -9 48213` (asked only of the lines about to be shown or written)."""
+    from learn_cli.store.record import fix_steps
+    from learn_cli.text.effects import teaches_nothing
+
+    fix, failed = rec.get("fix"), rec.get("command")
+    if type(fix) is not str or type(failed) is not str or not fix or not failed:
+        return False
+    return teaches_nothing(failed, fix_steps(fix), rec.get("error") if type(rec.get("error")) is str else "")
 
 
 def _render(shown, project_name) -> str:

@@ -112,8 +112,9 @@ CACHE_FILE = "digest-cache.json"
 # In the stamp: a kept digest is in the words of the code that made it, so a change of those
 # words changes it (2: records without a fix kind worded from their commands, alike rules one line;
 # 3: one fix for the same job on other arguments one line; 4: the root folder in words, a subject
-# cut no shorter than its program and subcommand).
-_CACHE_VERSION = 4
+# cut no shorter than its program and subcommand; 5: a lesson that teaches nothing, a force push
+# an older learn made, left out).
+_CACHE_VERSION = 5
 
 
 def _cache_path(home: str, pid: str) -> str:

@@ -46,7 +46,7 @@ def select_rules(project_recs: list[dict], global_recs: list[dict], root: str | 
                  now=None) -> tuple[list[tuple[str, str]], int, int, int]:
     """(category, line) pairs within the budget; returns (rules, dropped_conflicts, truncated, tokens)."""
     from learn_cli.engine.conflicts import find_conflicts
-    from learn_cli.engine.context import one_per_statement, summarize
+    from learn_cli.engine.context import is_no_lesson, one_per_statement, summarize
     from learn_cli.engine.scoring import score
     from learn_cli.text.sanitize import estimate_tokens
 
@@ -61,6 +61,8 @@ def select_rules(project_recs: list[dict], global_recs: list[dict], root: str | 
     used = estimate_tokens(f"{START}\n{TITLE}\n{NOTE}\n{END}")
     truncated = 0
     for rec in one_per_statement(kept):  # said once, as the session digest says it
+        if is_no_lesson(rec):
+            continue  # as the session digest passes over it
         line = "- " + _neutralise(summarize(rec, root=root))
         cost = estimate_tokens(line) + 4  # a category heading may come with it
         if line in seen_lines:

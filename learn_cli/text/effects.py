@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["ids_of_the_moment", "is_mutating", "is_read_only", "only_reads", "overrides_a_safeguard",
-           "READ_ONLY_PROGRAMS"]
+           "teaches_nothing", "READ_ONLY_PROGRAMS"]
 
 # Rule: a command is judged by its working segments (setup prefixes such as
 # `cd DIR &&` belong to the segment they prepare).
@@ -491,6 +491,23 @@ def _drops_data(name: str, words: Sequence[str]) -> bool:
     if name == "python" and words[1:3] == ["manage.py", "flush"]:
         return True
     return any(w in _DROPS_DATA for w in words[1:3])
+
+
+def teaches_nothing(failed_command: str, commands: Sequence[str], error: str) -> bool:
+    """Did the commands that resolved a failure get their way over a safeguard (one the failed
+    command did not override itself), past a refusal the tool handed over with a warning
+    (text.failure.heeds_a_warning), or by naming an id of the moment that the failure did not
+    name (one it names is read for the next failure's: capture.lesson.step_for_error)? Then it
+    worked that once and is no fix to hand on: the learner makes no lesson of it, and the
+    lookup and the digest pass over a record made before these rules."""
+    from learn_cli.text.failure import heeds_a_warning
+
+    if any(heeds_a_warning(error, c, failed_command) for c in commands):
+        return True
+    if any(overrides_a_safeguard(c) for c in commands) and not overrides_a_safeguard(failed_command):
+        return True
+    failure = f"{failed_command}\n{error}"
+    return any(found not in failure for c in commands for found in ids_of_the_moment(c))
 
 
 def ids_of_the_moment(command: str) -> list[str]:
