@@ -424,8 +424,8 @@ def heeds_a_warning(error_text: str | None, command: str, failed_command: str) -
     change"), or one that forces by its name (git's "use --force to delete it", brew's "force
     removal with: brew uninstall --ignore-dependencies")? The tool said what it would cost, or
     that it would not do it unforced: that was a decision for that once, not a fix to hand on."""
-    if not error_text:
-        return False
+    if not error_text or "--" not in error_text and not _may_warn(error_text):
+        return False  # (no option handed over that could force, no warning: the common case, cheaply)
     from learn_cli.text.shell import tokenize
 
     said = set(rx.split(r"[\s'\"`]+", strip_ansi(error_text)))
