@@ -1333,8 +1333,8 @@ def test_a_process_killed_by_its_number_is_no_lesson(home, proj):
     error's: test_a_step_naming_the_errors_subject_names_this_errors_subject)."""
     from learn_cli.text.effects import ids_of_the_moment
 
-    assert ids_of_the_moment("kill -9 48213") == ["48213"] and ids_of_the_moment("taskkill /PID 4120 /F") == ["4120"]
-    assert ids_of_the_moment("docker stop 3f2a9c1b7d4e") == ["3f2a9c1b7d4e"]
+    assert ids_of_the_moment("kill -9 48213") == ("48213",) and ids_of_the_moment("taskkill /PID 4120 /F") == ("4120",)
+    assert ids_of_the_moment("docker stop 3f2a9c1b7d4e") == ("3f2a9c1b7d4e",)
     assert not ids_of_the_moment("kill $(lsof -ti:3000)") and not ids_of_the_moment("kill %1")
     assert not ids_of_the_moment("docker rm -f db") and not ids_of_the_moment("make build")
     in_use = "Error: listen EADDRINUSE: address already in use :::3000"

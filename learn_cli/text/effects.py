@@ -401,6 +401,7 @@ _DROPS_DATA = frozenset({"db:drop", "db:reset", "db:schema:load", "migrate:fresh
                          "migrate:refresh", "ecto.drop", "ecto.reset"})
 
 
+@lite.lru_cache(maxsize=64)  # (a success is compared with several failures: its commands are asked again)
 def overrides_a_safeguard(command: str) -> bool:
     """Does a step of `command` get its way by overriding a safeguard: rewriting the remote's
     history (`git push --force`, `-f`, `+main`), skipping the checks a commit or an install runs
@@ -418,7 +419,7 @@ def overrides_a_safeguard(command: str) -> bool:
         tokens = tokenize(segment)
         if any(t in _SKIPS_CHECKS_ENV for t in tokens) or any(t.split("=", 1)[0] in _SKIPS_CHECKS for t in tokens):
             return True
-        if any(_skip_option_re().match(t) or t.startswith("SKIP=") for t in tokens):
+        if any(t.startswith("SKIP=") or t[:1] == "-" and _may_skip(t) and _skip_option_re().match(t) for t in tokens):
             return True  # named for it: `-DskipTests`, `--no-gpg-sign`, `--ignore-engines`, pre-commit's `SKIP=`
         if _turns_verification_off([t.lower() for t in tokens]):
             return True
@@ -456,6 +457,11 @@ def _skips_tests(name: str, words: Sequence[str]) -> bool:
         if option in _SKIPS_TESTS or option == "-k" and (joined or following).lower().startswith("not "):
             return True
     return False
+
+
+def _may_skip(option: str) -> bool:
+    lower = option.lower()  # (a word of the pattern first: compiling it costs every hook that asks)
+    return "skip" in lower or "no-" in lower or "ignore" in lower or "disable" in lower
 
 
 @lite.cache
@@ -510,7 +516,8 @@ def teaches_nothing(failed_command: str, commands: Sequence[str], error: str) ->
     return any(found not in failure for c in commands for found in ids_of_the_moment(c))
 
 
-def ids_of_the_moment(command: str) -> list[str]:
+@lite.lru_cache(maxsize=64)
+def ids_of_the_moment(command: str) -> tuple[str, ...]:
     """The numbers of processes `command` kills (`kill -9 48213`, `taskkill /PID 4120`) and the
     object ids it names (a container's `3f2a9c1b7d4e`, a commit's `a1b2c3d`): each named one
     thing once; next time it is another or none. (`kill $(lsof -ti:3000)` finds the process
@@ -520,15 +527,15 @@ def ids_of_the_moment(command: str) -> list[str]:
         words = unwrap_tokens(tokenize(segment))
         kills = bool(words) and canonical_program(words[0]) in ("kill", "taskkill")
         for word in words[1:]:
-            if kills and word.isdigit() or _object_id_re().fullmatch(word.lower()):
+            if kills and word.isdigit() or _is_object_id(word.lower()):
                 found.append(word)
-    return found
+    return tuple(found)
 
 
-@lite.cache
-def _object_id_re() -> rx.Pattern[str]:
-    return rx.compile(r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}")
-
+def _is_object_id(word: str) -> bool:
+    """7 to 64 hex digits, with a digit and a letter among them (`3f2a9c1b7d4e`, not `deadbeef`)."""
+    return (7 <= len(word) <= 64 and not word.strip("0123456789abcdef") and any(c.isdigit() for c in word)
+            and any(c in "abcdef" for c in word))
 
 def _with_the_next(words: Sequence[str]) -> list[tuple[str, str]]:
     """Each word with the one after it ('' after the last): an option and its value."""
