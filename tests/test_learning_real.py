@@ -1591,3 +1591,20 @@ def test_a_lesson_an_older_learn_made_of_an_override_is_neither_offered_nor_load
     from learn_cli.engine.flush import select_rules
 
     assert select_rules(learnings(home, a), [], str(a), 2000)[0] == []  # nor written by `learn flush`
+
+
+@pytest.mark.parametrize(("failed", "looked"), [
+    ("pytest tests/test_api.py", "pytest tests/test_api.py --co -q"),
+    ("kubectl apply -f k8s/svc.yaml", "kubectl apply -f k8s/svc.yaml --dry-run=client"),
+    ("npm test", "npm test -- --listTests"),
+    ("npx jest", "npx jest --showConfig"),
+])
+def test_a_run_that_lists_or_only_checks_is_a_look(failed, looked):
+    """Collecting the tests (quietly), a client-side dry run, the list of test files: each
+    succeeds where the job failed and fixes nothing. A quiet flag beside a looking aid changes
+    nothing either; alone, dropped after the program refused it, it is the lesson (`cmake …
+    -q` → without it: a corpus retry)."""
+    from learn_cli.capture.pairing import is_diagnostic, only_looked
+
+    assert is_diagnostic(failed, looked)
+    assert not only_looked("cmake -S . -B build -q", "cmake -S . -B build")

@@ -478,8 +478,11 @@ _DIAGNOSTIC_FLAGS = frozenset({
     "--dry-run", "--collect-only", "--co", "--explain", "--backtrace", "--full-trace", "--showlocals",
     "--nocapture", "--no-capture", "--show-output", "-rA", "--print",
 })  # not `-s`, `-d`, `-l`: silent, detached, link for as many tools as they mean "show more"
-_DIAGNOSTIC_FLAG_PREFIXES = ("--print-", "--dump-", "--show-", "--emit=", "--emit-", "--verbose=", "--debug=", "--tb=",
-                             "--log-level", "--log_level", "--trace-")
+_DIAGNOSTIC_FLAG_PREFIXES = ("--print-", "--dump-", "--show", "--emit=", "--emit-", "--verbose=", "--debug=", "--tb=",
+                             "--log-level", "--log_level", "--trace-", "--dry-run=", "--list")
+# Flags that say less or plainer: beside a looking aid (`pytest --co -q`) they change nothing
+# either; alone, dropped after the program refused them (`cmake … -q`), they are the lesson.
+_QUIET_FLAGS = frozenset({"-q", "-qq", "--quiet", "--no-color"})
 _DIAGNOSTIC_ENV_WORDS = ("DEBUG", "VERBOSE", "BACKTRACE", "TRACE", "RUST_LOG", "LOG_LEVEL", "LOGLEVEL")
 _COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++", "tcc", "icc", "rustc", "javac", "tsc"})
 _SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".rs", ".java", ".ts", ".m", ".s", ".asm")
@@ -577,7 +580,8 @@ def _names_a_check(parts) -> bool:
 
 
 def _check_only(parts) -> set[str]:
-    return {t.lower() for tokens in parts for t in tokens[1:] if t.lower() in _CHECK_ONLY_FLAGS}
+    """The check-only flags of a command, by name (`--dry-run=client` is `--dry-run`)."""
+    return {name for tokens in parts for t in tokens[1:] if (name := t.lower().split("=", 1)[0]) in _CHECK_ONLY_FLAGS}
 
 
 def is_diagnostic_flag(token: str) -> bool:
@@ -589,9 +593,10 @@ _is_diagnostic_flag = is_diagnostic_flag
 
 
 def _only_diagnostic_flags_added(failed: Sequence[str], ok: Sequence[str]) -> bool:
-    added = [t for t in ok[1:] if t not in failed[1:]]
+    added = [t for t in ok[1:] if t not in failed[1:] and t != "--"]  # (`npm test -- --listTests`)
     dropped = [t for t in failed[1:] if t not in ok[1:] and not _is_diagnostic_flag(t)]
-    return bool(added) and not dropped and all(_is_diagnostic_flag(t) for t in added)
+    looking = [t for t in added if _is_diagnostic_flag(t)]
+    return bool(looking) and not dropped and all(t in looking or t in _QUIET_FLAGS for t in added)
 
 
 def _asks_help(tokens: Sequence[str]) -> bool:
