@@ -1065,6 +1065,8 @@ def test_a_count_bsd_head_refuses_answers_its_next_use(home, proj):
     ("pytest tests/ --deselect tests/test_api.py::test_login", True),
     ("cargo test -- --skip slow_roundtrip", True),
     ("go test ./... -skip TestLogin", True),
+    ("pytest tests/ --lf", True),
+    ("pytest tests/ --ff", False),
     ("sudo pip install requests", True),
     ("sudo python3 -m pip install requests", True),
     ("pip install --user requests", False),
@@ -1608,3 +1610,14 @@ def test_a_run_that_lists_or_only_checks_is_a_look(failed, looked):
 
     assert is_diagnostic(failed, looked)
     assert not only_looked("cmake -S . -B build -q", "cmake -S . -B build")
+
+
+def test_an_install_of_what_the_error_names_is_a_step_not_the_work_moved_on(home, proj):
+    """`pip install -e .` failed "building wheel" ("invalid command 'bdist_wheel'"); `pip
+    install wheel`, then `pip install -e .` worked. The install of another package looked like
+    the agent moving on (resolved, no lesson, and the real retry then paired with nothing);
+    the error names `wheel`: it is the step to run first."""
+    no_wheel = "error: invalid command 'bdist_wheel'\n--------\nERROR: Failed building wheel for pyyaml"
+    text = _after_a_step(home, proj("py"), "pip install -e .", "pip install wheel", no_wheel,
+                         "pip install -r requirements.txt")
+    assert "run `pip install wheel` first" in text

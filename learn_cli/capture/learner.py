@@ -547,6 +547,9 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
             if first:  # `git stash && git checkout main` after `git checkout main`
                 return steps + first, "between"
             if not is_lesson(failed_cmd, ok_cmd, failed.get("err") or ""):
+                if ok.get("mut") and _installs_what_the_error_names(ok_cmd, failed.get("err") or ""):
+                    return None  # `pip install wheel` after `pip install -e .` failed "building wheel": a
+                    # step, for the same command again (the pair it makes then), not the work done
                 return [], ""  # the agent moved on to the next piece of work: resolved, no lesson
             return steps + [ok_cmd], "retry"
         edits = [b["path"] for b in changed if b.get("tool") in EDIT_TOOLS and b.get("path")]
@@ -666,6 +669,15 @@ def _replaced_a_quoted_target(failed_cmd: str, ok_cmd: str, error: str) -> bool:
     from learn_cli.capture.lesson import replaced_target
 
     return replaced_target(failed_cmd, ok_cmd, error) is not None
+
+
+def _installs_what_the_error_names(ok_cmd: str, error: str) -> bool:
+    """Does `ok_cmd` (`pip install wheel`) act on a name the error speaks of ("invalid command
+    'bdist_wheel'", "Failed building wheel")?"""
+    from learn_cli.text.shell import tokenize
+
+    said = error.lower()
+    return any(len(word) >= 3 and word.lower() in said for word in tokenize(ok_cmd)[2:] if not word.startswith("-"))
 
 
 def _path_like(word: str) -> bool:

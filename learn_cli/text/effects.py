@@ -441,8 +441,10 @@ def overrides_a_safeguard(command: str) -> bool:
 
 
 # options by which a test run leaves out tests (`pytest -k "not test_login"`, `cargo test --
-# --skip slow`): the run passes because what failed did not run
-_SKIPS_TESTS = frozenset({"--deselect", "--skip", "-skip", "--testpathignorepatterns", "--exclude"})
+# --skip slow`, `pytest --lf`: only what failed last time): the run passes because what failed
+# did not run, or ran alone and passed this time
+_SKIPS_TESTS = frozenset({"--deselect", "--skip", "-skip", "--testpathignorepatterns", "--exclude", "--lf",
+                          "--last-failed"})
 _TEST_RUNNERS = frozenset({"pytest", "cargo", "go", "jest", "vitest", "npm", "pnpm", "yarn", "npx", "bun"})
 
 
