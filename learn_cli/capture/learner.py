@@ -674,10 +674,10 @@ def _replaced_a_quoted_target(failed_cmd: str, ok_cmd: str, error: str) -> bool:
 def _installs_what_the_error_names(ok_cmd: str, error: str) -> bool:
     """Does `ok_cmd` (`pip install wheel`) act on a name the error speaks of ("invalid command
     'bdist_wheel'", "Failed building wheel")?"""
-    from learn_cli.text.shell import tokenize
+    from learn_cli.text.shell import unwrap
 
-    said = error.lower()
-    return any(len(word) >= 3 and word.lower() in said for word in tokenize(ok_cmd)[2:] if not word.startswith("-"))
+    said = error.lower()  # (past the program and its verb: `sudo apt-get install` names `install` too)
+    return any(len(word) >= 3 and word.lower() in said for word in unwrap(ok_cmd)[2:] if not word.startswith("-"))
 
 
 def _path_like(word: str) -> bool:
