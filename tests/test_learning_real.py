@@ -1506,6 +1506,7 @@ def test_a_rewrite_after_an_error_that_names_nothing_needs_the_evidence(home, pr
     from learn_cli.text.keys import names_what_is_wrong
 
     assert names_what_is_wrong('yarn run v1.22.19\nerror Command "test" not found.')
+    assert names_what_is_wrong("ERROR: file or directory not found: tests/unit\n\nno tests ran in 0.01s")
     assert not names_what_is_wrong("Exit code 1")
     web = proj("web")
     s = Agent(home, web)

@@ -621,8 +621,9 @@ def error_signature(error_text: str | None, command: str | None = None, tool: st
 def names_what_is_wrong(error_text: str | None) -> bool:
     """Is the failure's signature specific (a canonical form, such as `command not found: g++`,
     or two informative words), not only that something failed? (The module docstring.) Or does
-    it quote the name it could not find (yarn's `error Command "test" not found.`: `test` and
-    `command` are words any failure may use, but the quote says which one is missing)?"""
+    it name what it could not find (yarn's `error Command "test" not found.`, pytest's `file or
+    directory not found: tests/unit`: `test`, `command`, `tests` are words any failure may use,
+    but the quote or the path says which one is missing)?"""
     signature, specific = _signature(error_text, "")
     return specific or bool(_quoted_missing_re().search(signature))
 
@@ -630,7 +631,7 @@ def names_what_is_wrong(error_text: str | None) -> bool:
 @cache
 def _quoted_missing_re() -> rx.Pattern[str]:
     return rx.compile(r"'[^'<>\s]{2,}' (?:not found|is unknown|does not exist|is missing)|(?:unknown|missing|no such) "
-                      r"\w+ '[^'<>\s]{2,}'")
+                      r"\w+ '[^'<>\s]{2,}'|(?:not found|no such file or directory|does not exist): [^\s<>]{2,}$")
 
 
 def error_key(error_text: str | None, command: str | None = None, tool: str | None = None) -> str:
