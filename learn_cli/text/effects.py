@@ -539,6 +539,7 @@ def _is_object_id(word: str) -> bool:
     return (7 <= len(word) <= 64 and not word.strip("0123456789abcdef") and any(c.isdigit() for c in word)
             and any(c in "abcdef" for c in word))
 
+
 def _with_the_next(words: Sequence[str]) -> list[tuple[str, str]]:
     """Each word with the one after it ('' after the last): an option and its value."""
     return list(zip(words, [*words[1:], ""], strict=False))
