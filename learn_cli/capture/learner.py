@@ -664,7 +664,11 @@ def _replaced_a_quoted_target(failed_cmd: str, ok_cmd: str, error: str) -> bool:
 
     was, now = tokenize(failed_cmd), tokenize(ok_cmd)
     changed = [(a, b) for a, b in zip(was[1:], now[1:], strict=False) if a != b] if len(was) == len(now) else []
-    if len(changed) != 1 or not _quoted(error, changed[0][0]) or not _path_like(changed[0][0]):
+    if len(changed) != 1 or changed[0][0].startswith("-") or not _quoted(error, changed[0][0]):
+        return False
+    from learn_cli.capture.pairing import path_like
+
+    if not path_like(changed[0][0]):
         return False  # (a word that is no path, `test` → `run`, is for the retry rules to judge)
     from learn_cli.capture.lesson import replaced_target
 
@@ -678,10 +682,6 @@ def _installs_what_the_error_names(ok_cmd: str, error: str) -> bool:
 
     said = error.lower()  # (past the program and its verb: `sudo apt-get install` names `install` too)
     return any(len(word) >= 3 and word.lower() in said for word in unwrap(ok_cmd)[2:] if not word.startswith("-"))
-
-
-def _path_like(word: str) -> bool:
-    return not word.startswith("-") and ("/" in word or "." in word.strip("."))
 
 
 def _quoted(text: str, word: str) -> bool:

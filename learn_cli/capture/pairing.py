@@ -54,6 +54,7 @@ __all__ = [
     "added_environment",
     "is_diagnostic",
     "only_looked",
+    "path_like",
     "found_by_search",
     "paths_related",
     "same_path",
@@ -162,7 +163,7 @@ def _verb(tokens: Sequence[str]) -> str:
     (`python manage.py migrate` -> `migrate`).
     """
     positional = _positional(tokens, 2)
-    if positional and canonical_program(tokens[0]) in _INTERPRETERS and _path_like(positional[0]):
+    if positional and canonical_program(tokens[0]) in _INTERPRETERS and path_like(positional[0]):
         positional = positional[1:]
     return positional[0].lower() if positional else ""
 
@@ -237,7 +238,7 @@ def _script_stem(name: str, first: str, args: list[str]) -> str:
     "stage-label": one job whose implementation the agent switched.
     """
     target = (args[0] if args else "") if name in _INTERPRETERS else first
-    if not _path_like(target):
+    if not path_like(target):
         return ""
     base = target.replace("\\", "/").rsplit("/", 1)[-1]
     stem, dot, ext = base.rpartition(".")
@@ -662,7 +663,7 @@ def _is_subsequence(needle: Sequence[str], haystack: Sequence[str]) -> bool:
     return all(any(word == other for other in rest) for word in needle)
 
 
-def _path_like(token: str) -> bool:
+def path_like(token: str) -> bool:
     """Looks like a file or folder (`src/x`, `app.py`), not code, prose or a version."""
     if not token or any(c.isspace() or c in "()'\",;=<>|&$`{}" for c in token):
         return False  # code, a message or an expression, not a path
@@ -680,7 +681,7 @@ def _other_target(a: Sequence[str], b: Sequence[str]) -> bool:
     if len(diffs) != 1:
         return False
     x, y = diffs[0]
-    if not (_path_like(x) and _path_like(y)):
+    if not (path_like(x) and path_like(y)):
         return False
     if same_path(x, y):
         return False
