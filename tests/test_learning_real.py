@@ -1622,3 +1622,51 @@ def test_an_install_of_what_the_error_names_is_a_step_not_the_work_moved_on(home
     text = _after_a_step(home, proj("py"), "pip install -e .", "pip install wheel", no_wheel,
                          "pip install -r requirements.txt")
     assert "run `pip install wheel` first" in text
+
+
+# Session 33: rules from failures harvested (and labelled blind) from public transcripts that
+# no corpus case or history holds; the tune half of that set, never its held-out half.
+
+def test_a_branch_that_exists_is_checked_out_not_made_again(home, proj):
+    """`git checkout -b feat/x origin/feat/x`: "a branch named 'feat/x' already exists", then
+    `git checkout feat/x` worked. The start point dropped is the branch by its longer name, no
+    target dropped: a lesson (before, the dropped word made it the agent moving on)."""
+    exists = "fatal: a branch named 'feat/x' already exists"
+    assert is_lesson("git checkout -b feat/x origin/feat/x", "git checkout feat/x", exists)
+    assert not is_lesson("git checkout -b feat/x origin/main", "git checkout feat/x", exists)  # not the same name
+    answer = _first_answer(home, proj("app"), "git checkout -b feat/x origin/feat/x", "git checkout feat/x", exists,
+                           "git checkout -b feat/x origin/feat/x")
+    assert answer.endswith("`git checkout feat/x` instead of `git checkout -b feat/x origin/feat/x`.")
+
+
+def test_an_option_the_usage_shown_does_not_list_was_the_mistake():
+    """A program that answers a call it cannot parse with its usage alone: the option the retry
+    dropped, absent from that usage, was refused, and its value with it."""
+    usage = "Exit code 1\nusage: cc1 [--print-ast | --print-tokens] [-Werror] [-I<dir>] <source.c>"
+    assert is_lesson("./build/cc1 -I inc a.c -o /tmp/a.s", "./build/cc1 -I inc a.c", usage)
+    assert not is_lesson("./build/cc1 -I inc a.c -o /tmp/a.s", "./build/cc1 -I inc a.c", "Exit code 1\nSegfault")
+    assert not is_lesson("./build/cc1 -I inc a.c -I lib", "./build/cc1 -I inc a.c", usage)  # -I is listed
+
+
+def test_a_look_at_a_missing_folder_then_at_another_is_no_lesson():
+    """`ls reports/2025_11` failed (no such folder), `ls reports/2025_09` worked: looking
+    elsewhere, not a fix, though the error names the folder as missing (an install of a missing
+    package replaced is one: `pip install jose` → `python-jose`). Nor is a number that differs a
+    slip of the keyboard; a misspelt folder still is."""
+    missing = "ls: cannot access '{}': No such file or directory"
+    assert not is_lesson("ls reports/2025_11", "ls reports/2025_09", missing.format("reports/2025_11"))
+    from learn_cli.capture.lesson import _typo
+
+    assert not _typo("2025_11", "2025_09") and not _typo("test_2.py", "test_3.py") and _typo("reprots", "reports")
+    assert is_lesson("ls reprots/2025_11", "ls reports/2025_11", missing.format("reprots/2025_11"))
+    assert is_lesson("pip install jose", "pip install python-jose", "No matching distribution found for jose")
+
+
+def test_a_retry_an_export_cut_short_keeps_the_words_it_cannot_show():
+    """The export cut the retry after `http://localhost:808…`: the failed line's arguments past
+    the cut are not dropped, they are not shown. Uncut, an argument dropped is another job."""
+    failed = "cd t && pip install -r r.txt && python e2e.py --a http://localhost:8080 --b http://localhost:8081"
+    venv = "cd t && python3 -m venv venv && source venv/bin/activate && pip install -r r.txt && python e2e.py --a "
+    error = "error: externally-managed-environment"
+    assert is_lesson(failed, venv + "http://localhost:808…", error)
+    assert not is_lesson(failed, venv + "http://localhost:8080", error)

@@ -649,3 +649,30 @@ def test_decisions_never_raise(a, b):
 def test_a_command_is_a_retry_of_itself(command):
     assert is_same_command(command, command)
     assert is_retry(command, command)
+
+
+# Session 33: from failures harvested (blind) from public transcripts, tune half only.
+
+def test_a_pause_is_no_job():
+    """`sleep N` waits for another step: killing a server and then starting it share none."""
+    assert not is_retry('pkill -f "vite" 2>/dev/null; sleep 1; echo "killed"', "npx vite --port 8020 & sleep 3")
+    started = "npm start & sleep 2 && curl -s localhost:3000"
+    assert is_retry(started, "PORT=3001 npm start & sleep 2 && curl -s localhost:3001")
+
+
+def test_a_program_not_found_then_run_as_its_script_is_a_retry():
+    """uv's "Failed to spawn: `weather`", then `uv run python weather.py 02134`: the bare name
+    and the script of that name are one job, as `./x.sh` and `python x.py` are."""
+    assert is_retry("uv run weather 02134 2>&1", "uv run python weather.py 02134 2>&1")
+    assert not is_retry("uv run weather 02134", "uv run python forecast.py 02134")
+
+
+def test_a_word_an_export_cut_is_shared_with_its_whole():
+    """Both lines cut by the export (`…`): the retry's last word, cut, begins the failed line's
+    contract address; uncut, the two share nothing and are not paired."""
+    failed = ("source .env && forge create --rpc-url $ARB_RPC_URL --private-key $DEPLOYER_KEY --constructor-args "
+              "0x85e0162a345ebfcbeb8862f67603f93e143fa487 0x9E39B37…")
+    ok = ("source .env && forge create src/settle/dispute-settler.sol:DisputeSettler "
+          "--constructor-args 0x85e0162a345ebfcbeb8")
+    assert is_retry(failed, ok + "…")
+    assert not is_retry(failed, ok)

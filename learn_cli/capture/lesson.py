@@ -24,6 +24,7 @@ script), which is the ordinary work loop. Stdlib only (hook path).
 
 from __future__ import annotations
 
+from learn_cli.text.effects import is_read_only
 from learn_cli.text.keys import missing_program, rejects_option
 from learn_cli.text.shell import (
     OUTPUT_SHAPERS,
@@ -66,7 +67,12 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
         return True  # the error said what to run instead, and it worked
     if len(ok_segments) - len(failed_segments) > MAX_ADDED_STEPS:
         return False  # a workflow that ends with the job again (a merge resolved by hand), not a change
-    wrong = (lambda arg: True) if _too_many_arguments(error) else _named_as_missing(error)
+    if _too_many_arguments(error):
+        wrong = lambda arg: True  # noqa: E731
+    elif is_read_only(failed):  # `ls` of a folder that is not there, then of another: looking
+        wrong = lambda arg: False  # noqa: E731 (elsewhere; the same name found elsewhere still is a lesson)
+    else:
+        wrong = _named_as_missing(error)
     pairs = [(c, ok_tokens) for ok_tokens in ok_segments if (c := _counterpart(failed_segments, ok_tokens))]
     if not pairs:
         return True  # no segment runs the failed program: the job moved to another tool
@@ -81,6 +87,9 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
         wrong = lambda arg: before(arg) or _variant_of(_unversioned(arg).lower(), installed, error)  # noqa: E731
     if rejects_option(error):  # the option was wrong, and its value goes with it
         values, named = _option_values(counterpart), wrong
+        wrong = lambda arg: arg in values or named(arg)  # noqa: E731
+    elif unlisted := _options_the_usage_lacks(error, counterpart, ok_tokens):
+        values, named = _option_values(unlisted), wrong  # the usage shown is the refusal
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
     # a word one letter off is a slip only where the error says something was not found:
     # after a test failed in `tests/test_a.py`, `tests/test_b.py` is another file
@@ -179,6 +188,22 @@ _LOOKS_AT_FILES = frozenset({"ls", "ll", "la", "cat", "bat", "less", "more", "he
 def _not_installed(error: str, program: str) -> bool:
     name = canonical_program(program).lower()
     return name in error.lower() and missing_program(error) == name
+def _options_the_usage_lacks(error: str, failed: Sequence[str], ok: Sequence[str]) -> list[str]:
+    """When the error is the program's usage (`usage: ccompiler [--print-ast] … <source.c>`),
+    the options the retry dropped that the usage does not list, each with the word after it (as
+    `_option_values` reads them): the usage shown was the refusal of those. [] otherwise."""
+    lower = (error or "").lower()
+    name = failed[0].replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if f"usage: {name}" not in lower:
+        return []
+    unlisted = []
+    for option, value in zip(failed[1:], [*failed[2:], ""], strict=True):
+        flag = option.split("=", 1)[0].lower()
+        if option.startswith("-") and option not in ok and flag not in lower:
+            unlisted += [option, value]
+    return [failed[0], *unlisted]
+
+
 def _option_values(tokens: Sequence[str]) -> set[str]:
     """The words right after an option (`-c %s`, `-printf '%p'`): its value, when it takes one."""
     return {value for option, value in zip(tokens[1:], tokens[2:], strict=False)
@@ -302,15 +327,22 @@ def _same_targets(failed: Sequence[str], ok: Sequence[str], wrong=lambda arg: Fa
     a path, a version, or one the error named as wrong). Without `typos`, a word two edits
     away is another target (`test_a.py`, `test_c.py`)."""
     failed_args, ok_args = _arguments(failed), _arguments(ok)
+    cut = bool(ok_args) and ok_args[-1].endswith(TRUNCATION)  # an export cut the retry short
     unmatched = list(ok_args)
     for arg in failed_args:
         match = next((other for other in unmatched if _same_target(arg, other, typos)), None)
         if match is None:
-            if wrong(arg):
-                continue
+            if wrong(arg) or cut and not unmatched or _another_spelling(arg, ok_args):
+                continue  # (after the cut, the retry's words are unknown)
             return False
         unmatched.remove(match)
     return True
+
+
+def _another_spelling(arg: str, kept: Sequence[str]) -> bool:
+    """`origin/feat/x` beside `feat/x`: the same branch or file by a longer name (`git checkout
+    -b feat/x origin/feat/x` refused, the branch exists, then `git checkout feat/x`)."""
+    return "/" in arg and any(len(word) >= 3 and arg.endswith("/" + word) for word in kept)
 
 
 def _arguments(tokens: Sequence[str]) -> list[str]:
@@ -354,6 +386,8 @@ def _typo(a: str, b: str) -> bool:
         return False
     if abs(len(a) - len(b)) == 2 and (a.startswith(b) or b.startswith(a)):
         return False  # a word grown at its end is another name (`vite`, `vitest`), not a slip
+    if [c for c in a if not c.isdigit()] == [c for c in b if not c.isdigit()]:
+        return False  # only a number differs: another file, month or version (`2025_11` → `2025_09`)
     distance = levenshtein(a, b)
     return distance <= 2 and distance * 2 <= longest  # `biuld` → `build` is 2 edits of 5
 

@@ -114,8 +114,15 @@ def _parts(command: str) -> tuple[tuple[str, ...], ...]:
         name = canonical_program(tokens[0])
         if not parts and name in SETUP_PROGRAMS and op in ("&&", ";", "\n", "&"):
             continue
+        if name in _PAUSES:
+            continue  # `sleep 1` waits for another step: `pkill -f vite; sleep 1` and `vite & sleep 3`
+            # share no job
         parts.append(tuple(_canonical_form(name, tokens)))
     return tuple(parts)
+
+
+# Segments that only wait for another one; they do no job of their own.
+_PAUSES = frozenset({"sleep"})
 
 
 def _canonical_form(name: str, tokens: Sequence[str]) -> list[str]:
@@ -238,6 +245,8 @@ def _script_stem(name: str, first: str, args: list[str]) -> str:
     "stage-label": one job whose implementation the agent switched.
     """
     target = (args[0] if args else "") if name in _INTERPRETERS else first
+    if name not in _INTERPRETERS and target.replace("-", "_").isidentifier() and len(target) >= 4:
+        return target.lower()  # a bare name (uv's "Failed to spawn: `weather`", then `python weather.py`)
     if not path_like(target):
         return ""
     base = target.replace("\\", "/").rsplit("/", 1)[-1]
@@ -393,7 +402,22 @@ def is_retry(failed: str, ok: str) -> bool:
         return False
     if is_read_only(ok) and not is_read_only(failed):
         return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
-    return _retry_rules(failed_parts, ok_parts) or bool(added_environment(failed, ok))
+    return (_retry_rules(failed_parts, ok_parts) or bool(added_environment(failed, ok))
+            or _shares_a_cut_word(failed, ok, failed_parts, ok_parts))
+
+
+def _shares_a_cut_word(failed: str, ok: str, failed_parts, ok_parts) -> bool:
+    """Rule 3's shared substantive token, when an export cut it in one command
+    (`--constructor-args 0x85e0162a345ebfcbeb8…`): the other holds the word whole."""
+    for cut, other in ((failed, ok_parts), (ok, failed_parts)):
+        if not cut.rstrip().endswith(TRUNCATION):
+            continue
+        word = cut.rstrip()[: -len(TRUNCATION)].split()[-1:] or [""]
+        stem = word[0].strip("'\"`.:/").lower()
+        if len(stem) >= 10 and any(_same_program(failed_parts[0], tokens) for tokens in ok_parts):
+            if any(whole.startswith(stem) and whole != stem for whole in _substantive(other)):
+                return True
+    return False
 
 
 def _retry_rules(failed_parts, ok_parts) -> bool:
