@@ -392,6 +392,7 @@ READ_ONLY = [
     "type python", "man ls", "tree -L 2", "stat f", "file f", "wc -l f", "pwd", "echo $PATH",
     "ps aux | grep node", "pip list", "npm ls react", "cat <<EOF\nif a > b\nEOF", "command -v node",
     "rg -n TODO src", "head -50 src/x.ts", "du -sh .",
+    "pacman -Ss wtype", "pacman -Qi wtype", "yay -Si wtype",  # pacman's queries are its option letters
 ]
 MUTATING = [
     "git branch feature", "git branch -d x", "git stash", "git config user.name Bob",
@@ -415,6 +416,7 @@ MUTATING = [
     "cd backend && npm install", "ls && mkdir out",
     "open -a Docker", "xcode-select --install",  # an application started; a verb given as an option
     "mix deps.get", "mix ecto.migrate", "rake assets:precompile",  # a namespaced task
+    "sudo pacman -S --noconfirm wtype", "pacman -Syu", "pacman -Ssy x", "pacman -R wtype",
 ]
 NEITHER = [
     "pytest", "pytest -v", "python app.py", "npm test", "npm run dev", "make test", "curl http://x",
@@ -676,3 +678,18 @@ def test_a_word_an_export_cut_is_shared_with_its_whole():
           "--constructor-args 0x85e0162a345ebfcbeb8")
     assert is_retry(failed, ok + "…")
     assert not is_retry(failed, ok)
+
+
+def test_another_program_given_the_same_long_arguments_is_a_retry():
+    """`clj` not found, then `bb` with the same `-e "(require …)"`: the program was swapped.
+    Short arguments prove nothing, and after a look another look is looking another way."""
+    code = "\"(require 'app.main.ui.layout.filter-bar 'app.main.ui.layout.data-table)\""
+    assert is_retry(f"clj -M -e {code}", f"bb -e {code}")
+    assert not is_retry("clj -M -e x", "bb -e x")
+    assert not is_retry("wc -l /w/core/src/state.rs", "find /w/core/src -name state.rs")
+
+
+def test_a_windows_shell_run_is_its_command():
+    """Git Bash turned `/PID` into a path; `cmd //c "taskkill /PID 37808 /F"` ran it as meant."""
+    assert is_retry("taskkill /PID 37808 /F", 'cmd //c "taskkill /PID 37808 /F"')
+    assert is_retry("Get-Process node", 'powershell -Command "Get-Process node"')

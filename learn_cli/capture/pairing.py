@@ -430,7 +430,7 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
                 return True
             if _close(text, _core_text([tokens])):
                 return True
-        if any(_one_job(segment, tokens) for tokens in ok_parts):
+        if any(_one_job(segment, tokens) or _program_swapped(segment, tokens) for tokens in ok_parts):
             return True
         if index == 0 and matching:
             if _close(_core_text(failed_parts), _core_text(ok_parts)):
@@ -486,6 +486,18 @@ def _one_job(failed: Sequence[str], ok: Sequence[str]) -> bool:
     if not same_job(failed, ok):
         return False
     return not _identities(failed) & _identities(ok) or bool(targets(failed) and targets(ok))
+
+
+def _program_swapped(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """Another program given the same long arguments (`clj -M -e "(require 'app.core …)"` not
+    found, then `bb -e "(require 'app.core …)"`): the program was the thing changed. Not after
+    a look (`wc -l src/state.rs`, then `find src -name state.rs`: looking another way)."""
+    if _identities(failed) & _identities(ok):
+        return False
+    words_failed, words_ok = " ".join(failed[1:]), " ".join(ok[1:])
+    return (min(len(words_failed), len(words_ok)) >= 16
+            and within_ratio(words_failed[:_RATIO_SPAN], words_ok[:_RATIO_SPAN], 0.2)
+            and not is_read_only(" ".join(failed)))
 
 
 def _same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:

@@ -294,6 +294,8 @@ def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
         return True if _curl_saves(tokens) else None
     if name == "git":
         return _git_verdict(tokens)
+    if name in _PACMANS:
+        return _pacman_verdict(tokens)
     if _asks_version_or_help(name, tokens):
         return False
     if name in _MUTATING_PROGRAMS:
@@ -326,6 +328,19 @@ def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
     if name in _VERSION_MANAGERS and args and args[0] not in ("list", "ls", "info", "current", "which", "show", "env"):
         return True  # `nvm use 20`, `pyenv local 3.11`, `conda activate x`: the active toolchain
     return None
+
+
+_PACMANS = frozenset({"pacman", "yay", "paru"})
+
+
+def _pacman_verdict(tokens: Sequence[str]) -> bool:
+    """pacman's operation is its first option's letters: `-Q…` and `-F…` query, and so does
+    `-S` with `s`, `i`, `l` or `g` (search, info, list, groups) and no refresh or upgrade."""
+    operation = next((t for t in tokens[1:] if t.startswith("-") and not t.startswith("--")), "")
+    letters = set(operation[2:])
+    if operation[1:2] in ("Q", "F") and "y" not in letters:
+        return False
+    return not (operation[1:2] == "S" and letters & set("silg") and not letters & set("yu"))
 
 
 def _verdict_form(tokens: Sequence[str]) -> list[str]:
