@@ -693,3 +693,43 @@ def test_a_windows_shell_run_is_its_command():
     """Git Bash turned `/PID` into a path; `cmd //c "taskkill /PID 37808 /F"` ran it as meant."""
     assert is_retry("taskkill /PID 37808 /F", 'cmd //c "taskkill /PID 37808 /F"')
     assert is_retry("Get-Process node", 'powershell -Command "Get-Process node"')
+
+
+def test_a_line_continuation_is_no_word():
+    """`&& \\⏎ node x` (and an export's flattening of it, `&& \\ node x`) runs `node`, not ` node`;
+    `docker run \\⏎ --rm img` has no empty argument. The timeout note an export wrapped into
+    the line is no word either."""
+    from learn_cli.capture.pairing import _parts
+
+    assert _parts("cd x && rm -f a/*.png && \\\nnode scripts/c.js")[-1] == ("node", "scripts/c.js")
+    assert _parts("cd x && rm -f a/*.png && \\ node scripts/c.js")[-1] == ("node", "scripts/c.js")
+    assert _parts("docker run \\\n  --rm img") == (("docker", "run", "--rm", "img"),)
+    assert _parts("rm -f a/*.png && \\ timeout: 3m 0s node scripts/c.js 2>&1")[-1] == ("node", "scripts/c.js")
+    assert is_retry("rm -rf frames/*.png && \\ timeout: 3m 0s node scripts/gif.js 2>&1", "node scripts/gif.js 2>&1")
+
+
+def test_a_file_written_then_run_is_the_job():
+    """The export cut `cat > /tmp/shot.js <<'EOF' …` before the `node /tmp/shot.js` whose error
+    it shows; `node /tmp/shot.js` alone, next, is its retry. Reading the file is not."""
+    written = "cat > /tmp/shot.js <<'EOF' const { chromium } = require('playwright');…"
+    assert is_retry(written, "cd /home/a && node /tmp/shot.js")
+    assert is_retry("cat > /tmp/s/repro.ts <<'EOF' class Foo {…", "cd /tmp/s && npx tsc --strict --noEmit repro.ts")
+    assert not is_retry(written, "node /tmp/other.js")
+
+
+def test_the_command_a_container_ran_is_the_job():
+    """`docker compose exec web node scripts/fill.mjs` (no such file in the container), then
+    `node --env-file=.env scripts/fill.mjs` on the host: one job; a restart of the service is
+    not it."""
+    assert is_retry("docker compose exec web node scripts/fill.mjs", "node --env-file=.env scripts/fill.mjs")
+    assert is_retry("node scripts/fill.mjs", "docker exec -it -u app web node scripts/fill.mjs")
+    assert is_retry("python manage.py migrate", "kubectl exec -it api-0 -- python manage.py migrate")
+    assert not is_retry("docker compose exec web node scripts/fill.mjs", "docker compose restart web")
+
+
+def test_listing_programs_are_one_family():
+    """`tree` is often not installed; `ls -R` of the same folder is its retry. Another look at
+    the same file (`ls -l` after `sha256sum`) is not."""
+    assert is_retry("tree $HOME/ws/skills/timeline", "ls -R $HOME/ws/skills/timeline")
+    assert is_retry("tree /F /A C:\\_chunker", "ls -la C:\\_chunker")
+    assert not is_retry("sha256sum dist/app.tar.gz", "ls -l dist/app.tar.gz")

@@ -81,6 +81,7 @@ _FAMILIES = {
     "apt": "apt", "apt-get": "apt", "aptitude": "apt", "yum": "dnf", "dnf": "dnf",
     "mvn": "mvn", "mvnw": "mvn", "gradle": "gradle", "gradlew": "gradle",
     "rg": "search", "ag": "search", "grep": "search",
+    "tree": "list", "ls": "list", "eza": "list", "exa": "list", "lsd": "list",  # `tree` not installed: `ls -R`
 }
 # Subcommands that are the package manager itself; any other first word of
 # `yarn X`/`pnpm X`/`bun X` runs a script or a binary named X (`yarn prettier`).
@@ -403,7 +404,53 @@ def is_retry(failed: str, ok: str) -> bool:
     if is_read_only(ok) and not is_read_only(failed):
         return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
     return (_retry_rules(failed_parts, ok_parts) or bool(added_environment(failed, ok))
-            or _shares_a_cut_word(failed, ok, failed_parts, ok_parts))
+            or _shares_a_cut_word(failed, ok, failed_parts, ok_parts) or _written_then_run(failed_parts, ok_parts)
+            or _same_job_in_a_container(failed_parts, ok_parts))
+
+
+def _written_then_run(failed_parts, ok_parts) -> bool:
+    """`cat > /tmp/shot.js <<'EOF' …` (an export cut the line before `node /tmp/shot.js`; the
+    error came from that run), then `node /tmp/shot.js` alone: the file written was the job."""
+    first = failed_parts[0]
+    if canonical_program(first[0]) not in ("cat", "tee") or ">" not in first[:-1] and first[0] != "tee":
+        return False
+    written = first[first.index(">") + 1] if ">" in first[:-1] else next((t for t in first[1:] if path_like(t)), "")
+    return bool(written) and any(same_path(written, word) for tokens in ok_parts
+                                 if canonical_program(tokens[0]) not in ("cat", "tee") for word in tokens[1:])
+
+
+def _same_job_in_a_container(failed_parts, ok_parts) -> bool:
+    """`docker compose exec web node scripts/fill.mjs` failed (no such file in the container),
+    `node --env-file=.env scripts/fill.mjs` worked here (or the other way round): the command
+    run in the container is the job."""
+    for segment in failed_parts:
+        for tokens in ok_parts:
+            inner_failed, inner_ok = _in_container(segment), _in_container(tokens)
+            if (inner_failed is None) == (inner_ok is None):
+                continue  # neither, or both in a container: the other rules compare them
+            inner_failed, inner_ok = inner_failed or segment, inner_ok or tokens
+            if _same_program(inner_failed, inner_ok) and _substantive([inner_failed]) & _substantive([inner_ok]):
+                return True
+    return False
+
+
+# Options of `docker exec` / `docker compose exec|run` that take a value.
+_EXEC_VALUE_OPTIONS = frozenset({"-u", "--user", "-w", "--workdir", "-e", "--env", "--env-file", "--index",
+                                 "--name", "--entrypoint", "-p", "--publish", "-v", "--volume"})
+
+
+def _in_container(tokens: Sequence[str]) -> list[str] | None:
+    """The command a `docker exec`, `docker compose exec|run` or `kubectl exec … --` line runs."""
+    name, verb = canonical_program(tokens[0]), tuple(tokens[1:2])
+    if name == "kubectl" and verb == ("exec",) and "--" in tokens:
+        return list(tokens[tokens.index("--") + 1:]) or None
+    docker_exec = name in ("docker", "podman") and verb == ("exec",)
+    if not (docker_exec or name == "docker-compose" and verb in (("exec",), ("run",))):
+        return None
+    i = 2
+    while i < len(tokens) and tokens[i].startswith("-"):
+        i += 2 if tokens[i] in _EXEC_VALUE_OPTIONS else 1
+    return list(tokens[i + 1:]) or None  # past the container (or service)
 
 
 def _shares_a_cut_word(failed: str, ok: str, failed_parts, ok_parts) -> bool:

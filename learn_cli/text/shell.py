@@ -302,6 +302,9 @@ def _split_words(segment: str, spellings: list[str] | None) -> list[str]:
                 buf.append(ch)
             i += 1
             continue
+        if ch == "\\" and not in_word and i + 1 < n and segment[i + 1] in " \t\n":
+            i += 2  # a line continuation (`&& \⏎  node x`, or flattened to `&& \ node x` by an
+            continue  # export's whitespace): no word of its own
         if ch.isspace():
             if in_word:
                 tokens.append("".join(buf))
@@ -617,8 +620,10 @@ def _redirect_re() -> rx.Pattern[str]:
 
 @lite.cache
 def _export_note_re() -> rx.Pattern[str]:
-    # Claude Code's export prints a Bash call's timeout after the command: `npm test) timeout: 1m 0s`.
-    return rx.compile(r"\)\s+timeout:\s+[\dhms ]+$")
+    # Claude Code's export prints a Bash call's timeout after the command: `npm test) timeout: 1m 0s`,
+    # or where it wrapped the line (`&& \ timeout: 3m 0s node x.js`); `timeout` has no colon.
+    return rx.compile(r"\)\s+timeout:\s+[\dhms ]+$"
+                      r"|(?:\\\s+)?(?<!\S)timeout:\s+\d+[hms](?:\s+\d+(?:\.\d+)?[hms])?(?=\s)")
 
 
 @lite.cache
