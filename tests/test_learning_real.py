@@ -1670,3 +1670,16 @@ def test_a_retry_an_export_cut_short_keeps_the_words_it_cannot_show():
     error = "error: externally-managed-environment"
     assert is_lesson(failed, venv + "http://localhost:808…", error)
     assert not is_lesson(failed, venv + "http://localhost:8080", error)
+
+
+def test_what_finished_a_merge_conflict_is_no_fix(home, proj):
+    """`git stash pop` stopped at "CONFLICT (content): Merge conflict in src/index.ts"; the
+    agent edited the file, then `git add src/index.ts && git stash drop` worked. That finished
+    the resolution by hand; offered for the next pop it would drop a stash (a second harvest's
+    no-retry case, learned before)."""
+    conflict = "Auto-merging src/index.ts\nCONFLICT (content): Merge conflict in src/index.ts"
+    a = proj("app")
+    s = Agent(home, a)
+    s.fail('git stash pop && echo "---" && git status --short', conflict, 1)
+    s.ok('git add src/index.ts && git stash drop && echo "---" && git status --short')
+    assert not [r for r in learnings(home, a) if r.get("fix")]

@@ -517,14 +517,18 @@ def _drops_data(name: str, words: Sequence[str]) -> bool:
 
 
 def teaches_nothing(failed_command: str, commands: Sequence[str], error: str) -> bool:
-    """Did the commands that resolved a failure get their way over a safeguard (one the failed
-    command did not override itself), past a refusal the tool handed over with a warning
-    (text.failure.heeds_a_warning), or by naming an id of the moment that the failure did not
-    name (one it names is read for the next failure's: capture.lesson.step_for_error)? Then it
-    worked that once and is no fix to hand on: the learner makes no lesson of it, and the
-    lookup and the digest pass over a record made before these rules."""
+    """Was the failure a merge conflict (resolved by hand), or did the commands that resolved it
+    get their way over a safeguard (one the failed command did not override itself), past a
+    refusal the tool handed over with a warning (text.failure.heeds_a_warning), or by naming an
+    id of the moment that the failure did not name (one it names is read for the next
+    failure's: capture.lesson.step_for_error)? Then it worked that once and is no fix to hand
+    on: the learner makes no lesson of it, and the lookup and the digest pass over a record
+    made before these rules."""
     from learn_cli.text.failure import heeds_a_warning
 
+    if "CONFLICT (" in error:
+        return True  # a merge conflict is resolved by hand, in the files; what ran after it only
+        # finished that (`git add a.ts && git stash drop` after `git stash pop`): no fix
     if any(heeds_a_warning(error, c, failed_command) for c in commands):
         return True
     if any(overrides_a_safeguard(c) for c in commands) and not overrides_a_safeguard(failed_command):

@@ -194,6 +194,7 @@ _strong_re = _lazy(
     | \bmissing\ script | no\ targets\ specified | no\ rule\ to\ make | not\ a\ git\ repository
     | ^(?:nothing|no\ changes)\ added\ to\ commit | ^nothing\ to\ commit\b  # git's verdict after its status
     | !\ *\[(?:remote\ )?rejected\]                      # git push: the ref and why
+    | (?-i:^CONFLICT\ \() | \bmerge\ conflict\b            # git: a merge stopped, files to resolve
     | [✗✖×✕]\s
     """,
     rx.VERBOSE | rx.IGNORECASE | rx.MULTILINE,
