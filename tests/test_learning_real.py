@@ -1683,3 +1683,21 @@ def test_what_finished_a_merge_conflict_is_no_fix(home, proj):
     s.fail('git stash pop && echo "---" && git status --short', conflict, 1)
     s.ok('git add src/index.ts && git stash drop && echo "---" && git status --short')
     assert not [r for r in learnings(home, a) if r.get("fix")]
+
+
+def test_a_secret_the_fix_adds_is_no_lesson(home, proj):
+    """`STRIPE_API_KEY=sk_live_… python3 sync.py` after `python3 sync.py` failed for the key:
+    stored, the key is masked and the command cannot run; unmasked it is not ours to hand on.
+    Nor `sshpass -p …` in front of `ssh` (now its wrapper). A secret the failed command carried
+    too is not the change: the lesson stays."""
+    from learn_cli.text.effects import adds_a_secret
+
+    a = proj("app")
+    s = Agent(home, a)
+    s.fail("python3 sync.py", "KeyError: 'STRIPE_API_KEY'", 1)
+    s.ok("STRIPE_API_KEY=sk_live_51HxYzAbCdEfGhIjKlMnOpQr python3 sync.py")
+    assert not [r for r in learnings(home, a) if r.get("fix")]
+    assert adds_a_secret("ssh -p 4422 u@h", "sshpass -p hunter22 ssh -p 4422 u@h")
+    assert adds_a_secret("python3 sync.py", "STRIPE_API_KEY=[REDACTED:stripe-key] python3 sync.py")  # stored
+    token = "GH_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 gh repo edit a/b --visibility public"
+    assert not adds_a_secret(token, token + " --accept-visibility-change-consequences")

@@ -733,3 +733,8 @@ def test_listing_programs_are_one_family():
     assert is_retry("tree $HOME/ws/skills/timeline", "ls -R $HOME/ws/skills/timeline")
     assert is_retry("tree /F /A C:\\_chunker", "ls -la C:\\_chunker")
     assert not is_retry("sha256sum dist/app.tar.gz", "ls -l dist/app.tar.gz")
+
+
+def test_sshpass_is_a_wrapper_of_ssh():
+    """`ssh` asked for a password it could not read; `sshpass -p … ssh` is the same login."""
+    assert is_retry('ssh -p 4422 u@127.0.0.1 "echo ok"', 'sshpass -p ubuntu ssh -p 4422 u@127.0.0.1 "echo ok; whoami"')

@@ -156,7 +156,7 @@ _INTERPRETERS = frozenset({
 _GLOBAL_VALUE_OPTIONS = frozenset({
     "-C", "-c", "--dir", "--prefix", "--filter", "-F", "-w", "--workspace", "--git-dir",
     "--work-tree", "--manifest-path", "--directory", "--project", "-f", "--file", "-H",
-    "--context", "--namespace", "-n", "--profile", "--region", "--cwd",
+    "--context", "--namespace", "-n", "--profile", "--region", "--cwd", "--token",
 })
 # Subcommand spellings that mean the same thing.
 _VERB_ALIASES = {"i": "install", "add": "install", "ci": "install", "rm": "remove", "uninstall": "remove",

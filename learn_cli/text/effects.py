@@ -518,12 +518,12 @@ def _drops_data(name: str, words: Sequence[str]) -> bool:
 
 def teaches_nothing(failed_command: str, commands: Sequence[str], error: str) -> bool:
     """Was the failure a merge conflict (resolved by hand), or did the commands that resolved it
-    get their way over a safeguard (one the failed command did not override itself), past a
-    refusal the tool handed over with a warning (text.failure.heeds_a_warning), or by naming an
-    id of the moment that the failure did not name (one it names is read for the next
-    failure's: capture.lesson.step_for_error)? Then it worked that once and is no fix to hand
-    on: the learner makes no lesson of it, and the lookup and the digest pass over a record
-    made before these rules."""
+    add a secret (adds_a_secret), get their way over a safeguard (one the failed command did
+    not override itself), past a refusal the tool handed over with a warning
+    (text.failure.heeds_a_warning), or by naming an id of the moment that the failure did not
+    name (one it names is read for the next failure's: capture.lesson.step_for_error)? Then it
+    worked that once and is no fix to hand on: the learner makes no lesson of it, and the
+    lookup and the digest pass over a record made before these rules."""
     from learn_cli.text.failure import heeds_a_warning
 
     if "CONFLICT (" in error:
@@ -531,10 +531,26 @@ def teaches_nothing(failed_command: str, commands: Sequence[str], error: str) ->
         # finished that (`git add a.ts && git stash drop` after `git stash pop`): no fix
     if any(heeds_a_warning(error, c, failed_command) for c in commands):
         return True
+    if any(adds_a_secret(failed_command, c) for c in commands):
+        return True
     if any(overrides_a_safeguard(c) for c in commands) and not overrides_a_safeguard(failed_command):
         return True
     failure = f"{failed_command}\n{error}"
     return any(found not in failure for c in commands for found in ids_of_the_moment(c))
+
+
+def adds_a_secret(failed_command: str, command: str) -> bool:
+    """Is a secret what `command` adds to the failed one (`STRIPE_API_KEY=sk_live_… python3
+    sync.py`, `sshpass -p hunter2 ssh …`)? Stored, it is masked and cannot run; unmasked, it is
+    not ours to hand on. A secret both carry (`GH_TOKEN=… gh repo edit`) is not the change.
+    A stored fix is masked already: its mark is read, and nothing is redacted again."""
+    from learn_cli.text.redact import PLACEHOLDER_PREFIX, redact
+
+    masked = command if PLACEHOLDER_PREFIX in command else redact(command)
+    if PLACEHOLDER_PREFIX not in masked:
+        return False
+    kept = set(failed_command.split()) | set(redact(failed_command).split())
+    return any(PLACEHOLDER_PREFIX in word and word not in kept for word in masked.split())
 
 
 @lite.lru_cache(maxsize=64)

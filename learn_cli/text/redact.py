@@ -43,12 +43,12 @@ from learn_cli.text.lite import cache
 MAX_SCAN_CHARS = 1_000_000
 """Longer input is cut (at a line boundary when one is near) before scanning."""
 
-_PLACEHOLDER_PREFIX = "[REDACTED:"
+PLACEHOLDER_PREFIX = "[REDACTED:"
 _MIN_ENTROPY_RUN = 32
 
 
 def _mark(kind: str) -> str:
-    return f"{_PLACEHOLDER_PREFIX}{kind}]"
+    return f"{PLACEHOLDER_PREFIX}{kind}]"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -451,7 +451,7 @@ def _is_placeholder(value: str) -> bool:
     v = value.strip().strip("\"'")
     if not v or v.startswith(("$", "%(", "%{", "{{", "<REDACTED", "***", "…")):
         return True
-    if _PLACEHOLDER_PREFIX in v:  # already redacted, wholly or by a later rule of an earlier pass
+    if PLACEHOLDER_PREFIX in v:  # already redacted, wholly or by a later rule of an earlier pass
         return True
     if v[0] + v[-1] in ("<>", "[]", "{}"):  # <your-token>, [YOUR-PASSWORD], {password}
         return True

@@ -63,6 +63,7 @@ _PLAIN_WRAPPERS: dict[str, frozenset[str]] = {
         "-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a",
         "--max-args", "--max-procs", "--delimiter", "--arg-file",
     }),
+    "sshpass": frozenset({"-p", "-f", "-d", "-P"}),  # gives ssh its password: `sshpass -p x ssh host`
 }
 
 # `<tool> <sub>` pairs that run the rest as a command (e.g. `uv run pytest`).
