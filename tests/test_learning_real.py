@@ -1701,3 +1701,17 @@ def test_a_secret_the_fix_adds_is_no_lesson(home, proj):
     assert adds_a_secret("python3 sync.py", "STRIPE_API_KEY=[REDACTED:stripe-key] python3 sync.py")  # stored
     token = "GH_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 gh repo edit a/b --visibility public"
     assert not adds_a_secret(token, token + " --accept-visibility-change-consequences")
+
+
+def test_a_long_answer_shortens_the_failed_command_within_its_quotes(home, proj):
+    """The hook's first line was cut at its width, mid-command: "… instead of `cd /w/app &&
+    nod" with no closing quote (replayed, such an answer cannot even be read as a fix), and a
+    long fix lost its end. Now the failed command gives way, shortened inside its quotes, and
+    the fix is whole."""
+    folder = "/Users/someone/Dev/projects/themegpt-v2.0/packages/web-frontend"
+    failed = f"cd {folder} && rm -rf asset/GIFs/frames/*.png && node scripts/capture-mascot-gif.js --fps 12"
+    fix = f"cd {folder} && node scripts/capture-mascot-gif.js --fps 12 --out asset/GIFs/frames"
+    no_match = "zsh:1: no matches found: asset/GIFs/frames/*.png"
+    answer = _first_answer(home, proj("web"), failed, fix, no_match, failed)
+    assert f"`{fix}` instead of `" in answer and answer.endswith("…`.")
+    assert answer.count("`") == 4

@@ -574,8 +574,12 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         from learn_cli.text.keys import failing_step
 
         failed = sanitize(failing_step(current, rec.get("error") or ""), 100).replace("`", "'")
+    head = f"learn: known fix ({_seen(cap, rec, best)}): "
+    if kind in ("retry", "between") and failed:  # the failed command gives way, whole words in
+        room = LINE_WIDTH - len(head) - len(wording.hook_body(kind, fix, "x"))  # their quotes,
+        failed = _shortened(failed, max(room, 24))  # before the fix ever would
     body = wording.hook_body(kind, fix, failed) if kind != "advice" else fix
-    lines = [f"learn: known fix ({_seen(cap, rec, best)}): {body}."]
+    lines = [f"{head}{body}."]
     said = (current, best.rewrite) if best is not None and best.rewrite and current else (
         rec.get("command") or "", _fix_of_record(rec))  # the change as made to this command
     change = essential_change(*said, kind) if kind == "retry" else ""
@@ -591,9 +595,14 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         lines.append(
             f"learn: it fixed this error before: {error}" + (f" ({sanitize(category, 20)})" if category else "")
         )
-    applied = kind == "cwd" or (best is not None and bool(best.rewrite))
-    width = max(LINE_WIDTH, len(lines[0]) if applied else 0)  # a cut command would mislead
-    return "\n".join(line[:width] for line in lines)
+    # the first line is never cut: a cut fix, or a command cut without its closing quote, would
+    # mislead (the failed command was shortened above, within its quotes)
+    return "\n".join([lines[0], *(line[:LINE_WIDTH] for line in lines[1:])])
+
+
+def _shortened(command: str, limit: int) -> str:
+    """`command` cut to `limit` characters, ending in "…" (already so when sanitize cut it)."""
+    return command if len(command) <= limit else command[: limit - 1].rstrip() + "…"
 
 
 def _seen(cap: Capture, rec: dict, fix) -> str:
