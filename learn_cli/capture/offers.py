@@ -552,6 +552,11 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
     return rel, rec, [best] + close
 
 
+# A fix is shown whole up to this many characters: a command cut short cannot be run (the
+# commands agents write run long: `cd /abs/dir && … --message "…"`); longer ones end in "…".
+FIX_WIDTH = 300
+
+
 def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: str = "") -> str:
     """A few short lines: the fix, how often and where it was seen, the error it fixed, and a
     close second fix when there is one. Worded by kind (engine.wording), like every other
@@ -561,7 +566,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     from learn_cli.text.failure import meaningful_line
     from learn_cli.text.sanitize import sanitize
 
-    fix = sanitize(_fix_of_record(rec), 140).replace("`", "'")
+    fix = sanitize(_fix_of_record(rec), FIX_WIDTH).replace("`", "'")
     failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
     kind = wording.fix_kind(rec)
     best = fixes[0] if fixes else None
@@ -587,7 +592,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         lines.append(f"learn: the change: {sanitize(change, 160)}.")
     for other in (fixes or [])[1:]:
         orec = other.representative(cap.store.index, cap.project.id)[1]
-        ofix = sanitize(_fix_of_record(orec), 140).replace("`", "'")
+        ofix = sanitize(_fix_of_record(orec), FIX_WIDTH).replace("`", "'")
         lines.append(f"learn: another fix that worked ({_seen(cap, orec, other)}): `{ofix}`.")
     error = sanitize(meaningful_line(rec.get("error") or ""), 160)
     if error:
@@ -597,7 +602,8 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         )
     # the first line is never cut: a cut fix, or a command cut without its closing quote, would
     # mislead (the failed command was shortened above, within its quotes)
-    return "\n".join([lines[0], *(line[:LINE_WIDTH] for line in lines[1:])])
+    return "\n".join([lines[0], *(line if line.startswith("learn: another fix") else line[:LINE_WIDTH]
+                                   for line in lines[1:])])
 
 
 def _shortened(command: str, limit: int) -> str:
