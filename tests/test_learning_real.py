@@ -1715,3 +1715,17 @@ def test_a_long_answer_shortens_the_failed_command_within_its_quotes(home, proj)
     answer = _first_answer(home, proj("web"), failed, fix, no_match, failed)
     assert f"`{fix}` instead of `" in answer and answer.endswith("…`.")
     assert answer.count("`") == 4
+
+
+def test_the_way_a_project_settled_on_keeps_its_options_values():
+    """`tsc … --module NodeNext --moduleResolution bundler a.ts` refused the pair, `… --module
+    CommonJS a.ts` worked: "this project builds with `tsc … --module CommonJS`". The file it ran
+    on goes; `CommonJS`, the value of `--module`, was taken for a target too and went with it,
+    leaving a command that cannot run."""
+    from learn_cli.capture.learner import _without_targets
+
+    ok = "npx tsc --noEmit --strict --module CommonJS --esModuleInterop server/lib/validator.ts 2>&1"
+    assert _without_targets(ok) == "tsc --noEmit --strict --module CommonJS --esModuleInterop"
+    assert _without_targets("cd web && cargo test --features x lz77::tests -- --nocapture") == (
+        "cd web && cargo test --features x")
+    assert _without_targets("pytest --verbose tests/test_a.py") == "pytest"

@@ -796,14 +796,22 @@ def _without_targets(command: str) -> str:
             kept.append(f"cd {tokens[1]}")
         elif tokens and goal(tokens) in WORKING_GOALS:
             named = targets(tokens)
-            words = [t for t in tokens if t.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower() not in named
-                     and not is_diagnostic_flag(t)]
+            words = [t for i, t in enumerate(tokens) if not is_diagnostic_flag(t) and (
+                t.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower() not in named or _option_value(tokens, i))]
             while words and words[-1] == "--":
                 words.pop()
             return " && ".join(kept + [" ".join(words)])
         elif tokens and tokens[0] not in SETUP_PROGRAMS:
             kept = []  # a step that is not part of how the job runs
     return ""
+
+
+def _option_value(tokens: list[str], i: int) -> bool:
+    """Is tokens[i] the value of the long option before it (`--module CommonJS`), not a file or
+    a test it ran on? Dropped, it would leave the option without its value."""
+    word, before = tokens[i], tokens[i - 1] if i > 1 else ""
+    return (before.startswith("--") and "=" not in before and "/" not in word and "::" not in word
+            and not ("." in word and word.rpartition(".")[2].isalpha()))  # (`a.ts` is a file)
 
 
 def learn_working_command(cap: Capture, goal: str, command: str, event_id: str) -> None:
