@@ -188,6 +188,8 @@ _LOOKS_AT_FILES = frozenset({"ls", "ll", "la", "cat", "bat", "less", "more", "he
 def _not_installed(error: str, program: str) -> bool:
     name = canonical_program(program).lower()
     return name in error.lower() and missing_program(error) == name
+
+
 def _options_the_usage_lacks(error: str, failed: Sequence[str], ok: Sequence[str]) -> list[str]:
     """When the error is the program's usage (`usage: ccompiler [--print-ast] … <source.c>`),
     the options the retry dropped that the usage does not list, each with the word after it (as
