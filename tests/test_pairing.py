@@ -738,3 +738,13 @@ def test_listing_programs_are_one_family():
 def test_sshpass_is_a_wrapper_of_ssh():
     """`ssh` asked for a password it could not read; `sshpass -p … ssh` is the same login."""
     assert is_retry('ssh -p 4422 u@127.0.0.1 "echo ok"', 'sshpass -p ubuntu ssh -p 4422 u@127.0.0.1 "echo ok; whoami"')
+
+
+def test_the_script_that_starts_the_app_is_one_job_by_any_name():
+    """npm's "Missing script: start", then `npm run dev`: the app started. Other scripts are
+    other jobs (`lint` then `typecheck`, `dev` then `build`)."""
+    assert is_retry("cd /w/app && npm start", "cd /w/app && npm run dev")
+    assert is_retry("yarn dev", "yarn serve")
+    assert not is_retry("npm run lint", "npm run typecheck")
+    assert not is_retry("npm run dev", "npm run build")
+    assert is_retry('ls -la "S:\\Cache\\Test"', 'dir "S:\\Cache\\Test"')  # Windows' `dir` lists too

@@ -22,7 +22,7 @@ Stdlib only, cheap to import, nothing compiled at import time.
 from __future__ import annotations
 
 from learn_cli.engine.distance import RETRY_RATIO, edit_ratio, levenshtein, within_ratio
-from learn_cli.engine.goals import option_mode, other_tests, same_job, targets
+from learn_cli.engine.goals import RUN, goal, option_mode, other_tests, same_job, targets
 from learn_cli.text import lite, rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
@@ -81,7 +81,7 @@ _FAMILIES = {
     "apt": "apt", "apt-get": "apt", "aptitude": "apt", "yum": "dnf", "dnf": "dnf",
     "mvn": "mvn", "mvnw": "mvn", "gradle": "gradle", "gradlew": "gradle",
     "rg": "search", "ag": "search", "grep": "search",
-    "tree": "list", "ls": "list", "eza": "list", "exa": "list", "lsd": "list",  # `tree` not installed: `ls -R`
+    "tree": "list", "ls": "list", "eza": "list", "exa": "list", "lsd": "list", "dir": "list",  # `tree` missing
 }
 # Subcommands that are the package manager itself; any other first word of
 # `yarn X`/`pnpm X`/`bun X` runs a script or a binary named X (`yarn prettier`).
@@ -528,11 +528,14 @@ def _setup_steps(command: str) -> list[str]:
 
 def _one_job(failed: Sequence[str], ok: Sequence[str]) -> bool:
     """Rule 4: engine.goals.same_job, between two programs; for one program only when both
-    name a target they share (`pip install jose` -> `pip install python-jose`): the same
-    program with nothing named (`jest` -> `jest --clearCache`) is left to the edit rules."""
+    name a target they share (`pip install jose` -> `pip install python-jose`), or when both
+    are a package manager's scripts that start the app (`start` in one project, `dev` in the
+    next: npm's "Missing script: start", then `npm run dev`): the same program with nothing
+    named (`jest` -> `jest --clearCache`) is left to the edit rules."""
     if not same_job(failed, ok):
         return False
-    return not _identities(failed) & _identities(ok) or bool(targets(failed) and targets(ok))
+    return not _identities(failed) & _identities(ok) or bool(targets(failed) and targets(ok)) or (
+        canonical_program(failed[0]) in ("npm", "pnpm", "yarn", "bun") and goal(failed) == RUN)
 
 
 def _program_swapped(failed: Sequence[str], ok: Sequence[str]) -> bool:
