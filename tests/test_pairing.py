@@ -748,3 +748,20 @@ def test_the_script_that_starts_the_app_is_one_job_by_any_name():
     assert not is_retry("npm run lint", "npm run typecheck")
     assert not is_retry("npm run dev", "npm run build")
     assert is_retry('ls -la "S:\\Cache\\Test"', 'dir "S:\\Cache\\Test"')  # Windows' `dir` lists too
+
+
+def test_a_trace_a_producer_alone_or_the_folder_above_is_a_look():
+    """Three looks taken for retries (and two learned as fixes) in a sixth harvest: the same
+    script run with the shell's trace on; the producer of a pipeline run alone, its output
+    trimmed, after the parser it fed failed; the folder above the one that was not there. A
+    consumer still there inside a wrapper, or a filter an export cut, is no such look."""
+    assert not is_retry('docker run --rm w:1 sh -c "/start.sh" | head -20',
+                        'docker run --rm w:1 sh -c "sh -x /start.sh" 2>&1 | head -10')
+    parsed = 'docker exec r redis-cli GET "job:7" | python -c "import sys, json; json.loads(sys.stdin.read())"'
+    assert not is_retry(parsed, 'docker exec r redis-cli --raw GET "job:7" | head -50')
+    assert not is_retry("curl -s localhost:3000/api | python3 -m json.tool", "curl -s localhost:3000/api | head")
+    assert not is_retry("ls -la /data/projects/ntm/", "ls -la /data/projects/")
+    stop = "Get-Process -Name x | Stop-Process -Force"
+    assert is_retry(stop, f'powershell -command "{stop}"')
+    logs = "aws lightsail get-container-log --service-name app --region us-east-1 --start-time "
+    assert is_retry(logs + "$(date -u -v-15M +%Y) | gr…", logs + "2025-06-11T23:45:00.000Z")

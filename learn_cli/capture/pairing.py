@@ -26,6 +26,7 @@ from learn_cli.engine.goals import RUN, goal, option_mode, other_tests, same_job
 from learn_cli.text import lite, rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
+    OUTPUT_SHAPERS,
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
@@ -613,11 +614,13 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
         return False
     f_removed, o_removed = strip_plumbing(failed).removed, strip_plumbing(ok).removed
     aid = any(kind in o_removed and kind not in f_removed for kind in ("hides_status", "grep"))
-    if aid or _diagnostic_env(ok) and not _diagnostic_env(failed):
+    if aid or _diagnostic_env(ok) and not _diagnostic_env(failed) or _traces(ok) and not _traces(failed):
         if same_only:  # is_same_command sets `cd X &&` aside: here a folder changed is a change
             return is_same_command(failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok)
         return is_same_command(failed, ok) or _retry_rules(failed_parts, ok_parts)
     if _ran_without_the_work(ok_parts) and not _ran_without_the_work(failed_parts):
+        return True
+    if _consumer_dropped(failed, ok) or _parent_looked_at(failed_parts, ok_parts):
         return True
     if _check_only(ok_parts) - _check_only(failed_parts) and not _names_a_check(failed_parts):
         return _retry_rules(failed_parts, ok_parts)  # the job checked, not done: `tsc --noEmit`
@@ -629,6 +632,47 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
         if _other_compiler_same_source(main, tokens):
             return True
     return False
+
+
+def _traces(command: str) -> bool:
+    """A shell run with its trace on (`sh -x start.sh`, `bash -x`, `set -x`): only ever to look."""
+    return _trace_re().search(command) is not None
+
+
+@lite.cache
+def _trace_re() -> rx.Pattern[str]:
+    return rx.compile(r"(?:^|[\s;&|(\"'])(?:(?:ba|z|da|k)?sh\s+-[a-z]*x[a-z]*\s|set\s+(?:-[a-z]*x|-o\s+xtrace))")
+
+
+def _consumer_dropped(failed: str, ok: str) -> bool:
+    """`redis-cli GET k | python -c "json.loads(…)"` failed in the parser; `redis-cli --raw GET
+    k | head -50` shows what the parser was given: the producer alone, to look at its output."""
+    failed_segments, ok_segments = strip_plumbing(failed).segments, strip_plumbing(ok).segments
+    if len(ok_segments) >= len(failed_segments) or is_mutating(ok):
+        return False
+    producer = len(ok_segments) - 1
+    if failed_segments[producer][1] not in ("|", "|&"):
+        return False  # what the retry ends at was not piped into anything in the failed line
+    consumer = unwrap_tokens(tokenize(failed_segments[producer + 1][0]))
+    if not consumer or consumer[-1].endswith(TRUNCATION) or canonical_program(consumer[0]) in OUTPUT_SHAPERS:
+        return False  # a filter (`| gr…` an export cut), not a consumer that failed on what it got
+    if consumer[0] in ok:
+        return False  # still there, inside a wrapper (`powershell -command "a | Stop-Process"`)
+    failed_tokens = unwrap_tokens(tokenize(failed_segments[producer][0]))
+    ok_tokens = unwrap_tokens(tokenize(ok_segments[producer][0]))
+    return bool(failed_tokens and ok_tokens) and _same_program(failed_tokens, ok_tokens)
+
+
+def _parent_looked_at(failed_parts, ok_parts) -> bool:
+    """`ls -la /data/projects/ntm/` (no such folder), then `ls -la /data/projects/`: a look one
+    folder up, not the look corrected (`ls src/comps` → `ls src/components` still is)."""
+    if len(failed_parts) != 1 or len(ok_parts) != 1 or len(failed_parts[0]) != len(ok_parts[0]):
+        return False
+    changed = [(a, b) for a, b in zip(failed_parts[0], ok_parts[0], strict=True) if a != b]
+    if len(changed) != 1 or not is_read_only(" ".join(failed_parts[0])):
+        return False
+    deeper, parent = (word.rstrip("/") for word in changed[0])
+    return bool(parent) and deeper.startswith(parent + "/")
 
 
 def _ran_without_the_work(parts) -> bool:
