@@ -759,6 +759,7 @@ def test_a_trace_a_producer_alone_or_the_folder_above_is_a_look():
                         'docker run --rm w:1 sh -c "sh -x /start.sh" 2>&1 | head -10')
     parsed = 'docker exec r redis-cli GET "job:7" | python -c "import sys, json; json.loads(sys.stdin.read())"'
     assert not is_retry(parsed, 'docker exec r redis-cli --raw GET "job:7" | head -50')
+    assert not is_retry(parsed[:-30] + "…", 'docker exec r redis-cli --raw GET "job:7" | head -50')  # cut
     assert not is_retry("curl -s localhost:3000/api | python3 -m json.tool", "curl -s localhost:3000/api | head")
     assert not is_retry("ls -la /data/projects/ntm/", "ls -la /data/projects/")
     stop = "Get-Process -Name x | Stop-Process -Force"

@@ -654,8 +654,8 @@ def _consumer_dropped(failed: str, ok: str) -> bool:
     if failed_segments[producer][1] not in ("|", "|&"):
         return False  # what the retry ends at was not piped into anything in the failed line
     consumer = unwrap_tokens(tokenize(failed_segments[producer + 1][0]))
-    if not consumer or consumer[-1].endswith(TRUNCATION) or canonical_program(consumer[0]) in OUTPUT_SHAPERS:
-        return False  # a filter (`| gr…` an export cut), not a consumer that failed on what it got
+    if not consumer or consumer[0].endswith(TRUNCATION) or canonical_program(consumer[0]) in OUTPUT_SHAPERS:
+        return False  # a filter (`| gr…`, its name cut by an export), not a consumer that failed on its input
     if consumer[0] in ok:
         return False  # still there, inside a wrapper (`powershell -command "a | Stop-Process"`)
     failed_tokens = unwrap_tokens(tokenize(failed_segments[producer][0]))
