@@ -665,7 +665,7 @@ def _consumer_dropped(failed: str, ok: str) -> bool:
 
 def _parent_looked_at(failed_parts, ok_parts) -> bool:
     """`ls -la /data/projects/ntm/` (no such folder), then `ls -la /data/projects/`: a look one
-    folder up, not the look corrected (`ls src/comps` → `ls src/components` still is)."""
+    folder up, not the look corrected (a path corrected is no parent: the other rules judge it)."""
     if len(failed_parts) != 1 or len(ok_parts) != 1 or len(failed_parts[0]) != len(ok_parts[0]):
         return False
     changed = [(a, b) for a, b in zip(failed_parts[0], ok_parts[0], strict=True) if a != b]
