@@ -564,7 +564,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     from learn_cli.engine import wording
     from learn_cli.engine.fixwords import essential_change
     from learn_cli.text.failure import meaningful_line
-    from learn_cli.text.sanitize import sanitize
+    from learn_cli.text.sanitize import cut, sanitize
 
     fix = sanitize(_fix_of_record(rec), FIX_WIDTH).replace("`", "'")
     failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
@@ -581,8 +581,8 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         failed = sanitize(failing_step(current, rec.get("error") or ""), 100).replace("`", "'")
     head = f"learn: known fix ({_seen(cap, rec, best)}): "
     if kind in ("retry", "between") and failed:  # the failed command gives way, whole words in
-        room = LINE_WIDTH - len(head) - len(wording.hook_body(kind, fix, "x"))  # their quotes,
-        failed = _shortened(failed, max(room, 24))  # before the fix ever would
+        room = max(LINE_WIDTH - len(head) - len(wording.hook_body(kind, fix, "x")), 24)  # their
+        failed = failed if len(failed) <= room else cut(failed, room)  # quotes, before the fix would
     body = wording.hook_body(kind, fix, failed) if kind != "advice" else fix
     lines = [f"{head}{body}."]
     said = (current, best.rewrite) if best is not None and best.rewrite and current else (
@@ -604,11 +604,6 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     # mislead (the failed command was shortened above, within its quotes)
     return "\n".join([lines[0], *(line if line.startswith("learn: another fix") else line[:LINE_WIDTH]
                                    for line in lines[1:])])
-
-
-def _shortened(command: str, limit: int) -> str:
-    """`command` cut to `limit` characters, ending in "…" (already so when sanitize cut it)."""
-    return command if len(command) <= limit else command[: limit - 1].rstrip() + "…"
 
 
 def _seen(cap: Capture, rec: dict, fix) -> str:

@@ -413,9 +413,13 @@ def _written_then_run(failed_parts, ok_parts) -> bool:
     """`cat > /tmp/shot.js <<'EOF' …` (an export cut the line before `node /tmp/shot.js`; the
     error came from that run), then `node /tmp/shot.js` alone: the file written was the job."""
     first = failed_parts[0]
-    if canonical_program(first[0]) not in ("cat", "tee") or ">" not in first[:-1] and first[0] != "tee":
+    name = canonical_program(first[0])
+    if name == "cat" and ">" in first[:-1]:
+        written = first[first.index(">") + 1]
+    elif name == "tee":
+        written = next((t for t in first[1:] if path_like(t)), "")
+    else:
         return False
-    written = first[first.index(">") + 1] if ">" in first[:-1] else next((t for t in first[1:] if path_like(t)), "")
     return bool(written) and any(same_path(written, word) for tokens in ok_parts
                                  if canonical_program(tokens[0]) not in ("cat", "tee") for word in tokens[1:])
 

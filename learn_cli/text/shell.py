@@ -95,9 +95,8 @@ _SUB_WRAPPERS: dict[tuple[str, str], frozenset[str]] = {
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 # Windows shells asked to run one command line (`cmd //c` is `cmd /c` past Git Bash's path
 # conversion, which turns a lone `/c` into `C:/`).
-_WINDOWS_SHELL_RUNS = frozenset({("cmd", "/c"), ("cmd", "//c"), ("cmd.exe", "/c"), ("cmd.exe", "//c"),
-                                 ("powershell", "-command"), ("powershell", "-c"), ("pwsh", "-command"),
-                                 ("pwsh", "-c"), ("powershell.exe", "-command"), ("pwsh.exe", "-command")})
+_WINDOWS_SHELL_RUNS = frozenset({("cmd", "/c"), ("cmd", "//c"), ("powershell", "-command"), ("powershell", "-c"),
+                                 ("pwsh", "-command"), ("pwsh", "-c")})  # (by canonical_program: `cmd.exe` too)
 _PYTHON_RE_SRC = r"(?:python(?:\d+(?:\.\d+)*)?[tw]?|py|pypy\d*(?:\.\d+)?)"
 _ASSIGNMENT_RE_SRC = r"[A-Za-z_][A-Za-z0-9_]*\+?=.*"
 # Python options that take a value before `-m` (`python -X importtime -m mod`).
@@ -446,7 +445,7 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
         return rest or None
     if name in _SHELLS:
         return _unwrap_shell(tokens)
-    if len(tokens) == 3 and (name, tokens[1].lower()) in _WINDOWS_SHELL_RUNS:
+    if len(tokens) == 3 and (canonical_program(head), tokens[1].lower()) in _WINDOWS_SHELL_RUNS:
         return unwrap(tokens[2]) or None  # Git Bash's `cmd //c "taskkill /PID 4120 /F"`
     if _is_python(head):
         return _unwrap_python_module(tokens)
