@@ -1166,7 +1166,7 @@ def test_a_setup_step_that_read_a_missing_file_is_the_step_that_failed(home, pro
 
     missing = "bash: venv/bin/activate: No such file or directory"
     assert replaced_target("source venv/bin/activate && pytest", "source .venv/bin/activate && pytest",
-                           missing) == ("source", "venv/bin/activate", ".venv/bin/activate")
+                           missing) == ("source", "venv/bin/activate", ".venv/bin/activate", "source")
     assert error_key(missing, "source venv/bin/activate && pytest") == error_key(missing, ". venv/bin/activate; make")
     assert error_key(missing, "source venv/bin/activate && pytest") != error_key(missing, "cat venv/bin/activate")
     a = proj("api")
@@ -1729,3 +1729,45 @@ def test_the_way_a_project_settled_on_keeps_its_options_values():
     assert _without_targets("cd web && cargo test --features x lz77::tests -- --nocapture") == (
         "cd web && cargo test --features x")
     assert _without_targets("pytest --verbose tests/test_a.py") == "pytest"
+
+
+def test_a_secret_the_fix_shares_with_the_failed_command_is_shown_as_the_agents_own(home, proj):
+    """`deploy --token … push`: not found until the venv was sourced. The lesson is stored masked
+    (`--token [REDACTED:…]`), and shown masked it could not run: the answer fills the mark in
+    from the command the agent just ran, which holds the value. Nothing on disk holds it."""
+    from learn_cli.text.redact import unmask
+
+    a = proj("vault")
+    missing = "/bin/bash: line 1: sgit: command not found"
+    answer = _first_answer(home, a, "sgit --token tk9Secret42x push", "source .venv/bin/activate && "
+                           "sgit --token tk9Secret42x push", missing, "sgit --token tk9Secret42x push")
+    assert "`source .venv/bin/activate && sgit --token tk9Secret42x push`" in answer
+    assert not any("tk9Secret42x" in path.read_text(errors="replace") for path in home.rglob("*") if path.is_file())
+    # another agent's value, in another slot, or no value at all: the mark stays
+    stored = "sshpass -p '[REDACTED:password-flag]' ssh -p 4422 u@h"
+    assert unmask(stored, "sshpass -p 'ubuntu' ssh -p 4422 u@h 'whoami'") == "sshpass -p 'ubuntu' ssh -p 4422 u@h"
+    assert unmask(stored, "ssh -p 4422 u@h") == stored
+    assert unmask("curl -H 'Authorization: Bearer [REDACTED:bearer]' x", "curl --token abcdefgh12345678 x") == (
+        "curl -H 'Authorization: Bearer [REDACTED:bearer]' x")
+
+
+def test_a_role_replaced_keeps_the_database_of_the_same_name(home, proj):
+    """`psql -U shop -d shop`: role "shop" does not exist; `-U postgres -d shop` worked. The
+    argument the error named was replaced where it stood (after `-U`), not everywhere: the
+    next query ran as `-U postgres -d postgres`, on another database."""
+    error = 'psql: error: connection to server on socket "/tmp/.s.PGSQL.5432" failed: FATAL:  role "shop" does not' \
+            ' exist'
+    failed = 'docker exec db psql -U shop -d shop -c "select 1"'
+    again = 'docker exec db psql -U shop -d shop -c "select count(*) from orders"'
+    answer = _first_answer(home, proj("shop"), failed, failed.replace("-U shop", "-U postgres"), error, again)
+    assert answer.endswith(f"`{again.replace('-U shop', '-U postgres')}` instead of `{again}`.")
+
+
+def test_a_cd_that_failed_is_not_kept_by_the_rewrite(home, proj):
+    """`cd test && ./run_all.sh`: no folder `test` here; `./test/run_all.sh` worked. The lesson's
+    change (the script's path) was applied to the command that failed, `cd` and all: `cd test
+    && ./test/run_all.sh`, which fails at the same `cd`. The fix is shown as it worked."""
+    missing = "/bin/bash: line 1: cd: test: No such file or directory"
+    failed = "cd test && ./run_all.sh"
+    answer = _first_answer(home, proj("suite"), failed + " 2>&1 | tail -5", "./test/run_all.sh", missing, failed)
+    assert answer.endswith(f"`./test/run_all.sh` instead of `{failed}`.")

@@ -39,7 +39,7 @@ def check(cap, event: ev.Event) -> dict | None:
     if rec is None or not _first_time(cap, rec["id"]):
         return None
     cap.count("guarded")
-    return deny(event.agent, reason(cap, rec))
+    return deny(event.agent, reason(cap, rec, event.command))
 
 
 def known_bad(cap, command: str) -> dict | None:
@@ -71,8 +71,8 @@ def known_bad(cap, command: str) -> dict | None:
     return None
 
 
-def reason(cap, rec: dict) -> str:
-    return (offers.describe_fix(cap, rec) + "\nlearn: the command was stopped before it ran; "
+def reason(cap, rec: dict, raw: str = "") -> str:
+    return (offers.describe_fix(cap, rec, raw=raw) + "\nlearn: the command was stopped before it ran; "
             "run the fix instead (running the same command again in this session is not stopped).")
 
 

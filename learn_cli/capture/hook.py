@@ -723,7 +723,7 @@ def _answer_only(store, project, event):
         return None
     entry = learner.tool_entry(cap, event)
     hit = offers.known_fix(cap, entry, set())
-    text = offers.describe_fix(cap, hit[1], hit[2], entry.get("cmd") or "") if hit else None
+    text = offers.describe_fix(cap, hit[1], hit[2], entry.get("cmd") or "", event.command) if hit else None
     return _hook_json(event, "PostToolUseFailure", text)
 
 

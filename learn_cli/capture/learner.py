@@ -276,7 +276,7 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
             rel, rec, fixes = hit
             entry["sug"] = {"id": rec["id"], "file": rel, "key": rec.get("key", ""),  # as offered: its
                             "fix": fixes[0].rewrite or _fix_of_record(rec)}  # change applied to this command
-            text = offers.describe_fix(cap, rec, fixes, entry.get("cmd") or "")
+            text = offers.describe_fix(cap, rec, fixes, entry.get("cmd") or "", event.command)
             cap.count("suggestions")
         _append_counted(cap, updates + [entry], "events", "failures")
         _pay(cap, updates)

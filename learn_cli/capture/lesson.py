@@ -448,6 +448,12 @@ def apply_dropped_cd(command: str, folder: str) -> str | None:
     return rest or None if found == folder else None
 
 
+def failed_cd_left(failed: str, fix: str, error: str) -> bool:
+    """Did `failed` begin with a `cd D` that the error says failed, and `fix` not with `cd D`?"""
+    folder, _rest = _leading_cd(failed)
+    return folder is not None and _leading_cd(fix)[0] != folder and cd_failed(error, folder)
+
+
 def cd_failed(error: str, folder: str) -> bool:
     """Does the error say that `cd folder` itself failed (the folder is not there)?"""
     name = folder.rstrip("/").rsplit("/", 1)[-1]
@@ -596,28 +602,38 @@ def _without(words: list[str], dropped: list[str]) -> list[str]:
 _MAX_PROGRAM_WORDS = 3  # `python` → `uv run python`, `pytest` → `python -m pytest`
 
 
-def replaced_target(failed: str, fix: str, error: str) -> tuple[str, str, str] | None:
-    """(program, old, new) when `fix` is `failed` with one argument replaced, the one its error
-    names as missing or unknown (`uvicorn main:app --reload` → `uvicorn app.main:app --reload`
-    after `Could not import module "main"`; `source venv/bin/activate && pytest` → `source
-    .venv/…`): the lesson holds for the program's next command naming it (`uvicorn main:app
-    --port 8001`, `source venv/bin/activate && python app.py`). None otherwise."""
+def replaced_target(failed: str, fix: str, error: str) -> tuple[str, str, str, str] | None:
+    """(program, old, new, before) when `fix` is `failed` with one argument replaced, the one its
+    error names as missing or unknown (`uvicorn main:app --reload` → `uvicorn app.main:app
+    --reload` after `Could not import module "main"`; `source venv/bin/activate && pytest` →
+    `source .venv/…`), `before` the word in front of it (`-U` in `psql -U app -d app`): the
+    lesson holds for the program's next command naming it (`uvicorn main:app --port 8001`,
+    `source venv/bin/activate && python app.py`). None otherwise."""
     pair = changed_segment(failed, fix, setup=True)
     if pair is None or len(pair[0]) != len(pair[1]):
         return None
-    changed = [(a, b) for a, b in zip(pair[0][1:], pair[1][1:], strict=True) if a != b]
-    if len(changed) != 1 or changed[0][0].startswith("-"):
+    changed = [at for at, (a, b) in enumerate(zip(pair[0], pair[1], strict=True)) if at and a != b]
+    if len(changed) != 1 or pair[0][changed[0]].startswith("-"):
         return None
-    return (pair[0][0], *changed[0]) if _named_as_missing(error)(changed[0][0]) else None
+    at = changed[0]
+    old, new = pair[0][at], pair[1][at]
+    return (pair[0][0], old, new, pair[0][at - 1]) if _named_as_missing(error)(old) else None
 
 
-def apply_replaced_target(command: str, program: str, old: str, new: str) -> str | None:
-    """`command` with the argument `old` replaced by `new` in the step running `program` with it."""
+def apply_replaced_target(command: str, program: str, old: str, new: str, before: str = "") -> str | None:
+    """`command` with the argument `old` replaced by `new` in the step running `program` with it;
+    where it is named more than once (`psql -U app -d app` after `role "app" does not exist`),
+    only where it follows `before`, as in the lesson (the database keeps its name)."""
     if not any(words[0] == program and old in words[1:] for words in _working(command, setup=True)):
         return None
-    return _rewritten(command, lambda words: old in words[1:],
-                      lambda words: [new if at > 0 and word == old else word for at, word in enumerate(words)],
-                      setup=program in SETUP_PROGRAMS)
+
+    def replaced(words: list[str]) -> list[str]:
+        places = [at for at, word in enumerate(words) if at > 0 and word == old]
+        if len(places) > 1:
+            places = [at for at in places if words[at - 1] == before]
+        return [new if at in places else word for at, word in enumerate(words)]
+
+    return _rewritten(command, lambda words: old in words[1:], replaced, setup=program in SETUP_PROGRAMS)
 
 
 def program_change(failed: str, fix: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:

@@ -352,8 +352,9 @@ def change_of(rec: dict) -> tuple | None:
       "fastapi[all]"`), whatever the command;
     - ("interpreter", name, extension): a script run by its path, not executable, run by an
       interpreter (`./deploy.sh` → `bash deploy.sh`), for any script of that extension;
-    - ("target", program, old, new): the argument the error named as missing replaced, in the
-      program's next command that names it (`main:app` → `app.main:app`);
+    - ("target", program, old, new, before): the argument the error named as missing replaced,
+      in the program's next command that names it (`main:app` → `app.main:app`), where it
+      follows `before` when it is named twice (`-U app -d app`: the role, not the database);
     - ("suggested", program, subcommand): the command the error suggested, with options
       (`git push --set-upstream origin feat/x`): read again from the next error, which names
       its own branch;
@@ -368,8 +369,9 @@ def change_of(rec: dict) -> tuple | None:
 def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
     """change_of for one (failed command, fix, error), worked out once per process (a popular
     key's records repeat a few): what the error suggested first, then what the pair says, then
-    the argument the error named as missing."""
-    from learn_cli.capture.lesson import replaced_target, suggested_by
+    the argument the error named as missing. None when the fix left behind a `cd` that failed
+    and changed more: applied to the next command, the change would keep that `cd`."""
+    from learn_cli.capture.lesson import failed_cd_left, replaced_target, suggested_by
 
     if suggested_by(error, fix):
         return ("suggested", *fix.split()[:2])
@@ -377,6 +379,8 @@ def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
     if change is None:
         target = replaced_target(failed, fix, error)
         change = ("target", *target) if target else None
+    if change is not None and change[0] != "no cd" and failed_cd_left(failed, fix, error):
+        return None  # (`cd test && ./run.sh`: no folder `test`; `./test/run.sh` worked)
     return change
 
 
@@ -489,7 +493,7 @@ def apply_change(change: tuple, command: str) -> str | None:
     if change[0] == "target":
         from learn_cli.capture.lesson import apply_replaced_target
 
-        return apply_replaced_target(command, change[1], change[2], change[3])
+        return apply_replaced_target(command, *change[1:])
     if change[0] == "interpreter":
         from learn_cli.capture.lesson import apply_script_interpreter
 
@@ -557,16 +561,18 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
 FIX_WIDTH = 300
 
 
-def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: str = "") -> str:
+def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: str = "", raw: str = "") -> str:
     """A few short lines: the fix, how often and where it was seen, the error it fixed, and a
     close second fix when there is one. Worded by kind (engine.wording), like every other
-    place that shows a learning."""
+    place that shows a learning. `raw` is the command as the agent ran it, unredacted: a
+    secret the fix shares with it is shown as the agent's own (text.redact.unmask)."""
     from learn_cli.engine import wording
     from learn_cli.engine.fixwords import essential_change
     from learn_cli.text.failure import meaningful_line
+    from learn_cli.text.redact import unmask
     from learn_cli.text.sanitize import cut, sanitize
 
-    fix = sanitize(_fix_of_record(rec), FIX_WIDTH).replace("`", "'")
+    fix = sanitize(unmask(_fix_of_record(rec), raw), FIX_WIDTH).replace("`", "'")
     failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
     kind = wording.fix_kind(rec)
     best = fixes[0] if fixes else None
@@ -574,7 +580,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         folder = os.path.normpath(os.path.join(cap.project.root or ".", wording.shown_fix(fix, kind)))
         fix, failed = folder, sanitize(current or "", 600).replace("`", "'")
     elif best is not None and best.rewrite:  # its option change, applied to this command
-        fix, failed = (sanitize(text, 600).replace("`", "'") for text in (best.rewrite, current or ""))
+        fix, failed = (sanitize(text, 600).replace("`", "'") for text in (unmask(best.rewrite, raw), current or ""))
     elif kind == "between" and current:  # run the step first, then retry what just failed
         from learn_cli.text.keys import failing_step
 
@@ -592,7 +598,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         lines.append(f"learn: the change: {sanitize(change, 160)}.")
     for other in (fixes or [])[1:]:
         orec = other.representative(cap.store.index, cap.project.id)[1]
-        ofix = sanitize(_fix_of_record(orec), FIX_WIDTH).replace("`", "'")
+        ofix = sanitize(unmask(_fix_of_record(orec), raw), FIX_WIDTH).replace("`", "'")
         lines.append(f"learn: another fix that worked ({_seen(cap, orec, other)}): `{ofix}`.")
     error = sanitize(meaningful_line(rec.get("error") or ""), 160)
     if error:

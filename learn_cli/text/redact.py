@@ -1268,3 +1268,59 @@ def redact_project(project):
         return project
     return project._replace(name=name, root=root, remote=remote)
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Masks filled back in, for the agent that holds the values
+
+_MARK_RE = r"\[REDACTED:[a-z0-9-]+\]"
+# The slot a mark fills: the last word with a letter or digit before it, and the quote or sign
+# that opens the value (`--token `, `-p '`, `PGPASSWORD=`, `Bearer `, `postgres://app:`).
+_SLOT_RE = r"\S*[A-Za-z0-9]\S*\s*[^\sA-Za-z0-9]*$"
+
+
+def unmask(text: str, raw: str) -> str:
+    """`text` (stored, so masked) with each mark filled in from `raw`, the command the agent just
+    ran, secrets and all: where `raw`, redacted, has the same mark in the same slot (`sgit
+    --token [REDACTED:secret-flag] push`), the value it masks there. A fix shown masked cannot
+    be run; the agent that ran `raw` holds the value already. For that answer only: what is
+    stored stays masked. A mark with no counterpart in `raw` stays as it is."""
+    if PLACEHOLDER_PREFIX not in text or not raw:
+        return text
+    values = _masked_values(redact(raw), raw)
+    if not values:
+        return text
+
+    def fill(match) -> str:
+        slot = _slot(text[:match.start()])
+        found = {value for place, mark, value in values if mark == match.group() and place == slot}
+        return found.pop() if len(found) == 1 else match.group()
+
+    return _compiled(_MARK_RE).sub(fill, text)
+
+
+def _masked_values(masked: str, raw: str) -> list[tuple[str, str, str]]:
+    """(slot, mark, value) for each mark of `masked`, read off `raw` between the texts around it
+    (the text redact leaves is `raw`'s own); as far as the two can be told apart."""
+    pieces = _compiled(f"({_MARK_RE})").split(masked)  # texts at even places, marks at odd
+    if not raw.startswith(pieces[0]):
+        return []
+    found, at = [], len(pieces[0])
+    for i in range(1, len(pieces), 2):
+        after = pieces[i + 1]
+        if i + 2 < len(pieces):
+            end = raw.find(after, at) if after else -1  # (two marks side by side: no telling where)
+        else:
+            end = len(raw) - len(after) if raw.endswith(after) else -1
+        if end < at:
+            break
+        value = raw[at:end]
+        if value and PLACEHOLDER_PREFIX not in value:
+            found.append((_slot("".join(pieces[:i])), pieces[i], value))
+        at = end + len(after)
+    return found
+
+
+def _slot(before: str) -> str:
+    match = _compiled(_SLOT_RE).search(before)
+    return " ".join(match.group().split()) if match else ""
