@@ -48,6 +48,10 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "ag
         ("a b c d", "e f g h && i j k && l m", "retry", ""),
         ("pytest", "edit src/app.py", "edit", ""),
         ("pytest", "", "retry", ""),
+        # input piped in is no step run first; a command an export cut has lost its words
+        ('uv run python main.py', 'echo "beijing" | uv run python main.py', "retry", ""),
+        ("cd app && .venv/bin/pip install pytest…", "cd app && .venv/bin/pip install -e . && .venv/bin/pytest",
+         "retry", ""),
     ],
 )
 def test_essential_change(failed, fix, kind, words):

@@ -1771,3 +1771,28 @@ def test_a_cd_that_failed_is_not_kept_by_the_rewrite(home, proj):
     failed = "cd test && ./run_all.sh"
     answer = _first_answer(home, proj("suite"), failed + " 2>&1 | tail -5", "./test/run_all.sh", missing, failed)
     assert answer.endswith(f"`./test/run_all.sh` instead of `{failed}`.")
+
+
+def test_run_it_from_a_folder_replaces_the_agents_own_cd(home, proj):
+    """`cd /w && node -e "require('sharp')"` failed, `cd /w/apps/web && …` worked: "run it from
+    apps/web". Next time the agent's command began with its own `cd /w` again, and the answer
+    put the fix's `cd` in front of it: `cd /w/apps/web && cd /w && node …`, back where it failed."""
+    a = proj("mono")
+    (a / "apps" / "web").mkdir(parents=True)
+    missing = "Error: Cannot find module 'sharp'"
+    again = f"cd {a} && node -e \"require('sharp').resize\""
+    answer = _first_answer(home, a, f"cd {a} && node -e \"require('sharp')\"",
+                           f"cd {a}/apps/web && node -e \"require('sharp')\"", missing, again)
+    assert answer.endswith(f"`cd {a}/apps/web && node -e \"require('sharp').resize\"` instead of `{again}`.")
+
+
+def test_a_windows_drive_folder_is_no_folder_of_the_project(home, proj):
+    """`cd "C:/Users/f/app" && node x.js` failed, `cd "C:/Users/f/app/web" && node x.js` worked,
+    replayed where paths have no drives: the folder was joined to the project's
+    (`/w/C:/Users/f/app/web`) and offered as "run it from there". It is the command as it worked."""
+    a = proj("win")
+    s = Agent(home, a)
+    s.fail('cd "C:/Users/f/app" && node x.js', "Error: Cannot find module 'sharp'", 1)
+    s.ok('cd "C:/Users/f/app/web" && node x.js')
+    assert [(r["fix_kind"], r["fix"]) for r in learnings(home, a) if r.get("fix")] == [
+        ("retry", 'cd "C:/Users/f/app/web" && node x.js')]

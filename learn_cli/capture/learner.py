@@ -603,7 +603,7 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     # Normalised without the root: with it, `cd ROOT &&` is dropped as plumbing, and here it
     # is the lesson (the command failed in a subfolder).
     folder = moved_to(_normalize(failed.get("cmd") or "", None), _normalize(ok_cmd, None))
-    if folder is None or folder.startswith(("~", "$", "-")):
+    if folder is None or folder.startswith(("~", "$", "-")) or _foreign_drive(folder):
         return None
     where = os.path.normpath(failed.get("cwd") or ".")
     if os.path.isabs(folder):
@@ -614,6 +614,14 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     if folder.startswith(("<", "/", "..")):
         return None  # outside the project: no lesson for other sessions
     return folder if folder != where else None
+
+
+def _foreign_drive(folder: str) -> bool:
+    """`C:/Users/x/app` (or `C:\\…`) where paths have no drives: absolute on the machine that
+    ran it, and nothing this one can relate to its project (joined to the folder the command
+    ran in, it made `/w/C:/Users/x/app`)."""
+    return len(folder) > 2 and folder[1] == ":" and folder[0].isalpha() and folder[2] in "/\\" \
+        and not os.path.isabs(folder)
 
 
 def _failed_timeout(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:

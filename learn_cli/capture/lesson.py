@@ -413,14 +413,14 @@ def same_work(a: str, b: str) -> bool:
 def moved_to(failed: str, ok: str) -> str | None:
     """The folder of `ok = cd D && <failed>`: the same command worked from D ("run it from
     there"), or None. `failed` must not already start in D."""
-    folder, rest = _leading_cd(ok)
-    was_in, failed_rest = _leading_cd(failed)
+    folder, rest = leading_cd(ok)
+    was_in, failed_rest = leading_cd(failed)
     if folder is None or folder == was_in or " ".join(rest.split()) != " ".join(failed_rest.split()):
         return None  # (`cd build && make` again after `cmake -B build` made `build`: no move)
     return folder
 
 
-def _leading_cd(command: str) -> tuple[str | None, str]:
+def leading_cd(command: str) -> tuple[str | None, str]:
     """(D, X) for `cd D && X` (or `cd D; X`), else (None, command)."""
     parts = split_segments_ops(command or "")
     if len(parts) >= 2 and parts[0][1] in ("&&", ";"):
@@ -436,7 +436,7 @@ def dropped_cd(failed: str, fix: str) -> str | None:
     already in `sub`, and X alone is the fix for any X (it is the `cd` that is wrong)."""
     from learn_cli.text.shell import normalize_command
 
-    folder, rest = _leading_cd(failed)
+    folder, rest = leading_cd(failed)
     if folder is None or normalize_command(rest) != normalize_command(fix or ""):
         return None  # compared without plumbing: `X 2>&1 | tail` is X
     return folder
@@ -444,14 +444,14 @@ def dropped_cd(failed: str, fix: str) -> str | None:
 
 def apply_dropped_cd(command: str, folder: str) -> str | None:
     """`command` without its leading `cd folder`, or None when it does not start with that."""
-    found, rest = _leading_cd(command)
+    found, rest = leading_cd(command)
     return rest or None if found == folder else None
 
 
 def failed_cd_left(failed: str, fix: str, error: str) -> bool:
     """Did `failed` begin with a `cd D` that the error says failed, and `fix` not with `cd D`?"""
-    folder, _rest = _leading_cd(failed)
-    return folder is not None and _leading_cd(fix)[0] != folder and cd_failed(error, folder)
+    folder, _rest = leading_cd(failed)
+    return folder is not None and leading_cd(fix)[0] != folder and cd_failed(error, folder)
 
 
 def cd_failed(error: str, folder: str) -> bool:
@@ -702,7 +702,7 @@ def apply_run_prefix(command: str, prefix: Sequence[str]) -> str | None:
     steps = _raw_steps(command)
     if len(steps) != 1 or tuple(steps[0][:len(prefix)]) == tuple(prefix):
         return None
-    folder, rest = _leading_cd(command)
+    folder, rest = leading_cd(command)
     head = " ".join(prefix)
     return f"cd {folder} && {head} {rest}" if folder is not None else f"{head} {command.strip()}"
 
@@ -729,7 +729,7 @@ def program_path(command: str) -> str:
     `.venv/bin/pip`; `JAVA_HOME=… ./gradlew build`: `./gradlew`), else "": a chain's later steps
     may run what an earlier one makes, and `cd D && …` runs from elsewhere."""
     steps = _raw_steps(command)
-    if len(steps) != 1 or _leading_cd(command)[0] is not None:
+    if len(steps) != 1 or leading_cd(command)[0] is not None:
         return ""
     words = [word for word in steps[0] if not word.partition("=")[0].isidentifier() or "=" not in word]
     program = words[0] if words else ""
@@ -890,10 +890,10 @@ def run_first(failed: str, ok: str) -> list[str]:
     another lesson (moved_to, added_setup); [] otherwise."""
     from learn_cli.text.shell import program
 
-    folder, rest = _leading_cd(failed)
-    if folder is not None and _leading_cd(ok)[0] == folder:  # both in one folder: `cd web && npm
+    folder, rest = leading_cd(failed)
+    if folder is not None and leading_cd(ok)[0] == folder:  # both in one folder: `cd web && npm
         # install && npm run build` after `cd web && npm run build`; the steps run there too
-        first = run_first(rest, _leading_cd(ok)[1])
+        first = run_first(rest, leading_cd(ok)[1])
         return [f"cd {folder} && " + " && ".join(first)] if first else []
     if not failed or not ok.endswith(" && " + failed):
         return []
@@ -918,7 +918,7 @@ def added_setup(failed: str, fix: str) -> tuple[str, str] | None:
         return None
     rest = normalize_command(fix).split(parts[0][1], 1)[1].strip()
     work = _raw_steps(failed)
-    if not work or normalize_command(rest) != normalize_command(_leading_cd(failed)[1]):
+    if not work or normalize_command(rest) != normalize_command(leading_cd(failed)[1]):
         return None
     return " ".join(setup), work[0][0]
 
@@ -935,7 +935,7 @@ def apply_added_setup(command: str, setup: str, program: str) -> str | None:
     steps = _raw_steps(command)
     if len(steps) != 1 or steps[0][0] != program or setup in command:
         return None
-    folder, rest = _leading_cd(command)
+    folder, rest = leading_cd(command)
     return f"cd {folder} && {setup} && {rest}" if folder is not None else f"{setup} && {command.strip()}"
 
 

@@ -576,9 +576,13 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
     kind = wording.fix_kind(rec)
     best = fixes[0] if fixes else None
+    run = ""
     if kind == "cwd":  # the lesson applied to the command that just failed, from the right folder
+        from learn_cli.capture.lesson import leading_cd
+
         folder = os.path.normpath(os.path.join(cap.project.root or ".", wording.shown_fix(fix, kind)))
         fix, failed = folder, sanitize(current or "", 600).replace("`", "'")
+        run = leading_cd(failed)[1]  # (its own `cd` first would undo the fix's: `cd /w && node x`)
     elif best is not None and best.rewrite:  # its option change, applied to this command
         fix, failed = (sanitize(text, 600).replace("`", "'") for text in (unmask(best.rewrite, raw), current or ""))
     elif kind == "between" and current:  # run the step first, then retry what just failed
@@ -589,7 +593,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     if kind in ("retry", "between") and failed:  # the failed command gives way, whole words in
         room = max(LINE_WIDTH - len(head) - len(wording.hook_body(kind, fix, "x")), 24)  # their
         failed = failed if len(failed) <= room else cut(failed, room)  # quotes, before the fix would
-    body = wording.hook_body(kind, fix, failed) if kind != "advice" else fix
+    body = wording.hook_body(kind, fix, failed, run) if kind != "advice" else fix
     lines = [f"{head}{body}."]
     said = (current, best.rewrite) if best is not None and best.rewrite and current else (
         rec.get("command") or "", _fix_of_record(rec))  # the change as made to this command

@@ -14,16 +14,18 @@ than the full command, else returns "":
   - inside a step: words only removed -> "drop `-q`"; only added -> "add `--release`";
     added in front of the program -> "`pytest` → `python -m pytest`"; replaced ->
     "`--no-commit` → `--force`", or the whole step when its program changed;
-  - more than two changes, or a statement about as long as the fix: "";
+  - more than two changes, a step piped into another or no longer (the steps are not run
+    one after the other), or a statement about as long as the fix: "";
   - the same steps: a `timeout N` prefix dropped after it was not installed ("drop
     `timeout 60`"), glob words quoted after zsh found no match ("quote `fastapi[all]`"),
     else "".
-Other kinds ("edit", "") get "". Stdlib only; nothing compiled at import.
+Other kinds ("edit", "") get "", and so does a command an export cut short (`…`). Stdlib only;
+nothing compiled at import.
 """
 
 from __future__ import annotations
 
-from learn_cli.text.shell import normalize_command, split_segments_ops, tokenize
+from learn_cli.text.shell import TRUNCATION, normalize_command, split_segments_ops, tokenize
 
 __all__ = ["essential_change"]
 
@@ -42,13 +44,13 @@ def essential_change(failed: str, fix: str, kind: str) -> str:
         return f"use path {_code(fix)}"
     if kind == "between":
         return f"run {_code(fix)} first"
-    if kind != "retry" or not failed:
-        return ""
+    if kind != "retry" or not failed or TRUNCATION in failed or TRUNCATION in fix:
+        return ""  # (a command an export cut short has lost words: its difference is a guess)
     old, new = _steps(failed), _steps(fix)
     if old == new:  # the same work: only its plumbing or its quoting can have changed
         return _timeout_phrase(failed, fix) or _quote_phrase(failed, fix)
-    if not old or not new:
-        return ""
+    if not old or not new or _pipes(failed) != _pipes(fix):
+        return ""  # (a step piped in, `echo beijing | python main.py`, is no step run first)
     phrases = _step_phrases(old, new)
     if not phrases or len(phrases) > MAX_PHRASES or not all(phrases):
         return ""
@@ -77,6 +79,11 @@ def _steps(command: str) -> list[tuple[str, ...]]:
     """The steps of a command (its segments), each as words, plumbing removed."""
     return [tuple(tokenize(seg)) for seg, _op in split_segments_ops(normalize_command(command))
             if tokenize(seg)]
+
+
+def _pipes(command: str) -> int:
+    """How many of the command's steps feed the next one (plumbing such as `| tail` removed)."""
+    return sum(op in ("|", "|&") for _seg, op in split_segments_ops(normalize_command(command)))
 
 
 def _step_phrases(old: list[tuple[str, ...]], new: list[tuple[str, ...]]) -> list[str] | None:

@@ -27,7 +27,7 @@ _PHRASES = {
     "between": ("run `{fix}` first.", "run `{fix}` first, then retry `{failed}`"),
     "edit": ("edit `{fix}` first.", "edit `{fix}` first (it fixed this before), then retry"),
     "path": ("use `{fix}` instead.", "use `{fix}` instead"),
-    "cwd": ("run it from `{fix}`.", "`cd {fix} && {failed}` instead of `{failed}`"),
+    "cwd": ("run it from `{fix}`.", "`cd {fix} && {run}` instead of `{failed}`"),
 }
 _WITHOUT_FAILED = {"retry": "use `{fix}` instead", "between": "run `{fix}` first, then retry"}
 
@@ -133,11 +133,13 @@ def _rule_end(kind: str, fix: str, width: int) -> str:
     return f"{before}{_bare(shown, width)}{after}"
 
 
-def hook_body(kind: str, fix: str, failed: str) -> str:
-    """What the hook says after "known fix (seen …): " (fix and failed already made safe)."""
+def hook_body(kind: str, fix: str, failed: str, run: str = "") -> str:
+    """What the hook says after "known fix (seen …): " (fix and failed already made safe);
+    `run` is what a `cwd` fix runs from its folder, when not the whole failed command (which
+    began with a `cd` of its own, that would undo the fix's)."""
     kind = kind if kind in _PHRASES else "retry"
     template = _PHRASES[kind][1] if failed or kind not in _WITHOUT_FAILED else _WITHOUT_FAILED[kind]
-    return template.format(fix=shown_fix(fix, kind), failed=failed)
+    return template.format(fix=shown_fix(fix, kind), failed=failed, run=run or failed)
 
 
 def quote(text: str, cap: int) -> str:
