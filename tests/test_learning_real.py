@@ -1796,3 +1796,20 @@ def test_a_windows_drive_folder_is_no_folder_of_the_project(home, proj):
     s.ok('cd "C:/Users/f/app/web" && node x.js')
     assert [(r["fix_kind"], r["fix"]) for r in learnings(home, a) if r.get("fix")] == [
         ("retry", 'cd "C:/Users/f/app/web" && node x.js')]
+
+
+def test_a_change_that_does_not_give_the_fix_back_does_not_travel(home, proj):
+    """`git checkout feat/login`: no such pathspec; `git checkout -b feat/login origin/feat/login`
+    worked. Read as "add `-b origin/feat/login`", the change rewrote the same checkout, the next
+    time it failed, as `git checkout -b origin/feat/login feat/login`: a branch of another name.
+    A change must give the fix back when applied to the command that failed (its options may
+    move: `-n ns` added to `kubectl exec -ti …` still travels to the next command)."""
+    pathspec = "error: pathspec 'feat/login' did not match any file(s) known to git"
+    fix = "git checkout -b feat/login origin/feat/login"
+    answer = _first_answer(home, proj("web"), "git checkout feat/login", fix, pathspec, "git checkout feat/login")
+    assert answer.endswith(f"`{fix}` instead of `git checkout feat/login`.")
+    not_found = 'Error from server (NotFound): deployments.apps "api" not found'
+    answer = _first_answer(home, proj("ops"), "kubectl exec -ti deploy/api -- ls /app",
+                           "kubectl exec -ti -n shop deploy/api -- ls /app", not_found,
+                           "kubectl exec -ti deploy/api -- cat /app/config.yaml")
+    assert "`kubectl exec -n shop -ti deploy/api -- cat /app/config.yaml` instead of" in answer

@@ -294,6 +294,12 @@ def _parts_of(word: str) -> list[str]:
     return [p for p in parts if p]
 
 
+def working_steps(command: str) -> list[list[str]]:
+    """The words of each step of `command` that does work, its `cd` and setup steps too
+    (_working): what a change to the command must leave as the fix had it."""
+    return _working(command, setup=True)
+
+
 def _working(command: str, unwrapped: bool = True, setup: bool = False) -> list[list[str]]:
     """Token lists of the segments that do the work: no plumbing (text.shell.strip_plumbing:
     `2>&1`, `timeout N`, `| tail`, `&& echo OK` are no arguments), no setup (`cd X`) unless

@@ -381,7 +381,28 @@ def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
         change = ("target", *target) if target else None
     if change is not None and change[0] != "no cd" and failed_cd_left(failed, fix, error):
         return None  # (`cd test && ./run.sh`: no folder `test`; `./test/run.sh` worked)
+    if change is not None and change[0] not in ("suggested", "no timeout") and not _gives_back(change, failed, fix):
+        return None
     return change
+
+
+def _gives_back(change: tuple, failed: str, fix: str) -> bool:
+    """Does the change, applied to the very command that failed, give the fix back (the same
+    words, its arguments in the same order; options may move)? What the pair says must be what
+    it did: read as "add `-b origin/x`", `git checkout x` → `git checkout -b x origin/x` was
+    rewritten `git checkout -b origin/x x`, a branch of another name, the next time the same
+    checkout failed; a folder with a space lost its quotes."""
+    from learn_cli.capture.lesson import working_steps
+
+    def words(command: str) -> list[str]:  # its steps' words, without plumbing and looks at
+        # the output (`| tr -d '\n'`); `./x.sh` and `x.sh` are one path
+        return [word.removeprefix("./") for step in working_steps(command) for word in (*step, "&&")]
+
+    made = apply_change(change, failed)
+    if made is None:
+        return False
+    got, wanted = words(made), words(fix)
+    return sorted(got) == sorted(wanted) and [w for w in got if w[:1] != "-"] == [w for w in wanted if w[:1] != "-"]
 
 
 @lite.lru_cache(maxsize=256)
