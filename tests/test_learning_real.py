@@ -1813,3 +1813,21 @@ def test_a_change_that_does_not_give_the_fix_back_does_not_travel(home, proj):
                            "kubectl exec -ti -n shop deploy/api -- ls /app", not_found,
                            "kubectl exec -ti deploy/api -- cat /app/config.yaml")
     assert "`kubectl exec -n shop -ti deploy/api -- cat /app/config.yaml` instead of" in answer
+
+
+def test_a_folder_with_a_space_keeps_its_quotes_in_every_answer(home, proj):
+    """`cd "D:/Work/My App" && git status`: not a repository; `… && git init && git status`
+    worked. The step to run first was rebuilt around the folder unquoted (`cd D:/Work/My App
+    && git init`), and so were a prefix added after it and "run it from D" in a project whose
+    folder has a space: commands that cannot run."""
+    not_repo = "fatal: not a git repository (or any of the parent directories): .git"
+    failed = 'cd "D:/Work/My App" && git status'
+    answer = _first_answer(home, proj("a"), failed, 'cd "D:/Work/My App" && git init && git status', not_repo, failed)
+    assert answer.endswith(f'run `cd "D:/Work/My App" && git init` first, then retry `{failed}`.')
+    spaced = proj("my app")
+    (spaced / "web").mkdir()
+    missing = "Error: Cannot find module 'sharp'"
+    answer = _first_answer(home, spaced, 'node -e "require(\'sharp\')"',
+                           f'cd "{spaced}/web" && node -e "require(\'sharp\')"', missing,
+                           'node -e "require(\'sharp\').x"')
+    assert answer.startswith("learn: known fix") and f"`cd '{spaced}/web' && node -e" in answer

@@ -801,7 +801,7 @@ def _without_targets(command: str) -> str:
     for text, _op in split_segments_ops(command):
         tokens = unwrap_tokens(tokenize(text))
         if tokens and tokens[0] == "cd" and len(tokens) == 2:
-            kept.append(f"cd {tokens[1]}")
+            kept.append(" ".join(text.split()))  # as written: a folder with a space keeps its quotes
         elif tokens and goal(tokens) in WORKING_GOALS:
             named = targets(tokens)
             words = [t for i, t in enumerate(tokens) if not is_diagnostic_flag(t) and (

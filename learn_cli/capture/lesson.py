@@ -426,6 +426,13 @@ def moved_to(failed: str, ok: str) -> str | None:
     return folder
 
 
+def cd_as_written(command: str) -> str:
+    """The leading `cd D` step of `command` as it was written (`cd "D:/My Work/app"`: quotes
+    kept, so that a command rebuilt around it runs in the same folder), or ""."""
+    parts = split_segments_ops(command or "")
+    return " ".join(parts[0][0].split()) if leading_cd(command)[0] is not None else ""
+
+
 def leading_cd(command: str) -> tuple[str | None, str]:
     """(D, X) for `cd D && X` (or `cd D; X`), else (None, command)."""
     parts = split_segments_ops(command or "")
@@ -710,7 +717,7 @@ def apply_run_prefix(command: str, prefix: Sequence[str]) -> str | None:
         return None
     folder, rest = leading_cd(command)
     head = " ".join(prefix)
-    return f"cd {folder} && {head} {rest}" if folder is not None else f"{head} {command.strip()}"
+    return f"{cd_as_written(command)} && {head} {rest}" if folder is not None else f"{head} {command.strip()}"
 
 
 def _is_assignment(word: str) -> bool:
@@ -900,7 +907,7 @@ def run_first(failed: str, ok: str) -> list[str]:
     if folder is not None and leading_cd(ok)[0] == folder:  # both in one folder: `cd web && npm
         # install && npm run build` after `cd web && npm run build`; the steps run there too
         first = run_first(rest, leading_cd(ok)[1])
-        return [f"cd {folder} && " + " && ".join(first)] if first else []
+        return [f"{cd_as_written(failed)} && " + " && ".join(first)] if first else []
     if not failed or not ok.endswith(" && " + failed):
         return []
     first = [step for step in ok[: -len(failed) - 4].split(" && ") if step.strip()]
@@ -942,17 +949,15 @@ def apply_added_setup(command: str, setup: str, program: str) -> str | None:
     if len(steps) != 1 or steps[0][0] != program or setup in command:
         return None
     folder, rest = leading_cd(command)
-    return f"cd {folder} && {setup} && {rest}" if folder is not None else f"{setup} && {command.strip()}"
+    return f"{cd_as_written(command)} && {setup} && {rest}" if folder is not None else f"{setup} && {command.strip()}"
 
 
 def _shell_word(word: str) -> str:
-    import shlex
+    from learn_cli.text.shell import shell_word
 
-    if word and all(c.isalnum() or c in "-_./=:@+,%" for c in word):
-        return word
     if _is_redirection(word):
         return word  # `2>&1`, `>/dev/null`, `&>log`: the shell's, not an argument to quote
-    return shlex.quote(word)
+    return shell_word(word)
 
 
 def _is_redirection(word: str) -> bool:

@@ -600,9 +600,10 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     run = ""
     if kind == "cwd":  # the lesson applied to the command that just failed, from the right folder
         from learn_cli.capture.lesson import leading_cd
+        from learn_cli.text.shell import shell_word
 
         folder = os.path.normpath(os.path.join(cap.project.root or ".", wording.shown_fix(fix, kind)))
-        fix, failed = folder, sanitize(current or "", 600).replace("`", "'")
+        fix, failed = shell_word(folder), sanitize(current or "", 600).replace("`", "'")
         run = leading_cd(failed)[1]  # (its own `cd` first would undo the fix's: `cd /w && node x`)
     elif best is not None and best.rewrite:  # its option change, applied to this command
         fix, failed = (sanitize(text, 600).replace("`", "'") for text in (unmask(best.rewrite, raw), current or ""))

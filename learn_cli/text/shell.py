@@ -31,6 +31,7 @@ __all__ = [
     "drop_timeout",
     "bare_globs",
     "quote_globs",
+    "shell_word",
 ]
 
 TRUNCATION = "…"  # transcript exports cut long commands with it
@@ -838,6 +839,16 @@ def _bare_glob_spans(command: str) -> list[tuple[int, int]]:
 def bare_globs(command: str) -> list[str]:
     """The unquoted words of a command that zsh would expand as globs (_bare_glob_spans)."""
     return [command[a:b] for a, b in _bare_glob_spans(command)]
+
+
+def shell_word(word: str) -> str:
+    """`word` as the shell reads it back: single-quoted when it holds a space or a character
+    the shell treats specially (a folder `/Users/me/My Project`)."""
+    if word and all(c.isalnum() or c in "-_./=:@+,%" for c in word):
+        return word
+    import shlex
+
+    return shlex.quote(word)
 
 
 def quote_globs(command: str) -> str | None:
