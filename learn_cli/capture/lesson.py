@@ -461,12 +461,6 @@ def apply_dropped_cd(command: str, folder: str) -> str | None:
     return rest or None if found == folder else None
 
 
-def failed_cd_left(failed: str, fix: str, error: str) -> bool:
-    """Did `failed` begin with a `cd D` that the error says failed, and `fix` not with `cd D`?"""
-    folder, _rest = leading_cd(failed)
-    return folder is not None and leading_cd(fix)[0] != folder and cd_failed(error, folder)
-
-
 def cd_failed(error: str, folder: str) -> bool:
     """Does the error say that `cd folder` itself failed (the folder is not there)?"""
     name = folder.rstrip("/").rsplit("/", 1)[-1]

@@ -369,9 +369,9 @@ def change_of(rec: dict) -> tuple | None:
 def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
     """change_of for one (failed command, fix, error), worked out once per process (a popular
     key's records repeat a few): what the error suggested first, then what the pair says, then
-    the argument the error named as missing. None when the fix left behind a `cd` that failed
-    and changed more: applied to the next command, the change would keep that `cd`."""
-    from learn_cli.capture.lesson import failed_cd_left, replaced_target, suggested_by
+    the argument the error named as missing. None when the change, applied to the command that
+    failed, does not give the fix back (_gives_back)."""
+    from learn_cli.capture.lesson import replaced_target, suggested_by
 
     if suggested_by(error, fix):
         return ("suggested", *fix.split()[:2])
@@ -379,8 +379,6 @@ def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
     if change is None:
         target = replaced_target(failed, fix, error)
         change = ("target", *target) if target else None
-    if change is not None and change[0] != "no cd" and failed_cd_left(failed, fix, error):
-        return None  # (`cd test && ./run.sh`: no folder `test`; `./test/run.sh` worked)
     if change is not None and change[0] not in ("suggested", "no timeout") and not _gives_back(change, failed, fix):
         return None
     return change
@@ -391,7 +389,8 @@ def _gives_back(change: tuple, failed: str, fix: str) -> bool:
     words, its arguments in the same order; options may move)? What the pair says must be what
     it did: read as "add `-b origin/x`", `git checkout x` → `git checkout -b x origin/x` was
     rewritten `git checkout -b origin/x x`, a branch of another name, the next time the same
-    checkout failed; a folder with a space lost its quotes."""
+    checkout failed; `cd test && ./run.sh` (no folder `test`), then `./test/run.sh`, read as
+    the script's path changed, kept the `cd` that failed."""
     from learn_cli.capture.lesson import working_steps
 
     def words(command: str) -> list[str]:  # its steps' words, without plumbing and looks at

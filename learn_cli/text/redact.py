@@ -1322,5 +1322,5 @@ def _masked_values(masked: str, raw: str) -> list[tuple[str, str, str]]:
 
 
 def _slot(before: str) -> str:
-    match = _compiled(_SLOT_RE).search(before)
+    match = _compiled(_SLOT_RE).search(before[-80:])  # (a word, not a run the pattern would crawl)
     return " ".join(match.group().split()) if match else ""
