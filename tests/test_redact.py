@@ -398,3 +398,23 @@ def test_shared_corpora_are_left_mostly_alone():
                     changed += redact(value) != value
     assert fields > 500
     assert changed <= 0.01 * fields, f"{changed} of {fields} fields changed"
+
+
+@pytest.mark.parametrize("command", [
+    'gh api -H "Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789" /user',
+    'PGPASSWORD=s3cr3tPassw0rd psql -h db -U app -c "select 1"',
+    'psql postgresql://app:hunter2pass@localhost:5432/app -c "select 1"',
+    "sshpass -p 'ubuntu' ssh -p 4422 u@h 'whoami'",
+    'mysql -u root -pS3cretPass db -e "show tables"',
+    "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD python3 run.py --token tok123456789 "
+    "--password=hunter22",
+])
+def test_unmask_gives_a_command_its_own_secrets_back(command):
+    """What the answer does with a stored fix (capture.offers.describe_fix): each mark of the
+    redacted command, filled from the command as run, in its own slot, whatever kind of secret."""
+    from learn_cli.text.redact import unmask
+
+    masked = redact(command)
+    assert masked != command
+    assert unmask(masked, command) == command
+    assert unmask(masked, "ls -la") == masked  # nothing to fill it from
