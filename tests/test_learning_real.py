@@ -993,12 +993,13 @@ def test_the_changes_read_from_commands_never_raise(failed, fix, error):
 
 def test_a_count_bsd_head_refuses_answers_its_next_use(home, proj):
     """macOS's head has no negative counts ("illegal line count -- -1"); `sed '$d' f` worked.
-    The refusal is an option's, so the pair answers the next `head -n -1`."""
+    The refusal is an option's, so the pair answers the next `head -n -1`, on its own file (the
+    earlier pair was shown as it was, naming the earlier file)."""
     a = proj("ops")
     error = "head: illegal line count -- -1"
     _teach(home, a, "head -n -1 out.txt", "sed '$d' out.txt", error)
     text = context_of(Agent(home, a).fail("head -n -1 list.csv", error, 1))
-    assert "`sed '$d' out.txt` instead of `head -n -1 out.txt`" in text
+    assert "`sed '$d' list.csv` instead of `head -n -1 list.csv`" in text
 
 
 
@@ -1831,3 +1832,26 @@ def test_a_folder_with_a_space_keeps_its_quotes_in_every_answer(home, proj):
                            f'cd "{spaced}/web" && node -e "require(\'sharp\')"', missing,
                            'node -e "require(\'sharp\').x"')
     assert answer.startswith("learn: known fix") and f"`cd '{spaced}/web' && node -e" in answer
+
+
+def test_a_fix_for_the_same_command_on_other_files_names_those_files(home, proj):
+    """`python -m venv .venv && .venv/bin/pip install -r requirements.txt`: python not found;
+    `python3 -m venv …` worked. The same command with `-r dev.txt` then got the earlier fix
+    word for word, `-r requirements.txt` and all: the fix names this command's files now, as
+    does a step run first (`cd build && rm -f CMakeCache.txt` for the `build-arm` folder). A fix
+    that does not name every argument that differs is shown as it was (a pattern rewritten for
+    another grep, with the next command's file alone put in, would mix the two)."""
+    from learn_cli.capture.lesson import by_analogy
+
+    missing = "/bin/bash: line 1: python: command not found"
+    failed = "python -m venv .venv && .venv/bin/pip install -r requirements.txt"
+    answer = _first_answer(home, proj("api"), failed, failed.replace("python ", "python3 ", 1), missing,
+                           failed.replace("requirements.txt", "dev.txt"))
+    assert answer.startswith("learn: known fix") and "`python3 -m venv .venv && .venv/bin/pip install -r dev.txt`" \
+        in answer
+    stale = "CMake Error: The current CMakeCache.txt directory /a/build/CMakeCache.txt is different"
+    answer = _first_answer(home, proj("c"), "cd build && cmake .. && make", "cd build && rm -f CMakeCache.txt && "
+                           "cmake .. && make", stale, "cd build-arm && cmake .. && make")
+    assert "run `cd build-arm && rm -f CMakeCache.txt` first" in answer
+    assert by_analogy("grep -P 'a\\d+' f.txt", "grep -P 'b\\d+' g.txt", "grep -E 'a[0-9]+' f.txt") is None
+    assert by_analogy("psql -U app -d app", "psql -U app -d app2", "psql -U postgres -d app") is None

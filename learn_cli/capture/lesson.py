@@ -46,7 +46,7 @@ __all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "same_
            "apply_option_change", "changed_segment", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
            "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
            "quoted_globs", "script_interpreter", "apply_script_interpreter", "step_for_script", "step_for_error",
-           "program_path", "replaced_target", "apply_replaced_target"]
+           "program_path", "replaced_target", "apply_replaced_target", "by_analogy"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
 # A lesson adds a few steps at most (`pip install x && pytest`, `git stash && git pull && git
@@ -414,6 +414,40 @@ def same_work(a: str, b: str) -> bool:
                 tokens, counterpart, typos=False):
             return True
     return False
+
+
+def by_analogy(before: str, now: str, fix: str) -> str | None:
+    """`fix` (what worked after `before` failed) for `now`, the same command on other targets:
+    the arguments that differ (at most two, word for word, not a program nor an option)
+    replaced in the fix as well (`pip install -r requirements.txt` → `pip install -r
+    dev.txt`; `cd build && rm -f CMakeCache.txt` → `cd build-arm && …`). None when the two
+    commands do not line up, or the fix does not name every one of those arguments."""
+    old, new = tokenize(" ".join(before.split())), tokenize(" ".join(now.split()))
+    if len(old) != len(new) or old == new:
+        return None
+    swaps = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+    if any(old.count(a) != 1 for a, _b in swaps):
+        return None  # (`psql -U app -d app`: which of them the fix kept is anyone's guess)
+    firsts = {0} | {i + 1 for i, word in enumerate(old) if word in ("&&", "||", "|") or word.endswith(";")}
+    if len(swaps) > 2 or any(i in firsts or old[i].startswith("-") or new[i].startswith("-")
+                             for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b):
+        return None
+    if any(_word_at(fix, a) < 0 for a, _b in swaps):
+        return None  # (`grep -P 'a\\d+' f` → `grep -E 'a[0-9]+' f`: the fix has its own pattern,
+        # and the next command's file alone in it would mix the two)
+    changed = fix
+    for a, b in swaps:
+        changed = _replace_words(changed, a, b)
+    return changed
+
+
+def _replace_words(text: str, word: str, by: str) -> str:
+    """`text` with `word`, where it stands whole (_word_at), replaced by `by`, left to right."""
+    out, rest = [], text
+    while (at := _word_at(rest, word)) >= 0:
+        out.append(rest[:at] + by)
+        rest = rest[at + len(word):]
+    return "".join(out) + rest
 
 
 def moved_to(failed: str, ok: str) -> str | None:

@@ -247,6 +247,22 @@ class Fix:
             return bool(self.rewrite) or kind == "retry" and self._option_refused()
         return True
 
+    def analogize(self, command: str) -> None:
+        """No rewrite for `command`, which failed as one of its records did on other targets:
+        the fix with those targets in their place (lesson.by_analogy), so that it names this
+        command's files, not the earlier one's (`pip install -r dev.txt` after the lesson of
+        `… -r requirements.txt`). Said only of a fix about to be offered."""
+        if self.rewrite or not command:
+            return
+        from learn_cli.capture.lesson import by_analogy
+        from learn_cli.engine.wording import fix_kind
+
+        for rec in self.shapes:
+            if fix_kind(rec) in ("retry", "between") and rec.get("tool") in ev.SHELL_TOOLS:
+                self.rewrite = by_analogy(rec.get("command") or "", command, _fix_of_record(rec)) or ""
+                if self.rewrite:
+                    return
+
     def runs_here(self, root: str | None, cwd: str, pid: str) -> bool:
         """Are the paths the fix needs here? The folder "run it from D" moves to, the program it
         runs by its path (`.venv/bin/pip`, `./gradlew`), the file it names in place of a missing
@@ -564,6 +580,7 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
             continue  # a folder, program or file it names is not in this project
         one_is_enough = fix.unambiguous(cap.project.id) or fix.recurs(command, cap.project.id, step)
         if fix.trusted or len(fix.sightings) >= (1 if one_is_enough else need):
+            fix.analogize(command)
             offered.append(fix)
     if not offered:
         return None
@@ -623,7 +640,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         lines.append(f"learn: the change: {sanitize(change, 160)}.")
     for other in (fixes or [])[1:]:
         orec = other.representative(cap.store.index, cap.project.id)[1]
-        ofix = sanitize(unmask(_fix_of_record(orec), raw), FIX_WIDTH).replace("`", "'")
+        ofix = sanitize(unmask(other.rewrite or _fix_of_record(orec), raw), FIX_WIDTH).replace("`", "'")
         lines.append(f"learn: another fix that worked ({_seen(cap, orec, other)}): `{ofix}`.")
     error = sanitize(meaningful_line(rec.get("error") or ""), 160)
     if error:
