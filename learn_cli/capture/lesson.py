@@ -425,13 +425,13 @@ def by_analogy(before: str, now: str, fix: str) -> str | None:
     old, new = tokenize(" ".join(before.split())), tokenize(" ".join(now.split()))
     if len(old) != len(new) or old == new:
         return None
-    swaps = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+    differ = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    programs = {0} | {i + 1 for i, word in enumerate(old) if word in ("&&", "||", "|") or word.endswith(";")}
+    if len(differ) > 2 or any(i in programs or old[i].startswith("-") or new[i].startswith("-") for i in differ):
+        return None
+    swaps = [(old[i], new[i]) for i in differ]
     if any(old.count(a) != 1 for a, _b in swaps):
         return None  # (`psql -U app -d app`: which of them the fix kept is anyone's guess)
-    firsts = {0} | {i + 1 for i, word in enumerate(old) if word in ("&&", "||", "|") or word.endswith(";")}
-    if len(swaps) > 2 or any(i in firsts or old[i].startswith("-") or new[i].startswith("-")
-                             for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b):
-        return None
     if any(_word_at(fix, a) < 0 for a, _b in swaps):
         return None  # (`grep -P 'a\\d+' f` → `grep -E 'a[0-9]+' f`: the fix has its own pattern,
         # and the next command's file alone in it would mix the two)
