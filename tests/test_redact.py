@@ -418,3 +418,13 @@ def test_unmask_gives_a_command_its_own_secrets_back(command):
     assert masked != command
     assert unmask(masked, command) == command
     assert unmask(masked, "ls -la") == masked  # nothing to fill it from
+
+
+def test_unmask_reads_a_slot_after_a_long_unbroken_run():
+    """The slot was read by a pattern that crawled an unbroken run word by word, cubically: a
+    command with 2,000 characters without a space before its secret took minutes."""
+    from learn_cli.text.redact import unmask
+
+    run = "x" * 100_000
+    command = f"{run} --token tok123456789 ---"
+    assert unmask(redact(command), command) == command
