@@ -460,21 +460,22 @@ def moved_to(failed: str, ok: str) -> str | None:
     return folder
 
 
-def cd_as_written(command: str) -> str:
-    """The leading `cd D` step of `command` as it was written (`cd "D:/My Work/app"`: quotes
-    kept, so that a command rebuilt around it runs in the same folder), or ""."""
-    parts = split_segments_ops(command or "")
-    return " ".join(parts[0][0].split()) if leading_cd(command)[0] is not None else ""
-
-
 def leading_cd(command: str) -> tuple[str | None, str]:
     """(D, X) for `cd D && X` (or `cd D; X`), else (None, command)."""
+    folder, _step, rest = _leading_cd_step(command)
+    return folder, rest
+
+
+def _leading_cd_step(command: str) -> tuple[str | None, str, str]:
+    """(D, the `cd D` step as written, X) for `cd D && X` (or `cd D; X`), else (None, "", command).
+    A command rebuilt around the step keeps it as written (`cd "D:/My Work/app"`: its quotes),
+    so that it runs in the same folder."""
     parts = split_segments_ops(command or "")
     if len(parts) >= 2 and parts[0][1] in ("&&", ";"):
         first = tokenize(parts[0][0])
         if len(first) == 2 and first[0] == "cd":
-            return first[1], command.split(parts[0][1], 1)[1].strip()
-    return None, command or ""
+            return first[1], " ".join(parts[0][0].split()), command.split(parts[0][1], 1)[1].strip()
+    return None, "", command or ""
 
 
 def dropped_cd(failed: str, fix: str) -> str | None:
@@ -743,9 +744,9 @@ def apply_run_prefix(command: str, prefix: Sequence[str]) -> str | None:
     steps = _raw_steps(command)
     if len(steps) != 1 or tuple(steps[0][:len(prefix)]) == tuple(prefix):
         return None
-    folder, rest = leading_cd(command)
+    folder, cd_step, rest = _leading_cd_step(command)
     head = " ".join(prefix)
-    return f"{cd_as_written(command)} && {head} {rest}" if folder is not None else f"{head} {command.strip()}"
+    return f"{cd_step} && {head} {rest}" if folder is not None else f"{head} {command.strip()}"
 
 
 def _is_assignment(word: str) -> bool:
@@ -891,8 +892,7 @@ def step_for_error(step: str, was: str, now: str) -> str | None:
     if any(word not in swaps for word in named) or len(set(swaps.values())) != len(swaps):
         return None
     for word in named:
-        while (at := _word_at(step, word)) >= 0:
-            step = step[:at] + swaps[word] + step[at + len(word):]
+        step = _replace_words(step, word, swaps[word])
     return step
 
 
@@ -931,11 +931,11 @@ def run_first(failed: str, ok: str) -> list[str]:
     another lesson (moved_to, added_setup); [] otherwise."""
     from learn_cli.text.shell import program
 
-    folder, rest = leading_cd(failed)
+    folder, cd_step, rest = _leading_cd_step(failed)
     if folder is not None and leading_cd(ok)[0] == folder:  # both in one folder: `cd web && npm
         # install && npm run build` after `cd web && npm run build`; the steps run there too
         first = run_first(rest, leading_cd(ok)[1])
-        return [f"{cd_as_written(failed)} && " + " && ".join(first)] if first else []
+        return [f"{cd_step} && " + " && ".join(first)] if first else []
     if not failed or not ok.endswith(" && " + failed):
         return []
     first = [step for step in ok[: -len(failed) - 4].split(" && ") if step.strip()]
@@ -976,8 +976,8 @@ def apply_added_setup(command: str, setup: str, program: str) -> str | None:
     steps = _raw_steps(command)
     if len(steps) != 1 or steps[0][0] != program or setup in command:
         return None
-    folder, rest = leading_cd(command)
-    return f"{cd_as_written(command)} && {setup} && {rest}" if folder is not None else f"{setup} && {command.strip()}"
+    folder, cd_step, rest = _leading_cd_step(command)
+    return f"{cd_step} && {setup} && {rest}" if folder is not None else f"{setup} && {command.strip()}"
 
 
 def _shell_word(word: str) -> str:

@@ -46,10 +46,10 @@ def essential_change(failed: str, fix: str, kind: str) -> str:
         return f"run {_code(fix)} first"
     if kind != "retry" or not failed or TRUNCATION in failed or TRUNCATION in fix:
         return ""  # (a command an export cut short has lost words: its difference is a guess)
-    old, new = _steps(failed), _steps(fix)
+    (old, old_pipes), (new, new_pipes) = _steps(failed), _steps(fix)
     if old == new:  # the same work: only its plumbing or its quoting can have changed
         return _timeout_phrase(failed, fix) or _quote_phrase(failed, fix)
-    if not old or not new or _pipes(failed) != _pipes(fix):
+    if not old or not new or old_pipes != new_pipes:
         return ""  # (a step piped in, `echo beijing | python main.py`, is no step run first)
     phrases = _step_phrases(old, new)
     if not phrases or len(phrases) > MAX_PHRASES or not all(phrases):
@@ -75,15 +75,12 @@ def _quote_phrase(failed: str, fix: str) -> str:
     return f"quote {', '.join(_code(word) for word in quoted[:MAX_PHRASES])}" if quoted else ""
 
 
-def _steps(command: str) -> list[tuple[str, ...]]:
-    """The steps of a command (its segments), each as words, plumbing removed."""
-    return [tuple(tokenize(seg)) for seg, _op in split_segments_ops(normalize_command(command))
-            if tokenize(seg)]
-
-
-def _pipes(command: str) -> int:
-    """How many of the command's steps feed the next one (plumbing such as `| tail` removed)."""
-    return sum(op in ("|", "|&") for _seg, op in split_segments_ops(normalize_command(command)))
+def _steps(command: str) -> tuple[list[tuple[str, ...]], int]:
+    """The steps of a command (its segments), each as words, plumbing removed; and how many of
+    them feed the next one (plumbing such as `| tail` removed)."""
+    parts = split_segments_ops(normalize_command(command))
+    steps = [words for words in (tuple(tokenize(seg)) for seg, _op in parts) if words]
+    return steps, sum(op in ("|", "|&") for _seg, op in parts)
 
 
 def _step_phrases(old: list[tuple[str, ...]], new: list[tuple[str, ...]]) -> list[str] | None:

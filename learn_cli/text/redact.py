@@ -38,7 +38,7 @@ Decisions on look-alikes (deliberately NOT redacted by the generic sweep):
 from __future__ import annotations
 
 from learn_cli.text import rx
-from learn_cli.text.lite import cache
+from learn_cli.text.lite import cache, lru_cache
 
 MAX_SCAN_CHARS = 1_000_000
 """Longer input is cut (at a line boundary when one is near) before scanning."""
@@ -1284,7 +1284,7 @@ def unmask(text: str, raw: str) -> str:
     stored stays masked. A mark with no counterpart in `raw` stays as it is."""
     if PLACEHOLDER_PREFIX not in text or not raw:
         return text
-    values = _masked_values(redact(raw), raw)
+    values = _masked_values(raw)
     if not values:
         return text
 
@@ -1296,12 +1296,14 @@ def unmask(text: str, raw: str) -> str:
     return _compiled(_MARK_RE).sub(fill, text)
 
 
-def _masked_values(masked: str, raw: str) -> list[tuple[str, str, str]]:
-    """(slot, mark, value) for each mark of `masked`, read off `raw` between the texts around it
-    (the text redact leaves is `raw`'s own); as far as the two can be told apart."""
-    pieces = _compiled(f"({_MARK_RE})").split(masked)  # texts at even places, marks at odd
+@lru_cache(maxsize=4)
+def _masked_values(raw: str) -> tuple[tuple[str, str, str], ...]:
+    """(slot, mark, value) for each mark of `raw` redacted, read off `raw` between the texts
+    around it (the text redact leaves is `raw`'s own); as far as the two can be told apart.
+    (One answer fills several texts from one command: it is redacted once.)"""
+    pieces = _compiled(f"({_MARK_RE})").split(redact(raw))  # texts at even places, marks at odd
     if not raw.startswith(pieces[0]):
-        return []
+        return ()
     found, at = [], len(pieces[0])
     for i in range(1, len(pieces), 2):
         after = pieces[i + 1]
@@ -1315,7 +1317,7 @@ def _masked_values(masked: str, raw: str) -> list[tuple[str, str, str]]:
         if value and PLACEHOLDER_PREFIX not in value:
             found.append((_slot("".join(pieces[:i])), pieces[i], value))
         at = end + len(after)
-    return found
+    return tuple(found)
 
 
 def _slot(before: str) -> str:
