@@ -473,6 +473,20 @@ def test_a_corrected_command_that_does_not_fit_whole_is_said_by_its_change():
     assert summarize(swap, width=55) == "`helm_deploy --colour` fails: `--colour` → `--color`."
 
 
+def test_a_short_line_cuts_the_failed_command_before_the_change():
+    """`learn stats` of the replayed leegmoore-codex store said "`cd…` fails: use `git diff
+    --name-only…` instead.": both cut, the fix too. Where the corrected command cannot be
+    whole, the change is said whole and the failed command gives way."""
+    rec = learning("d", command="cd codex-ts && git diff --name-only --diff-filter=U",
+                   fix_command="git diff --name-only --diff-filter=U", fix_kind="retry", category="runtime",
+                   error="(eval):cd:1: no such file or directory: codex-ts")
+    line = summarize(rec, width=60)
+    assert line.endswith("` fails: drop `cd codex-ts`.") and line.startswith("`cd codex-ts && git diff")
+    assert len(line) <= 60
+    assert summarize(rec) == ("`cd codex-ts && git diff --name-only --diff-filter=U` fails (runtime): "
+                              "use `git diff --name-only --diff-filter=U` instead.")
+
+
 def test_a_short_line_keeps_what_fails_and_says_the_project_root_in_words():
     """`learn stats` said "`git…` fails: run `git pull origin main --no-rebase` first." and
     "`git add…` fails (runtime): run it from `.`." (the replayed leegmoore-codex store): the

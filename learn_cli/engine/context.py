@@ -136,10 +136,14 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
             # that fits with the command whole ("`python -m train` fails: add `--chunked`.").
             change = _essential_change(command, fix, kind) if (
                 len(command) + len(before) + len(shown) + len(after) + 10 + len(label) > width) else ""
-            if change and len(command) + len(change) + 11 <= width:
-                label = label if len(command) + len(change) + 11 + len(label) <= width else ""
-                return _fit(("`", command, True), f"` fails{label}: ", (change, False), ".", root, width)
             need = len(before) + len(shown) + len(after) + 16  # the fix whole, and a few characters of the subject
+            if change and (len(command) + len(change) + 11 <= width
+                           or need > width >= len(change) + _head(command) + 11):
+                # the change whole beats the corrected command cut: "`cd api && git di…` fails:
+                # drop `cd api`.", not "`cd…` fails: use `git diff --name-only…` instead."
+                label = label if len(command) + len(change) + 11 + len(label) <= width else ""
+                return _fit(("`", command, True), f"` fails{label}: ", (change, False), ".", root, width,
+                            whole_fix=True)
             if label and need + len(label) > width:
                 label = ""  # the category gives way to the fix in a short line
             return _fit(("`", command, True), f"` fails{label}: {before}", (shown, code), after, root, width)
@@ -157,10 +161,10 @@ def _essential_change(command: str, fix: str, kind: str) -> str:
     return essential_change(command, fix, kind) if kind == "retry" else ""
 
 
-def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int) -> str:
+def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int, whole_fix: bool = False) -> str:
     """opening + subject + middle + fix + closing within width: the fix keeps up to half of
-    the room, the subject takes what it needs of the rest first. A missing part drops its
-    separator."""
+    the room (all but the subject's head when it is code or `whole_fix`), the subject takes
+    what it needs of the rest first. A missing part drops its separator."""
     opening, subject, subject_is_code = lead
     fix, fix_is_code = tail
     subject = _clean(subject, root, subject_is_code, width)
@@ -172,7 +176,7 @@ def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int) 
     # keeps at least its program and subcommand (`git push`, not `git…`; at most
     # SUBJECT_HEAD characters), the fix the rest; a fix in prose, which reads cut, leaves the
     # subject up to half the room (`pytest -q` whole, not `pyte…`).
-    keep = min(len(subject), _head(subject) if fix_is_code else max(6, room // 2))
+    keep = min(len(subject), _head(subject) if fix_is_code or whole_fix else max(6, room // 2))
     subject_room = room - min(len(fix), room - keep)
     if len(subject) > subject_room:
         subject = cut(subject, subject_room)
