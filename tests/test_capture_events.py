@@ -106,6 +106,16 @@ def test_no_false_corrections(prompt):
     assert find_corrections(prompt) == []
 
 
+@pytest.mark.parametrize("prompt", [
+    # instructions for the moment, or about what was just named (from real sessions, reworded)
+    "Don't run the migrations yet.", "Stop pushing for now.", "Make sure you add them to the plan for review.",
+    "Never go into detail on those options.", "Make sure you include what I said earlier this session.",
+    "Don't deploy today.", "Always use these two helpers.",
+])
+def test_an_instruction_for_the_moment_is_no_rule(prompt):
+    assert find_corrections(prompt) == []
+
+
 def test_correction_polarity_and_category():
     [never] = find_corrections("never commit .env")
     [style] = find_corrections("don't use tabs for indentation")

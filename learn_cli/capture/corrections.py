@@ -74,19 +74,24 @@ def _patterns() -> tuple:
         r"whitespace|imports?\s+order|sorted\s+imports)\b",
         rx.I,
     )
-    return never, stop, always, instead, split, style, lead
+    # A sentence about the moment or about things named just before ("don't check anything
+    # yet", "make sure you put them in the doc", "… this session") is no standing rule: read
+    # in a later session's digest it says nothing, or the wrong thing.
+    moment = rx.compile(r"\b(?:yet|for\s+now|right\s+now|at\s+the\s+moment|for\s+the\s+moment|this\s+time|"
+                        r"this\s+session|today|tonight|them|those|these)\b", rx.I)
+    return never, stop, always, instead, split, style, lead, moment
 
 
 def find_corrections(prompt: str) -> list[Correction]:
     """The corrections a prompt states, in order, at most one per sentence."""
     if not isinstance(prompt, str) or not prompt.strip():
         return []
-    never, stop, always, instead, split, style, lead = _patterns()
+    never, stop, always, instead, split, style, lead, moment = _patterns()
     found: list[Correction] = []
     seen: set[str] = set()
     for raw in split.split(prompt[:8000])[:MAX_SENTENCES]:
         sentence = " ".join(raw.split()).strip(" \"'`*-•>")
-        if not sentence or sentence.endswith("?") or len(sentence) < 8:
+        if not sentence or sentence.endswith("?") or len(sentence) < 8 or moment.search(sentence):
             continue
         polarity = _polarity(sentence, never, stop, always, instead)
         if polarity is None:
