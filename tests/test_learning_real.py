@@ -1855,3 +1855,34 @@ def test_a_fix_for_the_same_command_on_other_files_names_those_files(home, proj)
     assert "run `cd build-arm && rm -f CMakeCache.txt` first" in answer
     assert by_analogy("grep -P 'a\\d+' f.txt", "grep -P 'b\\d+' g.txt", "grep -E 'a[0-9]+' f.txt") is None
     assert by_analogy("psql -U app -d app", "psql -U app -d app2", "psql -U postgres -d app") is None
+
+
+def test_an_empty_argument_is_no_target_to_replace(home, proj):
+    """`pip install -r requirements.txt --index-url ""` then the same with a URL: the fix was
+    rewritten by analogy, replacing the empty argument "" wherever it "stood" (everywhere, at
+    once): the hook looped, growing without bound, until its deadline killed it (found by
+    fuzzing by_analogy). An empty word stands nowhere; the answer is the fix as it was."""
+    import signal
+
+    from learn_cli.capture.lesson import _replace_words, by_analogy
+
+    def endless(*_):
+        raise AssertionError("no answer within 10 s: the replacement loops")
+
+    previous = signal.signal(signal.SIGALRM, endless)  # (a loop here must fail the test, not hang the suite)
+    signal.alarm(10)
+    try:
+        _answers_after_an_empty_argument(home, proj, _replace_words, by_analogy)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _answers_after_an_empty_argument(home, proj, _replace_words, by_analogy):
+    assert _replace_words("a && b", "", "x") == "a && b"
+    assert by_analogy('git commit -m ""', 'git commit -m "wip"', 'git commit --allow-empty-message -m ""') is None
+    missing = "/bin/bash: line 1: python: command not found"
+    failed = 'python -m venv .venv && .venv/bin/pip install -r requirements.txt --index-url ""'
+    answer = _first_answer(home, proj("api"), failed, failed.replace("python ", "python3 ", 1), missing,
+                           failed.replace('""', "https://pypi.org/simple"))
+    assert answer.startswith("learn: known fix") and '`python3 -m venv .venv' in answer

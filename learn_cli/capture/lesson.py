@@ -897,8 +897,9 @@ def step_for_error(step: str, was: str, now: str) -> str | None:
 
 
 def _word_at(text: str, word: str) -> int:
-    """Where `word` stands in `text` as a whole word (not inside `dbx` or `a.db`), else -1."""
-    at = text.find(word)
+    """Where `word` stands in `text` as a whole word (not inside `dbx` or `a.db`), else -1 (and
+    for "", an empty argument such as `-m ""`, which stands nowhere: replacing it would never end)."""
+    at = text.find(word) if word else -1
     while at >= 0:
         before, after = text[at - 1:at], text[at + len(word):at + len(word) + 1]
         joined_before = bool(before) and (before.isalnum() or before in "_.-")
