@@ -121,6 +121,39 @@ def test_command_lines_without_secrets(text):
 
 
 @pytest.mark.parametrize("text,expected", [
+    # a secret known by its place among a command's arguments (each leaked before)
+    ("htpasswd -b -c .htpasswd admin Adm1nPass!", "htpasswd -b -c .htpasswd admin [REDACTED:password-flag]"),
+    ("htpasswd -nbB admin 'two words'", "htpasswd -nbB admin '[REDACTED:password-flag]'"),
+    ("aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG",
+     "aws configure set aws_secret_access_key [REDACTED:secret-assignment]"),
+    ("yarn config set npmAuthToken abc123def", "yarn config set npmAuthToken [REDACTED:secret-assignment]"),
+    ("ssh-keygen -t ed25519 -N 'My passphrase' -f k", "ssh-keygen -t ed25519 -N '[REDACTED:password-flag]' -f k"),
+    ("7z a -pS3venZip out.7z dir", "7z a -p[REDACTED:password-flag] out.7z dir"),
+    ("echo 'S3cret!' | sudo -S apt-get install -y jq",
+     "echo '[REDACTED:password-flag]' | sudo -S apt-get install -y jq"),
+    ("echo Tok3nValue | docker login ghcr.io -u bob --password-stdin",
+     "echo [REDACTED:password-flag] | docker login ghcr.io -u bob --password-stdin"),
+    ("echo 'bob:NewPass1' | chpasswd", "echo '[REDACTED:password-flag]' | chpasswd"),
+    ("vault login s.AbCdEfGhIjKlMnOpQrStUvWx", "vault login [REDACTED:vault-token]"),
+])
+def test_secrets_known_by_their_place(text, expected):
+    from learn_cli.text.redact import may_hold_secret, unmask
+
+    assert redact(text) == expected
+    assert may_hold_secret(text)
+    assert unmask(expected, text) == text  # the answer can still give the agent its own command back
+
+
+@pytest.mark.parametrize("text", [
+    "aws configure set region us-east-1", "git config --global credential.helper store",
+    "ssh-keygen -t ed25519 -N '' -f key", "7z x archive.7z -o/tmp/out", "echo $SUDO_PASS | sudo -S ls",
+    "echo 'hello' | grep h", "vault login -method=userpass username=bob", "htpasswd -c .htpasswd admin",
+])
+def test_arguments_in_those_places_that_are_no_secret(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text,expected", [
     ("export SECRET_TOKEN=abc123", "export SECRET_TOKEN=[REDACTED:secret-assignment]"),
     ("API_KEY=abc123 npm start", "API_KEY=[REDACTED:secret-assignment] npm start"),
     ('DB_PASSWORD="two words"', 'DB_PASSWORD="[REDACTED:secret-assignment]"'),

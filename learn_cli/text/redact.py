@@ -13,7 +13,8 @@ It runs on every tool call, so it is built for the common case of text with no s
 
 Rules run from the most specific to the most generic: private key blocks, provider tokens with a
 known prefix (whole, or cut short by an agent's output), JWTs, then context rules (credentials
-in URLs, auth headers, `--password x`, `redis-cli -a x`, `SECRET_TOKEN=...` assignments, labels
+in URLs, auth headers, `--password x`, `redis-cli -a x`, a secret known by its place among the
+arguments (`htpasswd -b f user pw`, `echo pw | sudo -S`), `SECRET_TOKEN=...` assignments, labels
 in mid-line, "the password is x") and last a high-entropy sweep. Context rules never touch a value
 that is (or holds) `[REDACTED:...]`, and `redact` repeats passes until one changes nothing, so
 `redact(redact(x)) == redact(x)`.
@@ -572,30 +573,75 @@ _SPACED_P_PASSWORD = (
     r"((?<![\w-])(?:sshpass|(?:docker|podman|buildah|nerdctl|skopeo|oras|az|oc|cf|argocd|helm(?:[ \t]+registry)?)"
     r"[ \t]+login)(?![\w-])[^\n|;&]{0,400}?[ \t]-p[ \t]+)" + _QUOTED_OR_WORD
 )
-# Programs whose password flag is a single letter: (programs, flag).
+# Programs whose password flag is a single letter: (programs, flag, what joins it to the value:
+# blanks, or nothing for `7z a -pS3cret`, `openssl … pass:x`, `smbclient -U bob%x`).
+_SPACED, _ATTACHED = "[ \\t]+", ""
 _PROGRAM_FLAGS = (
-    (("redis-cli", "keydb-cli", "valkey-cli"), r"(?:-a|--pass)"),
-    (("sqlcmd", "bcp", "osql"), r"-P"),
-    (("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"), r"-p"),
-    (("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare"), r"-w"),
-    (("zip", "7z"), r"-P"),
-    (("keytool",), r"-(?:src|dest)?(?:store|key)pass"),
-    (("openssl",), r"-pass(?:in|out)?[ \t]+pass:"),
-    (("smbclient", "rpcclient", "smbmap"), r"-U[ \t]+[^\s%]+%"),
+    (("redis-cli", "keydb-cli", "valkey-cli"), r"(?:-a|--pass)", _SPACED),
+    (("sqlcmd", "bcp", "osql"), r"-P", _SPACED),
+    (("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"), r"-p", _SPACED),
+    (("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare"), r"-w",
+     _SPACED),
+    (("zip",), r"-P", _SPACED),
+    (("7z", "7za", "7zr"), r"-p", _ATTACHED),
+    (("ssh-keygen",), r"-[NP]", _SPACED),  # the new and the old passphrase (`-N ''` is none)
+    (("keytool",), r"-(?:src|dest)?(?:store|key)pass", _SPACED),
+    (("openssl",), r"-pass(?:in|out)?[ \t]+pass:", _ATTACHED),
+    (("smbclient", "rpcclient", "smbmap"), r"-U[ \t]+[^\s%]+%", _ATTACHED),
 )
 
 
 @cache
 def _program_flag_pattern() -> str:
     alternatives = []
-    for programs, flag in _PROGRAM_FLAGS:
+    for programs, flag, glue in _PROGRAM_FLAGS:
         names = "|".join(rx.escape(p) for p in programs)
-        glue = "" if flag.endswith((":", "%")) else "[ \\t]+"
         alternatives.append(f"(?:{names})(?![\\w-])[^\\n|;&]{{0,400}}?[ \\t]{flag}{glue}")
     return r"((?<![\w-])(?:" + "|".join(alternatives) + "))" + _QUOTED_OR_WORD
 
 
-_PROGRAM_TRIGGERS = tuple(p for programs, _flag in _PROGRAM_FLAGS for p in programs)
+_PROGRAM_TRIGGERS = tuple(p for programs, _flag, _glue in _PROGRAM_FLAGS for p in programs)
+
+# Secrets a command takes as a plain argument, where its place says what it is (each behind the
+# substring of its trigger): the password after `htpasswd -b … user`; the token of `vault login
+# <token>`; the value a `config set` gives a key named for a secret (`aws configure set
+# aws_secret_access_key x`, `yarn config set npmAuthToken x`); a password echoed into a
+# program that reads it from stdin (`echo 'pw' | sudo -S …`, `| docker login
+# --password-stdin`, `| chpasswd`, `| passwd --stdin`).
+_HTPASSWD = (
+    r"((?<![\w-])htpasswd(?:[ \t]+-[A-Za-z]+){0,6}?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+){0,6}"
+    r"(?:[ \t]+[^\s\"'-][^\s\"';&|]{0,1023}){1,2}[ \t]+)" + _QUOTED_OR_WORD
+)
+_VAULT_LOGIN = (
+    r"((?<![\w-])vault[ \t]+login(?:[ \t]+-[^\s]{1,200}){0,6}[ \t]+)"
+    r"([^\s\"'=-][^\s\"';&|=]{7,1023})(?![^\s;&|])"
+)
+_CONFIG_SET = (
+    r"((?<![\w-])config(?:ure)?[ \t]+(?:set[ \t]+)?(?:--?[\w-]{1,40}[ \t]+){0,4}"
+    r"[\w./:@-]{0,200}(?i:secret|token|password|passwd|access_key|api_?key)[\w./:@-]{0,200}[ \t]+)" + _QUOTED_OR_WORD
+)
+_STDIN_SECRET = (
+    r"((?<![\w-])(?:echo|printf)(?:[ \t]+-[a-zA-Z]{1,3}){0,2}[ \t]+)" + _QUOTED_OR_WORD
+    + r"(?=[ \t]*\|[ \t]*(?:sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])|chpasswd(?![\w-])"
+    r"|passwd[ \t]+--stdin(?![\w-])|[^\n|;&]{0,300}?--password-stdin(?![\w-])"
+    r"|gh[ \t]+auth[ \t]+login[^\n|;&]{0,200}?--with-token(?![\w-])))"
+)
+
+
+def _not_a_format(value: str) -> bool:
+    return not value.strip("\"'").startswith("%")  # `printf '%s\n' pw | sudo -S`: not the format
+
+
+def _redact_positional(text: str, low: str) -> str:
+    if "htpasswd" in low:
+        text = _replace_values(text, _compiled(_HTPASSWD), "password-flag", True)
+    if "vault" in low and "login" in low:
+        text = _replace_values(text, _compiled(_VAULT_LOGIN), "vault-token")
+    if "config" in low:
+        text = _replace_values(text, _compiled(_CONFIG_SET), "secret-assignment", True)
+    if "|" in text and ("echo" in low or "printf" in low):
+        text = _replace_values(text, _compiled(_STDIN_SECRET), "password-flag", True, accept=_not_a_format)
+    return text
 
 _CURL_USER = (
     r"((?<![\w-])curl(?![\w-])[^\n|;&]{0,400}?[ \t](?:-u|--user)[ \t]+[\"']?[^\s:\"']*:)"
@@ -1057,7 +1103,7 @@ _AWS_SECRET_LOW = (r"(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?
 _ASSIGNED = r"[A-Za-z0-9_.-]*+[\"']?[ \t]*[:=]"  # the rest of a name, then `:` or `=`
 _HEADER_END = r"[\"']?[ \t]*:"  # every name of _KEY_HEADER ends with `key` or `token`
 # Every flag of _PROGRAM_FLAGS after the blank before it: -a, --pass, -P, -p, -w, -…pass, -U.
-_PROGRAM_FLAG = r"[ \t]-(?:[aPpwU]|-pass|(?:src|dest)?(?:store|key)pass)"
+_PROGRAM_FLAG = r"[ \t]-(?:[aPpwUN]|-pass|(?:src|dest)?(?:store|key)pass)"
 # `_PROSE_SECRET` read in lower case: its label (`api key` ends with `key`), `is` or `was`, and
 # the first four characters of a value.
 _PROSE_LOW = r"(?:pass(?:word|phrase|wd)?|secret|token|key)[ \t]+(?:is|was)[ \t]*[:=]?[ \t]*[\"'`]?[^\s\"'`,;]{4}"
@@ -1081,7 +1127,7 @@ def _may_match_a_rule(text: str, low: str) -> bool:  # one check per rule, in or
         return True
     if "authorization" in low or "cookie" in low:
         return True
-    if "-" in text and _may_hold_flag(text, low):
+    if "-" in text and _may_hold_flag(text, low) or _may_hold_positional(text, low):
         return True
     if (" is " in low or " was " in low) and _compiled(_PROSE_LOW).search(low):
         return True
@@ -1100,6 +1146,14 @@ def _may_hold_flag(text: str, low: str) -> bool:
             and _compiled(_program_flag_pattern()).search(text):
         return True
     return "curl" in low and ("-u" in text or "--user" in text)
+
+
+def _may_hold_positional(text: str, low: str) -> bool:
+    """`_redact_positional` (its own gates, then its patterns: few texts pass the gates)."""
+    return (("htpasswd" in low and bool(_compiled(_HTPASSWD).search(text)))
+            or ("vault" in low and "login" in low and bool(_compiled(_VAULT_LOGIN).search(text)))
+            or ("config" in low and bool(_compiled(_CONFIG_SET).search(text)))
+            or ("|" in text and ("echo" in low or "printf" in low) and bool(_compiled(_STDIN_SECRET).search(text))))
 
 
 def _may_hold_assignment(text: str, low: str) -> bool:
@@ -1172,6 +1226,7 @@ def _redact_all(text: str, depth: int = 0) -> str:
         text = _redact_url_passwords(text)
     text = _redact_headers(text, low)
     text = _redact_flags(text, low)
+    text = _redact_positional(text, low)
     text = _redact_prose(text, low)
     text = _redact_assignments(text)
     if len(text) >= _MIN_ENTROPY_RUN:
