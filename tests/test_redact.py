@@ -135,6 +135,14 @@ def test_command_lines_without_secrets(text):
      "echo [REDACTED:password-flag] | docker login ghcr.io -u bob --password-stdin"),
     ("echo 'bob:NewPass1' | chpasswd", "echo '[REDACTED:password-flag]' | chpasswd"),
     ("vault login s.AbCdEfGhIjKlMnOpQrStUvWx", "vault login [REDACTED:vault-token]"),
+    ("echo 'sk_12ab' | npx wrangler secret put STRIPE_KEY",
+     "echo '[REDACTED:password-flag]' | npx wrangler secret put STRIPE_KEY"),
+    ("echo hunter22 | gh secret set DB_PASS", "echo [REDACTED:password-flag] | gh secret set DB_PASS"),
+    ("mc alias set local http://127.0.0.1:9000 minioadmin M1n10Secret",
+     "mc alias set local http://127.0.0.1:9000 minioadmin [REDACTED:secret-flag]"),
+    ("openssl enc -aes-256-cbc -k Passphr4se -in a -out b",
+     "openssl enc -aes-256-cbc -k [REDACTED:password-flag] -in a -out b"),
+    ("unzip -P Zip9ass a.zip", "unzip -P [REDACTED:password-flag] a.zip"),
 ])
 def test_secrets_known_by_their_place(text, expected):
     from learn_cli.text.redact import may_hold_secret, unmask
@@ -148,6 +156,7 @@ def test_secrets_known_by_their_place(text, expected):
     "aws configure set region us-east-1", "git config --global credential.helper store",
     "ssh-keygen -t ed25519 -N '' -f key", "7z x archive.7z -o/tmp/out", "echo $SUDO_PASS | sudo -S ls",
     "echo 'hello' | grep h", "vault login -method=userpass username=bob", "htpasswd -c .htpasswd admin",
+    "echo done | tee secrets.log", "mc alias list", "openssl x509 -in cert.pem -noout -text",
 ])
 def test_arguments_in_those_places_that_are_no_secret(text):
     assert redact(text) == text

@@ -582,11 +582,12 @@ _PROGRAM_FLAGS = (
     (("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"), r"-p", _SPACED),
     (("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare"), r"-w",
      _SPACED),
-    (("zip",), r"-P", _SPACED),
+    (("zip", "unzip"), r"-P", _SPACED),
     (("7z", "7za", "7zr"), r"-p", _ATTACHED),
     (("ssh-keygen",), r"-[NP]", _SPACED),  # the new and the old passphrase (`-N ''` is none)
     (("keytool",), r"-(?:src|dest)?(?:store|key)pass", _SPACED),
     (("openssl",), r"-pass(?:in|out)?[ \t]+pass:", _ATTACHED),
+    (("openssl",), r"-k", _SPACED),  # `openssl enc -aes-256-cbc -k <passphrase>`
     (("smbclient", "rpcclient", "smbmap"), r"-U[ \t]+[^\s%]+%", _ATTACHED),
 )
 
@@ -607,7 +608,8 @@ _PROGRAM_TRIGGERS = tuple(p for programs, _flag, _glue in _PROGRAM_FLAGS for p i
 # <token>`; the value a `config set` gives a key named for a secret (`aws configure set
 # aws_secret_access_key x`, `yarn config set npmAuthToken x`); a password echoed into a
 # program that reads it from stdin (`echo 'pw' | sudo -S …`, `| docker login
-# --password-stdin`, `| chpasswd`, `| passwd --stdin`).
+# --password-stdin`, `| chpasswd`, `| passwd --stdin`, `| gh secret set NAME`, `| wrangler secret
+# put NAME`, `| vercel env add NAME`); MinIO's keys in `mc alias set`.
 _HTPASSWD = (
     r"((?<![\w-])htpasswd(?:[ \t]+-[A-Za-z]+){0,6}?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+){0,6}"
     r"(?:[ \t]+[^\s\"'-][^\s\"';&|]{0,1023}){1,2}[ \t]+)" + _QUOTED_OR_WORD
@@ -624,7 +626,13 @@ _STDIN_SECRET = (
     r"((?<![\w-])(?:echo|printf)(?:[ \t]+-[a-zA-Z]{1,3}){0,2}[ \t]+)" + _QUOTED_OR_WORD
     + r"(?=[ \t]*\|[ \t]*(?:sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])|chpasswd(?![\w-])"
     r"|passwd[ \t]+--stdin(?![\w-])|[^\n|;&]{0,300}?--password-stdin(?![\w-])"
-    r"|gh[ \t]+auth[ \t]+login[^\n|;&]{0,200}?--with-token(?![\w-])))"
+    r"|gh[ \t]+auth[ \t]+login[^\n|;&]{0,200}?--with-token(?![\w-])"
+    r"|[^\n|;&]{0,200}?(?<![\w-])(?:secrets?[ \t:]+(?:create|set|put|add)|env[ \t]+add)(?![\w-])))"
+)
+# `mc alias set NAME URL ACCESS-KEY SECRET-KEY` (MinIO's client; `mc config host add` before it).
+_MC_ALIAS = (
+    r"((?<![\w-])mc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+--?[\w-]{1,40}){0,4}"
+    r"(?:[ \t]+[^\s\"'-][^\s;&|]{0,1023}){3}[ \t]+)" + _QUOTED_OR_WORD
 )
 
 
@@ -641,6 +649,8 @@ def _redact_positional(text: str, low: str) -> str:
         text = _replace_values(text, _compiled(_CONFIG_SET), "secret-assignment", True)
     if "|" in text and ("echo" in low or "printf" in low):
         text = _replace_values(text, _compiled(_STDIN_SECRET), "password-flag", True, accept=_not_a_format)
+    if "mc " in low and (" alias" in low or " host" in low):
+        text = _replace_values(text, _compiled(_MC_ALIAS), "secret-flag", True)
     return text
 
 _CURL_USER = (
@@ -1103,7 +1113,7 @@ _AWS_SECRET_LOW = (r"(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?
 _ASSIGNED = r"[A-Za-z0-9_.-]*+[\"']?[ \t]*[:=]"  # the rest of a name, then `:` or `=`
 _HEADER_END = r"[\"']?[ \t]*:"  # every name of _KEY_HEADER ends with `key` or `token`
 # Every flag of _PROGRAM_FLAGS after the blank before it: -a, --pass, -P, -p, -w, -…pass, -U.
-_PROGRAM_FLAG = r"[ \t]-(?:[aPpwUN]|-pass|(?:src|dest)?(?:store|key)pass)"
+_PROGRAM_FLAG = r"[ \t]-(?:[aPpwUNk]|-pass|(?:src|dest)?(?:store|key)pass)"
 # `_PROSE_SECRET` read in lower case: its label (`api key` ends with `key`), `is` or `was`, and
 # the first four characters of a value.
 _PROSE_LOW = r"(?:pass(?:word|phrase|wd)?|secret|token|key)[ \t]+(?:is|was)[ \t]*[:=]?[ \t]*[\"'`]?[^\s\"'`,;]{4}"
@@ -1153,7 +1163,8 @@ def _may_hold_positional(text: str, low: str) -> bool:
     return (("htpasswd" in low and bool(_compiled(_HTPASSWD).search(text)))
             or ("vault" in low and "login" in low and bool(_compiled(_VAULT_LOGIN).search(text)))
             or ("config" in low and bool(_compiled(_CONFIG_SET).search(text)))
-            or ("|" in text and ("echo" in low or "printf" in low) and bool(_compiled(_STDIN_SECRET).search(text))))
+            or ("|" in text and ("echo" in low or "printf" in low) and bool(_compiled(_STDIN_SECRET).search(text)))
+            or ("mc " in low and (" alias" in low or " host" in low) and bool(_compiled(_MC_ALIAS).search(text))))
 
 
 def _may_hold_assignment(text: str, low: str) -> bool:
