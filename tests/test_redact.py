@@ -143,6 +143,21 @@ def test_command_lines_without_secrets(text):
     ("openssl enc -aes-256-cbc -k Passphr4se -in a -out b",
      "openssl enc -aes-256-cbc -k [REDACTED:password-flag] -in a -out b"),
     ("unzip -P Zip9ass a.zip", "unzip -P [REDACTED:password-flag] a.zip"),
+    ("redis-server --requirepass S3cretRedis", "redis-server --requirepass [REDACTED:password-flag]"),
+    ("sudo -S apt update <<< 'S3cret!'", "sudo -S apt update <<< '[REDACTED:password-flag]'"),
+    ("http --auth bob:pw example.org", "http --auth [REDACTED:secret-flag] example.org"),
+    ("rabbitmqctl add_user bob S3cretRabbit", "rabbitmqctl add_user bob [REDACTED:password-flag]"),
+    ("mosquitto_passwd -b passwd bob S3cretMq", "mosquitto_passwd -b passwd bob [REDACTED:password-flag]"),
+    ('''psql -c "ALTER USER bob WITH PASSWORD 'S3cret'"''',
+     '''psql -c "ALTER USER bob WITH PASSWORD '[REDACTED:password-flag]'"'''),
+    ('''psql -c "CREATE ROLE app LOGIN ENCRYPTED PASSWORD 'S3cret'"''',
+     '''psql -c "CREATE ROLE app LOGIN ENCRYPTED PASSWORD '[REDACTED:password-flag]'"'''),
+    ('''mysql -e "CREATE USER bob IDENTIFIED BY 'S3cret'"''',
+     '''mysql -e "CREATE USER bob IDENTIFIED BY '[REDACTED:password-flag]'"'''),
+    ('''mysql -e "SET PASSWORD FOR 'bob'@'%' = 'S3cret'"''',
+     '''mysql -e "SET PASSWORD FOR 'bob'@'%' = '[REDACTED:password-flag]'"'''),
+    ('''sqlcmd -Q "CREATE LOGIN bob WITH PASSWORD = 'S3cret!'"''',
+     '''sqlcmd -Q "CREATE LOGIN bob WITH PASSWORD = '[REDACTED:password-flag]'"'''),
 ])
 def test_secrets_known_by_their_place(text, expected):
     from learn_cli.text.redact import may_hold_secret, unmask
@@ -157,6 +172,9 @@ def test_secrets_known_by_their_place(text, expected):
     "ssh-keygen -t ed25519 -N '' -f key", "7z x archive.7z -o/tmp/out", "echo $SUDO_PASS | sudo -S ls",
     "echo 'hello' | grep h", "vault login -method=userpass username=bob", "htpasswd -c .htpasswd admin",
     "echo done | tee secrets.log", "mc alias list", "openssl x509 -in cert.pem -noout -text",
+    "mongod --auth --port 27017", 'grep -rn "password" "my dir"', "grep -n password 'settings.py'",
+    "jq '.user.password' 'conf.json'", "grep -c x <<< 'some text'", "sudo -S ls <<< $PW",
+    'FATAL: password authentication failed for user "bob"',
 ])
 def test_arguments_in_those_places_that_are_no_secret(text):
     assert redact(text) == text

@@ -560,10 +560,11 @@ _SECRET_FLAG = (
     r"(--?(?!(?:no|ask|prompt|skip|use|show|print|with|require|reset|change|forgot|save|"
     r"store|remember)-)(?:[a-z0-9]+[-_]){0,3}"
     r"(password|passwd|pass|passphrase|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key|"
-    r"private[-_]?key|credentials?)(?:=|[ \t]+))" + _QUOTED_OR_WORD
+    r"private[-_]?key|credentials?|auth|requirepass|masterauth)(?:=|[ \t]+))" + _QUOTED_OR_WORD
 )
 # Every flag the pattern accepts contains "-<word>", or "--" and "_<word>" (`--db_password`).
-_FLAG_WORDS = ("pass", "token", "secret", "api", "access", "private", "credential")
+_FLAG_WORDS = ("pass", "token", "secret", "api", "access", "private", "credential", "auth", "requirepass",
+               "masterauth")
 _MYSQL_PASSWORD = (
     r"((?<![\w-])(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mariadb|"
     r"mariadb-dump)(?![\w-])[^\n|;&]{0,400}?[ \t]-p)"
@@ -611,7 +612,8 @@ _PROGRAM_TRIGGERS = tuple(p for programs, _flag, _glue in _PROGRAM_FLAGS for p i
 # --password-stdin`, `| chpasswd`, `| passwd --stdin`, `| gh secret set NAME`, `| wrangler secret
 # put NAME`, `| vercel env add NAME`); MinIO's keys in `mc alias set`.
 _HTPASSWD = (
-    r"((?<![\w-])htpasswd(?:[ \t]+-[A-Za-z]+){0,6}?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+){0,6}"
+    r"((?<![\w-])(?:htpasswd|mosquitto_passwd)(?:[ \t]+-[A-Za-z]+){0,6}?[ \t]+-[A-Za-z]*b[A-Za-z]*"
+    r"(?:[ \t]+-[A-Za-z]+){0,6}"
     r"(?:[ \t]+[^\s\"'-][^\s\"';&|]{0,1023}){1,2}[ \t]+)" + _QUOTED_OR_WORD
 )
 _VAULT_LOGIN = (
@@ -629,6 +631,28 @@ _STDIN_SECRET = (
     r"|gh[ \t]+auth[ \t]+login[^\n|;&]{0,200}?--with-token(?![\w-])"
     r"|[^\n|;&]{0,200}?(?<![\w-])(?:secrets?[ \t:]+(?:create|set|put|add)|env[ \t]+add)(?![\w-])))"
 )
+# The same programs given the password as a here-string: `sudo -S apt update <<< 'pw'`.
+_HERESTRING_SECRET = (
+    r"((?<![\w-])(?:sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])|chpasswd(?![\w-])"
+    r"|passwd[ \t]+--stdin(?![\w-])|(?:docker|podman|helm|oras)[ \t][^\n|;&<]{0,200}?--password-stdin(?![\w-]))"
+    r"[^\n|;&<]{0,300}?<<<[ \t]*)" + _QUOTED_OR_WORD
+)
+# `rabbitmqctl add_user bob PW`, `rabbitmqctl change_password bob PW`.
+_RABBITMQ_USER = (
+    r"((?<![\w-])rabbitmqctl(?:[ \t]+-[^\s]{1,200}){0,4}[ \t]+(?:add_user|change_password)[ \t]+"
+    r"[^\s\"'-][^\s;&|]{0,1023}[ \t]+)" + _QUOTED_OR_WORD
+)
+# SQL that sets a password: `ALTER USER bob WITH PASSWORD 'pw'`, `CREATE ROLE r LOGIN ENCRYPTED
+# PASSWORD 'pw'`, `CREATE LOGIN bob WITH PASSWORD = 'pw'`, `SET PASSWORD FOR bob = 'pw'`, MySQL's
+# `IDENTIFIED BY 'pw'` (`IDENTIFIED WITH caching_sha2_password BY 'pw'`). A string literal only,
+# and after a user, role or login of the same statement: `grep -n password 'settings.py'` names a
+# file, and `password authentication failed` is an error.
+_SQL_PASSWORD = (
+    r"((?<![\w-])(?i:(?:user|role|login)(?![\w-])[^\n;|&]{0,120}?(?<![\w-])password(?:[ \t]*=[ \t]*|[ \t]+)"
+    r"|set[ \t]+password(?![\w-])[^\n;|&]{0,80}?=[ \t]*"
+    r"|identified[ \t]+(?:with[ \t]+[\w-]{1,64}[ \t]+)?by[ \t]+))"
+    r"('[^'\n]{1,1024}'|\"[^\"\n]{1,1024}\")"
+)
 # `mc alias set NAME URL ACCESS-KEY SECRET-KEY` (MinIO's client; `mc config host add` before it).
 _MC_ALIAS = (
     r"((?<![\w-])mc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+--?[\w-]{1,40}){0,4}"
@@ -641,8 +665,14 @@ def _not_a_format(value: str) -> bool:
 
 
 def _redact_positional(text: str, low: str) -> str:
-    if "htpasswd" in low:
+    if "htpasswd" in low or "mosquitto_passwd" in low:
         text = _replace_values(text, _compiled(_HTPASSWD), "password-flag", True)
+    if "<<<" in text:
+        text = _replace_values(text, _compiled(_HERESTRING_SECRET), "password-flag", True)
+    if "rabbitmqctl" in low:
+        text = _replace_values(text, _compiled(_RABBITMQ_USER), "password-flag", True)
+    if "password" in low or "identified" in low:
+        text = _replace_values(text, _compiled(_SQL_PASSWORD), "password-flag", True)
     if "vault" in low and "login" in low:
         text = _replace_values(text, _compiled(_VAULT_LOGIN), "vault-token")
     if "config" in low:
@@ -1160,7 +1190,10 @@ def _may_hold_flag(text: str, low: str) -> bool:
 
 def _may_hold_positional(text: str, low: str) -> bool:
     """`_redact_positional` (its own gates, then its patterns: few texts pass the gates)."""
-    return (("htpasswd" in low and bool(_compiled(_HTPASSWD).search(text)))
+    return ((("htpasswd" in low or "mosquitto_passwd" in low) and bool(_compiled(_HTPASSWD).search(text)))
+            or ("rabbitmqctl" in low and bool(_compiled(_RABBITMQ_USER).search(text)))
+            or ("<<<" in text and bool(_compiled(_HERESTRING_SECRET).search(text)))
+            or (("password" in low or "identified" in low) and bool(_compiled(_SQL_PASSWORD).search(text)))
             or ("vault" in low and "login" in low and bool(_compiled(_VAULT_LOGIN).search(text)))
             or ("config" in low and bool(_compiled(_CONFIG_SET).search(text)))
             or ("|" in text and ("echo" in low or "printf" in low) and bool(_compiled(_STDIN_SECRET).search(text)))
