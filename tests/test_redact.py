@@ -172,7 +172,8 @@ def test_secrets_known_by_their_place(text, expected):
     "ssh-keygen -t ed25519 -N '' -f key", "7z x archive.7z -o/tmp/out", "echo $SUDO_PASS | sudo -S ls",
     "echo 'hello' | grep h", "vault login -method=userpass username=bob", "htpasswd -c .htpasswd admin",
     "echo done | tee secrets.log", "mc alias list", "openssl x509 -in cert.pem -noout -text",
-    "mongod --auth --port 27017", 'grep -rn "password" "my dir"', "grep -n password 'settings.py'",
+    "mongod --auth --port 27017", "code-server --auth none --bind-addr 0.0.0.0:8080",
+    'grep -rn "password" "my dir"', "grep -n password 'settings.py'",
     "jq '.user.password' 'conf.json'", "grep -c x <<< 'some text'", "sudo -S ls <<< $PW",
     'FATAL: password authentication failed for user "bob"',
 ])

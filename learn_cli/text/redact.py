@@ -664,24 +664,26 @@ def _not_a_format(value: str) -> bool:
     return not value.strip("\"'").startswith("%")  # `printf '%s\n' pw | sudo -S`: not the format
 
 
+# Each rule: (its gate, on the text and its lower case; pattern; kind; quotes kept; accept).
+_POSITIONAL_RULES = (
+    (lambda text, low: "htpasswd" in low or "mosquitto_passwd" in low, _HTPASSWD, "password-flag", True, None),
+    (lambda text, low: "<<<" in text, _HERESTRING_SECRET, "password-flag", True, None),
+    (lambda text, low: "rabbitmqctl" in low, _RABBITMQ_USER, "password-flag", True, None),
+    (lambda text, low: "password" in low or "identified" in low, _SQL_PASSWORD, "password-flag", True, None),
+    (lambda text, low: "vault" in low and "login" in low, _VAULT_LOGIN, "vault-token", False, None),
+    (lambda text, low: "config" in low, _CONFIG_SET, "secret-assignment", True, None),
+    (lambda text, low: "|" in text and ("echo" in low or "printf" in low), _STDIN_SECRET, "password-flag", True,
+     _not_a_format),
+    (lambda text, low: "mc " in low and (" alias" in low or " host" in low), _MC_ALIAS, "secret-flag", True, None),
+)
+
+
 def _redact_positional(text: str, low: str) -> str:
-    if "htpasswd" in low or "mosquitto_passwd" in low:
-        text = _replace_values(text, _compiled(_HTPASSWD), "password-flag", True)
-    if "<<<" in text:
-        text = _replace_values(text, _compiled(_HERESTRING_SECRET), "password-flag", True)
-    if "rabbitmqctl" in low:
-        text = _replace_values(text, _compiled(_RABBITMQ_USER), "password-flag", True)
-    if "password" in low or "identified" in low:
-        text = _replace_values(text, _compiled(_SQL_PASSWORD), "password-flag", True)
-    if "vault" in low and "login" in low:
-        text = _replace_values(text, _compiled(_VAULT_LOGIN), "vault-token")
-    if "config" in low:
-        text = _replace_values(text, _compiled(_CONFIG_SET), "secret-assignment", True)
-    if "|" in text and ("echo" in low or "printf" in low):
-        text = _replace_values(text, _compiled(_STDIN_SECRET), "password-flag", True, accept=_not_a_format)
-    if "mc " in low and (" alias" in low or " host" in low):
-        text = _replace_values(text, _compiled(_MC_ALIAS), "secret-flag", True)
+    for gate, pattern, kind, keep_quotes, accept in _POSITIONAL_RULES:
+        if gate(text, low):
+            text = _replace_values(text, _compiled(pattern), kind, keep_quotes, accept=accept)
     return text
+
 
 _CURL_USER = (
     r"((?<![\w-])curl(?![\w-])[^\n|;&]{0,400}?[ \t](?:-u|--user)[ \t]+[\"']?[^\s:\"']*:)"
@@ -718,7 +720,7 @@ def _redact_secret_flags(text: str) -> str:
         at = m.end(1)
         if start and (text[start - 1].isalnum() or text[start - 1] in "_-"):
             continue  # the middle of a word, not a flag
-        if value.startswith("-") or _is_placeholder(value):
+        if value.startswith("-") or _is_placeholder(value) or m.group(2) == "auth" and _a_mode(value):
             continue
         kind = "password-flag" if "pass" in m.group(2) else "secret-flag"
         out.append(text[pos:at])
@@ -726,6 +728,13 @@ def _redact_secret_flags(text: str) -> str:
         pos = at = m.end()
     out.append(text[pos:])
     return "".join(out)
+
+
+def _a_mode(value: str) -> bool:
+    """`code-server --auth none`, `--auth password`: a mode's name, not a credential (`http
+    --auth bob:pw` is one)."""
+    word = value.strip("\"'")
+    return word.isalpha() and word.islower() and len(word) <= 12
 
 
 def _quoted_mark(value: str, kind: str) -> str:
@@ -1190,14 +1199,7 @@ def _may_hold_flag(text: str, low: str) -> bool:
 
 def _may_hold_positional(text: str, low: str) -> bool:
     """`_redact_positional` (its own gates, then its patterns: few texts pass the gates)."""
-    return ((("htpasswd" in low or "mosquitto_passwd" in low) and bool(_compiled(_HTPASSWD).search(text)))
-            or ("rabbitmqctl" in low and bool(_compiled(_RABBITMQ_USER).search(text)))
-            or ("<<<" in text and bool(_compiled(_HERESTRING_SECRET).search(text)))
-            or (("password" in low or "identified" in low) and bool(_compiled(_SQL_PASSWORD).search(text)))
-            or ("vault" in low and "login" in low and bool(_compiled(_VAULT_LOGIN).search(text)))
-            or ("config" in low and bool(_compiled(_CONFIG_SET).search(text)))
-            or ("|" in text and ("echo" in low or "printf" in low) and bool(_compiled(_STDIN_SECRET).search(text)))
-            or ("mc " in low and (" alias" in low or " host" in low) and bool(_compiled(_MC_ALIAS).search(text))))
+    return any(gate(text, low) and _compiled(pattern).search(text) for gate, pattern, *_rest in _POSITIONAL_RULES)
 
 
 def _may_hold_assignment(text: str, low: str) -> bool:
