@@ -116,6 +116,14 @@ def test_an_instruction_for_the_moment_is_no_rule(prompt):
     assert find_corrections(prompt) == []
 
 
+@pytest.mark.parametrize("prompt", [
+    "Never commit code that has not been tested yet.", "Always update the docs when you change them.",
+    "Always use today's date in the changelog file name.",
+])
+def test_a_rule_with_a_clause_of_its_own_stays(prompt):
+    assert [c.text for c in find_corrections(prompt)] == [prompt]
+
+
 def test_correction_polarity_and_category():
     [never] = find_corrections("never commit .env")
     [style] = find_corrections("don't use tabs for indentation")

@@ -74,11 +74,16 @@ def _patterns() -> tuple:
         r"whitespace|imports?\s+order|sorted\s+imports)\b",
         rx.I,
     )
-    # A sentence about the moment or about things named just before ("don't check anything
-    # yet", "make sure you put them in the doc", "… this session") is no standing rule: read
-    # in a later session's digest it says nothing, or the wrong thing.
-    moment = rx.compile(r"\b(?:yet|for\s+now|right\s+now|at\s+the\s+moment|for\s+the\s+moment|this\s+time|"
-                        r"this\s+session|today|tonight|them|those|these)\b", rx.I)
+    # A sentence about the moment ("… this session", "for now") or about things named just before
+    # ("don't check anything yet", "make sure you put them in the doc") is no standing rule: read in
+    # a later session's digest it says nothing, or the wrong thing. `yet` and the pronouns only
+    # outside a clause of the rule's own ("never commit code that is not tested yet", "always
+    # update the docs when you change them" are rules).
+    moment = rx.compile(
+        r"\b(?:for\s+now|right\s+now|at\s+the\s+moment|for\s+the\s+moment|this\s+time|this\s+session|"
+        r"today|tonight)\b(?!')"
+        r"|^(?!.*\b(?:that|which|who|when|whenever|until|unless|if|before|after|once|while)\b)"
+        r".*\b(?:yet|them|those|these)\b", rx.I)
     return never, stop, always, instead, split, style, lead, moment
 
 
