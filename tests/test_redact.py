@@ -145,6 +145,7 @@ def test_command_lines_without_secrets(text):
     ("unzip -P Zip9ass a.zip", "unzip -P [REDACTED:password-flag] a.zip"),
     ("redis-server --requirepass S3cretRedis", "redis-server --requirepass [REDACTED:password-flag]"),
     ("sudo -S apt update <<< 'S3cret!'", "sudo -S apt update <<< '[REDACTED:password-flag]'"),
+    ("printf '%s\\n' 'S3cret!' | sudo -S -v", "printf '%s\\n' '[REDACTED:password-flag]' | sudo -S -v"),
     ("http --auth bob:pw example.org", "http --auth [REDACTED:secret-flag] example.org"),
     ("rabbitmqctl add_user bob S3cretRabbit", "rabbitmqctl add_user bob [REDACTED:password-flag]"),
     ("mosquitto_passwd -b passwd bob S3cretMq", "mosquitto_passwd -b passwd bob [REDACTED:password-flag]"),

@@ -625,7 +625,8 @@ _CONFIG_SET = (
     r"[\w./:@-]{0,200}(?i:secret|token|password|passwd|access_key|api_?key)[\w./:@-]{0,200}[ \t]+)" + _QUOTED_OR_WORD
 )
 _STDIN_SECRET = (
-    r"((?<![\w-])(?:echo|printf)(?:[ \t]+-[a-zA-Z]{1,3}){0,2}[ \t]+)" + _QUOTED_OR_WORD
+    r"((?<![\w-])(?:echo|printf)(?:[ \t]+-[a-zA-Z]{1,3}){0,2}(?:[ \t]+(?:'%[^'\n]{0,20}'|\"%[^\"\n]{0,20}\"))?[ \t]+)"
+    + _QUOTED_OR_WORD
     + r"(?=[ \t]*\|[ \t]*(?:sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])|chpasswd(?![\w-])"
     r"|passwd[ \t]+--stdin(?![\w-])|[^\n|;&]{0,300}?--password-stdin(?![\w-])"
     r"|gh[ \t]+auth[ \t]+login[^\n|;&]{0,200}?--with-token(?![\w-])"
@@ -661,7 +662,7 @@ _MC_ALIAS = (
 
 
 def _not_a_format(value: str) -> bool:
-    return not value.strip("\"'").startswith("%")  # `printf '%s\n' pw | sudo -S`: not the format
+    return not value.strip("\"'").startswith("%")  # `printf '%s\n' pw | sudo -S`: pw, not the format
 
 
 # Each rule: (its gate, on the text and its lower case; pattern; kind; quotes kept; accept).
