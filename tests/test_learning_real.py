@@ -1743,6 +1743,7 @@ def test_a_secret_the_fix_shares_with_the_failed_command_is_shown_as_the_agents_
     answer = _first_answer(home, a, "sgit --token tk9Secret42x push", "source .venv/bin/activate && "
                            "sgit --token tk9Secret42x push", missing, "sgit --token tk9Secret42x push")
     assert "`source .venv/bin/activate && sgit --token tk9Secret42x push`" in answer
+    assert "REDACTED" not in answer.split("\n")[0]  # nor the command it replaces: the agent's own
     assert not any("tk9Secret42x" in path.read_text(errors="replace") for path in home.rglob("*") if path.is_file())
     # another agent's value, in another slot, or no value at all: the mark stays
     stored = "sshpass -p '[REDACTED:password-flag]' ssh -p 4422 u@h"
@@ -1750,6 +1751,19 @@ def test_a_secret_the_fix_shares_with_the_failed_command_is_shown_as_the_agents_
     assert unmask(stored, "ssh -p 4422 u@h") == stored
     assert unmask("curl -H 'Authorization: Bearer [REDACTED:bearer]' x", "curl --token abcdefgh12345678 x") == (
         "curl -H 'Authorization: Bearer [REDACTED:bearer]' x")
+
+
+def test_a_password_piped_into_sudo_never_reaches_the_disk_and_the_answer_still_runs(home, proj):
+    """`echo 'pw' | sudo -S apt-get install -y jq`: no such package until the lists were
+    updated. The password was stored as typed (only flags, tokens and assignments were known).
+    Now nothing on disk holds it, and the answer gives the agent its own command back."""
+    a = proj("box")
+    failed = "echo 'Pa55-word!' | sudo -S apt-get install -y jq"
+    fix = "echo 'Pa55-word!' | sudo -S apt-get update && echo 'Pa55-word!' | sudo -S apt-get install -y jq"
+    answer = _first_answer(home, a, failed, fix, "E: Unable to locate package jq", failed)
+    assert answer.startswith("learn: known fix") and "sudo -S apt-get update" in answer
+    assert "Pa55-word!" in answer and "REDACTED" not in answer.split("\n")[0]
+    assert not any("Pa55-word!" in path.read_text(errors="replace") for path in home.rglob("*") if path.is_file())
 
 
 def test_a_role_replaced_keeps_the_database_of_the_same_name(home, proj):

@@ -609,8 +609,11 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     from learn_cli.text.redact import unmask
     from learn_cli.text.sanitize import cut, sanitize
 
-    fix = sanitize(unmask(_fix_of_record(rec), raw), FIX_WIDTH).replace("`", "'")
-    failed = sanitize(rec.get("command") or "", 100).replace("`", "'")
+    def shown(text: str, width: int) -> str:  # as the agent would type it: its own secrets back in
+        return sanitize(unmask(text, raw), width).replace("`", "'")
+
+    fix = shown(_fix_of_record(rec), FIX_WIDTH)
+    failed = shown(rec.get("command") or "", 100)
     kind = wording.fix_kind(rec)
     best = fixes[0] if fixes else None
     run = ""
@@ -619,14 +622,14 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         from learn_cli.text.shell import shell_word
 
         folder = os.path.normpath(os.path.join(cap.project.root or ".", wording.shown_fix(fix, kind)))
-        fix, failed = shell_word(folder), sanitize(current or "", 600).replace("`", "'")
+        fix, failed = shell_word(folder), shown(current or "", 600)
         run = leading_cd(failed)[1]  # (its own `cd` first would undo the fix's: `cd /w && node x`)
     elif best is not None and best.rewrite:  # its option change, applied to this command
-        fix, failed = (sanitize(text, 600).replace("`", "'") for text in (unmask(best.rewrite, raw), current or ""))
+        fix, failed = shown(best.rewrite, 600), shown(current or "", 600)
     elif kind == "between" and current:  # run the step first, then retry what just failed
         from learn_cli.text.keys import failing_step
 
-        failed = sanitize(failing_step(current, rec.get("error") or ""), 100).replace("`", "'")
+        failed = shown(failing_step(current, rec.get("error") or ""), 100)
     head = f"learn: known fix ({_seen(cap, rec, best)}): "
     if kind in ("retry", "between") and failed:  # the failed command gives way, whole words in
         room = max(LINE_WIDTH - len(head) - len(wording.hook_body(kind, fix, "x")), 24)  # their
@@ -640,7 +643,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
         lines.append(f"learn: the change: {sanitize(change, 160)}.")
     for other in (fixes or [])[1:]:
         orec = other.representative(cap.store.index, cap.project.id)[1]
-        ofix = sanitize(unmask(other.rewrite or _fix_of_record(orec), raw), FIX_WIDTH).replace("`", "'")
+        ofix = shown(other.rewrite or _fix_of_record(orec), FIX_WIDTH)
         lines.append(f"learn: another fix that worked ({_seen(cap, orec, other)}): `{ofix}`.")
     error = sanitize(meaningful_line(rec.get("error") or ""), 160)
     if error:
