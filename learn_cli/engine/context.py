@@ -137,11 +137,11 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
             change = _essential_change(command, fix, kind) if (
                 len(command) + len(before) + len(shown) + len(after) + 10 + len(label) > width) else ""
             need = len(before) + len(shown) + len(after) + 16  # the fix whole, and a few characters of the subject
-            if change and (len(command) + len(change) + 11 <= width
-                           or need > width >= len(change) + _head(command) + 11):
+            said = len(command) + len(change) + 11  # "`<command>` fails: <change>." whole
+            if change and (said <= width or need > width >= said - len(command) + _head(command)):
                 # the change whole beats the corrected command cut: "`cd api && git di…` fails:
                 # drop `cd api`.", not "`cd…` fails: use `git diff --name-only…` instead."
-                label = label if len(command) + len(change) + 11 + len(label) <= width else ""
+                label = label if said + len(label) <= width else ""
                 return _fit(("`", command, True), f"` fails{label}: ", (change, False), ".", root, width,
                             whole_fix=True)
             if label and need + len(label) > width:

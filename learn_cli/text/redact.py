@@ -624,18 +624,20 @@ _CONFIG_SET = (
     r"((?<![\w-])config(?:ure)?[ \t]+(?:set[ \t]+)?(?:--?[\w-]{1,40}[ \t]+){0,4}"
     r"[\w./:@-]{0,200}(?i:secret|token|password|passwd|access_key|api_?key)[\w./:@-]{0,200}[ \t]+)" + _QUOTED_OR_WORD
 )
+# Programs that read a password from stdin, by their own name.
+_READS_A_PASSWORD = (r"sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])|chpasswd(?![\w-])"
+                     r"|passwd[ \t]+--stdin(?![\w-])")
 _STDIN_SECRET = (
     r"((?<![\w-])(?:echo|printf)(?:[ \t]+-[a-zA-Z]{1,3}){0,2}(?:[ \t]+(?:'%[^'\n]{0,20}'|\"%[^\"\n]{0,20}\"))?[ \t]+)"
     + _QUOTED_OR_WORD
-    + r"(?=[ \t]*\|[ \t]*(?:sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])|chpasswd(?![\w-])"
-    r"|passwd[ \t]+--stdin(?![\w-])|[^\n|;&]{0,300}?--password-stdin(?![\w-])"
+    + r"(?=[ \t]*\|[ \t]*(?:" + _READS_A_PASSWORD + r"|[^\n|;&]{0,300}?--password-stdin(?![\w-])"
     r"|gh[ \t]+auth[ \t]+login[^\n|;&]{0,200}?--with-token(?![\w-])"
     r"|[^\n|;&]{0,200}?(?<![\w-])(?:secrets?[ \t:]+(?:create|set|put|add)|env[ \t]+add)(?![\w-])))"
 )
 # The same programs given the password as a here-string: `sudo -S apt update <<< 'pw'`.
 _HERESTRING_SECRET = (
-    r"((?<![\w-])(?:sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])|chpasswd(?![\w-])"
-    r"|passwd[ \t]+--stdin(?![\w-])|(?:docker|podman|helm|oras)[ \t][^\n|;&<]{0,200}?--password-stdin(?![\w-]))"
+    r"((?<![\w-])(?:" + _READS_A_PASSWORD
+    + r"|(?:docker|podman|helm|oras)[ \t][^\n|;&<]{0,200}?--password-stdin(?![\w-]))"
     r"[^\n|;&<]{0,300}?<<<[ \t]*)" + _QUOTED_OR_WORD
 )
 # `rabbitmqctl add_user bob PW`, `rabbitmqctl change_password bob PW`.
