@@ -162,59 +162,60 @@ def _hubs(index, projects_of: dict, limit: int, loads: Callable) -> list:
 # ---------------------------------------------------------------- dot and mermaid
 
 
-def to_dot(graph: Graph) -> str:
-    """Graphviz (undirected): type → category tree, project ↔ project edges, hubs → projects."""
-    lines = ["graph knowledge {", '  graph [rankdir=LR, label="learn knowledge graph"];', "  node [shape=box];"]
+def _elements(graph: Graph):
+    """The drawing both notations share, in order: ("node", id, label, shape, note) and ("edge",
+    a, b, style, shared). Shapes: total, type, category, project, hub (its note: how widely it
+    is used); edge styles: tree, shared (by `shared` learnings), hub."""
     ids = _NodeIds()
     root = ids.get("root")
-    lines.append(f'  {root} [label="{_dot(_total_label(graph))}", shape=doubleoctagon];')
+    yield "node", root, _total_label(graph), "total", ""
     for type_label, count, cats in graph.tree:
         t = ids.get(f"type:{type_label}")
-        lines.append(f'  {t} [label="{_dot(f"{type_label} ({count})")}"];')
-        lines.append(f"  {root} -- {t};")
+        yield "node", t, f"{type_label} ({count})", "type", ""
+        yield "edge", root, t, "tree", 0
         for category, n in cats:
             c = ids.get(f"cat:{type_label}:{category}")
-            lines.append(f'  {c} [label="{_dot(f"{category} ({n})")}", shape=plaintext];')
-            lines.append(f"  {t} -- {c};")
+            yield "node", c, f"{category} ({n})", "category", ""
+            yield "edge", t, c, "tree", 0
     for pid in _shown_projects(graph):
-        lines.append(f'  {ids.get("p:" + pid)} [label="{_dot(graph.label(pid))}", shape=ellipse];')
+        yield "node", ids.get("p:" + pid), graph.label(pid), "project", ""
     for a, b, n in graph.connections:
-        lines.append(f'  {ids.get("p:" + a)} -- {ids.get("p:" + b)} [label="{n}", penwidth={min(1 + n / 5, 6):.1f}];')
+        yield "edge", ids.get("p:" + a), ids.get("p:" + b), "shared", n
     for h in graph.hubs:
         node = ids.get(f"hub:{h['key']}")
-        text = f"{h['text']}\n{h['projects']} projects, {h['uses']} uses"
-        lines.append(f'  {node} [label="{_dot(text)}", shape=note];')
+        yield "node", node, h["text"], "hub", f"{h['projects']} projects, {h['uses']} uses"
         for pid in h["project_ids"][:10]:
-            lines.append(f'  {node} -- {ids.get("p:" + pid)} [style=dashed];')
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+            yield "edge", node, ids.get("p:" + pid), "hub", 0
+
+
+class _Notation:
+    """How one graph language writes `_elements`: node and edge templates, the (opening,
+    closing) around a label for each shape, how a hub's note joins its label, the escaping."""
+
+    def __init__(self, head, tail, node, shapes, note, edges, escape):
+        self.head, self.tail, self.node, self.shapes = head, tail, node, shapes
+        self.note, self.edges, self.escape = note, edges, escape
+
+    def render(self, graph: Graph) -> str:
+        lines = list(self.head)
+        for kind, a, b, style, extra in _elements(graph):
+            if kind == "node":
+                opening, closing = self.shapes[style]
+                label = self.note.format(label=b, note=extra) if extra else b
+                lines.append(self.node.format(id=a, open=opening, label=self.escape(label), close=closing))
+            else:
+                lines.append(self.edges[style].format(a=a, b=b, n=extra, width=min(1 + extra / 5, 6)))
+        return "\n".join(lines + list(self.tail)) + "\n"
+
+
+def to_dot(graph: Graph) -> str:
+    """Graphviz (undirected): type → category tree, project ↔ project edges, hubs → projects."""
+    return _DOT.render(graph)
 
 
 def to_mermaid(graph: Graph) -> str:
     """Mermaid flowchart: the same nodes and edges as to_dot."""
-    lines = ["graph LR"]
-    ids = _NodeIds()
-    root = ids.get("root")
-    lines.append(f'  {root}{{{{"{_mermaid(_total_label(graph))}"}}}}')
-    for type_label, count, cats in graph.tree:
-        t = ids.get(f"type:{type_label}")
-        lines.append(f'  {t}["{_mermaid(f"{type_label} ({count})")}"]')
-        lines.append(f"  {root} --> {t}")
-        for category, n in cats:
-            c = ids.get(f"cat:{type_label}:{category}")
-            lines.append(f'  {c}["{_mermaid(f"{category} ({n})")}"]')
-            lines.append(f"  {t} --> {c}")
-    for pid in _shown_projects(graph):
-        lines.append(f'  {ids.get("p:" + pid)}(["{_mermaid(graph.label(pid))}"])')
-    for a, b, n in graph.connections:
-        lines.append(f'  {ids.get("p:" + a)} ---|"{n} shared"| {ids.get("p:" + b)}')
-    for h in graph.hubs:
-        node = ids.get(f"hub:{h['key']}")
-        text = f"{h['text']} ({h['projects']} projects, {h['uses']} uses)"
-        lines.append(f'  {node}>"{_mermaid(text)}"]')
-        for pid in h["project_ids"][:10]:
-            lines.append(f'  {node} -.- {ids.get("p:" + pid)}')
-    return "\n".join(lines) + "\n"
+    return _MERMAID.render(graph)
 
 
 class _NodeIds:
@@ -266,3 +267,20 @@ def _mermaid(text: str) -> str:
 
 
 _MERMAID_PLAIN = frozenset(" .,:/()+-_'=!?@*~$%^&")
+
+
+
+_DOT = _Notation(
+    head=("graph knowledge {", '  graph [rankdir=LR, label="learn knowledge graph"];', "  node [shape=box];"),
+    tail=("}",), node='  {id} [label="{label}"{close}];', note="{label}\n{note}",
+    shapes={"total": ("", ", shape=doubleoctagon"), "type": ("", ""), "category": ("", ", shape=plaintext"),
+            "project": ("", ", shape=ellipse"), "hub": ("", ", shape=note")},
+    edges={"tree": "  {a} -- {b};", "hub": "  {a} -- {b} [style=dashed];",
+           "shared": '  {a} -- {b} [label="{n}", penwidth={width:.1f}];'},
+    escape=_dot)
+_MERMAID = _Notation(
+    head=("graph LR",), tail=(), node='  {id}{open}"{label}"{close}', note="{label} ({note})",
+    shapes={"total": ("{{", "}}"), "type": ("[", "]"), "category": ("[", "]"), "project": ("([", "])"),
+            "hub": (">", "]")},
+    edges={"tree": "  {a} --> {b}", "hub": "  {a} -.- {b}", "shared": '  {a} ---|"{n} shared"| {b}'},
+    escape=_mermaid)
