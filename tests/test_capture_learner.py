@@ -336,6 +336,46 @@ def test_a_make_target_with_no_rule_is_the_job_of_the_projects_own_tool(home, pr
     assert "`npm test` instead of `make test`" in text
 
 
+def test_a_missing_package_json_script_is_the_job_of_another_script(home, proj):
+    """`npm run simulation` has no such script; `npm run dev` with the same arguments worked
+    (harvest round 5): the job npm was asked for is its script, not the word `run`."""
+    missing = 'npm error Missing script: "simulation"\nnpm error\nnpm error To see a list of scripts, run:'
+    text = _fixed_once_then_failed_again(home, proj("wiki"), missing, "npm run simulation -- --genre fantasy",
+                                         "npm run dev -- --genre fantasy", "npm run simulation -- --genre fantasy")
+    assert "npm run dev -- --genre fantasy" in text
+    # a script run that lists the scripts is a look, not the other job
+    s = Agent(home, proj("other"))
+    s.fail("npm run simulation", missing)
+    s.ok("npm run")
+    assert Agent(home, proj("other")).fail("npm run simulation", missing) is None
+
+
+def test_the_line_a_failed_script_showed_run_directly_is_its_retry(home, proj):
+    """`npm run lint` echoed its script's line (`> eslint src --ext js,jsx`) and failed; the agent
+    ran that line with npx (harvest round 3). The same tool on less, or another tool, is not it."""
+    echoed = "\n> spektra@0.0.0 lint\n> eslint src --ext js,jsx\n\nsh: eslint: command not found"
+    text = _fixed_once_then_failed_again(home, proj("app"), echoed, "npm run lint", "npx eslint src --ext js,jsx",
+                                         "npm run lint")
+    assert "npx eslint src --ext js,jsx" in text
+    for other in ("npx eslint src", "npx prettier --check src"):
+        s = Agent(home, proj("site"))
+        s.fail("npm run lint", echoed)
+        s.ok(other)
+        assert Agent(home, proj("site")).fail("npm run lint", echoed) is None, other
+
+
+def test_a_python_package_installed_by_the_system_package_manager_is_the_same_install(home, proj):
+    """`pip3` not found, then `apt-get install -y python3-pandas` (harvest round 2): Debian's
+    `python3-X` is the Python package X. A system package of another name is another job."""
+    text = _fixed_once_then_failed_again(home, proj("nb"), "(eval):1: command not found: pip3", "pip3 install pandas",
+                                         "apt-get install -y python3-pandas", "pip3 install pandas")
+    assert "apt-get install -y python3-pandas" in text
+    s = Agent(home, proj("other"))
+    s.fail("pip3 install pandas", "(eval):1: command not found: pip3")
+    s.ok("apt-get install -y python3-venv")
+    assert Agent(home, proj("other")).fail("pip3 install pandas", "(eval):1: command not found: pip3") is None
+
+
 def test_housekeeping_on_the_way_to_a_code_fix_is_not_a_lesson(home, proj):
     """A failing test fixed by an edit, with `cargo fmt` or `git add -A` run on the way: the
     edit was the fix, so nothing is offered for those steps (a probe of non-fixes written in

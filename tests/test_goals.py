@@ -65,6 +65,12 @@ def test_targets_name_what_a_job_is_about():
         ("pip install jose", "uv add requests", False),
         ("git push", "git pull", False),  # vcs: one program, judged by the subcommand rules
         ("nargo compile", "cmake --build build", False),
+        ("pip install pandas", "apt-get install -y python3-pandas", True),  # Debian's name for it
+        ("pip install pyyaml", "apk add py3-yaml", True),
+        ("apt-get install -y python3-pandas", "pip install --user pandas", True),
+        ("pip install pandas", "apt-get install -y python3-venv", False),
+        ("pip install pandas", "apt-get install -y pandas-tools", False),  # no language's prefix: the system's
+        ("npm install semver", "apt-get install -y node-semver", True),
     ],
 )
 def test_same_job(a, b, same):

@@ -118,13 +118,14 @@ def tool_entry(cap: Capture, event: ev.Event) -> dict:
 
 
 def _describe_failure(entry: dict, error: str, exit_code) -> None:
-    from learn_cli.text.failure import categorize, meaningful_lines, suggested_commands, warning_lines
+    from learn_cli.text.failure import categorize, meaningful_lines, script_echo, suggested_commands, warning_lines
     from learn_cli.text.keys import error_key
 
     subject = entry.get("cmd") or entry.get("path") or ""
     text = meaningful_lines(error, max_chars=MAX_ERROR) or " ".join(error.split())[:MAX_ERROR]
-    # the advice too, after the lines that state the error, and the warnings that came with it
-    for line in suggested_commands(error) + warning_lines(error):
+    # the advice too, after the lines that state the error, the warnings that came with it, and
+    # the line of the package.json script that failed
+    for line in suggested_commands(error) + warning_lines(error) + script_echo(error):
         if line not in text and len(text) + len(line) < MAX_ERROR:
             text += "\n" + line
     entry["err"] = text
@@ -639,15 +640,30 @@ def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
     if _dropped_a_quoted_option(failed_cmd, ok_cmd, error or "") or _replaced_a_quoted_target(failed_cmd, ok_cmd,
                                                                                                   error or ""):
         return True
-    if not rejects_option(error):  # then only a program not installed, replaced on the same targets
-        from learn_cli.text.shell import tokenize
+    if _script_echoed(failed_cmd, error or ""):
+        from learn_cli.capture.lesson import ran_the_script
 
-        named = [word for word in tokenize(failed_cmd)[1:] if not word.startswith("-")]
-        if not named or not all(word in ok_cmd for word in named) and not _quoted(error or "", named[0]):
+        if ran_the_script(failed_cmd, ok_cmd, error or ""):
+            return True
+    if not rejects_option(error):  # then only a program not installed, replaced on the same targets
+        from learn_cli.text.shell import script_name, tokenize
+
+        tokens = tokenize(failed_cmd)
+        named = [word for word in tokens[1:] if not word.startswith("-")]
+        job = script_name(tokens) or named[0] if named else ""
+        if not named or not all(word in ok_cmd for word in named) and not _quoted(error or "", job):
             return False  # another program on the very same targets, another job, or nothing
     from learn_cli.capture.lesson import platform_retry
 
     return platform_retry(failed_cmd, ok_cmd, error or "")
+
+
+def _script_echoed(failed_cmd: str, error: str) -> bool:
+    """Might the error show the line of the package.json script the failed command ran? (A
+    string test before capture.lesson.ran_the_script decides.)"""
+    from learn_cli.text.shell import JS_PACKAGE_MANAGERS
+
+    return ("> " in error or "$ " in error) and any(name in failed_cmd for name in JS_PACKAGE_MANAGERS)
 
 
 def _dropped_a_quoted_option(failed_cmd: str, ok_cmd: str, error: str) -> bool:

@@ -27,10 +27,12 @@ from __future__ import annotations
 from learn_cli.text.effects import is_read_only
 from learn_cli.text.keys import missing_program, rejects_option
 from learn_cli.text.shell import (
+    JS_PACKAGE_MANAGERS,
     OUTPUT_SHAPERS,
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
+    script_name,
     split_segments_ops,
     strip_plumbing,
     tokenize,
@@ -164,11 +166,41 @@ def platform_retry(failed: str, ok: str, error: str) -> bool:
     return bool(_arguments(was)) and _same_targets(was, now)
 
 
+def ran_the_script(failed: str, ok: str, error: str) -> bool:
+    """`npm run lint` failed, and its error shows the script's line (npm and pnpm echo `> app@1.0.0
+    lint` and then `> eslint src --ext js,jsx`; yarn and bun `$ eslint src`); the retry ran that
+    line itself (`npx eslint src --ext js,jsx`, its options and targets all kept): the same job
+    without the package manager. The script's line must be the one the error shows, so a
+    retry that runs some other tool, or the same tool on less, is not it."""
+    old, new = _working(failed), _working(ok)
+    if len(old) != 1 or canonical_program(old[0][0]) not in JS_PACKAGE_MANAGERS:
+        return False
+    line = _script_line(error, script_name(old[0]) or _first_word(old[0]))
+    if not line:
+        return False
+    body = _working(line)
+    if len(body) != 1:
+        return False
+    return any(tokens[0] == body[0][0] and all(word in tokens[1:] for word in body[0][1:]) for tokens in new)
+
+
+def _script_line(error: str, script: str) -> str:
+    """The command line of package.json script `script` as the package manager echoed it, or ''
+    (yarn and bun name no script: their line is the one the failed command ran)."""
+    from learn_cli.text.failure import script_echo
+
+    echo = script_echo(error)
+    if len(echo) == 2 and echo[0].split()[2] == script:
+        return echo[1][2:].strip()
+    return echo[0][2:].strip() if len(echo) == 1 and script else ""
+
+
 def missing_job(error: str, was: Sequence[str], now: Sequence[str]) -> bool:
     """Did the error say that the job the failed command asked for does not exist (`make
     test`: "No rule to make target 'test'"; `just lint`: "Justfile does not contain recipe
-    `lint`"), and the retry asks the same program for another one (`make check`)?"""
-    job, other = _first_word(was), _first_word(now)
+    `lint`"; `npm run simulation`: 'Missing script: "simulation"'), and the retry asks the same
+    program for another one (`make check`, `npm run dev`)?"""
+    job, other = script_name(was) or _first_word(was), script_name(now) or _first_word(now)
     if not job or not other or job == other or any(mark in job + other for mark in "/.\\"):
         return False  # a job's name, not a file (another file after a missing one is moving on)
     if other in _LISTING_WORDS and len(_arguments(now)) == 1:

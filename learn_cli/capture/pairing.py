@@ -26,13 +26,16 @@ from learn_cli.engine.goals import RUN, goal, option_mode, other_tests, same_job
 from learn_cli.text import lite, rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
+    JS_PACKAGE_MANAGERS,
     OUTPUT_SHAPERS,
+    RUN_SCRIPT,
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
     clean_command,
     normalize_command,
     program,
+    script_name,
     split_segments_ops,
     strip_plumbing,
     tokenize,
@@ -130,9 +133,9 @@ _PAUSES = frozenset({"sleep"})
 def _canonical_form(name: str, tokens: Sequence[str]) -> list[str]:
     """Spellings of one command made equal: `npm run test` -> `npm test`, `npm ci` -> `npm install`,
     `uv pip` -> `pip`."""
-    if name in ("npm", "pnpm", "yarn", "bun") and len(tokens) > 2 and tokens[1] in ("run", "run-script"):
+    if script_name(tokens):
         return [tokens[0], *tokens[2:]]
-    if name in ("npm", "pnpm", "yarn", "bun") and len(tokens) > 1 and tokens[1] in _VERB_ALIASES:
+    if name in JS_PACKAGE_MANAGERS and len(tokens) > 1 and tokens[1] in _VERB_ALIASES:
         return [tokens[0], _VERB_ALIASES[tokens[1]], *tokens[2:]]  # `npm ci`, `npm i` -> `npm install`
     if name in ("docker", "podman") and len(tokens) > 1 and tokens[1] == "compose":
         return ["docker-compose", *tokens[2:]]
@@ -232,8 +235,8 @@ def _identities(tokens: Sequence[str]) -> set[str]:
         names.add("pip")
     elif name == "git" and args[:1] in (["mv"], ["rm"]):
         names.add(args[0])  # `git mv` refused (untracked) -> plain `mv`
-    elif name in ("npm", "pnpm", "yarn", "bun") and args:
-        if args[0] in ("run", "run-script", "exec", "x") and len(args) > 1:
+    elif name in JS_PACKAGE_MANAGERS and args:
+        if (args[0] in RUN_SCRIPT or args[0] in ("exec", "x")) and len(args) > 1:
             names.add(canonical_program(args[1]))
         elif name != "npm" and args[0] not in _JS_PM_SUBCOMMANDS:
             names.add(canonical_program(args[0]))  # `yarn prettier` runs prettier
@@ -540,7 +543,7 @@ def _one_job(failed: Sequence[str], ok: Sequence[str]) -> bool:
     if not same_job(failed, ok):
         return False
     return not _identities(failed) & _identities(ok) or bool(targets(failed) and targets(ok)) or (
-        canonical_program(failed[0]) in ("npm", "pnpm", "yarn", "bun") and goal(failed) == RUN)
+        canonical_program(failed[0]) in JS_PACKAGE_MANAGERS and goal(failed) == RUN)
 
 
 def _program_swapped(failed: Sequence[str], ok: Sequence[str]) -> bool:

@@ -17,7 +17,7 @@ Stdlib only (hot path).
 
 from __future__ import annotations
 
-from learn_cli.text.shell import canonical_program
+from learn_cli.text.shell import JS_PACKAGE_MANAGERS, RUN_SCRIPT, canonical_program, script_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def goal(tokens: Sequence[str]) -> str:
     if name in ("gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "javac"):
         return BUILD
     if name in _MULTI_COMMAND:
-        if name in ("npm", "pnpm", "yarn", "bun") and verb in ("run", "run-script") and len(args) > 1:
+        if name in JS_PACKAGE_MANAGERS and verb in RUN_SCRIPT and len(args) > 1:
             verb = args[1].lower()
         verb = verb.split(":", 1)[0]  # `build:prod`, `test:unit`
         for family, verbs in _VERB_GOALS.items():
@@ -140,13 +140,28 @@ def option_mode(tokens: Sequence[str]) -> str | None:
     return next((modes[tok] for tok in tokens[1:] if tok in modes), CONFIGURE)
 
 
+# A system package manager installs a language's packages under these names (Debian's
+# `python3-pandas`, Alpine's `py3-pandas`, `node-semver`, `ruby-rack`): such an install is that
+# language's (`pip install pandas` refused, then `apt-get install python3-pandas`).
+_SYSTEM_PACKAGE_PREFIXES = (("python3-", "python"), ("python-", "python"), ("py3-", "python"), ("node-", "js"),
+                            ("ruby-", "ruby"))
+
+
 def ecosystem(tokens: Sequence[str]) -> str:
     """The language world a segment lives in: '' for a generic build driver, the program's
-    own name for a tool of no known family (`nargo` is its own world)."""
+    own name for a tool of no known family (`nargo` is its own world); a system install of one
+    language's packages only (`apt-get install python3-pandas`) lives in that language's."""
     if not tokens:
         return ""
     name = canonical_program(tokens[0])
-    return "" if name in _GENERIC_BUILDERS else _ECOSYSTEM_OF.get(name, name)
+    found = "" if name in _GENERIC_BUILDERS else _ECOSYSTEM_OF.get(name, name)
+    if found == "system" and goal(tokens) == INSTALL:
+        packages = _positional(tokens)[1:]
+        worlds = {next((world for prefix, world in _SYSTEM_PACKAGE_PREFIXES if package.startswith(prefix)), "")
+                  for package in packages}
+        if len(worlds) == 1 and "" not in worlds:
+            return worlds.pop()
+    return found
 
 
 def targets(tokens: Sequence[str]) -> frozenset[str]:
@@ -160,7 +175,7 @@ def targets(tokens: Sequence[str]) -> frozenset[str]:
         args = args[1:]  # `vitest run`, `playwright test`, `cypress run`: a mode, not a target
     if args and (name in _MULTI_COMMAND or name in ("make", "gmake")):
         args = args[1:] if goal(tokens) not in (BUILD, CONFIGURE) or name not in ("make", "gmake", "cmake") else args
-        if name in ("npm", "pnpm", "yarn", "bun") and tokens[1:2] and tokens[1] in ("run", "run-script"):
+        if script_name(tokens):
             args = args[1:]
     found = set()
     for i, tok in enumerate(tokens[1:], 1):
@@ -170,9 +185,13 @@ def targets(tokens: Sequence[str]) -> frozenset[str]:
             found.add(tok.split("=", 1)[1])
     found.update(args)
     keys = set()
+    system = _ECOSYSTEM_OF.get(name) == "system"
     for item in found:
         if goal(tokens) == INSTALL:
             item = _package_name(item)
+            if system:  # `python3-yaml` is the package `yaml` (`pyyaml` to pip)
+                item = next((item[len(prefix):] for prefix, _ in _SYSTEM_PACKAGE_PREFIXES if item.startswith(prefix)),
+                            item)
         key = item.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
         if key and key not in _PLACES and not key.startswith("$"):
             keys.add(key)

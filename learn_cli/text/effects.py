@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from learn_cli.text import lite, rx
 from learn_cli.text.shell import (
+    JS_PACKAGE_MANAGERS,
+    RUN_SCRIPT,
     SETUP_PROGRAMS,
     canonical_program,
     clean_command,
@@ -309,7 +311,7 @@ def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
         return False  # (`poetry env info` reads; `poetry env use python3.11` changes the environment)
     if any(t in _FIX_FLAGS for t in tokens[1:]) or name in ("gofmt", "prettier") and "-w" in tokens:
         return True
-    if name in ("npm", "pnpm", "yarn", "bun") and args and args[0] in ("run", "run-script"):
+    if name in JS_PACKAGE_MANAGERS and args and args[0] in RUN_SCRIPT:
         script = args[1].replace(":", " ").split() if len(args) > 1 else []
         return True if any(w in _MUTATING_VERBS and w not in _CHECK_WORDS for w in script) else None
     if name in ("docker", "podman") and args[:1] == ["run"] or name == "go" and args[:1] == ["get"]:

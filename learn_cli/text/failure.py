@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CATEGORIES", "NOT_PROGRAM_WORDS", "parse_exit_code", "strip_ansi", "meaningful_lines",
     "meaningful_line", "suggested_commands", "is_boilerplate", "categorize", "heeds_a_warning",
-    "warning_lines",
+    "warning_lines", "script_echo",
 ]
 
 CATEGORIES = ("syntax", "runtime", "config", "network", "permission", "dependency", "logic")
@@ -383,6 +383,24 @@ def suggested_commands(error_text: str | None, limit: int = 2) -> list[str]:
                 break
         before = line
     return found
+
+
+def script_echo(error_text: str | None) -> list[str]:
+    """The lines in which a package manager echoed the package.json script it ran, as written:
+    npm and pnpm `> app@1.0.0 lint` then `> eslint src --ext js,jsx`; yarn and bun `$ eslint
+    src`. [] when there are none. Kept with the error's meaningful lines, where they would be
+    dropped, so that a retry can be seen to run the script's line (capture.lesson.ran_the_script)."""
+    if not error_text or ("> " not in error_text and "$ " not in error_text):
+        return []
+    lines = [line.strip() for line in strip_ansi(error_text).split("\n")]
+    for i, line in enumerate(lines):
+        words = line.split()
+        if len(words) >= 3 and words[0] == ">" and "@" in words[1] and lines[i + 1:i + 2] != [""]:
+            following = lines[i + 1] if i + 1 < len(lines) else ""
+            return [line, following] if following.startswith("> ") and len(following) <= 300 else []
+        if line.startswith("$ ") and len(line) <= 300:
+            return [line]
+    return []
 
 
 # What a tool says when it hands over a way past its own refusal and warns against it.

@@ -24,6 +24,9 @@ __all__ = [
     "strip_plumbing",
     "Plumbing",
     "SETUP_PROGRAMS",
+    "JS_PACKAGE_MANAGERS",
+    "RUN_SCRIPT",
+    "script_name",
     "OUTPUT_SHAPERS",
     "TRUNCATION",
     "command_programs",
@@ -35,6 +38,11 @@ __all__ = [
 ]
 
 TRUNCATION = "…"  # transcript exports cut long commands with it
+
+# JavaScript package managers: `X run <script>` (or `X run-script <script>`) runs a script of
+# package.json.
+JS_PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+RUN_SCRIPT = frozenset({"run", "run-script"})
 
 # Segments that only prepare the shell for the command that follows them.
 SETUP_PROGRAMS = frozenset({"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask"})
@@ -566,6 +574,13 @@ def canonical_program(name: str) -> str:
     if base.startswith("pip") and base[3:].replace(".", "").isdigit():
         return "pip"
     return base
+
+
+def script_name(tokens) -> str:
+    """The package.json script that `npm run build` (pnpm, yarn, bun; `run-script`) runs, or ''."""
+    if len(tokens) > 2 and tokens[1] in RUN_SCRIPT and canonical_program(tokens[0]) in JS_PACKAGE_MANAGERS:
+        return tokens[2]
+    return ""
 
 
 def program(command: str) -> str:
