@@ -159,6 +159,25 @@ def test_command_lines_without_secrets(text):
      '''mysql -e "SET PASSWORD FOR 'bob'@'%' = '[REDACTED:password-flag]'"'''),
     ('''sqlcmd -Q "CREATE LOGIN bob WITH PASSWORD = 'S3cret!'"''',
      '''sqlcmd -Q "CREATE LOGIN bob WITH PASSWORD = '[REDACTED:password-flag]'"'''),
+    # a secrets command's every setting, whatever its name
+    ('gh secret set DB_PASS --body "S3cret!"', 'gh secret set DB_PASS --body "[REDACTED:secret-assignment]"'),
+    ("supabase secrets set STRIPE=sk_1 HOOK=wh_2 && supabase functions deploy",
+     "supabase secrets set STRIPE=[REDACTED:secret-assignment] HOOK=[REDACTED:secret-assignment] && "
+     "supabase functions deploy"),
+    ("kubectl create secret generic db --from-literal=user=bob --from-literal=pw=S3cret",
+     "kubectl create secret generic db --from-literal=user=[REDACTED:secret-assignment] "
+     "--from-literal=pw=[REDACTED:secret-assignment]"),
+    ("openssl passwd -6 -salt ab S3cret", "openssl passwd -6 -salt ab [REDACTED:password-flag]"),
+    ("mysqladmin -u root password 'N3wRoot'", "mysqladmin -u root password '[REDACTED:password-flag]'"),
+    ("net user bob S3cret! /add", "net user bob [REDACTED:password-flag] /add"),
+    ("plink -pw S3cret bob@host uptime", "plink -pw [REDACTED:password-flag] bob@host uptime"),
+    ("rclone config create r s3 secret_access_key wJalrXUtn",
+     "rclone config create r s3 secret_access_key [REDACTED:secret-flag]"),
+    # an expect script's answer to a password prompt (the label's closing quote had been taken
+    # for the value's opening one: `; send ` was masked and the password kept)
+    ("""expect -c 'spawn ssh bob@h; expect "password:"; send "S3cret\\r"; interact'""",
+     """expect -c 'spawn ssh bob@h; expect "password:"; send "[REDACTED:password-flag]"; interact'"""),
+    ("echo 'S3cret!' | su -c 'apt update' root", "echo '[REDACTED:password-flag]' | su -c 'apt update' root"),
 ])
 def test_secrets_known_by_their_place(text, expected):
     from learn_cli.text.redact import may_hold_secret, unmask
@@ -177,6 +196,9 @@ def test_secrets_known_by_their_place(text, expected):
     'grep -rn "password" "my dir"', "grep -n password 'settings.py'",
     "jq '.user.password' 'conf.json'", "grep -c x <<< 'some text'", "sudo -S ls <<< $PW",
     'FATAL: password authentication failed for user "bob"',
+    "net user bob /delete", "net user bob *", "openssl passwd -stdin < pw.txt", "gh secret set DB_PASS < pw.txt",
+    "kubectl get secret db -o yaml", "fly secrets list", "mysqladmin -u root -p status",
+    "echo 'Password: changed' && send_mail.sh", 'x = {"password:": 1}',
 ])
 def test_arguments_in_those_places_that_are_no_secret(text):
     assert redact(text) == text

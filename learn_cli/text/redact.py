@@ -590,6 +590,7 @@ _PROGRAM_FLAGS = (
     (("openssl",), r"-pass(?:in|out)?[ \t]+pass:", _ATTACHED),
     (("openssl",), r"-k", _SPACED),  # `openssl enc -aes-256-cbc -k <passphrase>`
     (("smbclient", "rpcclient", "smbmap"), r"-U[ \t]+[^\s%]+%", _ATTACHED),
+    (("pscp", "plink", "psftp", "putty"), r"-pw", _SPACED),
 )
 
 
@@ -626,7 +627,7 @@ _CONFIG_SET = (
 )
 # Programs that read a password from stdin, by their own name.
 _READS_A_PASSWORD = (r"sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])|chpasswd(?![\w-])"
-                     r"|passwd[ \t]+--stdin(?![\w-])")
+                     r"|passwd[ \t]+--stdin(?![\w-])|su(?![\w-])")
 _STDIN_SECRET = (
     r"((?<![\w-])(?:echo|printf)(?:[ \t]+-[a-zA-Z]{1,3}){0,2}(?:[ \t]+(?:'%[^'\n]{0,20}'|\"%[^\"\n]{0,20}\"))?[ \t]+)"
     + _QUOTED_OR_WORD
@@ -663,6 +664,34 @@ _MC_ALIAS = (
 )
 
 
+# `openssl passwd -6 -salt s PW` (the password hashed), `mysqladmin -u root password NEW`, the
+# Windows `net user bob PW /add` (`*` asks for it), rclone's `config create NAME TYPE key value`
+# for its secret keys, and the answer an `expect` script sends to a password prompt.
+_OPENSSL_PASSWD = (
+    r"((?<![\w-])openssl[ \t]+passwd(?:[ \t]+(?:-salt[ \t]+[^\s;&|]{1,200}|-[\w-]{1,20})){0,6}[ \t]+)"
+    + _QUOTED_OR_WORD
+)
+_MYSQLADMIN_PASSWORD = r"((?<![\w-])mysqladmin(?![\w-])[^\n|;&]{0,400}?[ \t]password[ \t]+)" + _QUOTED_OR_WORD
+_NET_USER = r"((?<![\w-])(?i:net)[ \t]+(?i:user)[ \t]+(?:\"[^\"\n]{1,200}\"|[^\s/\"'][^\s;&|]{0,200})[ \t]+)" + _QUOTED_OR_WORD
+_RCLONE_SECRET = (
+    r"((?<![\w-])rclone[ \t]+config[ \t]+(?:create|update)(?![\w-])[^\n|;&]{0,400}?[ \t]"
+    r"(?:secret_access_key|pass|password|password2|token|client_secret|key|account_key|sas_url|bearer_token)"
+    r"(?:[ \t]+|=))" + _QUOTED_OR_WORD
+)
+_EXPECT_SEND = (
+    r"((?i:assword|passphrase)[^\n]{0,80}?(?<![\w-])send[ \t]+(?:--[ \t]+)?)"
+    r"(\"[^\"\n]{1,1024}\"|\{[^}\n]{1,1024}\}|[^\s\"'{][^\s;}]{0,1023})"
+)
+
+
+def _not_a_redirect(value: str) -> bool:
+    return not value.startswith(("<", ">"))  # `openssl passwd -stdin < pw.txt`
+
+
+def _not_a_switch(value: str) -> bool:
+    return not value.startswith("/") and value != "*"  # `net user bob /delete`, `net user bob *`
+
+
 def _not_a_format(value: str) -> bool:
     return not value.strip("\"'").startswith("%")  # `printf '%s\n' pw | sudo -S`: pw, not the format
 
@@ -678,6 +707,13 @@ _POSITIONAL_RULES = (
     (lambda text, low: "|" in text and ("echo" in low or "printf" in low), _STDIN_SECRET, "password-flag", True,
      _not_a_format),
     (lambda text, low: "mc " in low and (" alias" in low or " host" in low), _MC_ALIAS, "secret-flag", True, None),
+    (lambda text, low: "passwd" in low and "openssl" in low, _OPENSSL_PASSWD, "password-flag", True,
+     _not_a_redirect),
+    (lambda text, low: "mysqladmin" in low, _MYSQLADMIN_PASSWORD, "password-flag", True, None),
+    (lambda text, low: "net" in low and "user" in low, _NET_USER, "password-flag", True, _not_a_switch),
+    (lambda text, low: "rclone" in low, _RCLONE_SECRET, "secret-flag", True, None),
+    (lambda text, low: "send" in low and ("assword" in low or "passphrase" in low), _EXPECT_SEND, "password-flag",
+     True, None),
 )
 
 
@@ -685,7 +721,35 @@ def _redact_positional(text: str, low: str) -> str:
     for gate, pattern, kind, keep_quotes, accept in _POSITIONAL_RULES:
         if gate(text, low):
             text = _replace_values(text, _compiled(pattern), kind, keep_quotes, accept=accept)
+    if _may_set_secrets(low):
+        text = _redact_secret_settings(text)
     return text
+
+
+# Commands whose every `NAME=value` (or `--body`/`--value`/`--from-literal`) is a secret, whatever
+# the name: `supabase secrets set STRIPE=…`, `gh secret set NAME --body …`, `fly secrets set …`,
+# `kubectl create secret generic db --from-literal=user=…`.
+_SECRETS_COMMAND = r"(?<![\w-])(?:secrets?[ \t:]+(?:set|put|create|add|import)|create[ \t]+secret[ \t]+generic)(?![\w-])"
+_SECRET_SETTING = (
+    r"((?:(?<=[\s=])[A-Za-z_][\w.-]{0,100}=|(?<![\w-])(?:--body|-b|--value|--data)(?:[ \t]+|=)))" + _QUOTED_OR_WORD
+)
+
+
+def _may_set_secrets(low: str) -> bool:
+    return "secret" in low and ("set" in low or "put" in low or "create" in low or "add" in low or "import" in low)
+
+
+def _redact_secret_settings(text: str) -> str:
+    """The values of a secrets command's settings, up to the end of its shell segment."""
+    out, pos = [], 0
+    for m in _compiled(_SECRETS_COMMAND).finditer(text):
+        if m.start() < pos:
+            continue
+        end = m.end() + next((i for i, c in enumerate(text[m.end():]) if c in "\n|;&"), len(text) - m.end())
+        out.append(text[pos:m.end()])
+        out.append(_replace_values(text[m.end():end], _compiled(_SECRET_SETTING), "secret-assignment", True))
+        pos = end
+    return "".join(out) + text[pos:] if out else text
 
 
 _CURL_USER = (
@@ -813,6 +877,8 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
     kind = _secret_name_kind(name)
     if kind is None:
         return None
+    if _label_closed(m):
+        return None
     for group in ("dq", "sq"):
         if m.group(group) is not None:
             value = m.group(group)
@@ -844,6 +910,14 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
         return None  # prose such as "invalid token: expected 3 parts", "restored from key: …"
     start = m.start("bare")
     return start, start + len(stripped)
+
+
+def _label_closed(m: rx.Match[str]) -> bool:
+    """Is the quote after the separator the end of a string that holds the label (`expect
+    "password:"; send "pw"`), not the start of its value? Then what follows is other code."""
+    start, quote = m.start("name"), m.string[m.end("sep"):m.end("sep") + 1]
+    return (not m.group("q") and quote in ("\"", "'") and start > 0 and m.string[start - 1] == quote
+            and not m.group("sep").endswith((" ", "\t")))
 
 
 def _token_like(value: str) -> bool:
@@ -1152,7 +1226,10 @@ _AWS_SECRET_LOW = (r"(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?
                    r"[a-z0-9/+]{40}")
 
 
-_ASSIGNED = r"[A-Za-z0-9_.-]*+[\"']?[ \t]*[:=]"  # the rest of a name, then `:` or `=`
+# The rest of a name, then `:` or `=`. At most 240 characters (no longer name labels a value, see
+# _labels_a_value): unbounded, each of a long run's keywords read the run to its end (a 750 KB
+# `tokentoken…` took 216 s).
+_ASSIGNED = r"[A-Za-z0-9_.-]{0,240}+[\"']?[ \t]*[:=]"
 _HEADER_END = r"[\"']?[ \t]*:"  # every name of _KEY_HEADER ends with `key` or `token`
 # Every flag of _PROGRAM_FLAGS after the blank before it: -a, --pass, -P, -p, -w, -…pass, -U.
 _PROGRAM_FLAG = r"[ \t]-(?:[aPpwUNk]|-pass|(?:src|dest)?(?:store|key)pass)"
@@ -1202,6 +1279,8 @@ def _may_hold_flag(text: str, low: str) -> bool:
 
 def _may_hold_positional(text: str, low: str) -> bool:
     """`_redact_positional` (its own gates, then its patterns: few texts pass the gates)."""
+    if _may_set_secrets(low) and _compiled(_SECRETS_COMMAND).search(text):
+        return True
     return any(gate(text, low) and _compiled(pattern).search(text) for gate, pattern, *_rest in _POSITIONAL_RULES)
 
 
