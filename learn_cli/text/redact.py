@@ -672,7 +672,9 @@ _OPENSSL_PASSWD = (
     + _QUOTED_OR_WORD
 )
 _MYSQLADMIN_PASSWORD = r"((?<![\w-])mysqladmin(?![\w-])[^\n|;&]{0,400}?[ \t]password[ \t]+)" + _QUOTED_OR_WORD
-_NET_USER = r"((?<![\w-])(?i:net)[ \t]+(?i:user)[ \t]+(?:\"[^\"\n]{1,200}\"|[^\s/\"'][^\s;&|]{0,200})[ \t]+)" + _QUOTED_OR_WORD
+_NET_USER = (
+    r"((?<![\w-])(?i:net)[ \t]+(?i:user)[ \t]+(?:\"[^\"\n]{1,200}\"|[^\s/\"'][^\s;&|]{0,200})[ \t]+)" + _QUOTED_OR_WORD
+)
 _RCLONE_SECRET = (
     r"((?<![\w-])rclone[ \t]+config[ \t]+(?:create|update)(?![\w-])[^\n|;&]{0,400}?[ \t]"
     r"(?:secret_access_key|pass|password|password2|token|client_secret|key|account_key|sas_url|bearer_token)"
@@ -729,7 +731,9 @@ def _redact_positional(text: str, low: str) -> str:
 # Commands whose every `NAME=value` (or `--body`/`--value`/`--from-literal`) is a secret, whatever
 # the name: `supabase secrets set STRIPE=…`, `gh secret set NAME --body …`, `fly secrets set …`,
 # `kubectl create secret generic db --from-literal=user=…`.
-_SECRETS_COMMAND = r"(?<![\w-])(?:secrets?[ \t:]+(?:set|put|create|add|import)|create[ \t]+secret[ \t]+generic)(?![\w-])"
+_SECRETS_COMMAND = (
+    r"(?<![\w-])(?:secrets?[ \t:]+(?:set|put|create|add|import)|create[ \t]+secret[ \t]+generic)(?![\w-])"
+)
 _SECRET_SETTING = (
     r"((?:(?<=[\s=])[A-Za-z_][\w.-]{0,100}=|(?<![\w-])(?:--body|-b|--value|--data)(?:[ \t]+|=)))" + _QUOTED_OR_WORD
 )
