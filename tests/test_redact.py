@@ -178,6 +178,24 @@ def test_command_lines_without_secrets(text):
     ("""expect -c 'spawn ssh bob@h; expect "password:"; send "S3cret\\r"; interact'""",
      """expect -c 'spawn ssh bob@h; expect "password:"; send "[REDACTED:password-flag]"; interact'"""),
     ("echo 'S3cret!' | su -c 'apt update' root", "echo '[REDACTED:password-flag]' | su -c 'apt update' root"),
+    ("echo 'root:S3cret' | sudo chpasswd", "echo '[REDACTED:password-flag]' | sudo chpasswd"),
+    ("echo -e 'S3cret\\nS3cret' | passwd bob", "echo -e '[REDACTED:password-flag]' | passwd bob"),
+    # every password flag of the program's segment, not only the first
+    ("keytool -importkeystore -srcstorepass S3cretA -deststorepass S3cretB -srckeystore a.p12",
+     "keytool -importkeystore -srcstorepass [REDACTED:password-flag] -deststorepass [REDACTED:password-flag] "
+     "-srckeystore a.p12"),
+    ("mosquitto_pub -h h -u bob -P S3cret -t x", "mosquitto_pub -h h -u bob -P [REDACTED:password-flag] -t x"),
+    ("twine upload -u __token__ -p pypi-AgEI dist/*", "twine upload -u __token__ -p [REDACTED:password-flag] dist/*"),
+    ("cqlsh -u cassandra -p S3cret", "cqlsh -u cassandra -p [REDACTED:password-flag]"),
+    ("security add-generic-password -a bob -s svc -w S3cret",
+     "security add-generic-password -a bob -s svc -w [REDACTED:password-flag]"),
+    ("lftp -u bob,S3cret sftp://host", "lftp -u bob,[REDACTED:password-flag] sftp://host"),
+    ("nmcli dev wifi connect Home password 'S3cret wifi'",
+     "nmcli dev wifi connect Home password '[REDACTED:password-flag]'"),
+    ("wpa_passphrase Home S3cretWifi", "wpa_passphrase Home [REDACTED:password-flag]"),
+    ("neo4j-admin dbms set-initial-password S3cret", "neo4j-admin dbms set-initial-password [REDACTED:password-flag]"),
+    ("bw unlock S3cret --raw", "bw unlock [REDACTED:password-flag] --raw"),
+    ("redis-cli -h cache AUTH bob S3cret", "redis-cli -h cache AUTH bob [REDACTED:password-flag]"),
 ])
 def test_secrets_known_by_their_place(text, expected):
     from learn_cli.text.redact import may_hold_secret, unmask
@@ -199,6 +217,9 @@ def test_secrets_known_by_their_place(text, expected):
     "net user bob /delete", "net user bob *", "openssl passwd -stdin < pw.txt", "gh secret set DB_PASS < pw.txt",
     "kubectl get secret db -o yaml", "fly secrets list", "mysqladmin -u root -p status",
     "echo 'Password: changed' && send_mail.sh", 'x = {"password:": 1}',
+    'echo "whoami" | sudo su', "echo 'apt update' | su -", "security find-generic-password -w -s svc",
+    "keytool -list -storepass $STORE_PW -keystore k.jks", "bw unlock --passwordenv BW_PW", "redis-cli -h h auth",
+    "cat /etc/passwd | grep bob", "nmcli con show",
 ])
 def test_arguments_in_those_places_that_are_no_secret(text):
     assert redact(text) == text

@@ -591,16 +591,11 @@ _PROGRAM_FLAGS = (
     (("openssl",), r"-k", _SPACED),  # `openssl enc -aes-256-cbc -k <passphrase>`
     (("smbclient", "rpcclient", "smbmap"), r"-U[ \t]+[^\s%]+%", _ATTACHED),
     (("pscp", "plink", "psftp", "putty"), r"-pw", _SPACED),
+    (("mosquitto_pub", "mosquitto_sub", "mosquitto_rr"), r"-P", _SPACED),
+    (("cqlsh", "twine", "rabbitmqadmin", "useradd", "usermod"), r"-p", _SPACED),
+    (("security",), r"-w", _SPACED),  # macOS `security add-generic-password … -w pw`
+    (("lftp",), r"-u[ \t]+[^\s,]+,", _ATTACHED),  # `lftp -u bob,pw host`
 )
-
-
-@cache
-def _program_flag_pattern() -> str:
-    alternatives = []
-    for programs, flag, glue in _PROGRAM_FLAGS:
-        names = "|".join(rx.escape(p) for p in programs)
-        alternatives.append(f"(?:{names})(?![\\w-])[^\\n|;&]{{0,400}}?[ \\t]{flag}{glue}")
-    return r"((?<![\w-])(?:" + "|".join(alternatives) + "))" + _QUOTED_OR_WORD
 
 
 _PROGRAM_TRIGGERS = tuple(p for programs, _flag, _glue in _PROGRAM_FLAGS for p in programs)
@@ -626,8 +621,9 @@ _CONFIG_SET = (
     r"[\w./:@-]{0,200}(?i:secret|token|password|passwd|access_key|api_?key)[\w./:@-]{0,200}[ \t]+)" + _QUOTED_OR_WORD
 )
 # Programs that read a password from stdin, by their own name.
-_READS_A_PASSWORD = (r"sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])|chpasswd(?![\w-])"
-                     r"|passwd[ \t]+--stdin(?![\w-])|su(?![\w-])")
+_READS_A_PASSWORD = (r"sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])"
+                     r"|(?:sudo(?:[ \t]+-[\w-]{1,20}){0,4}[ \t]+)?(?:chpasswd|passwd|smbpasswd)(?![\w-])"
+                     r"|su[ \t][^\n|;&]{0,100}?(?<![\w-])-c(?![\w-])")  # (`| sudo su` reads commands)
 _STDIN_SECRET = (
     r"((?<![\w-])(?:echo|printf)(?:[ \t]+-[a-zA-Z]{1,3}){0,2}(?:[ \t]+(?:'%[^'\n]{0,20}'|\"%[^\"\n]{0,20}\"))?[ \t]+)"
     + _QUOTED_OR_WORD
@@ -680,10 +676,31 @@ _RCLONE_SECRET = (
     r"(?:secret_access_key|pass|password|password2|token|client_secret|key|account_key|sas_url|bearer_token)"
     r"(?:[ \t]+|=))" + _QUOTED_OR_WORD
 )
+_NMCLI_PASSWORD = (
+    r"((?<![\w-])nmcli(?![\w-])[^\n|;&]{0,400}?[ \t](?:password|wifi-sec\.psk|802-11-wireless-security\.psk)[ \t]+)"
+    + _QUOTED_OR_WORD
+)
+_WPA_PASSPHRASE = (
+    r"((?<![\w-])wpa_passphrase[ \t]+(?:\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s;&|]{1,200})[ \t]+)" + _QUOTED_OR_WORD
+)
+_NEO4J_PASSWORD = (
+    r"((?<![\w-])neo4j(?:-admin)?(?![\w-])[^\n|;&]{0,200}?[ \t]set-initial-password[ \t]+)" + _QUOTED_OR_WORD
+)
+# Bitwarden's `bw unlock PW` and `bw login EMAIL PW`.
+_BW_PASSWORD = r"((?<![\w-])bw[ \t]+(?:unlock|login[ \t]+[^\s\"';&|-][^\s;&|]{0,200})[ \t]+)" + _QUOTED_OR_WORD
+# `redis-cli … AUTH [user] PW`: the last word of the command.
+_REDIS_AUTH = (
+    r"((?<![\w-])(?:redis-cli|keydb-cli|valkey-cli)(?![\w-])[^\n|;&]{0,400}?[ \t](?i:auth)"
+    r"(?:[ \t]+[^\s;&|\"'-][^\s;&|]{0,200}(?=[ \t]+[^\s;&|]))?[ \t]+)" + _QUOTED_OR_WORD
+)
 _EXPECT_SEND = (
     r"((?i:assword|passphrase)[^\n]{0,80}?(?<![\w-])send[ \t]+(?:--[ \t]+)?)"
     r"(\"[^\"\n]{1,1024}\"|\{[^}\n]{1,1024}\}|[^\s\"'{][^\s;}]{0,1023})"
 )
+
+
+def _not_an_option(value: str) -> bool:
+    return not value.startswith("-")  # `security find-generic-password -w -s svc`: -w asks for it
 
 
 def _not_a_redirect(value: str) -> bool:
@@ -716,6 +733,11 @@ _POSITIONAL_RULES = (
     (lambda text, low: "rclone" in low, _RCLONE_SECRET, "secret-flag", True, None),
     (lambda text, low: "send" in low and ("assword" in low or "passphrase" in low), _EXPECT_SEND, "password-flag",
      True, None),
+    (lambda text, low: "nmcli" in low, _NMCLI_PASSWORD, "password-flag", True, None),
+    (lambda text, low: "wpa_passphrase" in low, _WPA_PASSPHRASE, "password-flag", True, None),
+    (lambda text, low: "set-initial-password" in low, _NEO4J_PASSWORD, "password-flag", True, None),
+    (lambda text, low: "bw " in low, _BW_PASSWORD, "password-flag", True, _not_an_option),
+    (lambda text, low: "auth" in low and "-cli" in low, _REDIS_AUTH, "password-flag", True, None),
 )
 
 
@@ -745,13 +767,21 @@ def _may_set_secrets(low: str) -> bool:
 
 def _redact_secret_settings(text: str) -> str:
     """The values of a secrets command's settings, up to the end of its shell segment."""
+    return _in_segments(text, _compiled(_SECRETS_COMMAND), _compiled(_SECRET_SETTING), "secret-assignment")
+
+
+def _in_segments(text: str, command: rx.Pattern[str], value: rx.Pattern[str], kind: str, accept=None) -> str:
+    """`value`'s values replaced (quotes kept) from each match of `command` to the end of its
+    shell segment (a newline, `|`, `;` or `&`). A segment is read once, however many times the
+    command's name stands in it."""
     out, pos = [], 0
-    for m in _compiled(_SECRETS_COMMAND).finditer(text):
+    for m in command.finditer(text):
         if m.start() < pos:
             continue
-        end = m.end() + next((i for i, c in enumerate(text[m.end():]) if c in "\n|;&"), len(text) - m.end())
+        stop = _compiled(r"[\n|;&]").search(text, m.end())
+        end = stop.start() if stop else len(text)
         out.append(text[pos:m.end()])
-        out.append(_replace_values(text[m.end():end], _compiled(_SECRET_SETTING), "secret-assignment", True))
+        out.append(_replace_values(text[m.end():end], value, kind, True, accept=accept))
         pos = end
     return "".join(out) + text[pos:] if out else text
 
@@ -773,11 +803,23 @@ def _redact_flags(text: str, low: str) -> str:
         if "sshpass" in low or " login" in low:
             text = _replace_values(text, _compiled(_SPACED_P_PASSWORD), "password-flag", True)
     if any(p in low for p in _PROGRAM_TRIGGERS):
-        text = _replace_values(text, _compiled(_program_flag_pattern()), "password-flag", True)
+        text = _redact_program_flags(text, low)
     if "curl" in low and ("-u" in text or "--user" in text):
         text = _replace_values(text, _compiled(_CURL_USER), "password-flag")
     if "machine" in low and "password" in low:
         text = _replace_values(text, _compiled(_NETRC), "password-flag")
+    return text
+
+
+def _redact_program_flags(text: str, low: str) -> str:
+    """Every password flag of a _PROGRAM_FLAGS program in that program's shell segment, each of
+    them (`keytool -srcstorepass a -deststorepass b`: one pattern from the program to its flag
+    found only the first)."""
+    for programs, flag, glue in _PROGRAM_FLAGS:
+        if any(p in low for p in programs):
+            names = "|".join(rx.escape(p) for p in programs)
+            text = _in_segments(text, _compiled(f"(?<![\\w-])(?:{names})(?![\\w-])"),
+                                _compiled(f"([ \\t]{flag}{glue})" + _QUOTED_OR_WORD), "password-flag", _not_an_option)
     return text
 
 
@@ -1235,8 +1277,8 @@ _AWS_SECRET_LOW = (r"(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?
 # `tokentoken…` took 216 s).
 _ASSIGNED = r"[A-Za-z0-9_.-]{0,240}+[\"']?[ \t]*[:=]"
 _HEADER_END = r"[\"']?[ \t]*:"  # every name of _KEY_HEADER ends with `key` or `token`
-# Every flag of _PROGRAM_FLAGS after the blank before it: -a, --pass, -P, -p, -w, -…pass, -U.
-_PROGRAM_FLAG = r"[ \t]-(?:[aPpwUNk]|-pass|(?:src|dest)?(?:store|key)pass)"
+# Every flag of _PROGRAM_FLAGS after the blank before it: -a, --pass, -P, -p, -pw, -w, -…pass, -U, -u.
+_PROGRAM_FLAG = r"[ \t]-(?:[aPpwUNku]|-pass|(?:src|dest)?(?:store|key)pass)"
 # `_PROSE_SECRET` read in lower case: its label (`api key` ends with `key`), `is` or `was`, and
 # the first four characters of a value.
 _PROSE_LOW = r"(?:pass(?:word|phrase|wd)?|secret|token|key)[ \t]+(?:is|was)[ \t]*[:=]?[ \t]*[\"'`]?[^\s\"'`,;]{4}"
@@ -1276,8 +1318,8 @@ def _may_hold_flag(text: str, low: str) -> bool:
     if "-p" in text and ("sshpass" in low or " login" in low) and _compiled(_SPACED_P_PASSWORD).search(text):
         return True
     if _compiled(_PROGRAM_FLAG).search(text) and any(p in low for p in _PROGRAM_TRIGGERS) \
-            and _compiled(_program_flag_pattern()).search(text):
-        return True
+            and _redact_program_flags(text, low) != text:
+        return True  # (their own work, read once a segment: a pattern with the gap unbounded is quadratic)
     return "curl" in low and ("-u" in text or "--user" in text)
 
 
