@@ -196,6 +196,12 @@ def test_command_lines_without_secrets(text):
     ("neo4j-admin dbms set-initial-password S3cret", "neo4j-admin dbms set-initial-password [REDACTED:password-flag]"),
     ("bw unlock S3cret --raw", "bw unlock [REDACTED:password-flag] --raw"),
     ("redis-cli -h cache AUTH bob S3cret", "redis-cli -h cache AUTH bob [REDACTED:password-flag]"),
+    ("(echo S3cret; echo S3cret) | smbpasswd -s -a bob",
+     "(echo [REDACTED:password-flag]; echo [REDACTED:password-flag]) | smbpasswd -s -a bob"),
+    ("ftp -n host <<EOF\nuser bob S3cret\nput f\nEOF",
+     "ftp -n host <<EOF\nuser bob [REDACTED:password-flag]\nput f\nEOF"),
+    ("lftp h <<EOF\nquote USER bob\nquote PASS S3cret\nEOF",
+     "lftp h <<EOF\nquote USER bob\nquote PASS [REDACTED:password-flag]\nEOF"),
 ])
 def test_secrets_known_by_their_place(text, expected):
     from learn_cli.text.redact import may_hold_secret, unmask
@@ -219,7 +225,8 @@ def test_secrets_known_by_their_place(text, expected):
     "echo 'Password: changed' && send_mail.sh", 'x = {"password:": 1}',
     'echo "whoami" | sudo su', "echo 'apt update' | su -", "security find-generic-password -w -s svc",
     "keytool -list -storepass $STORE_PW -keystore k.jks", "bw unlock --passwordenv BW_PW", "redis-cli -h h auth",
-    "cat /etc/passwd | grep bob", "nmcli con show",
+    "cat /etc/passwd | grep bob", "nmcli con show", "(echo hi; echo there) | cat", "sftp user@host",
+    "ftp: connect: user bob is not allowed",
 ])
 def test_arguments_in_those_places_that_are_no_secret(text):
     assert redact(text) == text

@@ -624,12 +624,24 @@ _CONFIG_SET = (
 _READS_A_PASSWORD = (r"sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])"
                      r"|(?:sudo(?:[ \t]+-[\w-]{1,20}){0,4}[ \t]+)?(?:chpasswd|passwd|smbpasswd)(?![\w-])"
                      r"|su[ \t][^\n|;&]{0,100}?(?<![\w-])-c(?![\w-])")  # (`| sudo su` reads commands)
+# What `echo` or `printf` gives: a word ends at the `)` of a subshell (`(…; echo pw) | …`).
+_ECHOED = r"(\"[^\"\n]{0,1024}\"|'[^'\n]{0,1024}'|[^\s\"')][^\s\"';&|)]{0,1023})"
 _STDIN_SECRET = (
     r"((?<![\w-])(?:echo|printf)(?:[ \t]+-[a-zA-Z]{1,3}){0,2}(?:[ \t]+(?:'%[^'\n]{0,20}'|\"%[^\"\n]{0,20}\"))?[ \t]+)"
-    + _QUOTED_OR_WORD
-    + r"(?=[ \t]*\|[ \t]*(?:" + _READS_A_PASSWORD + r"|[^\n|;&]{0,300}?--password-stdin(?![\w-])"
+    + _ECHOED
+    + r"(?=[ \t]*\)?[ \t]*\|[ \t]*(?:" + _READS_A_PASSWORD + r"|[^\n|;&]{0,300}?--password-stdin(?![\w-])"
     r"|gh[ \t]+auth[ \t]+login[^\n|;&]{0,200}?--with-token(?![\w-])"
     r"|[^\n|;&]{0,200}?(?<![\w-])(?:secrets?[ \t:]+(?:create|set|put|add)|env[ \t]+add)(?![\w-])))"
+)
+# The first of two answers a subshell pipes into such a program (`(echo pw; echo pw) |
+# smbpasswd -s -a bob`: the new password and its confirmation); the second is _STDIN_SECRET's.
+_SUBSHELL_SECRET = (
+    r"((?<![\w-])\([ \t]*(?:echo|printf)(?:[ \t]+-[a-zA-Z]{1,3}){0,2}[ \t]+)" + _ECHOED
+    + r"(?=[ \t]*;[ \t]*(?:echo|printf)[ \t][^\n()|;&]{1,1100}\)[ \t]*\|[ \t]*(?:" + _READS_A_PASSWORD + r"))"
+)
+# An ftp script's login (`ftp -n host <<EOF` then `user bob pw`, or `quote PASS pw`).
+_FTP_LOGIN = (
+    r"((?:^|\n)[ \t]*(?:(?i:user)[ \t]+[^\s\"';&|]{1,200}|(?:(?i:quote)[ \t]+)?(?i:pass))[ \t]+)" + _QUOTED_OR_WORD
 )
 # The same programs given the password as a here-string: `sudo -S apt update <<< 'pw'`.
 _HERESTRING_SECRET = (
@@ -725,6 +737,9 @@ _POSITIONAL_RULES = (
     (lambda text, low: "config" in low, _CONFIG_SET, "secret-assignment", True, None),
     (lambda text, low: "|" in text and ("echo" in low or "printf" in low), _STDIN_SECRET, "password-flag", True,
      _not_a_format),
+    (lambda text, low: "(" in text and ("echo" in low or "printf" in low), _SUBSHELL_SECRET, "password-flag", True,
+     _not_a_format),
+    (lambda text, low: "ftp" in low and ("user" in low or "pass" in low), _FTP_LOGIN, "password-flag", True, None),
     (lambda text, low: "mc " in low and (" alias" in low or " host" in low), _MC_ALIAS, "secret-flag", True, None),
     (lambda text, low: "passwd" in low and "openssl" in low, _OPENSSL_PASSWD, "password-flag", True,
      _not_a_redirect),
