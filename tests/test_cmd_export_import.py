@@ -331,6 +331,15 @@ def test_nothing_compatible_is_an_error_after_the_report(learn, tmp_path):
     assert proc.stderr == "learn: error: nothing imported: all 2 entries of bad.json were incompatible\n"
 
 
+def test_import_of_a_missing_file_says_so_and_creates_no_store(learn, tmp_path):
+    """A mistyped name had created the home ("created a new store at …") before failing."""
+    proc = learn("import", str(tmp_path / "typo.json"), check=1)
+    assert proc.stderr == f"learn: error: {tmp_path / 'typo.json'}: no such file\n"
+    assert not learn.home.exists()
+    proc = learn("import", str(tmp_path), check=1)
+    assert proc.stderr == f"learn: error: {tmp_path}: not a regular file\n" and not learn.home.exists()
+
+
 def test_import_without_file_is_a_usage_error(learn):
     proc = learn("import", check=2)
     assert "Traceback" not in proc.stderr and "FILE" in proc.stderr

@@ -21,12 +21,16 @@ def command(
 ) -> None:
     import orjson
 
-    from learn_cli.engine.exchange import ExchangeError, import_file
+    from learn_cli.engine.exchange import ExchangeError, check_export, import_file
     from learn_cli.render.exchange import import_report
     from learn_cli.render.progress import working
 
-    store = open_store(state(ctx))
     source = Path(file).expanduser()
+    try:
+        check_export(source)  # before the store: `learn import typo.json` creates no home
+    except ExchangeError as exc:
+        fail(str(exc))
+    store = open_store(state(ctx))
     try:
         with working(f"Importing {source.name}", not (quiet or as_json), lambda: _size(source)):
             report = import_file(store, source, dry_run=dry_run, loads=orjson.loads, trust=trust)

@@ -64,13 +64,13 @@ from .importer import import_file, safe_project_id
 from .merging import _Merger
 from .report import ImportReport, Incoming
 from .staging import _Staging
-from .stream import _JsonStream, check_format
+from .stream import _JsonStream, check_export, check_format
 from .trust import accept_import, distrust, is_untrusted_import
 from .workers import _Helpers, dirty_texts
 
 __all__ = [
     "FORMAT", "MAX_IMPORT_BYTES", "NEAR_DUPLICATE", "VERSION", "ExchangeError", "ExportResult",
     "ImportReport", "Incoming", "_Helpers", "_JsonStream", "_Merger", "_Staging", "accept_import",
-    "check_format", "dirty_texts", "distrust", "import_file",
+    "check_export", "check_format", "dirty_texts", "distrust", "import_file",
     "is_untrusted_import", "redact_record", "safe_project_id", "write_export",
 ]

@@ -206,6 +206,12 @@ def check_format(doc, name: str) -> str:
     return version
 
 
+def check_export(path: Path) -> None:
+    """ExchangeError unless `path` is an export file this store could read (missing, not a
+    file, too big): asked before the store is opened, so that a mistyped name creates nothing."""
+    _open_export(path).close()
+
+
 def _open_export(path: Path):
     """The export file opened for reading, or ExchangeError (missing, not a file, too big)."""
     name = Path(path).name
