@@ -162,6 +162,7 @@ def test_resolve_drop_json(learn, seeded):
      "learn: error: say which: `learn resolve ID --keep` or `learn resolve ID --drop`\n"),
 ])
 def test_resolve_errors_are_one_line(learn, args, code, message):
+    learn("add", "a note so that the store exists", check=0)
     proc = learn("resolve", *args, check=code)
     assert proc.stderr.endswith(message) and "Traceback" not in proc.stderr
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from learn_cli.store.api import Store
 from learn_cli.store.project import identify
 from learn_cli.store.record import make_record
@@ -67,6 +69,15 @@ def test_show_unknown_and_ambiguous_ids(learn):
     add(learn, "second thing learned")
     proc = learn("show", "learn-", check=1)
     assert proc.stderr.startswith("learn: error: id 'learn-' is ambiguous: ") and proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("args", [("forget", "learn-x"), ("restore", "learn-x"), ("resolve", "learn-x", "--keep")])
+def test_an_id_with_no_store_says_so_and_creates_none(learn, args):
+    """An id names a learning: with no store there is none, and none is made (forget, restore and
+    resolve had announced "created a new store at …" and then found nothing)."""
+    proc = learn(*args, check=1)
+    assert proc.stderr == f"learn: error: no store at {learn.home} (check SELF_LEARNING_HOME; nothing was created)\n"
+    assert not learn.home.exists()
 
 
 def test_show_keeps_unknown_fields_and_escapes_control_characters(learn):
@@ -154,6 +165,7 @@ def test_restore_merges_into_the_same_learning_captured_again(learn):
 
 
 def test_forget_and_restore_unknown_ids(learn):
+    learn("add", "a note so that the store exists", check=0)
     for cmd in ("forget", "restore"):
         proc = learn(cmd, "learn-missing", check=1)
         assert (

@@ -18,7 +18,7 @@ def command(
     from learn_cli.render.learning import headline
     from learn_cli.render.moves import moved
 
-    store = open_store(state(ctx))
+    store = open_store(state(ctx), create=False)  # an id names a learning: none without a store
     path, rec, scope = find(store, rid)
     if hard:
         for rel, _scope, _pid, _rec in store.index.by_id(rec["id"]):

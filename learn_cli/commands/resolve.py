@@ -22,7 +22,7 @@ def command(
 
     if keep == drop:
         fail("say which: `learn resolve ID --keep` or `learn resolve ID --drop`", EXIT_USAGE)
-    store = open_store(state(ctx))
+    store = open_store(state(ctx), create=False)  # an id names a learning: none without a store
     if _accepted_import(store, rid, keep, as_json):
         return
     try:

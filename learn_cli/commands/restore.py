@@ -19,7 +19,7 @@ def command(
     from learn_cli.render.learning import headline
     from learn_cli.render.moves import moved
 
-    store = open_store(state(ctx))
+    store = open_store(state(ctx), create=False)  # an id names a learning: none without a store
     path, rec, scope = find(store, rid)
     if scope not in ("archive", "global-archive"):
         fail(f"{rec['id']} is not archived (it is {rec.get('status') or 'active'} in {path.relative_to(store.home)})")
