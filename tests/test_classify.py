@@ -342,3 +342,19 @@ def test_import_is_stdlib_only_and_cheap():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
     assert out[1].strip() == "[]"
     assert float(out[0]) < 0.05
+
+
+@pytest.mark.parametrize("error, lines", [
+    ("\n> app@0.0.0 lint\n> eslint src --ext js,jsx\n\nsh: eslint: command not found",
+     ["> app@0.0.0 lint", "> eslint src --ext js,jsx"]),
+    ("> web@1.0.0 build /srv/web\n> tsc -p .\n\nsrc/a.ts(1,1): error TS2304",
+     ["> web@1.0.0 build /srv/web", "> tsc -p ."]),
+    ("yarn run v1.22.19\n$ tsc --noEmit\nerror Command failed with exit code 2.", ["$ tsc --noEmit"]),
+    ("> app@0.0.0 lint\n\nsh: eslint: command not found", []),  # the header alone says no line
+    ("Error: x > y is false", []),
+    ("", []),
+])
+def test_script_echo_finds_the_line_a_package_manager_ran(error, lines):
+    from learn_cli.text.failure import script_echo
+
+    assert script_echo(error) == lines

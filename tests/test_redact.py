@@ -202,6 +202,11 @@ def test_command_lines_without_secrets(text):
      "ftp -n host <<EOF\nuser bob [REDACTED:password-flag]\nput f\nEOF"),
     ("lftp h <<EOF\nquote USER bob\nquote PASS S3cret\nEOF",
      "lftp h <<EOF\nquote USER bob\nquote PASS [REDACTED:password-flag]\nEOF"),
+    # code that logs in with two string literals (`auth=(` had been masked as a value: `(`)
+    ('requests.get(url, auth=("bob", "S3cret"))', 'requests.get(url, auth=("bob", "[REDACTED:password-flag]"))'),
+    ('smtp.login("bob@x.com", "S3cret")', 'smtp.login("bob@x.com", "[REDACTED:password-flag]")'),
+    ("HTTPBasicAuth('bob', 'S3cret')", "HTTPBasicAuth('bob', '[REDACTED:password-flag]')"),
+    ("network={ ssid=Home psk=S3cretWifi }", "network={ ssid=Home psk=[REDACTED:secret-assignment] }"),
 ])
 def test_secrets_known_by_their_place(text, expected):
     from learn_cli.text.redact import may_hold_secret, unmask
@@ -226,7 +231,8 @@ def test_secrets_known_by_their_place(text, expected):
     'echo "whoami" | sudo su', "echo 'apt update' | su -", "security find-generic-password -w -s svc",
     "keytool -list -storepass $STORE_PW -keystore k.jks", "bw unlock --passwordenv BW_PW", "redis-cli -h h auth",
     "cat /etc/passwd | grep bob", "nmcli con show", "(echo hi; echo there) | cat", "sftp user@host",
-    "ftp: connect: user bob is not allowed",
+    "ftp: connect: user bob is not allowed", "auth=(user, pw)", 'oauth("client", "scope")',
+    'credentials("aws", "default")', 'login("user", "")', "PASSWORDS=(a b)",
 ])
 def test_arguments_in_those_places_that_are_no_secret(text):
     assert redact(text) == text

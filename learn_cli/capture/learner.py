@@ -125,7 +125,8 @@ def _describe_failure(entry: dict, error: str, exit_code) -> None:
     text = meaningful_lines(error, max_chars=MAX_ERROR) or " ".join(error.split())[:MAX_ERROR]
     # the advice too, after the lines that state the error, the warnings that came with it, and
     # the line of the package.json script that failed
-    for line in suggested_commands(error) + warning_lines(error) + script_echo(error):
+    script = script_echo(error) if _script_echoed(entry.get("cmd") or "", error) else []
+    for line in suggested_commands(error) + warning_lines(error) + script:
         if line not in text and len(text) + len(line) < MAX_ERROR:
             text += "\n" + line
     entry["err"] = text

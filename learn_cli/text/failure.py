@@ -393,11 +393,10 @@ def script_echo(error_text: str | None) -> list[str]:
     if not error_text or ("> " not in error_text and "$ " not in error_text):
         return []
     lines = [line.strip() for line in strip_ansi(error_text).split("\n")]
-    for i, line in enumerate(lines):
+    for line, following in zip(lines, [*lines[1:], ""], strict=True):
         words = line.split()
-        if len(words) >= 3 and words[0] == ">" and "@" in words[1] and lines[i + 1:i + 2] != [""]:
-            following = lines[i + 1] if i + 1 < len(lines) else ""
-            return [line, following] if following.startswith("> ") and len(following) <= 300 else []
+        if len(words) >= 3 and words[0] == ">" and "@" in words[1] and following.startswith("> "):
+            return [line, following] if len(following) <= 300 else []
         if line.startswith("$ ") and len(line) <= 300:
             return [line]
     return []

@@ -643,6 +643,14 @@ _SUBSHELL_SECRET = (
 _FTP_LOGIN = (
     r"((?:^|\n)[ \t]*(?:(?i:user)[ \t]+[^\s\"';&|]{1,200}|(?:(?i:quote)[ \t]+)?(?i:pass))[ \t]+)" + _QUOTED_OR_WORD
 )
+# Code that logs in with a user and a password given as two string literals: `smtp.login("bob",
+# "pw")`, `auth=("bob", "pw")`, `HTTPBasicAuth("bob", "pw")`, `client.authenticate('u', 'pw')`.
+_CODE_LOGIN = (
+    r"((?<![\w])(?i:login|auth|authenticate|httpbasicauth|httpdigestauth|basicauth|basic_auth)"
+    r"[ \t]*(?:=[ \t]*)?\([ \t]*"
+    r"(?:\"[^\"\n]{0,200}\"|'[^'\n]{0,200}')[ \t]*,[ \t]*)"
+    r"(\"[^\"\n]{1,1024}\"|'[^'\n]{1,1024}')"
+)
 # The same programs given the password as a here-string: `sudo -S apt update <<< 'pw'`.
 _HERESTRING_SECRET = (
     r"((?<![\w-])(?:" + _READS_A_PASSWORD
@@ -740,6 +748,8 @@ _POSITIONAL_RULES = (
     (lambda text, low: "(" in text and ("echo" in low or "printf" in low), _SUBSHELL_SECRET, "password-flag", True,
      _not_a_format),
     (lambda text, low: "ftp" in low and ("user" in low or "pass" in low), _FTP_LOGIN, "password-flag", True, None),
+    (lambda text, low: "(" in text and ("login" in low or "auth" in low), _CODE_LOGIN,
+     "password-flag", True, None),
     (lambda text, low: "mc " in low and (" alias" in low or " host" in low), _MC_ALIAS, "secret-flag", True, None),
     (lambda text, low: "passwd" in low and "openssl" in low, _OPENSSL_PASSWD, "password-flag", True,
      _not_a_redirect),
@@ -875,12 +885,12 @@ def _quoted_mark(value: str, kind: str) -> str:
 # Assignments: NAME=value, NAME: value, "name": "value", name = 'value', name => "value".
 # Found from the keyword outwards: str.find for each keyword, expand to the whole name, then one
 # anchored match; a pattern that searched for names itself would run at every position.
-_NAME_KEYWORDS = ("secret", "token", "pass", "pwd", "auth", "cred", "key", "signature")
+_NAME_KEYWORDS = ("secret", "token", "pass", "pwd", "auth", "cred", "key", "signature", "psk")
 _NAME_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _ASSIGNMENT_AT = (
     r"(?P<name>[A-Za-z0-9_.-]{1,240})(?P<q>[\"']?)(?P<sep>[ \t]*(?:=>|:=|:|=)[ \t]*)"
     r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.){0,1024}+)\"|'(?P<sq>[^'\n]{0,1024}+)'"
-    r"|(?P<bare>[^\s\"'`;&|]{1,1024}+)(?=(?P<tail>[^\n]{0,64}+)))"
+    r"|(?P<bare>[^\s\"'`;&|(][^\s\"'`;&|]{0,1023}+)(?=(?P<tail>[^\n]{0,64}+)))"
 )
 _NAME_PARTS = r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])"
 _NAME_META_SUFFIXES = frozenset(
@@ -915,7 +925,7 @@ def _secret_name_kind(name: str) -> str | None:
     while len(parts) > 1 and (parts[-1].isdigit() or parts[-1] in _VALUE_SUFFIXES):
         parts.pop()
     last = parts[-1]
-    if "PASSWORD" in last or "PASSWD" in last or last in ("PASS", "PASSPHRASE") \
+    if "PASSWORD" in last or "PASSWD" in last or last in ("PASS", "PASSPHRASE", "PSK") \
             or last.endswith("PWD"):
         return "password"
     if "SECRET" in last or last.endswith(("TOKEN", "AUTH")) or last.startswith("CREDENTIAL") \
@@ -950,6 +960,9 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
     stripped = value.rstrip(",;)}]")
     if not stripped or _is_placeholder(stripped) or _looks_pathy(name, stripped):
         return None
+    if not any(c.isalnum() for c in stripped):
+        return None  # `key=)`, `auth=[…`: punctuation, no value (`auth=("bob", "pw")`: no bare value
+        # starts with `(`, an expression's start; _CODE_LOGIN reads that one)
     if stripped.isdigit() and len(stripped) <= 10 and kind != "password":
         return None  # max_tokens: 4096, token_count=12
     if kind == "key" and not _token_like(stripped):
