@@ -207,6 +207,28 @@ def test_command_lines_without_secrets(text):
     ('smtp.login("bob@x.com", "S3cret")', 'smtp.login("bob@x.com", "[REDACTED:password-flag]")'),
     ("HTTPBasicAuth('bob', 'S3cret')", "HTTPBasicAuth('bob', '[REDACTED:password-flag]')"),
     ("network={ ssid=Home psk=S3cretWifi }", "network={ ssid=Home psk=[REDACTED:secret-assignment] }"),
+    # tokens and passwords of package registries, clouds and secret stores
+    ("cargo login cio_T0ken", "cargo login [REDACTED:secret-flag]"),
+    ("ngrok authtoken 2abcT0ken", "ngrok authtoken [REDACTED:secret-flag]"),
+    ("tailscale up --authkey tskey-abc", "tailscale up --authkey [REDACTED:secret-flag]"),
+    ("doctl auth init -t dop_v1_abc", "doctl auth init -t [REDACTED:password-flag]"),
+    ("dotnet nuget push p.nupkg -k oy2abc -s https://api.nuget.org/v3/index.json",
+     "dotnet nuget push p.nupkg -k [REDACTED:password-flag] -s https://api.nuget.org/v3/index.json"),
+    ("poetry config http-basic.corp bob S3cret", "poetry config http-basic.corp bob [REDACTED:password-flag]"),
+    ("mc admin user add local bob S3cret", "mc admin user add local bob [REDACTED:password-flag]"),
+    ("consul kv put db/password S3cret", "consul kv put db/password [REDACTED:secret-assignment]"),
+    ("netlify env:set API_KEY S3cret", "netlify env:set API_KEY [REDACTED:secret-assignment]"),
+    ("heroku config:set STRIPE=sk_1 -a app", "heroku config:set STRIPE=[REDACTED:secret-assignment] -a app"),
+    ("aws secretsmanager create-secret --name db --secret-string S3cret",
+     "aws secretsmanager create-secret --name db --secret-string [REDACTED:secret-flag]"),
+    ("aws ssm put-parameter --name /db/pw --value S3cret --type SecureString",
+     "aws ssm put-parameter --name /db/pw --value [REDACTED:secret-assignment] --type SecureString"),
+    ("vercel env add DB_URL production <<< 'postgres-S3cret'",
+     "vercel env add DB_URL production <<< '[REDACTED:password-flag]'"),
+    ("sqlplus system/S3cret@localhost:1521/XE", "sqlplus system/[REDACTED:password-flag]@localhost:1521/XE"),
+    ("etcdctl --user root:S3cret get /x", "etcdctl --user root:[REDACTED:password-flag] get /x"),
+    ("npm config set _auth Ym9iOnB3", "npm config set _auth [REDACTED:secret-assignment]"),
+    ("gh secret set X -b'S3cret'", "gh secret set X -b'[REDACTED:secret-assignment]'"),
 ])
 def test_secrets_known_by_their_place(text, expected):
     from learn_cli.text.redact import may_hold_secret, unmask
@@ -233,6 +255,9 @@ def test_secrets_known_by_their_place(text, expected):
     "cat /etc/passwd | grep bob", "nmcli con show", "(echo hi; echo there) | cat", "sftp user@host",
     "ftp: connect: user bob is not allowed", "auth=(user, pw)", 'oauth("client", "scope")',
     'credentials("aws", "default")', 'login("user", "")', "PASSWORDS=(a b)",
+    "netlify env:set NODE_ENV production", "sqlplus /nolog", "sqlplus / as sysdba", "cargo login",
+    "cargo login --registry corp", "poetry config http-basic.repo bob", "consul kv get db/password",
+    "dotnet run -p src/App.csproj", "tailscale up --authkey=$TS_KEY", "git log --format=%an/%ae",
 ])
 def test_arguments_in_those_places_that_are_no_secret(text):
     assert redact(text) == text

@@ -560,7 +560,8 @@ _SECRET_FLAG = (
     r"(--?(?!(?:no|ask|prompt|skip|use|show|print|with|require|reset|change|forgot|save|"
     r"store|remember)-)(?:[a-z0-9]+[-_]){0,3}"
     r"(password|passwd|pass|passphrase|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key|"
-    r"private[-_]?key|credentials?|auth|requirepass|masterauth)(?:=|[ \t]+))" + _QUOTED_OR_WORD
+    r"private[-_]?key|credentials?|auth|auth[-_]?key|auth[-_]?token|secret[-_]?string|requirepass|masterauth)"
+    r"(?:=|[ \t]+))" + _QUOTED_OR_WORD
 )
 # Every flag the pattern accepts contains "-<word>", or "--" and "_<word>" (`--db_password`).
 _FLAG_WORDS = ("pass", "token", "secret", "api", "access", "private", "credential", "auth", "requirepass",
@@ -595,6 +596,10 @@ _PROGRAM_FLAGS = (
     (("cqlsh", "twine", "rabbitmqadmin", "useradd", "usermod"), r"-p", _SPACED),
     (("security",), r"-w", _SPACED),  # macOS `security add-generic-password … -w pw`
     (("lftp",), r"-u[ \t]+[^\s,]+,", _ATTACHED),  # `lftp -u bob,pw host`
+    (("expo", "influx", "beeline", "dotnet nuget", "nuget"), r"-p", _SPACED),  # (`dotnet run -p` is a project)
+    (("dotnet nuget", "nuget"), r"-k", _SPACED),  # the API key of `nuget push -k`
+    (("doctl",), r"-t", _SPACED),  # `doctl auth init -t <token>`
+    (("etcdctl",), r"--user(?:[ \t]+|=)[^\s:]+:", _ATTACHED),  # `--user root:pw`
 )
 
 
@@ -618,7 +623,8 @@ _VAULT_LOGIN = (
 )
 _CONFIG_SET = (
     r"((?<![\w-])config(?:ure)?[ \t]+(?:set[ \t]+)?(?:--?[\w-]{1,40}[ \t]+){0,4}"
-    r"[\w./:@-]{0,200}(?i:secret|token|password|passwd|access_key|api_?key)[\w./:@-]{0,200}[ \t]+)" + _QUOTED_OR_WORD
+    r"[\w./:@-]{0,200}(?i:secret|token|password|passwd|access_key|api_?key|_auth)[\w./:@-]{0,200}[ \t]+)"
+    + _QUOTED_OR_WORD
 )
 # Programs that read a password from stdin, by their own name.
 _READS_A_PASSWORD = (r"sudo(?:[ \t]+-[\w-]{1,20}){0,6}?[ \t]+-[a-zA-Z]{0,6}S(?![\w-])"
@@ -654,7 +660,9 @@ _CODE_LOGIN = (
 # The same programs given the password as a here-string: `sudo -S apt update <<< 'pw'`.
 _HERESTRING_SECRET = (
     r"((?<![\w-])(?:" + _READS_A_PASSWORD
-    + r"|(?:docker|podman|helm|oras)[ \t][^\n|;&<]{0,200}?--password-stdin(?![\w-]))"
+    + r"|(?:docker|podman|helm|oras)[ \t][^\n|;&<]{0,200}?--password-stdin(?![\w-])"
+    r"|secrets?(?:[ \t]+versions)?[ \t:]+(?:create|set|put|add)(?![\w-])|env[ \t]+add(?![\w-])"
+    r"|pass[ \t]+insert(?![\w-]))"
     r"[^\n|;&<]{0,300}?<<<[ \t]*)" + _QUOTED_OR_WORD
 )
 # `rabbitmqctl add_user bob PW`, `rabbitmqctl change_password bob PW`.
@@ -713,6 +721,29 @@ _REDIS_AUTH = (
     r"((?<![\w-])(?:redis-cli|keydb-cli|valkey-cli)(?![\w-])[^\n|;&]{0,400}?[ \t](?i:auth)"
     r"(?:[ \t]+[^\s;&|\"'-][^\s;&|]{0,200}(?=[ \t]+[^\s;&|]))?[ \t]+)" + _QUOTED_OR_WORD
 )
+# A token given to a login command as its argument: `cargo login T`, `snyk auth T`, `ngrok
+# authtoken T`, `nuget setapikey K`.
+_LOGIN_TOKEN = (
+    r"((?<![\w-])(?:cargo[ \t]+login|snyk[ \t]+auth|ngrok[ \t]+authtoken|nuget[ \t]+setapikey)[ \t]+)" + _QUOTED_OR_WORD
+)
+# `poetry config http-basic.REPO USER PW`; MinIO's `mc admin user add ALIAS USER PW`.
+_USER_THEN_PASSWORD = (
+    r"((?<![\w-])(?:poetry[ \t]+config[ \t]+http-basic\.[^\s;&|]{1,200}|mc[ \t]+admin[ \t]+user[ \t]+add[ \t]+"
+    r"[^\s\"'-][^\s;&|]{0,200})[ \t]+[^\s\"'-][^\s;&|]{0,200}[ \t]+)" + _QUOTED_OR_WORD
+)
+# A key-value store's value under a key named for a secret: `consul kv put db/password x`,
+# `etcdctl put /app/api_key x`; `netlify env:set API_KEY x`.
+_KV_SECRET = (
+    r"((?<![\w-])(?:kv[ \t]+put|etcdctl(?:[ \t]+--?[\w-]{1,40}(?:=[^\s;&|]{0,200})?){0,6}[ \t]+put|env:set)[ \t]+"
+    r"[\w./:@-]{0,200}(?i:secret|token|password|passwd|pwd|api_?key|access_?key|_key)[\w./:@-]{0,200}[ \t]+)"
+    + _QUOTED_OR_WORD
+)
+# Oracle's `user/password@db` (`sqlplus system/pw@XE`, `rman target sys/pw@db`).
+_ORACLE_TOOLS = ("sqlplus", "rman", "exp", "imp", "sqlldr")  # (substrings: `expdp`, `impdp` too)
+_ORACLE_LOGIN = (
+    r"((?<![\w-])(?:sqlplus|rman|expdp|impdp|exp|imp|sqlldr)(?:[ \t]+-[\w]{1,20}){0,4}[ \t]+"
+    r"(?:(?i:target|auxiliary|catalog)[ \t]+)?(?:userid=)?[\w$#]{1,128}/)([^\s@/\"']{1,200})"
+)
 _EXPECT_SEND = (
     r"((?i:assword|passphrase)[^\n]{0,80}?(?<![\w-])send[ \t]+(?:--[ \t]+)?)"
     r"(\"[^\"\n]{1,1024}\"|\{[^}\n]{1,1024}\}|[^\s\"'{][^\s;}]{0,1023})"
@@ -759,6 +790,13 @@ _POSITIONAL_RULES = (
     (lambda text, low: "send" in low and ("assword" in low or "passphrase" in low), _EXPECT_SEND, "password-flag",
      True, None),
     (lambda text, low: "nmcli" in low, _NMCLI_PASSWORD, "password-flag", True, None),
+    (lambda text, low: "login" in low or "auth" in low or "setapikey" in low, _LOGIN_TOKEN, "secret-flag", True,
+     _not_an_option),
+    (lambda text, low: "http-basic." in low or "mc admin" in low, _USER_THEN_PASSWORD, "password-flag", True, None),
+    (lambda text, low: "kv put" in low or "etcdctl" in low or "env:set" in low, _KV_SECRET, "secret-assignment", True,
+     None),
+    (lambda text, low: "/" in text and any(p in low for p in _ORACLE_TOOLS), _ORACLE_LOGIN, "password-flag", False,
+     None),
     (lambda text, low: "wpa_passphrase" in low, _WPA_PASSPHRASE, "password-flag", True, None),
     (lambda text, low: "set-initial-password" in low, _NEO4J_PASSWORD, "password-flag", True, None),
     (lambda text, low: "bw " in low, _BW_PASSWORD, "password-flag", True, _not_an_option),
@@ -779,15 +817,19 @@ def _redact_positional(text: str, low: str) -> str:
 # the name: `supabase secrets set STRIPE=…`, `gh secret set NAME --body …`, `fly secrets set …`,
 # `kubectl create secret generic db --from-literal=user=…`.
 _SECRETS_COMMAND = (
-    r"(?<![\w-])(?:secrets?[ \t:]+(?:set|put|create|add|import)|create[ \t]+secret[ \t]+generic)(?![\w-])"
+    r"(?<![\w-])(?:secrets?[ \t:]+(?:set|put|create|add|import)|create[ \t]+secret[ \t]+generic"
+    r"|(?:heroku|dokku)[ \t]+config:set|functions:config:set|variables(?:[ \t]+set|[ \t]+--set)"
+    r"|ssm[ \t]+put-parameter)(?![\w-])"
 )
 _SECRET_SETTING = (
-    r"((?:(?<=[\s=])[A-Za-z_][\w.-]{0,100}=|(?<![\w-])(?:--body|-b|--value|--data)(?:[ \t]+|=)))" + _QUOTED_OR_WORD
+    r"((?:(?<=[\s=])[A-Za-z_][\w.-]{0,100}=|(?<![\w-])(?:--body|-b|--value|--data)(?:[ \t]+|=)"
+    r"|(?<![\w-])-b(?=[\"'])))" + _QUOTED_OR_WORD
 )
 
 
 def _may_set_secrets(low: str) -> bool:
-    return "secret" in low and ("set" in low or "put" in low or "create" in low or "add" in low or "import" in low)
+    return ("secret" in low and ("set" in low or "put" in low or "create" in low or "add" in low or "import" in low)
+            or "config:set" in low or "variables" in low or "put-parameter" in low)
 
 
 def _redact_secret_settings(text: str) -> str:
@@ -1305,8 +1347,9 @@ _AWS_SECRET_LOW = (r"(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?
 # `tokentoken…` took 216 s).
 _ASSIGNED = r"[A-Za-z0-9_.-]{0,240}+[\"']?[ \t]*[:=]"
 _HEADER_END = r"[\"']?[ \t]*:"  # every name of _KEY_HEADER ends with `key` or `token`
-# Every flag of _PROGRAM_FLAGS after the blank before it: -a, --pass, -P, -p, -pw, -w, -…pass, -U, -u.
-_PROGRAM_FLAG = r"[ \t]-(?:[aPpwUNku]|-pass|(?:src|dest)?(?:store|key)pass)"
+# Every flag of _PROGRAM_FLAGS after the blank before it: -a, --pass, -P, -p, -pw, -w, -…pass, -U, -u, -k,
+# -t, --user.
+_PROGRAM_FLAG = r"[ \t]-(?:[aPpwUNkut]|-pass|-user|(?:src|dest)?(?:store|key)pass)"
 # `_PROSE_SECRET` read in lower case: its label (`api key` ends with `key`), `is` or `was`, and
 # the first four characters of a value.
 _PROSE_LOW = r"(?:pass(?:word|phrase|wd)?|secret|token|key)[ \t]+(?:is|was)[ \t]*[:=]?[ \t]*[\"'`]?[^\s\"'`,;]{4}"
