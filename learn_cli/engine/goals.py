@@ -185,9 +185,9 @@ def targets(tokens: Sequence[str]) -> frozenset[str]:
             found.add(tok.split("=", 1)[1])
     found.update(args)
     keys = set()
-    system = _ECOSYSTEM_OF.get(name) == "system"
+    install, system = goal(tokens) == INSTALL, _ECOSYSTEM_OF.get(name) == "system"
     for item in found:
-        if goal(tokens) == INSTALL:
+        if install:
             item = _package_name(item)
             if system:  # `python3-yaml` is the package `yaml` (`pyyaml` to pip)
                 item = next((item[len(prefix):] for prefix, _ in _SYSTEM_PACKAGE_PREFIXES if item.startswith(prefix)),

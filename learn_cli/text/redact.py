@@ -739,9 +739,9 @@ _KV_SECRET = (
     + _QUOTED_OR_WORD
 )
 # Oracle's `user/password@db` (`sqlplus system/pw@XE`, `rman target sys/pw@db`).
-_ORACLE_TOOLS = ("sqlplus", "rman", "exp", "imp", "sqlldr")  # (substrings: `expdp`, `impdp` too)
+_ORACLE_TOOLS = ("sqlplus", "rman", "expdp", "impdp", "exp", "imp", "sqlldr")
 _ORACLE_LOGIN = (
-    r"((?<![\w-])(?:sqlplus|rman|expdp|impdp|exp|imp|sqlldr)(?:[ \t]+-[\w]{1,20}){0,4}[ \t]+"
+    r"((?<![\w-])(?:" + "|".join(_ORACLE_TOOLS) + r")(?:[ \t]+-[\w]{1,20}){0,4}[ \t]+"
     r"(?:(?i:target|auxiliary|catalog)[ \t]+)?(?:userid=)?[\w$#]{1,128}/)([^\s@/\"']{1,200})"
 )
 _EXPECT_SEND = (
