@@ -232,3 +232,35 @@ def test_capture_growth_is_that_of_the_ratio_measured_beside_it():
     assert loaded["verdict"] == "met" and "1.00× from 1,000 to 300,000 (instructions: 1.04×)" in loaded["measured"]
     grown = row(data(30.0, 12.0))
     assert grown["verdict"] == "MISSED" and "1.25× from" in grown["measured"]
+
+
+def _corpus_file(tmp_path: Path) -> Path:
+    rows = [
+        {"id": "c-1", "label": "retry", "failed_command": "python app.py", "retry_command": "python3 app.py",
+         "error_output": "Error: Exit code 127\nzsh: command not found: python", "retry_outcome": "success"},
+        {"id": "c-2", "label": "unrelated", "failed_command": "npm test", "next_command": "git status",
+         "error_output": "Error: Exit code 1\n1 failing"},
+        {"id": "c-3", "label": "retry", "failed_command": "pytest -x", "retry_command": "git log -3",
+         "error_output": "Error: Exit code 1\nFAILED test_a.py::test_b"},
+    ]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_the_corpus_pairing_measure_counts_what_capture_pairs(tmp_path):
+    from bench.corpus import load, pairing
+
+    figures = pairing(load([str(_corpus_file(tmp_path))], "all"), verbose=False)
+    assert figures == {"retries": 2, "paired": 1, "recall": 0.5, "others": 1, "false_pairs": 0, "precision": 1.0}
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "tools" / "replay.py").is_file(), reason="needs ../shared")
+def test_the_corpus_recurrence_measure_answers_a_learned_failure(tmp_path):
+    from bench.corpus import load, recurrence
+
+    learn = str(ROOT / ".venv" / "bin" / "learn")
+    figures = recurrence(load([str(_corpus_file(tmp_path))], "all"), learn, verbose=False)
+    assert figures["cases"] == 2
+    assert figures["same_right"] == 1 and figures["third_right"] == 1  # python → python3, learned and offered
+    assert figures["same_none"] == 1  # pytest → git log is no fix: nothing to offer

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -32,6 +31,8 @@ from learn_cli.capture.pairing import (
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPORA = SHARED / "corpora"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.corpus import held_out  # noqa: E402  the split rule, one home for the tests and the bench
 
 
 def _reference_levenshtein(a: str, b: str) -> int:
@@ -465,10 +466,6 @@ def _load(name: str) -> list[dict]:
 
 def _norm(text: str | None) -> str:
     return " ".join((text or "").split())
-
-
-def held_out(case_id: str) -> bool:
-    return int(hashlib.sha256(case_id.encode()).hexdigest(), 16) % 10 >= 6
 
 
 def _retry_figures(part: str) -> dict[str, float]:

@@ -1,0 +1,208 @@
+"""Labelled real failures, measured the way live capture decides them.
+
+    python bench/corpus.py pairing    FILE.jsonl [FILE.jsonl …] [-v] [--part all|tune|held]
+    python bench/corpus.py recurrence FILE.jsonl [FILE.jsonl …] [-v] [--part …]
+
+FILE is in the format of `../shared/corpora/agent-retries.jsonl` (see its README): a failed
+command, its error, a label (`retry`, `no_retry`, `unrelated`) and the retry or the next command.
+
+- `pairing`: is the retry paired with its failure, and is the next command after a failure the
+  agent gave up on left alone? Asked of `capture.pairing.is_retry` and of the learner's
+  `_platform_retry` (the error-text rules), as the PostToolUse hook asks them.
+- `recurrence`: a retry that worked, sent through the installed `learn`'s hooks as Claude Code
+  sends them (the replay kit's payloads), then the same failure again: in the same project, and
+  in a third project after one sighting in each of two others. The answer is judged with the
+  replay kit's match rule. Needs `../shared/tools/replay.py` and `make install`.
+
+The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
+case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
+held` for a figure on cases whose misses you have not read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REPLAY_KIT = ROOT.parent / "shared" / "tools" / "replay.py"
+
+
+def held_out(case_id: str) -> bool:
+    return int(hashlib.sha256(case_id.encode()).hexdigest(), 16) % 10 >= 6
+
+
+def load(paths: list[str], part: str) -> list[dict]:
+    rows = []
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            rows += [json.loads(line) for line in fh if line.strip()]
+    return [r for r in rows if part == "all" or held_out(r["id"]) == (part == "held")]
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def error_text(row: dict) -> str:
+    """The error as the hook receives it: the export's `Error: ` prefix dropped, the useful tail
+    that the corpus keeps apart joined on."""
+    text = (row.get("error_output") or "").removeprefix("Error: ")
+    tail = row.get("error_tail")
+    return f"{text}\n{tail}" if tail and tail not in text else text
+
+
+# --- pairing -----------------------------------------------------------------------------
+
+
+def paired(failed: str, ok: str, error: str) -> bool:
+    from learn_cli.capture.learner import _platform_retry
+    from learn_cli.capture.pairing import is_retry
+
+    return is_retry(failed, ok) or _platform_retry(failed, ok, error)
+
+
+def pairing(rows: list[dict], verbose: bool) -> dict:
+    sys.path.insert(0, str(ROOT))
+    retries = [r for r in rows if r["label"] == "retry" and r.get("retry_command")]
+    others = [r for r in rows if r["label"] != "retry" and r.get("next_command")]
+    missed = [r for r in retries
+              if not paired(_one_line(r["failed_command"]), _one_line(r["retry_command"]), error_text(r))]
+    false = [r for r in others
+             if paired(_one_line(r["failed_command"]), _one_line(r["next_command"]), error_text(r))]
+    found = len(retries) - len(missed)
+    if verbose:
+        for title, group, second in (("missed", missed, "retry_command"), ("false pair", false, "next_command")):
+            for r in group:
+                print(f"{title} {r['id']} [{r.get('retry_kind') or r['label']}]\n  failed: "
+                      f"{_one_line(r['failed_command'])[:160]}\n  then:   {_one_line(r[second])[:160]}")
+    return {"retries": len(retries), "paired": found, "recall": round(found / max(1, len(retries)), 3),
+            "others": len(others), "false_pairs": len(false),
+            "precision": round(found / max(1, found + len(false)), 3)}
+
+
+# --- recurrence --------------------------------------------------------------------------
+
+
+def _replay_kit():
+    spec = importlib.util.spec_from_file_location("replay_kit", REPLAY_KIT)
+    if spec is None or not REPLAY_KIT.is_file():
+        raise SystemExit(f"bench/corpus.py: the replay kit is not at {REPLAY_KIT}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Sessions:
+    """One fresh store per case; every hook runs in the replay kit's in-process worker (the
+    installed `learn`'s `hook.handle`), the store folder passed with each payload."""
+
+    def __init__(self, kit, learn: str, base: str):
+        self.kit = kit
+        self.replayer = kit.Replayer(learn, mode="mixed", sample_every=10**9, base=base)
+        self.replayer._run_real = lambda h, payload, cwd, env: self.replayer._run_inproc(payload, cwd, env)
+        self.case = 0
+
+    def start_case(self) -> None:
+        self.case += 1
+        self.home = os.path.join(self.replayer.base, f"store-{self.case}")
+
+    def session(self, project: str, steps: list[tuple[str, str, str]]) -> str:
+        """Run one session of (command, outcome, error) in `project`; the answer to its last failure."""
+        root = self.replayer.project(f"case{self.case}-{project}", f"https://github.com/example/{project}.git")
+        sid = f"{self.case}-{project}-{len(steps)}-{os.urandom(4).hex()}"
+        fire = self._fire_in(root, sid)
+        fire("SessionStart", source="startup", model="claude-sonnet-4-6")
+        fire("UserPromptSubmit", permission_mode="default", prompt="carry on")
+        answer = ""
+        for n, (command, outcome, error) in enumerate(steps):
+            call = {"permission_mode": "default", "tool_name": "Bash", "tool_use_id": f"toolu_{sid}_{n}",
+                    "tool_input": {"command": command, "description": ""}}
+            fire("PreToolUse", **call)
+            if outcome == "ok":
+                fire("PostToolUse", duration_ms=100, tool_response={
+                    "stdout": "", "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False},
+                     **call)
+            else:
+                answer = fire("PostToolUseFailure", error=error, is_interrupt=False, duration_ms=100, **call)
+        fire("Stop", permission_mode="default", stop_hook_active=False, last_assistant_message="")
+        fire("SessionEnd", reason="other")
+        return answer
+
+    def _fire_in(self, root: str, sid: str):
+        rp = self.replayer
+
+        def fire(event: str, **fields) -> str:
+            payload = {"session_id": sid, "transcript_path": os.path.join(rp.user, f"{sid}.jsonl"), "cwd": root,
+                       "hook_event_name": event, **fields}
+            out = rp._run_inproc(payload, root, {"CLAUDE_PROJECT_DIR": root, "CLAUDE_CODE_SESSION_ID": sid,
+                                                 "SELF_LEARNING_HOME": self.home})
+            answer = json.loads(out) if isinstance(out, str) and out else out
+            context = (answer or {}).get("hookSpecificOutput") or {}
+            return context.get("additionalContext") or ""
+
+        return fire
+
+
+def _judge(kit, answer: str, failed: str, fix: str) -> str:
+    offer = kit.parse_offer(answer)
+    if not offer:
+        return "none"
+    done = {"cmd": fix, "between": []}
+    ok = kit.offer_matches(offer, {"cmd": failed, "root": "/nonexistent"}, done)
+    return "right" if ok else "wrong"
+
+
+def recurrence(rows: list[dict], learn: str, verbose: bool) -> dict:
+    kit = _replay_kit()
+    cases = [r for r in rows if r["label"] == "retry" and r.get("retry_outcome", "success") == "success"
+             and r.get("retry_command")]
+    base = tempfile.mkdtemp(prefix="learn-corpus-")
+    sessions = _Sessions(kit, learn, base)
+    tally = {"same": {"right": 0, "wrong": 0, "none": 0}, "third": {"right": 0, "wrong": 0, "none": 0}}
+    try:
+        for r in cases:
+            failed, fix, error = _one_line(r["failed_command"]), _one_line(r["retry_command"]), error_text(r)
+            pair = [(failed, "fail", error), (fix, "ok", "")]
+            sessions.start_case()
+            sessions.session("a", pair)
+            answer = sessions.session("a", [(failed, "fail", error)])
+            same = _judge(kit, answer, failed, fix)
+            sessions.start_case()
+            sessions.session("a", pair)
+            sessions.session("b", pair)
+            third = _judge(kit, sessions.session("c", [(failed, "fail", error)]), failed, fix)
+            tally["same"][same] += 1
+            tally["third"][third] += 1
+            if verbose and (same != "right" or third != "right"):
+                print(f"{r['id']}: same project {same}, third project {third}\n  failed: {failed[:160]}\n"
+                      f"  fix:    {fix[:160]}\n  answer: {_one_line(answer)[:240]}")
+    finally:
+        sessions.replayer.close()
+        shutil.rmtree(base, ignore_errors=True)
+    return {"cases": len(cases), **{f"{where}_{k}": v for where, t in tally.items() for k, v in t.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("measure", choices=("pairing", "recurrence"))
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--part", choices=("all", "tune", "held"), default="all")
+    parser.add_argument("--learn", default=str(ROOT / ".venv" / "bin" / "learn"))
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
+    args = parser.parse_args(argv)
+    rows = load(args.files, args.part)
+    result = pairing(rows, args.verbose) if args.measure == "pairing" else recurrence(rows, args.learn, args.verbose)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
