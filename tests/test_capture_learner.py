@@ -376,6 +376,22 @@ def test_a_python_package_installed_by_the_system_package_manager_is_the_same_in
     assert Agent(home, proj("other")).fail("pip3 install pandas", "(eval):1: command not found: pip3") is None
 
 
+def test_commands_sent_through_rtk_are_learned_as_the_commands_they_run(home, proj):
+    """rtk's hook rewrites every command of its user to `rtk <command>` (harvest round 8, a
+    Codex session): `rtk python` not found, `rtk python3` worked. The program is python, so the
+    change is the lesson, as without rtk; an `rtk git status` after it is only looking."""
+    error = "exited 127 in 0ms:\n[rtk: No such file or directory (os error 2)]"
+    failed = "rtk python -c \"import json; print(json.load(open('a.json')))\""
+    fixed = "rtk python3 -c \"import json; print(json.load(open('a.json')))\""
+    text = _fixed_once_then_failed_again(home, proj("tool"), error, failed, fixed, failed)
+    assert f"`{fixed}` instead of" in text
+    s = Agent(home, proj("other"))
+    s.fail("rtk npm test", "1 failing")
+    s.ok("rtk git status")
+    s.end()
+    assert Agent(home, proj("other")).fail("rtk npm test", "1 failing") is None
+
+
 def test_housekeeping_on_the_way_to_a_code_fix_is_not_a_lesson(home, proj):
     """A failing test fixed by an edit, with `cargo fmt` or `git add -A` run on the way: the
     edit was the fix, so nothing is offered for those steps (a probe of non-fixes written in

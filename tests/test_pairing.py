@@ -118,6 +118,8 @@ RETRIES = [
     # required by the brief / SPEC §2.4
     ("pytest tests", "python -m pytest tests"),
     ("pytest", "uv run pytest"),
+    ("rtk pytest tests", "rtk python -m pytest tests"),  # rtk's hook prefixes both
+    ("rtk python -c 'print(1)'", "rtk python3 -c 'print(1)'"),
     ("npm test", "npm run test"),
     ("pip install jose", "pip install 'python-jose[cryptography]'"),
     ("cargo build", "cargo build --release"),
@@ -183,6 +185,7 @@ RETRIES = [
 NOT_RETRIES = [
     ("pytest", "ls"),
     ("npm test", "git status"),
+    ("rtk npm test", "rtk git status"),  # every command of an rtk user starts alike
     ("pytest tests", "cat tests/test_api.py"),
     ("python app.py", "pip install requests"),  # the fix in between, not the retry
     ("npm run build", "npm run lint"),
@@ -394,6 +397,7 @@ READ_ONLY = [
     "ps aux | grep node", "pip list", "npm ls react", "cat <<EOF\nif a > b\nEOF", "command -v node",
     "rg -n TODO src", "head -50 src/x.ts", "du -sh .",
     "pacman -Ss wtype", "pacman -Qi wtype", "yay -Si wtype",  # pacman's queries are its option letters
+    "rtk git status", "rtk read src/app.py", "rtk ls src",  # as rtk's hook sends them
 ]
 MUTATING = [
     "git branch feature", "git branch -d x", "git stash", "git config user.name Bob",
@@ -418,6 +422,7 @@ MUTATING = [
     "open -a Docker", "xcode-select --install",  # an application started; a verb given as an option
     "mix deps.get", "mix ecto.migrate", "rake assets:precompile",  # a namespaced task
     "sudo pacman -S --noconfirm wtype", "pacman -Syu", "pacman -Ssy x", "pacman -R wtype",
+    "rtk git commit -m x", "rtk proxy npm install",
 ]
 NEITHER = [
     "pytest", "pytest -v", "python app.py", "npm test", "npm run dev", "make test", "curl http://x",

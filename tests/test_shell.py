@@ -187,6 +187,14 @@ def test_spellings_are_the_words_of_tokenize(segment):
         ("command git status", ["git", "status"]),
         ("sudo env PATH=/x uv run python -m pytest", ["pytest"]),
         ("xargs -n1 rm", ["rm"]),
+        # rtk's hook sends every command of its user so; its own runners and `read` too
+        ("rtk git status", ["git", "status"]),
+        ("rtk -v cargo test", ["cargo", "test"]),
+        ("rtk test pytest -x tests/", ["pytest", "-x", "tests/"]),
+        ("rtk proxy npm install express", ["npm", "install", "express"]),
+        ("rtk read src/app.py", ["cat", "src/app.py"]),
+        ("rtk python3 -m pytest", ["pytest"]),
+        ("rtk gain", ["gain"]),
         ("", []),
     ],
 )

@@ -101,6 +101,11 @@ _SUB_WRAPPERS: dict[tuple[str, str], frozenset[str]] = {
     ("dotenv", "run"): frozenset({"-f", "--file"}),
 }
 
+# rtk (rtk-ai/rtk) runs the command after it and shortens its output for the model; its agent
+# hook rewrites `git status` to `rtk git status`, so a user of it sends every command so. Its
+# `proxy`, `test`, `err` and `summary` run the command after them too, and `rtk read f` is its `cat f`.
+_RTK_RUNNERS = frozenset({"proxy", "test", "err", "summary"})
+
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 # Windows shells asked to run one command line (`cmd //c` is `cmd /c` past Git Bash's path
 # conversion, which turns a lone `/c` into `C:/`).
@@ -452,6 +457,8 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
         if rest and tokens[1] in ("dlx", "x"):
             rest = [_strip_npx_version(rest[0]), *rest[1:]]
         return rest or None
+    if name == "rtk":
+        return _unwrap_rtk(tokens)
     if name in _SHELLS:
         return _unwrap_shell(tokens)
     if len(tokens) == 3 and (canonical_program(head), tokens[1].lower()) in _WINDOWS_SHELL_RUNS:
@@ -459,6 +466,18 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     if _is_python(head):
         return _unwrap_python_module(tokens)
     return None
+
+
+def _unwrap_rtk(tokens: list[str]) -> list[str] | None:
+    i = 1
+    while i < len(tokens) and tokens[i].startswith("-"):  # its own flags (`-v`, `-u`) take no value
+        i += 1
+    rest = tokens[i:]
+    if rest and rest[0] in _RTK_RUNNERS:
+        rest = rest[1:]
+    elif rest and rest[0] == "read":
+        rest = ["cat", *rest[1:]]
+    return rest or None
 
 
 def _substituted(assignment: str) -> list[str]:
