@@ -274,6 +274,8 @@ def test_arguments_in_those_places_that_are_no_secret(text):
     ("password = hunter2", "password = [REDACTED:secret-assignment]"),
     ("clientSecret: 'abc'", "clientSecret: '[REDACTED:secret-assignment]'"),
     ("DB_PWD=Secr3t", "DB_PWD=[REDACTED:secret-assignment]"),
+    ("--- PASS= s3cr3t_pw", "--- PASS= [REDACTED:secret-assignment]"),  # not go test's verdict: `=`
+    ("x PASS: s3cr3t_pw", "x PASS: [REDACTED:secret-assignment]"),
 ])
 def test_assignments(text, expected):
     assert redact(text) == expected
@@ -289,6 +291,9 @@ def test_assignments(text, expected):
     "token_url: https://auth.example.com/oauth/token",
     "credential.helper=store",
     "Token: expired at 10:00",
+    # go test -v (harvest round 8): each passing test's verdict, subtests indented
+    "=== RUN   TestParseLine_SkipsMetadataLines\n--- PASS: TestParseLine_SkipsMetadataLines (0.00s)\n"
+    "    --- PASS: TestParse/empty_line (0.00s)",
 ])
 def test_assignments_that_are_not_secrets(text):
     assert redact(text) == text

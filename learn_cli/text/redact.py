@@ -990,7 +990,7 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
     kind = _secret_name_kind(name)
     if kind is None:
         return None
-    if _label_closed(m):
+    if _label_closed(m) or _go_test_verdict(m):
         return None
     for group in ("dq", "sq"):
         if m.group(group) is not None:
@@ -1034,6 +1034,14 @@ def _label_closed(m: rx.Match[str]) -> bool:
     start, quote = m.start("name"), m.string[m.end("sep"):m.end("sep") + 1]
     return (not m.group("q") and quote in ("\"", "'") and start > 0 and m.string[start - 1] == quote
             and not m.group("sep").endswith((" ", "\t")))
+
+
+def _go_test_verdict(m: rx.Match[str]) -> bool:
+    """`--- PASS: TestParse/empty (0.00s)`: go test's verdict on a test, not a password's label
+    (every passing test of a verbose run printed one)."""
+    start = m.start("name")
+    return (m.group("name") == "PASS" and m.group("sep").strip() == ":"
+            and m.string[max(0, start - 4):start] == "--- ")
 
 
 def _token_like(value: str) -> bool:
