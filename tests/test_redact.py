@@ -276,6 +276,7 @@ def test_arguments_in_those_places_that_are_no_secret(text):
     ("DB_PWD=Secr3t", "DB_PWD=[REDACTED:secret-assignment]"),
     ("--- PASS= s3cr3t_pw", "--- PASS= [REDACTED:secret-assignment]"),  # not go test's verdict: `=`
     ("x PASS: s3cr3t_pw", "x PASS: [REDACTED:secret-assignment]"),
+    ("userPassword:: e1NTSEF9aGVsbG8=", "userPassword:: [REDACTED:secret-assignment]"),  # LDIF, base64
 ])
 def test_assignments(text, expected):
     assert redact(text) == expected
@@ -294,9 +295,25 @@ def test_assignments(text, expected):
     # go test -v (harvest round 8): each passing test's verdict, subtests indented
     "=== RUN   TestParseLine_SkipsMetadataLines\n--- PASS: TestParseLine_SkipsMetadataLines (0.00s)\n"
     "    --- PASS: TestParse/empty_line (0.00s)",
+    # paths in code (histories: leegmoore-codex, a Rust file shown by `grep`)
+    "use crate::auth::AuthCredentialsStoreMode;", "error[E0432]: unresolved import `crate::token::Kind2x`",
 ])
 def test_assignments_that_are_not_secrets(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [  # histories: leegmoore-codex, sessions of Claude Code on the web
+    "git fetch origin claude/phase-4.7-web-search-tools-011CUuBbPDEvdZuCS6uCVqGn",
+    "fatal: ambiguous argument 'origin/claude/phase-5.1-tools-011CUsXSAdGrfKQnWWxG6LCh': unknown revision",
+    "[claude/phase-4.2-anthropic-integration-011CUsXSAdGrfKQnWWxG6LCh 9352abf4] docs: x",
+    '{"headRefName": "claude/phase-4.7-web-search-tools-011CUuBbPDEvdZuCS6uCVqGn"}',
+])
+def test_branches_that_claude_code_named_after_its_session_are_kept(text):
+    assert redact(text) == text
+
+
+def test_a_session_id_tail_outside_a_claude_branch_is_still_masked():
+    assert redact("git push origin feature/x-011CUsXSAdGrfKQnWWxG6LCh") == "git push origin [REDACTED:high-entropy]"
 
 
 def test_private_key_with_read_tool_line_numbers_and_no_end():

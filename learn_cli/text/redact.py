@@ -924,13 +924,15 @@ def _quoted_mark(value: str, kind: str) -> str:
     return _mark(kind)
 
 
-# Assignments: NAME=value, NAME: value, "name": "value", name = 'value', name => "value".
+# Assignments: NAME=value, NAME: value, "name": "value", name = 'value', name => "value". A `::`
+# joins the parts of a path in code (`crate::auth::Store`, `std::token::Kind`): no assignment;
+# LDIF's `userPassword:: <base64>` (a blank after it) is one.
 # Found from the keyword outwards: str.find for each keyword, expand to the whole name, then one
 # anchored match; a pattern that searched for names itself would run at every position.
 _NAME_KEYWORDS = ("secret", "token", "pass", "pwd", "auth", "cred", "key", "signature", "psk")
 _NAME_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _ASSIGNMENT_AT = (
-    r"(?P<name>[A-Za-z0-9_.-]{1,240})(?P<q>[\"']?)(?P<sep>[ \t]*(?:=>|:=|:|=)[ \t]*)"
+    r"(?P<name>[A-Za-z0-9_.-]{1,240})(?P<q>[\"']?)(?P<sep>[ \t]*(?:=>|:=|::(?=[ \t])|:(?!:)|=)[ \t]*)"
     r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.){0,1024}+)\"|'(?P<sq>[^'\n]{0,1024}+)'"
     r"|(?P<bare>[^\s\"'`;&|(][^\s\"'`;&|]{0,1023}+)(?=(?P<tail>[^\n]{0,64}+)))"
 )
@@ -1237,11 +1239,26 @@ def _after_hash_label(text: str, start: int) -> bool:
     return False
 
 
+# Claude Code on the web names its branches `claude/<task>-<session id>`
+# (`claude/phase-4.7-web-search-tools-011CUuBbPDEvdZuCS6uCVqGn`): the id of a session, shown in
+# the repository's branch list, not a credential; masked, every git command on the branch was.
+_CLAUDE_BRANCH_TAIL = r"-011C[1-9A-HJ-NP-Za-km-z]{20}$"
+_WORD_BREAKS = " \t\n\"'`=([{<,;"
+
+
+def _claude_branch(text: str, run: rx.Match[str]) -> bool:
+    if "011C" not in run.group() or not _compiled(_CLAUDE_BRANCH_TAIL).search(run.group()):
+        return False
+    word_start = max(text.rfind(c, max(0, run.start() - 200), run.start()) for c in _WORD_BREAKS) + 1
+    word = text[word_start:run.start()] + run.group()
+    return word.startswith("claude/") or "/claude/" in word
+
+
 def _redact_high_entropy(text: str, depth: int = 0) -> str:
     out: list[str] = []
     pos = 0
     for m in _compiled(_RUN).finditer(text):
-        if _after_hash_label(text, m.start()):
+        if _after_hash_label(text, m.start()) or _claude_branch(text, m):
             continue
         if _run_is_secret(m.group(), depth):
             out.append(text[pos:m.start()])
