@@ -118,6 +118,9 @@ def test_moving_on_to_the_next_test_is_not_a_lesson(home, proj):
     ("cargo fuzz run fuzz_symbols", "cargo fuzz run fuzz_tree", "", False),  # another target
     ('git commit -m "a"', 'git commit -m "b"', "nothing added to commit", False),  # another message
     ("pytest tests/unit", "pytest tests/integration", "", False),
+    # "No <thing> found for <the argument>" names it as the mistake (harvest round 8, a CLI's task id)
+    ("minsky session get --task 008", 'minsky session get --task "#008"', "No session found for task ID '008'.", True),
+    ("minsky session get --task 008", "minsky session get --task 009", "Error: session 008 has no commits", False),
     ("git pull origin main", "git stash && git pull origin main && git stash pop", "", True),  # steps first
     # a conflicted pull resolved by hand, ending with another pull: that occasion's work, not a lesson
     ("git pull origin main --no-rebase", "git checkout --theirs a.ts && git add a.ts && git commit -m m && "

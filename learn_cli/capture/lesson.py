@@ -95,7 +95,7 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
     # a word one letter off is a slip only where the error says something was not found:
     # after a test failed in `tests/test_a.py`, `tests/test_b.py` is another file
-    slips = not error or any(words in error.lower() for words in _MISSING_WORDS)
+    slips = not error or any(_says_missing(line) for line in error.lower().splitlines())
     return _same_targets(counterpart, ok_tokens, wrong, typos=slips)
 
 
@@ -250,6 +250,20 @@ _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not mat
                   "could not import", "cannot import", "failed to import", "no rule to make", "does not contain",
                   "unable to access", "cannot access", "can't open", "cannot open", "does not have")
 
+# "No session found for task ID '008'", "no tests found for 'x'": nothing of that name was found
+_NONE_FOUND = r"\bno\b[^.\n]{1,40}?\bfound\b"
+
+
+def _says_missing(line: str) -> bool:
+    """Does this error line (in lower case) say that something it names is missing or unknown?"""
+    if any(words in line for words in _MISSING_WORDS):
+        return True
+    if "found" not in line or "no" not in line:
+        return False
+    from learn_cli.text import rx
+
+    return rx.search(_NONE_FOUND, line) is not None
+
 
 # Usage errors that say a command got an argument too many (clap, argparse, click): the line
 # names where the parser stopped (`unexpected argument '9' found`), not always the word to drop
@@ -268,7 +282,7 @@ def _named_as_missing(error: str):
     """A test: is this argument named by an error line that says it is missing or unknown?
     Whole, or one part of it that the line quotes (`could not import module "main"` names
     `main:app`; `"src"` names `src/index.ts`)."""
-    lines = [line.lower() for line in (error or "").splitlines() if any(w in line.lower() for w in _MISSING_WORDS)]
+    lines = [line for line in (error or "").lower().splitlines() if _says_missing(line)]
     quoted = {q for line in lines for q in _quoted(line) if len(q) >= 3}
 
     def named(arg: str) -> bool:
