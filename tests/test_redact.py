@@ -474,6 +474,16 @@ def test_time_grows_linearly_on_hostile_input(name):
     assert ratio < 60, f"{name}: 10x the input took {ratio:.0f}x the time"
 
 
+def test_session_branch_tails_without_a_word_break_cost_linear_time():
+    """Each `…-011C<20>` run looks back for the start of its word, at most 200 characters: with
+    no word break at all it had copied the whole text before it, once a run (3 s for 500 KB)."""
+    unit = "a.branchname-x-011CUsXSAdGrfKQnWWxG6LCh:"
+    small, large = unit * (10_000 // len(unit)), unit * (400_000 // len(unit))
+    redact(small)
+    ratio = _best_time(redact, large) / max(_best_time(redact, small), 1e-6)
+    assert ratio < 100, f"40x the input took {ratio:.0f}x the time"  # measured: linear 41x, the copy 183x
+
+
 def test_import_is_cheap_and_stdlib_only():
     code = ("import sys, learn_cli.text.redact as r; "
             "print(r._compiled.cache_info().currsize, "

@@ -1249,8 +1249,11 @@ _WORD_BREAKS = " \t\n\"'`=([{<,;"
 def _claude_branch(text: str, run: rx.Match[str]) -> bool:
     if "011C" not in run.group() or not _compiled(_CLAUDE_BRANCH_TAIL).search(run.group()):
         return False
-    word_start = max(text.rfind(c, max(0, run.start() - 200), run.start()) for c in _WORD_BREAKS) + 1
-    word = text[word_start:run.start()] + run.group()
+    lo = max(0, run.start() - 200)  # a branch's name is short: the look back stays bounded
+    brk = max(text.rfind(c, lo, run.start()) for c in _WORD_BREAKS)
+    if brk < 0 and lo > 0:
+        return False  # a word longer than any branch name
+    word = text[brk + 1:run.start()] + run.group()
     return word.startswith("claude/") or "/claude/" in word
 
 
