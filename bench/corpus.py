@@ -95,10 +95,11 @@ def pairing(rows: list[dict], verbose: bool) -> dict:
 # --- recurrence --------------------------------------------------------------------------
 
 
-def _replay_kit():
+def replay_kit():
+    """`../shared/tools/replay.py`, loaded as a module (bench/causal_oracle.py uses it too)."""
     spec = importlib.util.spec_from_file_location("replay_kit", REPLAY_KIT)
     if spec is None or not REPLAY_KIT.is_file():
-        raise SystemExit(f"bench/corpus.py: the replay kit is not at {REPLAY_KIT}")
+        raise SystemExit(f"bench: the replay kit is not at {REPLAY_KIT}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -165,7 +166,7 @@ def _judge(kit, answer: str, failed: str, fix: str) -> str:
 
 
 def recurrence(rows: list[dict], learn: str, verbose: bool) -> dict:
-    kit = _replay_kit()
+    kit = replay_kit()
     cases = [r for r in rows if r["label"] == "retry" and r.get("retry_outcome", "success") == "success"
              and r.get("retry_command")]
     base = tempfile.mkdtemp(prefix="learn-corpus-")

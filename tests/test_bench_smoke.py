@@ -264,3 +264,20 @@ def test_the_corpus_recurrence_measure_answers_a_learned_failure(tmp_path):
     assert figures["cases"] == 2
     assert figures["same_right"] == 1 and figures["third_right"] == 1  # python → python3, learned and offered
     assert figures["same_none"] == 1  # pytest → git log is no fix: nothing to offer
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "histories").is_dir(), reason="needs ../shared")
+def test_the_causal_oracle_counts_what_the_kits_oracle_counts_and_no_later_fix():
+    """The kit's oracle, rebuilt from its own functions, gives the kit's figures (its README:
+    4 and 4 right); the causal one never more, and fewer where a fix came after the failure
+    it answers (zopfli: a test that failed twice in a row before the edit that fixed it)."""
+    from bench.causal_oracle import oracles, tool_events
+    from bench.corpus import replay_kit
+
+    kit = replay_kit()
+    figures = {name: oracles(kit, tool_events(kit, kit.load_history(str(ROOT.parent / "shared" / "histories" / name))))
+               for name in ("leegmoore-codex", "rjpower-zopfli")}
+    assert {n: f["oracle_right"] for n, f in figures.items()} == {"leegmoore-codex": 4, "rjpower-zopfli": 4}
+    assert {n: f["recurring"] for n, f in figures.items()} == {"leegmoore-codex": 21, "rjpower-zopfli": 27}
+    assert all(f["causal_oracle_right"] <= f["oracle_right"] for f in figures.values())
+    assert figures["rjpower-zopfli"]["causal_oracle_right"] < 4
