@@ -110,9 +110,7 @@ class _Sessions:
     installed `learn`'s `hook.handle`), the store folder passed with each payload."""
 
     def __init__(self, kit, learn: str, base: str):
-        self.kit = kit
-        self.replayer = kit.Replayer(learn, mode="mixed", sample_every=10**9, base=base)
-        self.replayer._run_real = lambda h, payload, cwd, env: self.replayer._run_inproc(payload, cwd, env)
+        self.replayer = kit.Replayer(learn, base=base)  # (runs `learn hooks install` once, as the kit does)
         self.case = 0
 
     def start_case(self) -> None:
