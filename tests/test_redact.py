@@ -89,6 +89,19 @@ def test_url_password_keeps_user_and_host():
         "mongodb+srv://root:[REDACTED:url-password]@cluster0.example.net/db"
 
 
+@pytest.mark.parametrize("text", [  # a port, then the end of a sentence, a statement or parentheses
+    "Server running at http://localhost:3000.", "open http://localhost:8080, then log in",
+    "proxy_pass http://127.0.0.1:8000;", "(see http://localhost:5173)", "[app](http://localhost:4000)!",
+])
+def test_a_port_before_punctuation_is_no_cut_password(text):
+    assert redact(text) == text  # (nginx's `proxy_pass` lines, in a real session's edit, were masked)
+
+
+def test_a_url_cut_before_its_host_still_loses_its_password():
+    assert redact("https://bob:hunter2.") == "https://bob:[REDACTED:url-password]"
+    assert redact("postgres://u:12345x;") == "postgres://u:[REDACTED:url-password]"
+
+
 def test_authorization_header_keeps_the_scheme():
     assert redact("Authorization: Bearer abc123def456") == \
         "Authorization: Bearer [REDACTED:authorization]"
@@ -277,6 +290,7 @@ def test_arguments_in_those_places_that_are_no_secret(text):
     ("--- PASS= s3cr3t_pw", "--- PASS= [REDACTED:secret-assignment]"),  # not go test's verdict: `=`
     ("x PASS: s3cr3t_pw", "x PASS: [REDACTED:secret-assignment]"),
     ("userPassword:: e1NTSEF9aGVsbG8=", "userPassword:: [REDACTED:secret-assignment]"),  # LDIF, base64
+    ("- Password: `admin123`", "- Password: `[REDACTED:secret-assignment]`"),  # markdown's code span
 ])
 def test_assignments(text, expected):
     assert redact(text) == expected
@@ -297,6 +311,8 @@ def test_assignments(text, expected):
     "    --- PASS: TestParse/empty_line (0.00s)",
     # paths in code (histories: leegmoore-codex, a Rust file shown by `grep`)
     "use crate::auth::AuthCredentialsStoreMode;", "error[E0432]: unresolved import `crate::token::Kind2x`",
+    # a code span that names something, and the shell's command substitution
+    "- token: `GITHUB_TOKEN` from the environment", "PASSWORD=`openssl rand -hex 16`",
 ])
 def test_assignments_that_are_not_secrets(text):
     assert redact(text) == text

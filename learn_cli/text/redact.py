@@ -497,7 +497,9 @@ def _redact_url_passwords(text: str) -> str:
 
 
 def _not_a_port(value: str) -> bool:
-    return not value.isdigit()
+    """`3000`, and `3000.` / `3000;` / `3000)` where a sentence, an nginx `proxy_pass` line or
+    parentheses end after the port: no password."""
+    return not value.rstrip(".,;:)]}!?").isdigit()
 
 
 _AUTH_LABEL = r"(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
@@ -933,7 +935,7 @@ _NAME_KEYWORDS = ("secret", "token", "pass", "pwd", "auth", "cred", "key", "sign
 _NAME_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _ASSIGNMENT_AT = (
     r"(?P<name>[A-Za-z0-9_.-]{1,240})(?P<q>[\"']?)(?P<sep>[ \t]*(?:=>|:=|::(?=[ \t])|:(?!:)|=)[ \t]*)"
-    r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.){0,1024}+)\"|'(?P<sq>[^'\n]{0,1024}+)'"
+    r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.){0,1024}+)\"|'(?P<sq>[^'\n]{0,1024}+)'|`(?P<bq>[^`\n]{1,256}+)`"
     r"|(?P<bare>[^\s\"'`;&|(][^\s\"'`;&|]{0,1023}+)(?=(?P<tail>[^\n]{0,64}+)))"
 )
 _NAME_PARTS = r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])"
@@ -994,6 +996,11 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
         return None
     if _label_closed(m) or _go_test_verdict(m):
         return None
+    if m.group("bq") is not None:  # markdown's code span (`- Password: \`admin123\``): a secret's shape, or a
+        value = m.group("bq")  # name; after `=` the shell's command substitution (`PW=\`pwgen 12\``), no value
+        if "=" in m.group("sep") or _is_placeholder(value) or _looks_pathy(name, value) or not _secret_like(value, kind):
+            return None
+        return m.span("bq")
     for group in ("dq", "sq"):
         if m.group(group) is not None:
             value = m.group(group)
