@@ -998,9 +998,9 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
         return None
     if m.group("bq") is not None:  # markdown's code span (`- Password: \`admin123\``): a secret's shape, or a
         value = m.group("bq")  # name; after `=` the shell's command substitution (`PW=\`pwgen 12\``), no value
-        if "=" in m.group("sep") or _is_placeholder(value) or _looks_pathy(name, value) or not _secret_like(value, kind):
+        if "=" in m.group("sep") or _is_placeholder(value) or _looks_pathy(name, value):
             return None
-        return m.span("bq")
+        return m.span("bq") if _secret_like(value, kind) else None
     for group in ("dq", "sq"):
         if m.group(group) is not None:
             value = m.group(group)
