@@ -92,6 +92,7 @@ def test_url_password_keeps_user_and_host():
 @pytest.mark.parametrize("text", [  # a port, then the end of a sentence, a statement or parentheses
     "Server running at http://localhost:3000.", "open http://localhost:8080, then log in",
     "proxy_pass http://127.0.0.1:8000;", "(see http://localhost:5173)", "[app](http://localhost:4000)!",
+    "- Frontend accessible at `http://localhost:3000`", "**http://localhost:8080**",
 ])
 def test_a_port_before_punctuation_is_no_cut_password(text):
     assert redact(text) == text  # (nginx's `proxy_pass` lines, in a real session's edit, were masked)

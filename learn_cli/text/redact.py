@@ -497,9 +497,9 @@ def _redact_url_passwords(text: str) -> str:
 
 
 def _not_a_port(value: str) -> bool:
-    """`3000`, and `3000.` / `3000;` / `3000)` where a sentence, an nginx `proxy_pass` line or
-    parentheses end after the port: no password."""
-    return not value.rstrip(".,;:)]}!?").isdigit()
+    """A port (3000), also where a sentence, an nginx `proxy_pass` line, parentheses or markup
+    (a code span's closing backtick, `**`) end right after it (3000. 3000; 3000)): no password."""
+    return not value.rstrip(".,;:)]}!?`*").isdigit()
 
 
 _AUTH_LABEL = r"(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
