@@ -292,6 +292,10 @@ def test_arguments_in_those_places_that_are_no_secret(text):
     ("x PASS: s3cr3t_pw", "x PASS: [REDACTED:secret-assignment]"),
     ("userPassword:: e1NTSEF9aGVsbG8=", "userPassword:: [REDACTED:secret-assignment]"),  # LDIF, base64
     ("- Password: `admin123`", "- Password: `[REDACTED:secret-assignment]`"),  # markdown's code span
+    ("DB_PASSWORD=Pa(ss)w0rd1", "DB_PASSWORD=[REDACTED:secret-assignment]"),  # parentheses in a password
+    ("password=Welcome1( now", "password=[REDACTED:secret-assignment] now"),
+    ("POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-mysecretpw}",  # a default is a value
+     "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:[REDACTED:secret-assignment]}"),
 ])
 def test_assignments(text, expected):
     assert redact(text) == expected
@@ -314,6 +318,9 @@ def test_assignments(text, expected):
     "use crate::auth::AuthCredentialsStoreMode;", "error[E0432]: unresolved import `crate::token::Kind2x`",
     # a code span that names something, and the shell's command substitution
     "- token: `GITHUB_TOKEN` from the environment", "PASSWORD=`openssl rand -hex 16`",
+    # a call, and bash's substring of a variable (raw public transcripts)
+    'client = anthropic.Anthropic(api_key=os.getenv("ANTHROPIC_API_KEY"))', "password=get_password()",
+    'echo "set to: ${OPENAI_API_KEY:0:10}...${OPENAI_API_KEY: -4}"',
 ])
 def test_assignments_that_are_not_secrets(text):
     assert redact(text) == text

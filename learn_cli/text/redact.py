@@ -986,6 +986,7 @@ def _secret_name_kind(name: str) -> str | None:
 
 
 _CODE_VALUE = r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(.*|\[.*)?"
+_CALL = r"[A-Za-z_][\w.]*\(\)?"  # a function's name and its `(`: a call when `)` or a quote follows
 
 
 def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] | None:
@@ -1011,6 +1012,9 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
     stripped = value.rstrip(",;)}]")
     if not stripped or _is_placeholder(stripped) or _looks_pathy(name, stripped):
         return None
+    if _compiled(_CALL).fullmatch(value) and (value.endswith("()") or tail[:1] in ("'", '"')) \
+            or m.string[max(0, m.start("name") - 2):m.start("name")] == "${" and value[0].isdigit():
+        return None  # a call (`api_key=os.getenv("KEY")`, `get_token()`), or a substring (`${API_KEY:0:10}`)
     if not any(c.isalnum() for c in stripped):
         return None  # `key=)`, `auth=[…`: punctuation, no value (`auth=("bob", "pw")`: no bare value
         # starts with `(`, an expression's start; _CODE_LOGIN reads that one)
