@@ -296,6 +296,10 @@ def test_arguments_in_those_places_that_are_no_secret(text):
     ("password=Welcome1( now", "password=[REDACTED:secret-assignment] now"),
     ("POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-mysecretpw}",  # a default is a value
      "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:[REDACTED:secret-assignment]}"),
+    # a call's quoted argument with a secret's shape (Laravel's tinker), not a name
+    ("User::create(['password' => bcrypt('laravelPw1')])",
+     "User::create(['password' => bcrypt('[REDACTED:secret-assignment]')])"),
+    ("'password' => Hash::make('secret123')", "'password' => Hash::make('[REDACTED:secret-assignment]')"),
 ])
 def test_assignments(text, expected):
     assert redact(text) == expected
@@ -323,6 +327,34 @@ def test_assignments(text, expected):
     'echo "set to: ${OPENAI_API_KEY:0:10}...${OPENAI_API_KEY: -4}"',
 ])
 def test_assignments_that_are_not_secrets(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text,expected", [  # tried one by one for the stacks of a second batch
+    ('dotnet user-secrets set "ApiKey" "abc123def456ghi"',
+     'dotnet user-secrets set "ApiKey" "[REDACTED:secret-assignment]"'),
+    ('dotnet user-secrets set --project src/Api "Db:Password" hunter22',
+     'dotnet user-secrets set --project src/Api "Db:Password" [REDACTED:secret-assignment]'),
+    ('    storePassword "keystorePw1"', '    storePassword "[REDACTED:password-flag]"'),
+    ("keyPassword 'keyPw1'", "keyPassword '[REDACTED:password-flag]'"),
+    ('ConvertTo-SecureString "P@ssw0rd123" -AsPlainText -Force',
+     'ConvertTo-SecureString "[REDACTED:password-flag]" -AsPlainText -Force'),
+    ("net use Z: \\\\srv\\share /user:bob SharePw123", "net use Z: \\\\srv\\share /user:bob [REDACTED:password-flag]"),
+    ("net use Z: \\\\srv\\share SharePw123 /user:bob", "net use Z: \\\\srv\\share [REDACTED:password-flag] /user:bob"),
+    ("xcrun altool --upload-app -f a.ipa -u bob@x.com -p abcd-efgh-ijkl-mnop",
+     "xcrun altool --upload-app -f a.ipa -u bob@x.com -p [REDACTED:password-flag]"),
+    ("composer config --global http-basic.repo.example.com bob composerPw1",
+     "composer config --global http-basic.repo.example.com bob [REDACTED:password-flag]"),
+])
+def test_secrets_of_dotnet_gradle_powershell_windows_xcode_and_composer(text, expected):
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "ConvertTo-SecureString $pw -AsPlainText -Force", "net use Z: \\\\srv\\share /persistent:yes",
+    "net use \\\\srv\\ipc$ * /user:bob", 'storePassword System.getenv("KS_PW")', "password reset link sent",
+])
+def test_those_commands_without_a_secret_in_them(text):
     assert redact(text) == text
 
 

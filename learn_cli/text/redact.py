@@ -601,6 +601,7 @@ _PROGRAM_FLAGS = (
     (("expo", "influx", "beeline", "dotnet nuget", "nuget"), r"-p", _SPACED),  # (`dotnet run -p` is a project)
     (("dotnet nuget", "nuget"), r"-k", _SPACED),  # the API key of `nuget push -k`
     (("doctl",), r"-t", _SPACED),  # `doctl auth init -t <token>`
+    (("altool",), r"-p", _SPACED),  # `xcrun altool --upload-app … -u bob@x.com -p <app-specific password>`
     (("etcdctl",), r"--user(?:[ \t]+|=)[^\s:]+:", _ATTACHED),  # `--user root:pw`
 )
 
@@ -728,9 +729,11 @@ _REDIS_AUTH = (
 _LOGIN_TOKEN = (
     r"((?<![\w-])(?:cargo[ \t]+login|snyk[ \t]+auth|ngrok[ \t]+authtoken|nuget[ \t]+setapikey)[ \t]+)" + _QUOTED_OR_WORD
 )
-# `poetry config http-basic.REPO USER PW`; MinIO's `mc admin user add ALIAS USER PW`.
+# `poetry config http-basic.REPO USER PW`, `composer config [--global] http-basic.HOST USER PW`;
+# MinIO's `mc admin user add ALIAS USER PW`.
 _USER_THEN_PASSWORD = (
-    r"((?<![\w-])(?:poetry[ \t]+config[ \t]+http-basic\.[^\s;&|]{1,200}|mc[ \t]+admin[ \t]+user[ \t]+add[ \t]+"
+    r"((?<![\w-])(?:(?:poetry|composer)[ \t]+config(?:[ \t]+--?[\w-]{1,20}){0,3}[ \t]+http-basic\.[^\s;&|]{1,200}"
+    r"|mc[ \t]+admin[ \t]+user[ \t]+add[ \t]+"
     r"[^\s\"'-][^\s;&|]{0,200})[ \t]+[^\s\"'-][^\s;&|]{0,200}[ \t]+)" + _QUOTED_OR_WORD
 )
 # A key-value store's value under a key named for a secret: `consul kv put db/password x`,
@@ -745,6 +748,23 @@ _ORACLE_TOOLS = ("sqlplus", "rman", "expdp", "impdp", "exp", "imp", "sqlldr")
 _ORACLE_LOGIN = (
     r"((?<![\w-])(?:" + "|".join(_ORACLE_TOOLS) + r")(?:[ \t]+-[\w]{1,20}){0,4}[ \t]+"
     r"(?:(?i:target|auxiliary|catalog)[ \t]+)?(?:userid=)?[\w$#]{1,128}/)([^\s@/\"']{1,200})"
+)
+# Every value `dotnet user-secrets set KEY VALUE` stores is a secret, whatever its key's name.
+_USER_SECRETS = (
+    r"((?<![\w-])user-secrets[ \t]+set(?:[ \t]+--?[\w-]{1,40}(?:[ \t]+[^\s\"'-][^\s;&|]{0,200})?){0,4}[ \t]+"
+    r"(?:\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s\"'-][^\s;&|]{0,200})[ \t]+)" + _QUOTED_OR_WORD
+)
+# PowerShell's password in plain text: `ConvertTo-SecureString "pw" -AsPlainText -Force`.
+_PS_SECURE_STRING = r"((?<![\w-])(?i:ConvertTo-SecureString)(?:[ \t]+-(?i:String))?[ \t]+)" + _QUOTED_OR_WORD
+# Windows' `net use Z: \\server\share PW /user:bob` (the password before or after `/user:`).
+_NET_USE = (
+    r"((?<![\w-])(?i:net)[ \t]+(?i:use)[ \t]+(?:[A-Za-z]:[ \t]+|\*[ \t]+)?\\\\[^\s]{1,300}[ \t]+"
+    r"(?:/(?i:user):[^\s]{1,200}[ \t]+)?)" + _QUOTED_OR_WORD
+)
+# A build script's password given as a quoted argument on a line of its own (Gradle's
+# `storePassword "pw"` and `keyPassword "pw"` in signingConfigs, a Ruby DSL's `password "pw"`).
+_DSL_PASSWORD = (
+    r"(?m)(^[ \t]*(?:store|key|keystore|signing)?(?i:password)[ \t]+)(\"[^\"\n]{1,512}\"|'[^'\n]{1,512}')[ \t]*$"
 )
 _EXPECT_SEND = (
     r"((?i:assword|passphrase)[^\n]{0,80}?(?<![\w-])send[ \t]+(?:--[ \t]+)?)"
@@ -803,6 +823,11 @@ _POSITIONAL_RULES = (
     (lambda text, low: "set-initial-password" in low, _NEO4J_PASSWORD, "password-flag", True, None),
     (lambda text, low: "bw " in low, _BW_PASSWORD, "password-flag", True, _not_an_option),
     (lambda text, low: "auth" in low and "-cli" in low, _REDIS_AUTH, "password-flag", True, None),
+    (lambda text, low: "user-secrets" in low, _USER_SECRETS, "secret-assignment", True, None),
+    (lambda text, low: "securestring" in low, _PS_SECURE_STRING, "password-flag", True, _not_an_option),
+    (lambda text, low: "net" in low and "use" in low and "\\\\" in text, _NET_USE, "password-flag", True,
+     _not_a_switch),
+    (lambda text, low: "password" in low, _DSL_PASSWORD, "password-flag", True, None),
 )
 
 
@@ -986,7 +1011,7 @@ def _secret_name_kind(name: str) -> str | None:
 
 
 _CODE_VALUE = r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(.*|\[.*)?"
-_CALL = r"[A-Za-z_][\w.]*\(\)?"  # a function's name and its `(`: a call when `)` or a quote follows
+_CALL = r"[A-Za-z_$][\w.:$>-]*\(\)?"  # a function's name and its `(`: a call when `)` or a quote follows
 
 
 def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] | None:
@@ -1012,9 +1037,10 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
     stripped = value.rstrip(",;)}]")
     if not stripped or _is_placeholder(stripped) or _looks_pathy(name, stripped):
         return None
-    if _compiled(_CALL).fullmatch(value) and (value.endswith("()") or tail[:1] in ("'", '"')) \
-            or m.string[max(0, m.start("name") - 2):m.start("name")] == "${" and value[0].isdigit():
-        return None  # a call (`api_key=os.getenv("KEY")`, `get_token()`), or a substring (`${API_KEY:0:10}`)
+    if _compiled(_CALL).fullmatch(value) and (value.endswith("()") or tail[:1] in ("'", '"')):
+        return _call_argument(m, value, tail, kind)  # `api_key=os.getenv("KEY")`, `get_token()`: code
+    if m.string[max(0, m.start("name") - 2):m.start("name")] == "${" and value[0].isdigit():
+        return None  # bash's substring of a variable (`${API_KEY:0:10}`): no value
     if not any(c.isalnum() for c in stripped):
         return None  # `key=)`, `auth=[…`: punctuation, no value (`auth=("bob", "pw")`: no bare value
         # starts with `(`, an expression's start; _CODE_LOGIN reads that one)
@@ -1039,6 +1065,18 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
         return None  # prose such as "invalid token: expected 3 parts", "restored from key: …"
     start = m.start("bare")
     return start, start + len(stripped)
+
+
+def _call_argument(m: rx.Match[str], value: str, tail: str, kind: str) -> tuple[int, int] | None:
+    """A call after the label is code; its quoted argument is the secret when it has a secret's
+    shape (`'password' => bcrypt('pw')`, `Hash::make('pw')`), not when it names one
+    (`os.getenv("API_KEY")`)."""
+    end = tail.find(tail[0], 1) if not value.endswith("()") else -1
+    literal = tail[1:end] if end > 0 else ""
+    if not literal or _is_placeholder(literal) or not _secret_like(literal, kind):
+        return None
+    start = m.end("bare") + 1
+    return start, start + len(literal)
 
 
 def _label_closed(m: rx.Match[str]) -> bool:
