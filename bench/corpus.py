@@ -15,8 +15,8 @@ command, its error, a label (`retry`, `no_retry`, `unrelated`) and the retry or 
   replay kit's match rule. Needs `../shared/tools/replay.py` and `make install`.
 
 `bench/data/harvest-round8.jsonl` holds 170 such cases (133 retries), read from public agent
-transcripts by helpers who had not seen the learner's code (session 37), none of them in
-`../shared/corpora`; secrets they showed are replaced by `<REDACTED>`.
+transcripts by helpers who had not seen the learner's code (session 37), none from a repository
+that `../shared/corpora` names; secrets they showed are replaced by `<REDACTED>`.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
