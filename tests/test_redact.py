@@ -93,6 +93,7 @@ def test_url_password_keeps_user_and_host():
     "Server running at http://localhost:3000.", "open http://localhost:8080, then log in",
     "proxy_pass http://127.0.0.1:8000;", "(see http://localhost:5173)", "[app](http://localhost:4000)!",
     "- Frontend accessible at `http://localhost:3000`", "**http://localhost:8080**",
+    "服务地址通常是 http://127.0.0.1:8080，请确认", "✅ Worker起動成功！http://localhost:8787で起動",
 ])
 def test_a_port_before_punctuation_is_no_cut_password(text):
     assert redact(text) == text  # (nginx's `proxy_pass` lines, in a real session's edit, were masked)
@@ -101,6 +102,7 @@ def test_a_port_before_punctuation_is_no_cut_password(text):
 def test_a_url_cut_before_its_host_still_loses_its_password():
     assert redact("https://bob:hunter2.") == "https://bob:[REDACTED:url-password]"
     assert redact("postgres://u:12345x;") == "postgres://u:[REDACTED:url-password]"
+    assert redact("redis://:123456789") == "redis://:[REDACTED:url-password]"  # no port has 9 digits
 
 
 def test_authorization_header_keeps_the_scheme():
@@ -322,6 +324,8 @@ def test_assignments(text, expected):
     "use crate::auth::AuthCredentialsStoreMode;", "error[E0432]: unresolved import `crate::token::Kind2x`",
     # a code span that names something, and the shell's command substitution
     "- token: `GITHUB_TOKEN` from the environment", "PASSWORD=`openssl rand -hex 16`",
+    # a bare `key` quoted: Vue's binding, a JSON field, Python's sort key (raw public transcripts)
+    '<li v-for="o in opts" :key="o.value">', '{"key": "Enter", "code": 13}', 'sorted(xs, key="name")',
     # a call, and bash's substring of a variable (raw public transcripts)
     'client = anthropic.Anthropic(api_key=os.getenv("ANTHROPIC_API_KEY"))', "password=get_password()",
     'echo "set to: ${OPENAI_API_KEY:0:10}...${OPENAI_API_KEY: -4}"',

@@ -497,9 +497,12 @@ def _redact_url_passwords(text: str) -> str:
 
 
 def _not_a_port(value: str) -> bool:
-    """A port (3000), also where a sentence, an nginx `proxy_pass` line, parentheses or markup
-    (a code span's closing backtick, `**`) end right after it (3000. 3000; 3000)): no password."""
-    return not value.rstrip(".,;:)]}!?`*").isdigit()
+    """A port (3000), also where a sentence, an nginx `proxy_pass` line, parentheses, markup (a
+    code span's closing backtick, `**`) or text in another script (`8080，服务`, `8787で起動`)
+    follows it at once: no password."""
+    digits = len(value) - len(value.lstrip("0123456789"))
+    return not (0 < digits <= 5 and (digits == len(value) or value[digits] in ".,;:)]}!?`*"
+                                     or not value[digits].isascii()))
 
 
 _AUTH_LABEL = r"(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
@@ -1030,9 +1033,9 @@ def _assignment_value(m: rx.Match[str], at_line_start: bool) -> tuple[int, int] 
     for group in ("dq", "sq"):
         if m.group(group) is not None:
             value = m.group(group)
-            if _is_placeholder(value) or _looks_pathy(name, value):
-                return None
-            return m.span(group)
+            if _is_placeholder(value) or _looks_pathy(name, value) or kind == "key" and not _token_like(value):
+                return None  # (a bare `key` names a secret only by its value's shape: Vue's `:key="o.id"`,
+            return m.span(group)  # `{"key": "Enter"}`, `sorted(xs, key="name")`, as `key=name` bare)
     value, tail = m.group("bare"), m.group("tail")
     stripped = value.rstrip(",;)}]")
     if not stripped or _is_placeholder(stripped) or _looks_pathy(name, stripped):
