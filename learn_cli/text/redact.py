@@ -720,12 +720,15 @@ _WPA_PASSPHRASE = (
 _NEO4J_PASSWORD = (
     r"((?<![\w-])neo4j(?:-admin)?(?![\w-])[^\n|;&]{0,200}?[ \t]set-initial-password[ \t]+)" + _QUOTED_OR_WORD
 )
+# One argument within a shell segment: a word that is not an option, or a quoted string.
+_WORD = r"[^\s\"';&|-][^\s;&|]{0,200}"
+_ARGUMENT = r"(?:\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|" + _WORD + ")"
 # Bitwarden's `bw unlock PW` and `bw login EMAIL PW`.
-_BW_PASSWORD = r"((?<![\w-])bw[ \t]+(?:unlock|login[ \t]+[^\s\"';&|-][^\s;&|]{0,200})[ \t]+)" + _QUOTED_OR_WORD
+_BW_PASSWORD = r"((?<![\w-])bw[ \t]+(?:unlock|login[ \t]+" + _WORD + r")[ \t]+)" + _QUOTED_OR_WORD
 # `redis-cli … AUTH [user] PW`: the last word of the command.
 _REDIS_AUTH = (
     r"((?<![\w-])(?:redis-cli|keydb-cli|valkey-cli)(?![\w-])[^\n|;&]{0,400}?[ \t](?i:auth)"
-    r"(?:[ \t]+[^\s;&|\"'-][^\s;&|]{0,200}(?=[ \t]+[^\s;&|]))?[ \t]+)" + _QUOTED_OR_WORD
+    r"(?:[ \t]+" + _WORD + r"(?=[ \t]+[^\s;&|]))?[ \t]+)" + _QUOTED_OR_WORD
 )
 # A token given to a login command as its argument: `cargo login T`, `snyk auth T`, `ngrok
 # authtoken T`, `nuget setapikey K`.
@@ -736,8 +739,7 @@ _LOGIN_TOKEN = (
 # MinIO's `mc admin user add ALIAS USER PW`.
 _USER_THEN_PASSWORD = (
     r"((?<![\w-])(?:(?:poetry|composer)[ \t]+config(?:[ \t]+--?[\w-]{1,20}){0,3}[ \t]+http-basic\.[^\s;&|]{1,200}"
-    r"|mc[ \t]+admin[ \t]+user[ \t]+add[ \t]+"
-    r"[^\s\"'-][^\s;&|]{0,200})[ \t]+[^\s\"'-][^\s;&|]{0,200}[ \t]+)" + _QUOTED_OR_WORD
+    r"|mc[ \t]+admin[ \t]+user[ \t]+add[ \t]+" + _WORD + r")[ \t]+" + _WORD + r"[ \t]+)" + _QUOTED_OR_WORD
 )
 # A key-value store's value under a key named for a secret: `consul kv put db/password x`,
 # `etcdctl put /app/api_key x`; `netlify env:set API_KEY x`.
@@ -754,8 +756,8 @@ _ORACLE_LOGIN = (
 )
 # Every value `dotnet user-secrets set KEY VALUE` stores is a secret, whatever its key's name.
 _USER_SECRETS = (
-    r"((?<![\w-])user-secrets[ \t]+set(?:[ \t]+--?[\w-]{1,40}(?:[ \t]+[^\s\"'-][^\s;&|]{0,200})?){0,4}[ \t]+"
-    r"(?:\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s\"'-][^\s;&|]{0,200})[ \t]+)" + _QUOTED_OR_WORD
+    r"((?<![\w-])user-secrets[ \t]+set(?:[ \t]+--?[\w-]{1,40}(?:[ \t]+" + _WORD + r")?){0,4}[ \t]+"
+    + _ARGUMENT + r"[ \t]+)" + _QUOTED_OR_WORD
 )
 # PowerShell's password in plain text: `ConvertTo-SecureString "pw" -AsPlainText -Force`.
 _PS_SECURE_STRING = r"((?<![\w-])(?i:ConvertTo-SecureString)(?:[ \t]+-(?i:String))?[ \t]+)" + _QUOTED_OR_WORD
