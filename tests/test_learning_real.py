@@ -1378,6 +1378,27 @@ def test_a_job_run_with_the_work_stashed_is_a_look_not_a_fix(home, proj):
     assert not [r for r in learnings(home, a) if r.get("fix")]
 
 
+def test_a_build_run_with_the_work_stashed_and_popped_next_is_a_look_not_a_fix(home, proj):
+    """sflicker/claudec99: the build failed on -Werror=switch; `git stash && cmake --build build
+    2>&1 | head -5` asked whether it failed before the agent's edits, and `git stash pop` came as
+    the next command. Learned, the lesson would be "git stash, then build": the work thrown
+    away. A stash left in place before a job that is not git's is never the fix."""
+    from learn_cli.capture.pairing import is_diagnostic, is_retry
+
+    failed = "cmake -S . -B build 2>&1 | tail -5 && cmake --build build 2>&1"
+    looked = "git stash && cmake --build build 2>&1 | head -5"
+    assert is_diagnostic(failed, looked) and not is_retry(failed, looked)
+    assert not is_diagnostic("git checkout main", "git stash && git checkout main")
+    error = ("[  9%] Building C object CMakeFiles/ccompiler.dir/src/compiler.c.o\n"
+             "src/compiler.c:22:5: error: enumeration value 'TOKEN_BOOL' not handled in switch [-Werror=switch]")
+    a = proj("c99")
+    s = Agent(home, a)
+    s.fail(failed, error, 2)
+    s.ok(looked)
+    s.ok("git stash pop 2>&1")
+    assert not [r for r in learnings(home, a) if r.get("fix")]
+
+
 @pytest.mark.parametrize(("failed", "error", "fix", "again", "again_error", "offered"), [
     ("mkdir build && cd build && cmake ..", "mkdir: cannot create directory ‘build’: File exists",
      "mkdir -p build && cd build && cmake ..", "mkdir dist", "mkdir: cannot create directory ‘dist’: File exists",

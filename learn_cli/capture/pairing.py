@@ -685,18 +685,23 @@ def _parent_looked_at(failed_parts, ok_parts) -> bool:
 def _ran_without_the_work(parts) -> bool:
     """`git stash && pytest; git stash pop`: a program other than git ran on the tree without
     the agent's changes, which were then put back. It asks whether the failure came with the
-    changes; it fixes nothing. (`git stash && git pull && git stash pop` made room for a git
-    step: that is a fix.)"""
+    changes; it fixes nothing. The same with the `git stash pop` left to the next command
+    (`git stash && cmake --build build | head -5`, then `git stash pop`); and were the changes
+    left stashed, the "fix" would be throwing the work away. (`git stash && git pull && git
+    stash pop` made room for a git step: that is a fix.)"""
     stashed = None
     for index, tokens in enumerate(parts):
-        if tokens[0] != "git" or len(tokens) < 2 or tokens[1] != "stash":
+        if tokens[0] != "git":
+            if stashed is not None:
+                return True
+            continue
+        if len(tokens) < 2 or tokens[1] != "stash":
             continue
         verb = tokens[2] if len(tokens) > 2 else "push"
         if verb in ("push", "save") or verb.startswith("-"):
             stashed = index
-        elif verb in ("pop", "apply") and stashed is not None:
-            if any(other[0] != "git" for other in parts[stashed + 1:index]):
-                return True
+        elif verb in ("pop", "apply"):
+            stashed = None
     return False
 
 
