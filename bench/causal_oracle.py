@@ -1,6 +1,6 @@
 """The replay kit's exact-memory oracle, and the same oracle made causal.
 
-    python bench/causal_oracle.py ../shared/histories/leegmoore-codex [HISTORY …]
+    python bench/causal_oracle.py ../shared/histories/leegmoore-codex [HISTORY …] [-v]
 
 `../shared/tools/replay.py` scores `learn` against an oracle that, on a recurring failure,
 offers the command that resolved the latest earlier failure of the same normalised error. That
@@ -9,6 +9,10 @@ before it is fixed, the oracle answers the second failure with the fix of the fi
 not happened yet. No learner that answers at the time of a failure can have it. The causal
 oracle offers only a resolution that came before the failure. Both use the kit's own functions
 (`norm_error`, `resolution`, `matches`), without running `learn`.
+
+`-v` lists every recurring failure the oracle gets right: whether the causal oracle gets it too,
+and whether the agent edited files between the failure and the command that "resolved" it (then
+the edit was the fix, and the resolution, often a rebuild or the same command again, only ran it).
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ def tool_events(kit, history: dict) -> list[dict]:
     return events
 
 
-def oracles(kit, events: list[dict]) -> dict:
+def oracles(kit, events: list[dict], hits: list[dict] | None = None) -> dict:
+    """The counts; each recurring failure the oracle gets right is appended to `hits`."""
     seen: dict[str, int] = {}
     memory: dict[str, list[dict]] = {}  # normalised error -> earlier resolutions, in order
     counts = {"recurring": 0, "oracle_right": 0, "causal_oracle_right": 0}
@@ -53,21 +58,45 @@ def oracles(kit, events: list[dict]) -> dict:
             counts["recurring"] += 1
             known = memory.get(key, [])
             before = [r for r in known if r["seq"] < failure["seq"]]
+            right = {}
             for name, pool in (("oracle_right", known), ("causal_oracle_right", before)):
-                if done is not None and pool and kit.matches(pool[-1]["cmd"], failure["cmd"], done["cmd"],
-                                                             (PROJECT_ROOT,)):
-                    counts[name] += 1
+                right[name] = bool(done is not None and pool and kit.matches(pool[-1]["cmd"], failure["cmd"],
+                                                                             done["cmd"], (PROJECT_ROOT,)))
+                counts[name] += right[name]
+            if right["oracle_right"] and hits is not None:
+                hits.append({"seq": failure["seq"], "causal": right["causal_oracle_right"], "failed": failure["cmd"],
+                             "error": failure["error"], "offered": known[-1]["cmd"], "agent": done["cmd"],
+                             "edited_first": _edited_between(events, i, done)})
         seen[key] = seen.get(key, 0) + 1
         if done is not None:
             memory.setdefault(key, []).append(done)
     return counts
 
 
+def _edited_between(events: list[dict], at: int, done: dict) -> bool:
+    return any(e["tool"] in ("Edit", "Write", "MultiEdit", "NotebookEdit") and e["outcome"] == "ok"
+               for e in events[at + 1:] if e["seq"] < done["seq"])
+
+
+def _line(text: str, width: int = 150) -> str:
+    text = " ⏎ ".join(text.split("\n"))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    verbose = "-v" in args
     kit = replay_kit()
-    for folder in argv if argv is not None else sys.argv[1:]:
-        counts = oracles(kit, tool_events(kit, kit.load_history(folder)))
-        print(json.dumps({"history": os.path.basename(folder.rstrip("/")), **counts}))
+    for folder in [a for a in args if a != "-v"]:
+        hits: list[dict] = []
+        counts = oracles(kit, tool_events(kit, kit.load_history(folder)), hits)
+        print(json.dumps({"history": os.path.basename(folder.rstrip("/")), **counts,
+                          "oracle_right_after_an_edit": sum(h["edited_first"] for h in hits)}))
+        for hit in hits if verbose else []:
+            print(f"- seq {hit['seq']}: {'causal' if hit['causal'] else 'NOT causal'}"
+                  f"{', files edited before the resolution' if hit['edited_first'] else ''}")
+            for name in ("failed", "error", "offered", "agent"):
+                print(f"    {name:8}: {_line(hit[name])}")
     return 0
 
 

@@ -281,3 +281,16 @@ def test_the_causal_oracle_counts_what_the_kits_oracle_counts_and_no_later_fix()
     assert {n: f["recurring"] for n, f in figures.items()} == {"leegmoore-codex": 21, "rjpower-zopfli": 27}
     assert all(f["causal_oracle_right"] <= f["oracle_right"] for f in figures.values())
     assert figures["rjpower-zopfli"]["causal_oracle_right"] < 4
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "histories").is_dir(), reason="needs ../shared")
+def test_the_causal_oracle_lists_each_hit_with_whether_an_edit_came_first(capsys):
+    """`-v` lists every recurring failure the oracle gets right. On zopfli all four were fixed
+    by an edit before the command that "resolved" them (a test or fuzz run again)."""
+    from bench.causal_oracle import main
+
+    assert main([str(ROOT.parent / "shared" / "histories" / "rjpower-zopfli"), "-v"]) == 0
+    out = capsys.readouterr().out
+    summary = json.loads(out.splitlines()[0])
+    assert summary["oracle_right"] == 4 and summary["oracle_right_after_an_edit"] == 4
+    assert out.count("\n- seq ") == 4 and out.count("NOT causal") == 3
