@@ -349,14 +349,20 @@ def test_assignments_that_are_not_secrets(text):
      "xcrun altool --upload-app -f a.ipa -u bob@x.com -p [REDACTED:password-flag]"),
     ("composer config --global http-basic.repo.example.com bob composerPw1",
      "composer config --global http-basic.repo.example.com bob [REDACTED:password-flag]"),
+    # Android's intent extras under a secret's name (left leaking in session 37)
+    ("adb shell am start -n com.app/.Main --es token tok_9f8e7d6c5b --ez debug true",
+     "adb shell am start -n com.app/.Main --es token [REDACTED:secret-flag] --ez debug true"),
+    ('adb shell am broadcast -a com.app.SET -e api_key "sk_live_abc123XYZ"',
+     'adb shell am broadcast -a com.app.SET -e api_key "[REDACTED:secret-flag]"'),
 ])
-def test_secrets_of_dotnet_gradle_powershell_windows_xcode_and_composer(text, expected):
+def test_secrets_of_dotnet_gradle_powershell_windows_xcode_composer_and_adb(text, expected):
     assert redact(text) == expected
 
 
 @pytest.mark.parametrize("text", [
     "ConvertTo-SecureString $pw -AsPlainText -Force", "net use Z: \\\\srv\\share /persistent:yes",
     "net use \\\\srv\\ipc$ * /user:bob", 'storePassword System.getenv("KS_PW")', "password reset link sent",
+    "adb shell am start -n com.app/.Main --es username bob --ei count 3", "I am running grep -e password app.yml",
 ])
 def test_those_commands_without_a_secret_in_them(text):
     assert redact(text) == text

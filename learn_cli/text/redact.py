@@ -771,6 +771,14 @@ _NET_USE = (
 _DSL_PASSWORD = (
     r"(?m)(^[ \t]*(?:store|key|keystore|signing)?(?i:password)[ \t]+)(\"[^\"\n]{1,512}\"|'[^'\n]{1,512}')[ \t]*$"
 )
+# Android's intent extras under a secret's name: `adb shell am start -n app/.Main --es token T`,
+# `am broadcast -a x -e api_key K` (`--es`/`-e` string, `--esa` list: KEY then VALUE).
+_INTENT_EXTRA = (
+    r"((?<![\w-])am[ \t]+(?:start|startservice|start-service|start-foreground-service|broadcast)(?![\w-])"
+    r"[^\n|;&]{0,400}?[ \t](?:--es|--esa|-e)[ \t]+"
+    r"[\w.-]{0,100}(?i:secret|token|password|passwd|pwd|api_?key|access_?key|_key)[\w.-]{0,100}[ \t]+)"
+    + _QUOTED_OR_WORD
+)
 _EXPECT_SEND = (
     r"((?i:assword|passphrase)[^\n]{0,80}?(?<![\w-])send[ \t]+(?:--[ \t]+)?)"
     r"(\"[^\"\n]{1,1024}\"|\{[^}\n]{1,1024}\}|[^\s\"'{][^\s;}]{0,1023})"
@@ -833,6 +841,7 @@ _POSITIONAL_RULES = (
     (lambda text, low: "net" in low and "use" in low and "\\\\" in text, _NET_USE, "password-flag", True,
      _not_a_switch),
     (lambda text, low: "password" in low, _DSL_PASSWORD, "password-flag", True, None),
+    (lambda text, low: "am " in low and "-e" in low, _INTENT_EXTRA, "secret-flag", True, _not_an_option),
 )
 
 
