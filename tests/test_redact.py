@@ -294,6 +294,8 @@ def test_arguments_in_those_places_that_are_no_secret(text):
     ("x PASS: s3cr3t_pw", "x PASS: [REDACTED:secret-assignment]"),
     ("userPassword:: e1NTSEF9aGVsbG8=", "userPassword:: [REDACTED:secret-assignment]"),  # LDIF, base64
     ("- Password: `admin123`", "- Password: `[REDACTED:secret-assignment]`"),  # markdown's code span
+    ("**Password:** `admin123`", "**Password:** `[REDACTED:secret-assignment]`"),  # and its bold labels
+    ("- **Password**: Sup3rS3cret!", "- **Password**: [REDACTED:secret-assignment]"),
     ("DB_PASSWORD=Pa(ss)w0rd1", "DB_PASSWORD=[REDACTED:secret-assignment]"),  # parentheses in a password
     ("password=Welcome1( now", "password=[REDACTED:secret-assignment] now"),
     ("POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-mysecretpw}",  # a default is a value
@@ -324,6 +326,7 @@ def test_assignments(text, expected):
     "use crate::auth::AuthCredentialsStoreMode;", "error[E0432]: unresolved import `crate::token::Kind2x`",
     # a code span that names something, and the shell's command substitution
     "- token: `GITHUB_TOKEN` from the environment", "PASSWORD=`openssl rand -hex 16`",
+    "**Token:** `GITHUB_TOKEN`", "**Password:** required", "**Auth:** none", "x = a ** password: y",
     # a bare `key` quoted: Vue's binding, a JSON field, Python's sort key (raw public transcripts)
     '<li v-for="o in opts" :key="o.value">', '{"key": "Enter", "code": 13}', 'sorted(xs, key="name")',
     # a call, and bash's substring of a variable (raw public transcripts)

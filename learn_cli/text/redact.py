@@ -965,7 +965,8 @@ def _quoted_mark(value: str, kind: str) -> str:
     return _mark(kind)
 
 
-# Assignments: NAME=value, NAME: value, "name": "value", name = 'value', name => "value". A `::`
+# Assignments: NAME=value, NAME: value, "name": "value", name = 'value', name => "value", and
+# markdown's bold label (`**Password:** x`, `**Password**: \`x\``: a summary an agent wrote). A `::`
 # joins the parts of a path in code (`crate::auth::Store`, `std::token::Kind`): no assignment;
 # LDIF's `userPassword:: <base64>` (a blank after it) is one.
 # Found from the keyword outwards: str.find for each keyword, expand to the whole name, then one
@@ -973,7 +974,7 @@ def _quoted_mark(value: str, kind: str) -> str:
 _NAME_KEYWORDS = ("secret", "token", "pass", "pwd", "auth", "cred", "key", "signature", "psk")
 _NAME_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _ASSIGNMENT_AT = (
-    r"(?P<name>[A-Za-z0-9_.-]{1,240})(?P<q>[\"']?)(?P<sep>[ \t]*(?:=>|:=|::(?=[ \t])|:(?!:)|=)[ \t]*)"
+    r"(?P<name>[A-Za-z0-9_.-]{1,240})(?P<q>[\"']?)(?P<sep>\*{0,2}[ \t]*(?:=>|:=|::(?=[ \t])|:(?!:)|=)\*{0,2}[ \t]*)"
     r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.){0,1024}+)\"|'(?P<sq>[^'\n]{0,1024}+)'|`(?P<bq>[^`\n]{1,256}+)`"
     r"|(?P<bare>[^\s\"'`;&|(][^\s\"'`;&|]{0,1023}+)(?=(?P<tail>[^\n]{0,64}+)))"
 )
@@ -1165,7 +1166,7 @@ def _labels_a_value(text: str, start: int) -> bool:
     name = chunk[:len(chunk) - len(rest)]
     if not name or len(name) > 240:
         return False
-    rest = rest[1:] if rest[:1] in ("'", '"') else rest
+    rest = rest[1:] if rest[:1] in ("'", '"') else rest.lstrip("*")  # (`**Password**: x`)
     return rest.lstrip(" \t")[:1] in (":", "=") and _secret_name_kind(name) is not None
 
 
@@ -1436,7 +1437,7 @@ _AWS_SECRET_LOW = (r"(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?
 # The rest of a name, then `:` or `=`. At most 240 characters (no longer name labels a value, see
 # _labels_a_value): unbounded, each of a long run's keywords read the run to its end (a 750 KB
 # `tokentoken…` took 216 s).
-_ASSIGNED = r"[A-Za-z0-9_.-]{0,240}+[\"']?[ \t]*[:=]"
+_ASSIGNED = r"[A-Za-z0-9_.-]{0,240}+(?:[\"']|\*{1,2})?[ \t]*[:=]"
 _HEADER_END = r"[\"']?[ \t]*:"  # every name of _KEY_HEADER ends with `key` or `token`
 # Every flag of _PROGRAM_FLAGS after the blank before it: -a, --pass, -P, -p, -pw, -w, -…pass, -U, -u, -k,
 # -t, --user.
