@@ -1426,6 +1426,27 @@ def test_a_file_programs_bare_word_is_a_path_the_error_is_about(home, proj, fail
     assert text.splitlines()[0].endswith(f"`{offered}` instead of `{again}`.")
 
 
+def test_an_option_dropped_from_every_step_is_one_change_that_travels(home, proj):
+    """sflicker/claudec99 (stages 17 to 82): `cmake -S . -B build -q && cmake --build build -q`
+    failed ("Unknown argument -q"); the same without `-q` in both steps worked. Later `cmake
+    --build build -q && ./test/run_all_tests.sh` failed so: the lesson is "drop `-q`", offered
+    as that command without it, not as the configure-and-build pair it was learned from."""
+    from learn_cli.capture.lesson import option_change
+
+    assert option_change("cmake -S . -B build -q && cmake --build build -q",
+                         "cmake -S . -B build && cmake --build build") == ([], ["-q"])
+    assert option_change("git pull a && git push", "git pull --rebase a && git push --force") is None
+    a = proj("c99")
+    s = Agent(home, a)
+    s.fail("cmake -S . -B build -q && cmake --build build -q",
+           "CMake Error: Unknown argument -q\nCMake Error: Run 'cmake --help' for all supported options.", 1)
+    s.ok("cmake -S . -B build && cmake --build build")
+    again = "cmake --build build -q && ./test/run_all_tests.sh 2>&1 | tail -20"
+    text = context_of(Agent(home, a).fail(again, "Unknown argument -q\nUsage: cmake --build <dir> [options]", 1))
+    assert text.splitlines()[0].endswith(f"`cmake --build build && ./test/run_all_tests.sh` instead of `{again}`.")
+    assert "drop `-q`" in text
+
+
 @pytest.mark.parametrize(("command", "error"), [
     ("black --check .", "would reformat /w/src/{0}.py\n\nOh no! 💥 💔 💥\n1 file would be reformatted."),
     ("npx prettier --check .", "Checking formatting...\n[warn] src/{0}.ts\n[warn] Code style issues found in the "

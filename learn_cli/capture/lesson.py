@@ -554,13 +554,21 @@ def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
     """(added, dropped) words when `fix` is `failed` with options added or dropped and nothing
     else changed (the same program, verb and targets): `git pull origin main` → `git pull
     origin main --no-rebase` is (["--no-rebase"], []). Such a lesson holds for any target of
-    the same command (`git pull origin dev`). None otherwise."""
+    the same command (`git pull origin dev`). The same change made to every step it changed
+    is one change: `cmake -S . -B build -q && cmake --build build -q` → both without `-q` is
+    (["-q"] dropped). None otherwise."""
+    pairs = changed_segments(failed, fix)
+    if not pairs:
+        return None
+    changes = [_segment_option_change(old, new) for old, new in pairs]
+    return changes[0] if all(change is not None and change == changes[0] for change in changes) else None
+
+
+def _segment_option_change(old_tokens: list[str], new_tokens: list[str]) -> tuple[list[str], list[str]] | None:
+    """option_change of one segment, `old_tokens` → `new_tokens` (the same program)."""
     from learn_cli.engine.goals import targets
 
-    pair = changed_segment(failed, fix)
-    if pair is None:
-        return None
-    old, new = [pair[0]], [pair[1]]
+    old, new = [old_tokens], [new_tokens]
     given = _dropped_values(new[0], old[0])  # values of the options added (`--test-dir build`)
     if _first_word(old[0]) != _first_word([t for t in new[0] if t not in given]):
         return None
@@ -584,16 +592,23 @@ def changed_segment(failed: str, fix: str, setup: bool = False) -> tuple[list[st
     running the same program, when every other segment is the same, or None. Segments are
     compared without their wrappers, then with them when only a wrapper's options changed
     (`git ls-files -d | xargs -r git rm` → `… | xargs git rm`: the `xargs -r git rm` segment)."""
+    pairs = changed_segments(failed, fix, setup)
+    return pairs[0] if len(pairs) == 1 else None
+
+
+def changed_segments(failed: str, fix: str, setup: bool = False) -> list[tuple[list[str], list[str]]]:
+    """(old, new) tokens of every working segment `fix` changed, each running the program it
+    ran, when the commands have as many segments (changed_segment's rule, for one or more)."""
     for unwrapped in (True, False):
         old, new = _working(failed, unwrapped, setup), _working(fix, unwrapped, setup)
         if not old or len(old) != len(new):
-            return None
+            return []
         differ = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
         if differ:
-            if len(differ) != 1 or old[differ[0]][0] != new[differ[0]][0]:
-                return None
-            return old[differ[0]], new[differ[0]]
-    return None
+            if any(old[i][0] != new[i][0] for i in differ):
+                return []
+            return [(old[i], new[i]) for i in differ]
+    return []
 
 
 def _value_of_kept_option(word: str, old: Sequence[str], new: Sequence[str]) -> bool:
@@ -632,26 +647,36 @@ def apply_option_change(command: str, added: list[str], dropped: list[str], afte
     segments = _working(command)
     named = [t for t in dropped if t != ANY_VALUE]
     alone = len(segments) == 1
-    if not alone and head:  # a pipeline or chain: the one segment that runs the changed command
+    if not alone and head:  # a pipeline or chain: the segments that run the changed command
         segments = ([seg for seg in segments if _runs(seg, head)]  # (or the wrapper: `xargs -r`)
                     or [seg for seg in _working(command, unwrapped=False) if _runs(seg, head)])
     if len(segments) == 1 and added[:1] == ["--"] and "--" in segments[0]:
         added, after = added[1:], "--"  # the script's options join the ones it is given already
-    if len(segments) != 1 or any(t in segments[0] for t in added) or any(t not in segments[0] for t in named):
+
+    def fits(tokens: Sequence[str]) -> bool:
+        return not any(t in tokens for t in added) and all(t in tokens for t in named)
+
+    if len(segments) > 1 and not added:  # an option dropped from each step that has it (`-q`
+        segments = [seg for seg in segments if fits(seg)]  # from both cmake steps); a step without
+        if segments:  # it stays as it is
+            return _rewritten(command, lambda words: _runs(unwrap_tokens(words), head) or _runs(words, head),
+                              lambda words: _without(words, dropped), every=True)
+    if len(segments) != 1 or not fits(segments[0]):
         return None
     return _rewritten(command, lambda words: alone or _runs(unwrap_tokens(words), head) or _runs(words, head),
                       lambda words: _inserted(_without(words, dropped), added, after))
 
 
-def _rewritten(command: str, pick, rewrite, setup: bool = False) -> str | None:
+def _rewritten(command: str, pick, rewrite, setup: bool = False, every: bool = False) -> str | None:
     """`command` with the first working segment (or setup step, if `setup`) that `pick`
-    accepts rewritten word by word (`rewrite`), its other segments and operators as they were;
-    None when none is picked."""
+    accepts rewritten word by word (`rewrite`), or `every` one it accepts, its other segments
+    and operators as they were; None when none is picked."""
     out, done = [], False
     for text, op in split_segments_ops(" ".join(command.split())):
         spelled = word_spellings(text)
         words = [word for word, _ in spelled]
-        if not done and words and (setup or canonical_program(words[0]) not in SETUP_PROGRAMS) and pick(words):
+        if (every or not done) and words and (setup or canonical_program(words[0]) not in SETUP_PROGRAMS) \
+                and pick(words):
             text, done = " ".join(_respelled(rewrite(words), spelled)), True
         out.append(text + (f" {op} " if op and op != "\n" else "; " if op else ""))
     return "".join(out).strip() if done else None

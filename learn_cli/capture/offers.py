@@ -438,7 +438,7 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
     same few pairs, and parsing each record's commands made the lookup grow with the home."""
     from learn_cli.capture.lesson import (
         added_setup,
-        changed_segment,
+        changed_segments,
         dropped_cd,
         dropped_timeout,
         option_change,
@@ -457,7 +457,7 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         return ("interpreter", *interpreter)
     options = option_change(failed, fix)
     if options is not None:
-        head = tuple(changed_segment(failed, fix)[0][:2])  # (the segment changed: `xargs -r`)
+        head = tuple(changed_segments(failed, fix)[0][0][:2])  # (the segment changed: `xargs -r`)
         return ("options", head, tuple(options[0]), tuple(options[1]), _anchor(fix, options[0], head))
     folder = dropped_cd(failed, fix)
     if folder:

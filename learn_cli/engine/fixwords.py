@@ -11,7 +11,8 @@ than the full command, else returns "":
     "run it from `X`"); added at the end: "then run `X`";
   - steps dropped: "drop `cd circuits/vote`"; steps added after that only read (`&& ls`)
     are left out: they look, they do not fix;
-  - inside a step: words only removed -> "drop `-q`"; only added -> "add `--release`";
+  - inside a step: words only removed -> "drop `-q`"; only added -> "add `--release`" (the
+    same change to several steps is said once);
     added in front of the program -> "`pytest` → `python -m pytest`"; replaced ->
     "`--no-commit` → `--force`", or the whole step when its program changed;
   - more than two changes, a step piped into another or no longer (the steps are not run
@@ -99,6 +100,12 @@ def _step_phrases(old: list[tuple[str, ...]], new: list[tuple[str, ...]]) -> lis
             if inner is None:
                 return None
             phrases.extend(inner)
+        elif len(a) == len(b) and all(x[:1] == y[:1] for x, y in zip(a, b, strict=True)):
+            for x, y in zip(a, b, strict=True):  # each step changed on its own: the same change to
+                inner = _word_phrases(x, y)  # both cmake steps (`-q` dropped) is said once
+                if inner is None:
+                    return None
+                phrases.extend(p for p in inner if p not in phrases)
         elif len(a) + len(b) <= 3 and all(len(step) <= MAX_WORDS for step in [*a, *b]):
             phrases.append(f"{_code(_join_steps(a))} → {_code(_join_steps(b))}")  # `make` → `cd build && make -j4`
         else:
