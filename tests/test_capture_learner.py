@@ -664,8 +664,12 @@ def test_a_refined_fix_is_one_more_sighting_a_swapped_option_is_not(home, proj):
     diverged = "fatal: Need to specify how to reconcile divergent branches."
     pair("git pull origin main", diverged, "git pull origin main --rebase")
     pair("git pull origin main", diverged, "git pull origin main --no-rebase")  # another fix
+    no_makefile = "make: *** No targets specified and no makefile found.  Stop."
+    pair("make", no_makefile, "cmake --build cmake-build-debug")
+    pair("make", no_makefile, "cmake --build build")  # another folder: another fix (claudec99)
     found = sorted((r["fix_command"], r["frequency"]) for r in learnings(home, a))
-    assert found == [("git pull origin main --no-rebase", 1), ("git pull origin main --rebase", 1),
+    assert found == [("cmake --build build", 1), ("cmake --build cmake-build-debug", 1),
+                     ("git pull origin main --no-rebase", 1), ("git pull origin main --rebase", 1),
                      ("pip install python-jose", 2)]
 
 

@@ -309,6 +309,18 @@ def test_refinements_are_not_conflicts(fix_a, fix_b):
     assert find_conflicts(records) == []
 
 
+@pytest.mark.parametrize("fix_a, fix_b", [
+    ("cmake --build build", "cmake --build cmake-build-debug"),  # another folder, though its words hold the first's
+    ("npm install express", "npm install fastify"),
+    ("./build/ccompiler -I include t.c", "./build/ccompiler -I test/include t.c"),
+])
+def test_fixes_that_name_other_arguments_are_no_refinements(fix_a, fix_b):
+    """sflicker/claudec99: the agent's `cmake --build build` after `make` found no Makefile was
+    counted a sighting of the `cmake --build cmake-build-debug` learned before (split at its
+    dashes, the second holds the first's words in order), so that one kept being offered."""
+    assert not is_refinement(fix_a, fix_b) and not is_refinement(fix_b, fix_a)
+
+
 def test_opposite_fixes_under_one_key_conflict_even_if_one_contains_the_other():
     assert not is_refinement("run the migrations first", "never run the migrations first")
     records = [learning("a", key="k", fix="run the migrations first"),

@@ -241,6 +241,8 @@ def is_refinement(fix_a, fix_b) -> bool:
         return False  # "never X" is no refinement of "X"
     if _options_swapped(fix_a, fix_b):
         return False  # `--rebase` / `--no-rebase` read alike once the dashes are gone
+    if _arguments_swapped(fix_a, fix_b):
+        return False  # `cmake --build build` / `cmake --build cmake-build-debug`: another folder
     short, long_ = sorted((na.split(), nb.split()), key=len)
     if _in_order(short, long_):  # `pip install x` ⊂ `pip install --user x`
         return True
@@ -254,6 +256,22 @@ def _options_swapped(fix_a, fix_b) -> bool:
         return False
     opts_a, opts_b = ({word for word in fix.split() if word.startswith("-")} for fix in (fix_a, fix_b))
     return bool(opts_a - opts_b) and bool(opts_b - opts_a)
+
+
+def _arguments_swapped(fix_a, fix_b) -> bool:
+    """Does each fix name a word (an argument: a folder, a target, a package) that the other
+    lacks, neither a more detailed spelling of the other (`x` / `'x[extra]'`, `pip` / `pip3`,
+    `tests` / `tests/unit`)? Then they do other work: `cmake --build build` and `cmake --build
+    cmake-build-debug` build other folders, though their words, split at the dashes, read as
+    one inside the other (sflicker/claudec99: the agent's `cmake --build build` was counted a
+    sighting of `cmake-build-debug`, which it then kept offering)."""
+    if not isinstance(fix_a, str) or not isinstance(fix_b, str):
+        return False
+    words_a, words_b = ({word.strip("'\"") for word in fix.split() if not word.startswith("-")}
+                        for fix in (fix_a, fix_b))
+    own_a, own_b = words_a - words_b, words_b - words_a
+    return bool(own_a) and bool(own_b) and not any(
+        a.startswith(b) or b.startswith(a) for a in own_a for b in own_b)
 
 
 def _in_order(needle: list[str], haystack: list[str]) -> bool:
