@@ -1945,3 +1945,13 @@ def _answers_after_an_empty_argument(home, proj, _replace_words, by_analogy):
     answer = _first_answer(home, proj("api"), failed, failed.replace("python ", "python3 ", 1), missing,
                            failed.replace('""', "https://pypi.org/simple"))
     assert answer.startswith("learn: known fix") and '`python3 -m venv .venv' in answer
+
+
+def test_a_program_run_bare_that_printed_its_usage_is_judged_without_a_crash():
+    """sflicker/claudec99: the compiler run with no argument printed `usage: ccompiler [...]
+    <source.c>`; judging the retry's lesson read each option's value one word past the end
+    (a ValueError inside the hook: the pair was lost, silently)."""
+    from learn_cli.capture.lesson import is_lesson
+
+    usage = "usage: ccompiler [--print-ast | --print-tokens] <source.c>"
+    assert isinstance(is_lesson("./build/ccompiler", "./build/ccompiler t.c", usage), bool)

@@ -231,7 +231,8 @@ def _options_the_usage_lacks(error: str, failed: Sequence[str], ok: Sequence[str
     if f"usage: {name}" not in lower:
         return []
     unlisted = []
-    for option, value in zip(failed[1:], [*failed[2:], ""], strict=True):
+    for option, value in zip(failed[1:], [*failed[2:], ""], strict=False):  # (the last has no value;
+        # a program run bare, `./build/ccompiler` printing its usage, has no options at all)
         flag = option.split("=", 1)[0].lower()
         if option.startswith("-") and option not in ok and flag not in lower:
             unlisted += [option, value]
