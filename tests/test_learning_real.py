@@ -1951,7 +1951,5 @@ def test_a_program_run_bare_that_printed_its_usage_is_judged_without_a_crash():
     """sflicker/claudec99: the compiler run with no argument printed `usage: ccompiler [...]
     <source.c>`; judging the retry's lesson read each option's value one word past the end
     (a ValueError inside the hook: the pair was lost, silently)."""
-    from learn_cli.capture.lesson import is_lesson
-
     usage = "usage: ccompiler [--print-ast | --print-tokens] <source.c>"
     assert isinstance(is_lesson("./build/ccompiler", "./build/ccompiler t.c", usage), bool)
