@@ -294,3 +294,20 @@ def test_the_causal_oracle_lists_each_hit_with_whether_an_edit_came_first(capsys
     summary = json.loads(out.splitlines()[0])
     assert summary["oracle_right"] == 4 and summary["oracle_right_after_an_edit"] == 4
     assert out.count("\n- seq ") == 4 and out.count("NOT causal") == 3
+
+
+def test_the_causal_oracle_splits_a_history_into_its_tune_and_held_parts():
+    """`--held-from S`: the sessions before S are the tune part, S and after the held one;
+    learn's offers on recurring failures are counted by the session they were made in."""
+    from bench.causal_oracle import by_part
+
+    hits = [{"sid": "s1", "right": True, "causal": False}, {"sid": "s2", "right": True, "causal": True},
+            {"sid": "s3", "right": False, "causal": False}]
+    replay = {"offers": [{"session": "s1", "recurring": True, "right": True},
+                         {"session": "s3", "recurring": True, "right": False},
+                         {"session": "s3", "recurring": False, "right": False}]}
+    parts = by_part(hits, ["s1", "s2", "s3"], "s2", replay)
+    assert parts["tune"] == {"recurring": 1, "oracle_right": 1, "causal_oracle_right": 0,
+                             "learn_offered": 1, "learn_right": 1, "learn_wrong": 0}
+    assert parts["held"] == {"recurring": 2, "oracle_right": 1, "causal_oracle_right": 1,
+                             "learn_offered": 1, "learn_right": 0, "learn_wrong": 1}
