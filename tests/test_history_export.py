@@ -1,0 +1,143 @@
+"""bench/history_export.py: a Claude Code `/export` transcript parsed into replay events, and a file copied in
+pages (savepart) joined back (assemble, merge), with a missing page found."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+# imported after the root is on sys.path (as tests/test_bench_smoke.py does), by name: no import below the code
+history_export = importlib.import_module("bench.history_export")
+
+SCRIPT = ROOT / "bench" / "history_export.py"
+
+CONF = {
+    "repo": "someone/demo",
+    "remote": "https://github.com/someone/demo.git",
+    "roots": ["/home/me/demo", "~/demo"],
+    "home": "/home/me",
+    "paths": ["sessions"],
+    "include": r"-export\.md$",
+    "order": "by name",
+}
+
+EXPORT = """\
+ ▐▛███▜▌   Claude Code v2.1.126
+▝▜█████▛▘  Sonnet 4.6 · Claude Pro
+  ▘▘ ▝▝    ~/demo
+
+❯ fix the build
+
+● I'll read the sources first.
+
+  Read 2 files (ctrl+o to expand)
+
+● Bash(cd /home/me/demo/build && make)
+  ⎿  [100%] Built target demo
+
+● Bash(./demo --check)
+  ⎿  Error: Exit code 1
+     demo: unknown option --check
+
+● Update(src/main.c)
+  ⎿  Added 1 line, removed 1 line
+
+❯ /export
+  ⎿  Conversation exported to: sessions/one-export.md
+"""
+
+
+def _build(tmp_path: Path) -> tuple[list[dict], dict]:
+    raw = tmp_path / "raw"
+    (raw / "files" / "sessions").mkdir(parents=True)
+    (raw / "files" / "sessions" / "one-export.md").write_text(EXPORT, encoding="utf-8")
+    (raw / "files" / "sessions" / "notes.md").write_text("● Bash(ls)\n  ⎿  x\n", encoding="utf-8")  # not included
+    manifest = {"sessions/one-export.md": {"total": len(EXPORT), "commit": "c1"},
+                "sessions/notes.md": {"total": 18, "commit": "c1"}}
+    (raw / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    meta = history_export.build(str(raw), str(tmp_path / "out"), "demo", CONF)
+    lines = (tmp_path / "out" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads((tmp_path / "out" / "meta.json").read_text(encoding="utf-8")) == meta
+    return [json.loads(line) for line in lines], meta
+
+
+def test_an_export_gives_its_prompt_and_tool_events(tmp_path):
+    events, meta = _build(tmp_path)
+    assert [(e["kind"], e.get("tool")) for e in events] == [
+        ("session", None), ("prompt", None), ("tool", "Read"), ("tool", "Read"),
+        ("tool", "Bash"), ("tool", "Bash"), ("tool", "Edit")]
+    session, prompt, read, _, make, check, edit = events
+    assert session == {"kind": "session", "session": "sessions/one-export.md", "time": None, "cwd": "."}
+    assert prompt["text"] == "fix the build"  # `/export` is a local command: no prompt
+    assert read["synthetic"] is True and read["path"] == "" and read["outcome"] == "ok"
+
+    assert make["command"] == "cd <ROOT>/build && make"
+    assert (make["outcome"], make["exit"], make["output"]) == ("ok", None, "[100%] Built target demo")
+    assert (make["cwd"], make["cwd_post"]) == (".", "build")
+
+    assert check["command"] == "./demo --check"
+    assert (check["outcome"], check["exit"]) == ("fail", 1)
+    assert check["error"] == "Exit code 1\ndemo: unknown option --check"
+    assert (check["cwd"], check["cwd_post"]) == ("build", "build")
+    assert [e["seq"] for e in (read, make, check, edit)] == [1, 3, 4, 5]
+
+    assert (edit["path"], edit["outcome"]) == ("<ROOT>/src/main.c", "ok")
+    assert edit["output"] == "Added 1 line, removed 1 line"
+
+    assert [s["name"] for s in meta["sessions"]] == ["sessions/one-export.md"]
+    assert meta["sessions"][0]["complete"] is True and meta["sessions"][0]["bash_failures"] == 1
+    stats = meta["stats"]
+    assert (stats["tool_events"], stats["synthetic_events"], stats["bash_events"]) == (3, 2, 2)
+    assert (stats["prompts"], stats["failures_bash"], stats["outcomes"]) == (1, 1, {"ok": 4, "fail": 1})
+
+
+def _savepart(folder: Path, name: str, offset: int, total: int, text: str) -> subprocess.CompletedProcess:
+    """The CLI, fed the page as the index shows it: JSON-escaped, plus the newline a file-creation tool adds."""
+    page = json.dumps(text)[1:-1] + "\n"
+    return subprocess.run([sys.executable, str(SCRIPT), "savepart", str(folder), name, str(offset), str(total), "c9"],
+                          input=page, capture_output=True, text=True, encoding="utf-8", check=False)
+
+
+def test_pages_saved_join_back_and_a_missing_page_is_a_gap(tmp_path):
+    pages = tmp_path / "pages"
+    first = "● Bash(echo \"hi\")\n  ⎿  hi\n" + "x" * (history_export.PAGE_CHARS - 26)
+    assert len(first) == history_export.PAGE_CHARS
+    for offset, text in [(0, first), (16_000, "tail\n")]:
+        done = _savepart(pages, "docs/a-export.md", offset, 16_005, text)
+        assert done.returncode == 0, done.stderr
+    assert _savepart(pages, "docs/b-export.md", 0, 40_000, "y" * 16_000).returncode == 0
+    assert _savepart(pages, "docs/b-export.md", 32_000, 40_000, "z" * 8_000).returncode == 0  # 16000 missing
+
+    assert (pages / "parts" / "docs__a-export.md@00016000").read_text(encoding="utf-8") == "tail\n"
+    assert json.loads((pages / "manifest.json").read_text()) == {
+        "docs/a-export.md": {"commit": "c9", "total": 16_005}, "docs/b-export.md": {"commit": "c9", "total": 40_000}}
+    assert history_export.assemble(str(pages)) == [
+        "docs/a-export.md: complete",
+        "GAP docs/b-export.md: part at 32000, have 16000",
+        "docs/b-export.md: partial 16000/40000",
+    ]
+    assert (pages / "files" / "docs" / "a-export.md").read_text(encoding="utf-8") == first + "tail\n"
+    assert (pages / "files" / "docs" / "b-export.md").read_text(encoding="utf-8") == "y" * 16_000
+
+    merged = tmp_path / "merged"
+    assert history_export.merge(str(merged), [str(pages)]) == [
+        "skip (partial 16000/40000): docs/b-export.md from pages", "1 files"]
+    assert json.loads((merged / "manifest.json").read_text()) == {"docs/a-export.md": {"commit": "c9", "total": 16_005}}
+    assert (merged / "files" / "docs" / "a-export.md").read_text(encoding="utf-8") == first + "tail\n"
+    with pytest.raises(ValueError, match="would delete the pages"):
+        history_export.merge(str(pages), [str(merged), str(pages)])
+    assert (pages / "parts" / "docs__a-export.md@00016000").is_file()
+
+
+def test_a_page_of_the_wrong_length_is_flagged(tmp_path):
+    done = _savepart(tmp_path, "docs/c-export.md", 0, 20_000, "w" * 15_999)  # a dropped character
+    assert done.returncode == 1
+    assert "expected 16000 chars, got 15999" in done.stderr
+    assert history_export.decode_page('a\\n\\"b\\" \\u23fa\n') == 'a\n"b" ⏺'
