@@ -1953,3 +1953,19 @@ def test_a_program_run_bare_that_printed_its_usage_is_judged_without_a_crash():
     (a ValueError inside the hook: the pair was lost, silently)."""
     usage = "usage: ccompiler [--print-ast | --print-tokens] <source.c>"
     assert isinstance(is_lesson("./build/ccompiler", "./build/ccompiler t.c", usage), bool)
+
+
+@pytest.mark.parametrize("retry", [
+    "./build/ccompiler test/valid/t.c && nasm -f elf64 t.asm -o t.o && gcc -no-pie t.o -o t && ./t",
+    "./build/ccompiler test/valid/t.c && cat t.asm",
+])
+def test_steps_run_after_the_failed_ones_are_no_fix_of_them(home, proj, retry):
+    """sflicker/claudec99: the compiler rejected a test program, the parser was edited, and
+    the same compile worked with the assembly and run appended. Those steps ran after the
+    one that failed: learned, "add `&& nasm …`" was the fix of a parser bug."""
+    a = proj("c99")
+    s = Agent(home, a)
+    s.fail("./build/ccompiler test/valid/t.c", "error: expected expression, got '&'", 1)
+    s.edit_ok(str(a / "src" / "parser.c"))
+    s.ok(retry)
+    assert not [r for r in learnings(home, a) if r.get("fix")]

@@ -517,7 +517,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         root = cap.project.root  # `cd ROOT && X` after `X` failed at the root is X again
         # X again without the looking aid the failed run had (`RUST_BACKTRACE=1`, `-v`) is X
         # again too: dropping the aid fixed nothing, whatever happened in between did
-        same = _normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.only_looked(failed_cmd, ok_cmd)
+        same = (_normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.only_looked(failed_cmd, ok_cmd)
+                or _runs_on_after(failed_cmd, ok_cmd))
         if same:
             if "timeout" in failed_cmd and _failed_timeout(failed_cmd, ok_cmd, failed.get("err")):
                 return [ok_cmd], "retry"  # `timeout` not installed: doing without it was the fix
@@ -575,6 +576,18 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         if pairing.paths_related(failed_path, ok_path):
             return [ok_path], "path"
     return None
+
+
+def _runs_on_after(failed_cmd: str, ok_cmd: str) -> bool:
+    """Is `ok_cmd` the failed command unchanged with more steps after it (`./build/ccompiler
+    t.c`, then `./build/ccompiler t.c && nasm -f elf64 t.asm && ./t`)? Steps that run after
+    the ones that failed cannot be what fixed them: the failed part worked again as it was (an
+    edit between, or by itself), as if the same command had. (sflicker/claudec99: a compiler
+    bug fixed in the parser was learned as "add `&& nasm …`" for its error.)"""
+    from learn_cli.capture.lesson import working_steps
+
+    failed, ok = working_steps(failed_cmd), working_steps(ok_cmd)
+    return bool(failed) and len(ok) > len(failed) and ok[:len(failed)] == failed
 
 
 def teaches_nothing(failed_cmd: str, commands: list[str], error: str) -> bool:
