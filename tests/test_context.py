@@ -293,6 +293,28 @@ def test_same_key_learnings_merge_into_one_rule_with_summed_frequency():
     assert sorted(result.items) == ["a", "b"]
 
 
+def test_a_failures_alternative_fixes_are_lines_of_their_own_two_at_most():
+    """sflicker/claudec99: `make` (no Makefile here) was fixed with four other commands over
+    the sessions. Folded by key, the digest said "use `cmake --build cmake-build-debug` instead
+    (seen 9×)", the other fixes' sightings counted for it, where the hook said "seen 4×". Each
+    fix is its own line now, the best two; one change learned on two commands (`drop -q`) is
+    still one line."""
+    def make(id_, fix, frequency):
+        return learning(id_, key="err:make", frequency=frequency, command="make", fix_command=fix)
+
+    recs = [make("a", "cmake --build cmake-build-debug", 4), make("b", "cmake --build build", 3),
+            make("c", "make -C build", 2),
+            learning("d", key="err:q", frequency=5, command="cmake -S . -B build -q && cmake --build build -q",
+                     fix_command="cmake -S . -B build && cmake --build build"),
+            learning("e", key="err:q", frequency=1, command="cmake --build build -q && ./test/run_all_tests.sh",
+                     fix_command="cmake --build build && ./test/run_all_tests.sh")]
+    text = build_context([], recs, "p", set(), now=NOW).text
+    assert "use `cmake --build cmake-build-debug` instead. (seen 4×)" in text
+    assert "use `cmake --build build` instead. (seen 3×)" in text
+    assert "make -C build" not in text  # the third fix of one failure
+    assert text.count("-q") == 2 and "(seen 6×)" in text  # one line: its command and its fix
+
+
 def test_keyless_duplicates_merge_by_text():
     a = {"id": "a", "type": "pattern", "context": "Use  pnpm.", "fix": "pnpm install", "status": "active"}
     b = {"id": "b", "type": "pattern", "context": "use pnpm", "fix": "pnpm install", "status": "active"}

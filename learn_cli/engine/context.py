@@ -38,6 +38,7 @@ GLOBAL_HEADING = "Across projects:"
 PROJECT_HEADING = "This project ({name}):"
 GLOBAL_LIMIT = 10
 LINE_WIDTH = 160
+MAX_FIXES_PER_FAILURE = 2  # a key's alternatives shown: the best and the next, as the hook offers them
 LOADED_STATUSES = SHOWN_STATUSES
 
 # Keywords that tie a learning to a stack signal (`pyproject.toml` → "python", …). An unknown
@@ -353,9 +354,12 @@ class _Rule:
 
 
 class _Merger:
-    """Folds learnings with the same id, the same key, or (records without a key) the same
-    normalised text into one rule. Records made by `learn` always carry a key, which
-    already folds every learning whose normalised text is the same (SPEC §2.2)."""
+    """Folds learnings with the same id, the same key and fix, or (records without a key) the
+    same normalised text into one rule. Records made by `learn` always carry a key, which
+    already folds every learning whose normalised text is the same (SPEC §2.2); a key's other
+    fixes are alternatives (issue 10), each a rule with its own sightings, as the hook counts
+    them: folded, "`make` fails: use `cmake --build cmake-build-debug` instead (seen 9×)"
+    counted the agent's four other fixes too (sflicker/claudec99)."""
 
     def __init__(self):
         self.rules: list[_Rule] = []
@@ -365,7 +369,7 @@ class _Merger:
         index = self.index
         rec_id, key = rec.get("id"), rec.get("key")
         by_id = rec_id if type(rec_id) is str and rec_id else None  # ids and keys never clash:
-        by_content = key if type(key) is str and key else _text_marker(rec)  # learn-… / err:…
+        by_content = _key_and_fix(key, rec) if type(key) is str and key else _text_marker(rec)  # learn-… / err:…
         rule = (by_id and index.get(by_id)) or index.get(by_content)
         if rule is None:
             rule = _Rule(rec, rec_score, local)
@@ -376,6 +380,21 @@ class _Merger:
         if by_id:
             index.setdefault(by_id, rule)
         index.setdefault(by_content, rule)
+
+
+def _key_and_fix(key: str, rec: dict) -> str:
+    """A learning's key with the command fix it states, one rule each: by the fix's essential
+    change when it has one (`drop -q`, learned on two commands, is one fix, as the hook counts
+    it), else by the fix's words. A fix in prose is advice: one key, one rule, however worded
+    (the seed's "Use python-jose[cryptography]" / "Install cryptography for JWT")."""
+    from learn_cli.engine.wording import fix_kind
+
+    fix, kind = rec.get("fix_command"), fix_kind(rec)
+    if kind == "advice" or not isinstance(fix, str) or not fix.strip():
+        return key
+    command = rec.get("command")
+    change = _essential_change(command, fix, kind) if isinstance(command, str) else ""
+    return f"{key}\x1f{change or ' '.join(fix.split())}"
 
 
 # Two rules in prose whose statements open alike say one thing in two wordings: one extends
@@ -526,9 +545,14 @@ def _fill(rules, project_name, root, budget, max_chars) -> list:
     spent_tokens, spent_chars = estimate_tokens(HEADER), len(HEADER)
     opened: set[bool] = set()
     shown = []
+    per_key: dict = {}
     for rule in rules:
         if is_no_lesson(rule.best):
             continue  # a force push, a `kill -9 48213` learned before the rules that refuse them
+        key = rule.best.get("key")
+        if isinstance(key, str) and key and per_key.get(key, 0) == MAX_FIXES_PER_FAILURE:
+            continue  # the best two fixes of one failure, as the hook offers them
+        per_key[key] = per_key.get(key, 0) + 1
         rule.describe()
         seen = f" (seen {rule.frequency}×)" if rule.frequency > 1 else ""
         line = "- " + summarize(rule.best, root, LINE_WIDTH - 2 - len(seen)) + seen

@@ -113,8 +113,9 @@ CACHE_FILE = "digest-cache.json"
 # words changes it (2: records without a fix kind worded from their commands, alike rules one line;
 # 3: one fix for the same job on other arguments one line; 4: the root folder in words, a subject
 # cut no shorter than its program and subcommand; 5: a lesson that teaches nothing, a force push
-# an older learn made, left out).
-_CACHE_VERSION = 5
+# an older learn made, left out; 6: a failure's alternative fixes each a line with its own
+# sightings, two at most).
+_CACHE_VERSION = 6
 
 
 def _cache_path(home: str, pid: str) -> str:
