@@ -73,31 +73,25 @@ HISTORIES: dict[str, dict] = {
         "home": "/home/scott",
         "paths": ["docs/sessions"],
         "include": r"stage-[0-9-]+-export\.md$",
-        "order": "natural order of the stage number in the file name (stage-17-03 < stage-28-04 < ... < "
-                 "stage-167); the search index holds no commit times (`time`/`added` are null); the dates "
+        "order": "natural order of the stage number in the file name (stage-09-05 < stage-10-01 < ... < "
+                 "stage-172); the search index holds no commit times (`time`/`added` are null); the dates "
                  "the transcripts themselves show (`date_seen`) and their git log output agree with that order",
-        "selection": "11 of the `docs/sessions/stage-*-export.md` /export transcripts (the folder holds 776 files in "
-                     "the index: exports, `-transcript.md` summaries and `-usage.md` files; only exports are used). "
-                     "Picked, to fit a 200-look-up budget, mostly because the search index showed failing Bash calls "
-                     "in them (stages 17-03, 28-04, 124, 136, 147, 163) plus the consecutive stages 100-101 and "
-                     "stages 61, 70-01, 167; so the failure rate is higher than the project's average (biased "
-                     "sample).",
+        "selection": "Every `docs/sessions/stage-*-export.md` /export transcript found in the index (the folder "
+                     "holds 776 files: exports, `-transcript.md` summaries and `-usage.md` files; only exports are "
+                     "used). Session 37 copied 11, picked for their failing Bash calls (stages 17-03, 28-04, 61, "
+                     "70-01, 100, 101, 124, 136, 147, 163, 167); session 38's helpers copied runs of stages in order "
+                     "from eleven starting points, whatever the sessions held, until no stage was left or their "
+                     "budget ran out: the files not found under the names tried, and those left partial, are not "
+                     "in it (see meta.json's sessions).",
         "transcription": "No network here: each file was read from the search index's stored copy in 16,000-char "
                          "pages (read_file) and written to raw/ by hand from the JSON-escaped page text; every page "
                          "was checked against the index's offsets/total_chars, and 7 slips caught that way "
                          "(dropped, duplicated or misplaced lines, one missing space) were corrected. A "
-                         "length-neutral slip (one character for another) would not be caught.",
+                         "length-neutral slip (one character for another) would not be caught. Session 38's helpers "
+                         "copied the same way, each page's decoded length checked against the stored one; long runs "
+                         "of one character (spaces, box lines) were filled by a script to the lines' known width.",
     },
 }
-HISTORIES["sflicker-claudec99-full"] = dict(
-    HISTORIES["sflicker-claudec99"],
-    selection="Every `docs/sessions/stage-*-export.md` transcript that could be copied in sessions 37 and 38: session "
-              "37's 11 (picked for their failures, a biased sample) and, in session 38, contiguous runs of stages "
-              "copied in order by eight helpers from eight starting points (09, 28, 45, 61, 80, 102, 125, 148) until "
-              "their time or budget ran out, whatever the sessions held (no selection by failures).",
-    transcription=HISTORIES["sflicker-claudec99"]["transcription"] + " Session 38's helpers copied the same way; a "
-                  "page whose decoded length was not the stored one was copied again; files left partial are not used.",
-)
 
 # ---------------------------------------------------------------------------------------------
 # Pages of a file: DIR/parts/<name>@<offset>, DIR/manifest.json, DIR/files/<name>

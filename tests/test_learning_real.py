@@ -1445,6 +1445,10 @@ def test_an_option_dropped_from_every_step_is_one_change_that_travels(home, proj
     text = context_of(Agent(home, a).fail(again, "Unknown argument -q\nUsage: cmake --build <dir> [options]", 1))
     assert text.splitlines()[0].endswith(f"`cmake --build build && ./test/run_all_tests.sh` instead of `{again}`.")
     assert "drop `-q`" in text
+    # the same chain again, its own flags and plumbing aside: the chain as it worked
+    same = "cmake -S . -B build -q && cmake --build build -j8 2>&1 | tail -5"
+    text = context_of(Agent(home, a).fail(same, "CMake Error: Unknown argument -q", 1))
+    assert "`cmake -S . -B build && cmake --build build` instead of" in text.splitlines()[0]
 
 
 @pytest.mark.parametrize(("command", "error"), [

@@ -241,6 +241,9 @@ class Fix:
                 self.change[0] != "suggested" else ""
             if any(same_work(failed, command) for failed in {r.get("command") or "" for r in self.shapes}):
                 self.same_work = True
+                if self.rewrite and any(_same_chain(r.get("command") or "", command) for r in self.shapes):
+                    self.rewrite = ""  # a chain doing the same work, step for step: the chain as it
+                    # worked (its change applied to another chain, `cmake --build build -q && ./t.sh`, stays)
                 return True  # (each command once: a popular key's records repeat a few of them)
             if self._failed_at(step):
                 return True  # the same step failed, at the end of another chain
@@ -293,6 +296,17 @@ class Fix:
         then one that helped, then the one for the very command that failed, then evidence."""
         exact = bool(command) and self._failed_as(command)
         return (pid in self.projects, self.helped > 0, exact, self.helped, len(self.sightings), len(self.projects))
+
+
+def _same_chain(stored: str, command: str) -> bool:
+    """Are both chains of several steps, each step of one doing the work of the other's, in
+    order (`cmake -S . -B build -q && cmake --build build -j8` and `… && cmake --build build
+    -q`)? Then the stored fix is that chain as it worked, and is offered as it was."""
+    from learn_cli.capture.lesson import same_work, working_steps
+
+    ours, theirs = working_steps(stored), working_steps(command)
+    return len(ours) > 1 and len(ours) == len(theirs) and all(
+        same_work(" ".join(a), " ".join(b)) for a, b in zip(ours, theirs, strict=True))
 
 
 # Changes applied to the command as it was run, plumbing and all: they are about the words
