@@ -1389,6 +1389,7 @@ def test_a_build_run_with_the_work_stashed_and_popped_next_is_a_look_not_a_fix(h
     looked = "git stash && cmake --build build 2>&1 | head -5"
     assert is_diagnostic(failed, looked) and not is_retry(failed, looked)
     assert not is_diagnostic("git checkout main", "git stash && git checkout main")
+    assert not is_diagnostic("git checkout main", "git stash && git checkout main && npm install")  # not the job
     error = ("[  9%] Building C object CMakeFiles/ccompiler.dir/src/compiler.c.o\n"
              "src/compiler.c:22:5: error: enumeration value 'TOKEN_BOOL' not handled in switch [-Werror=switch]")
     a = proj("c99")

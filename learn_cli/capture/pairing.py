@@ -625,7 +625,7 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
         if same_only:  # is_same_command sets `cd X &&` aside: here a folder changed is a change
             return is_same_command(failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok)
         return is_same_command(failed, ok) or _retry_rules(failed_parts, ok_parts)
-    if _ran_without_the_work(ok_parts) and not _ran_without_the_work(failed_parts):
+    if _ran_without_the_work(ok_parts, failed_parts) and not _ran_without_the_work(failed_parts, failed_parts):
         return True
     if _consumer_dropped(failed, ok) or _parent_looked_at(failed_parts, ok_parts):
         return True
@@ -682,27 +682,31 @@ def _parent_looked_at(failed_parts, ok_parts) -> bool:
     return bool(parent) and deeper.startswith(parent + "/")
 
 
-def _ran_without_the_work(parts) -> bool:
+def _ran_without_the_work(parts, failed_parts) -> bool:
     """`git stash && pytest; git stash pop`: a program other than git ran on the tree without
     the agent's changes, which were then put back. It asks whether the failure came with the
     changes; it fixes nothing. The same with the `git stash pop` left to the next command
-    (`git stash && cmake --build build | head -5`, then `git stash pop`); and were the changes
-    left stashed, the "fix" would be throwing the work away. (`git stash && git pull && git
-    stash pop` made room for a git step: that is a fix.)"""
-    stashed = None
-    for index, tokens in enumerate(parts):
+    (`git stash && cmake --build build | head -5`, then `git stash pop`): the failed job run
+    with the work stashed; were the changes left stashed, the "fix" would be throwing the work
+    away. (`git stash && git pull && git stash pop` made room for a git step, and `git stash &&
+    git checkout main && npm install` for the checkout that failed: those are fixes.)"""
+    job = {canonical_program(tokens[0]) for tokens in failed_parts} - {"git"}
+    stashed, ran = False, set()  # (the programs other than git run since the stash)
+    for tokens in parts:
         if tokens[0] != "git":
-            if stashed is not None:
-                return True
+            if stashed:
+                ran.add(canonical_program(tokens[0]))
             continue
         if len(tokens) < 2 or tokens[1] != "stash":
             continue
         verb = tokens[2] if len(tokens) > 2 else "push"
         if verb in ("push", "save") or verb.startswith("-"):
-            stashed = index
-        elif verb in ("pop", "apply"):
-            stashed = None
-    return False
+            stashed, ran = True, set()
+        elif verb in ("pop", "apply") and stashed:
+            if ran:
+                return True  # put back after another program ran without it
+            stashed = False
+    return stashed and bool(ran & job)  # left stashed: the failed job itself ran without the work
 
 
 def _setup_and_folders(command: str) -> list[str]:
