@@ -190,7 +190,10 @@ def recurrence(rows: list[dict], learn: str, verbose: bool) -> dict:
     finally:
         sessions.replayer.close()
         shutil.rmtree(base, ignore_errors=True)
-    return {"cases": len(cases), **{f"{where}_{k}": v for where, t in tally.items() for k, v in t.items()}}
+    for problem in sessions.replayer.errors if verbose else []:
+        print(f"hook problem: {problem}")  # an exception the real hook would have swallowed
+    return {"cases": len(cases), **{f"{where}_{k}": v for where, t in tally.items() for k, v in t.items()},
+            "hook_problems": len(sessions.replayer.errors)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -264,6 +264,7 @@ def test_the_corpus_recurrence_measure_answers_a_learned_failure(tmp_path):
     assert figures["cases"] == 2
     assert figures["same_right"] == 1 and figures["third_right"] == 1  # python → python3, learned and offered
     assert figures["same_none"] == 1  # pytest → git log is no fix: nothing to offer
+    assert figures["hook_problems"] == 0  # no exception in the hooks, which the real path would swallow
 
 
 @pytest.mark.skipif(not (ROOT.parent / "shared" / "histories").is_dir(), reason="needs ../shared")
