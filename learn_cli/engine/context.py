@@ -550,9 +550,10 @@ def _fill(rules, project_name, root, budget, max_chars) -> list:
         if is_no_lesson(rule.best):
             continue  # a force push, a `kill -9 48213` learned before the rules that refuse them
         key = rule.best.get("key")
-        if isinstance(key, str) and key and per_key.get(key, 0) == MAX_FIXES_PER_FAILURE:
-            continue  # the best two fixes of one failure, as the hook offers them
-        per_key[key] = per_key.get(key, 0) + 1
+        if isinstance(key, str) and key:
+            if per_key.get(key, 0) == MAX_FIXES_PER_FAILURE:
+                continue  # the best two fixes of one failure, as the hook offers them
+            per_key[key] = per_key.get(key, 0) + 1
         rule.describe()
         seen = f" (seen {rule.frequency}×)" if rule.frequency > 1 else ""
         line = "- " + summarize(rule.best, root, LINE_WIDTH - 2 - len(seen)) + seen

@@ -95,15 +95,10 @@ def _step_phrases(old: list[tuple[str, ...]], new: list[tuple[str, ...]]) -> lis
             phrases.append(f"then run {_code(_join_steps(b))}")
         elif tag == "delete":
             phrases.append(f"drop {_code(_join_steps(a))}")
-        elif len(a) == 1 and len(b) == 1:
-            inner = _word_phrases(a[0], b[0])
-            if inner is None:
-                return None
-            phrases.extend(inner)
-        elif len(a) == len(b) and all(x[:1] == y[:1] for x, y in zip(a, b, strict=True)):
-            for x, y in zip(a, b, strict=True):  # each step changed on its own: the same change to
-                inner = _word_phrases(x, y)  # both cmake steps (`-q` dropped) is said once
-                if inner is None:
+        elif len(a) == len(b) and (len(a) == 1 or all(x[:1] == y[:1] for x, y in zip(a, b, strict=True))):
+            for x, y in zip(a, b, strict=True):  # each step changed on its own (several: the same
+                inner = _word_phrases(x, y)  # program each); a change to both cmake steps (`-q`
+                if inner is None:  # dropped) is said once
                     return None
                 phrases.extend(p for p in inner if p not in phrases)
         elif len(a) + len(b) <= 3 and all(len(step) <= MAX_WORDS for step in [*a, *b]):

@@ -741,11 +741,13 @@ _USER_THEN_PASSWORD = (
     r"((?<![\w-])(?:(?:poetry|composer)[ \t]+config(?:[ \t]+--?[\w-]{1,20}){0,3}[ \t]+http-basic\.[^\s;&|]{1,200}"
     r"|mc[ \t]+admin[ \t]+user[ \t]+add[ \t]+" + _WORD + r")[ \t]+" + _WORD + r"[ \t]+)" + _QUOTED_OR_WORD
 )
+# A word that names a secret inside a key (`db/password`, `API_KEY`, `auth_token`).
+_SECRET_WORD = r"(?i:secret|token|password|passwd|pwd|api_?key|access_?key|_key)"
 # A key-value store's value under a key named for a secret: `consul kv put db/password x`,
 # `etcdctl put /app/api_key x`; `netlify env:set API_KEY x`.
 _KV_SECRET = (
     r"((?<![\w-])(?:kv[ \t]+put|etcdctl(?:[ \t]+--?[\w-]{1,40}(?:=[^\s;&|]{0,200})?){0,6}[ \t]+put|env:set)[ \t]+"
-    r"[\w./:@-]{0,200}(?i:secret|token|password|passwd|pwd|api_?key|access_?key|_key)[\w./:@-]{0,200}[ \t]+)"
+    r"[\w./:@-]{0,200}" + _SECRET_WORD + r"[\w./:@-]{0,200}[ \t]+)"
     + _QUOTED_OR_WORD
 )
 # Oracle's `user/password@db` (`sqlplus system/pw@XE`, `rman target sys/pw@db`).
@@ -776,7 +778,7 @@ _DSL_PASSWORD = (
 _INTENT_EXTRA = (
     r"((?<![\w-])am[ \t]+(?:start|startservice|start-service|start-foreground-service|broadcast)(?![\w-])"
     r"[^\n|;&]{0,400}?[ \t](?:--es|--esa|-e)[ \t]+"
-    r"[\w.-]{0,100}(?i:secret|token|password|passwd|pwd|api_?key|access_?key|_key)[\w.-]{0,100}[ \t]+)"
+    r"[\w.-]{0,100}" + _SECRET_WORD + r"[\w.-]{0,100}[ \t]+)"
     + _QUOTED_OR_WORD
 )
 _EXPECT_SEND = (
