@@ -354,22 +354,23 @@ class _Rule:
 
 
 class _Merger:
-    """Folds learnings with the same id, the same key and fix, or (records without a key) the
-    same normalised text into one rule. Records made by `learn` always carry a key, which
+    """Folds learnings with the same id, the same key, or (records without a key) the same
+    normalised text into one rule. Records made by `learn` always carry a key, which
     already folds every learning whose normalised text is the same (SPEC §2.2); a key's other
-    fixes are alternatives (issue 10), each a rule with its own sightings, as the hook counts
-    them: folded, "`make` fails: use `cmake --build cmake-build-debug` instead (seen 9×)"
-    counted the agent's four other fixes too (sflicker/claudec99)."""
+    fixes are alternatives (issue 10), split off again (`alternatives_apart`)."""
 
     def __init__(self):
         self.rules: list[_Rule] = []
         self.index: dict = {}
+        self.local: set[int] = set()  # id() of the records added from the project's own file
 
     def add(self, rec: dict, rec_score: float, local: bool) -> None:
+        if local:
+            self.local.add(id(rec))
         index = self.index
         rec_id, key = rec.get("id"), rec.get("key")
         by_id = rec_id if type(rec_id) is str and rec_id else None  # ids and keys never clash:
-        by_content = _key_and_fix(key, rec) if type(key) is str and key else _text_marker(rec)  # learn-… / err:…
+        by_content = key if type(key) is str and key else _text_marker(rec)  # learn-… / err:…
         rule = (by_id and index.get(by_id)) or index.get(by_content)
         if rule is None:
             rule = _Rule(rec, rec_score, local)
@@ -381,20 +382,42 @@ class _Merger:
             index.setdefault(by_id, rule)
         index.setdefault(by_content, rule)
 
+    def alternatives_apart(self) -> list[_Rule]:
+        """The rules, a key's alternative fixes each a rule of its own with its own sightings,
+        as the hook counts them: folded, "`make` fails: use `cmake --build cmake-build-debug`
+        instead (seen 9×)" counted the agent's four other fixes too (sflicker/claudec99). Only
+        a rule whose records state more than one command fix is looked at again."""
+        rules = []
+        for rule in self.rules:
+            fixes = {rec.get("fix_command") for rec, _ in rule.members}
+            if len(fixes) < 2:
+                rules.append(rule)
+                continue
+            apart: dict[str, _Rule] = {}
+            for rec, rec_score in rule.members:
+                fix, local = _fix_of_command(rec), id(rec) in self.local
+                if fix in apart:
+                    apart[fix].members.append((rec, rec_score))
+                    apart[fix].local = apart[fix].local or local
+                else:
+                    apart[fix] = _Rule(rec, rec_score, local)
+                    rules.append(apart[fix])
+        return rules
 
-def _key_and_fix(key: str, rec: dict) -> str:
-    """A learning's key with the command fix it states, one rule each: by the fix's essential
-    change when it has one (`drop -q`, learned on two commands, is one fix, as the hook counts
-    it), else by the fix's words. A fix in prose is advice: one key, one rule, however worded
-    (the seed's "Use python-jose[cryptography]" / "Install cryptography for JWT")."""
+
+def _fix_of_command(rec: dict) -> str:
+    """The command fix a learning states, by its essential change when it has one (`drop -q`,
+    learned on two commands, is one fix, as the hook counts it), else by its words; "" for a
+    fix in prose: advice is one rule per key, however worded (the seed's "Use
+    python-jose[cryptography]" / "Install cryptography for JWT")."""
     from learn_cli.engine.wording import fix_kind
 
     fix, kind = rec.get("fix_command"), fix_kind(rec)
     if kind == "advice" or not isinstance(fix, str) or not fix.strip():
-        return key
+        return ""
     command = rec.get("command")
     change = _essential_change(command, fix, kind) if isinstance(command, str) else ""
-    return f"{key}\x1f{change or ' '.join(fix.split())}"
+    return change or " ".join(fix.split())
 
 
 # Two rules in prose whose statements open alike say one thing in two wordings: one extends
@@ -521,7 +544,7 @@ def build_context(
         merger.add(rec, score_of(rec), False)
     for rec in locals_:
         merger.add(rec, score_of(rec), True)
-    rules = _fold_alike(merger.rules)
+    rules = _fold_alike(merger.alternatives_apart())
     for rule in rules:
         rule.settle(now)
     rules.sort(key=lambda r: -r.score)  # stable: equal scores keep globals-then-file order
