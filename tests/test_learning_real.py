@@ -86,6 +86,60 @@ def test_run_it_from_the_project_root_is_learned_and_applied_to_the_new_command(
     assert Agent(home, a).fail("git add docs/c.md", error.format("c.md"), 128) is None
 
 
+def test_a_script_run_by_its_path_from_the_root_teaches_run_it_from_the_root(home, proj):
+    # claudec99 (corpus case-103): the shell was left in `test/`, `./build.sh` was not there,
+    # `bash <root>/build.sh` worked. The path was the fix, not the shell: "use `bash build.sh`"
+    # fails the same way from `test/`.
+    a = proj("cc")
+    (a / ".git").mkdir()
+    sub = a / "test"
+    sub.mkdir()
+    error = "Exit code 127\n/bin/bash: line 1: ./build.sh: No such file or directory"
+    s = Agent(home, sub)
+    s.fail("./build.sh --mode=self-host 2>&1", error, 127)
+    s.ok(f"bash {a}/build.sh --mode=self-host 2>&1")
+    [rec] = learnings(home, a)
+    assert rec["fix_kind"] == "cwd" and rec["fix_command"] == "cd ."
+    assert rec["context"].endswith("run it from the project's root folder.")
+    s = Agent(home, sub)
+    s.fail("./build.sh --mode=self-host 2>&1", error, 127)
+    s.ok(f"{a}/build.sh --mode=self-host")
+    text = context_of(Agent(home, sub).fail("./build.sh --mode=bootstrap", error, 127))
+    assert f"`cd {a} && ./build.sh --mode=bootstrap` instead of `./build.sh --mode=bootstrap`" in text
+
+
+def test_a_path_written_from_the_root_and_fixed_from_the_subfolder_is_the_same_lesson(home, proj):
+    # codex: `git add docs/p/T.md` failed in docs/p, `git add T.md` worked there.
+    a = proj("codex")
+    (a / ".git").mkdir()
+    sub = a / "docs" / "p"
+    sub.mkdir(parents=True)
+    error = ("warning: could not open directory 'docs/p/docs/p/': No such file or directory\n"
+             "fatal: pathspec 'docs/p/T.md' did not match any files")
+    s = Agent(home, sub)
+    s.fail('git add docs/p/T.md && git commit -m "docs: t"', error, 128)
+    s.ok('git add T.md && git commit -m "docs: t"')
+    [rec] = learnings(home, a)
+    assert rec["fix_kind"] == "cwd" and rec["fix_command"] == "cd ."
+
+
+@pytest.mark.parametrize("failed, ok, error", [
+    ("python app.py", "python src/app.py", "can't open file 'app.py': No such file or directory"),  # the file is
+    # elsewhere, from the root down: another path, not another folder
+    ("./build.sh", "bash build.sh", "./build.sh: Permission denied"),  # not a path that was not there
+    ("cat a/x.txt", "cat b/x.txt", "cat: a/x.txt: No such file or directory"),  # another file of the same name
+])
+def test_a_path_changed_otherwise_is_no_folder_lesson(home, proj, failed, ok, error):
+    a = proj("api")
+    (a / ".git").mkdir()
+    sub = a / "web"
+    sub.mkdir()
+    s = Agent(home, sub)
+    s.fail(failed, error, 1)
+    s.ok(ok)
+    assert all(rec.get("fix_kind") != "cwd" for rec in learnings(home, a))
+
+
 def test_moving_on_to_the_next_test_is_not_a_lesson(home, proj):
     a = proj("api")
     for _ in range(2):

@@ -618,9 +618,11 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     # Normalised without the root: with it, `cd ROOT &&` is dropped as plumbing, and here it
     # is the lesson (the command failed in a subfolder).
     folder = moved_to(_normalize(failed.get("cmd") or "", None), _normalize(ok_cmd, None))
-    if folder is None or folder.startswith(("~", "$", "-")) or _foreign_drive(folder):
-        return None
     where = os.path.normpath(failed.get("cwd") or ".")
+    if folder is None:
+        return _repathed_to(cap, failed, ok_cmd, where)
+    if folder.startswith(("~", "$", "-")) or _foreign_drive(folder):
+        return None
     if os.path.isabs(folder):
         folder = _relative(folder, cap.project.root)
     else:  # relative to the folder the command failed in
@@ -629,6 +631,31 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     if folder.startswith(("<", "/", "..")):
         return None  # outside the project: no lesson for other sessions
     return folder if folder != where else None
+
+
+def _repathed_to(cap: Capture, failed: dict, ok_cmd: str, where: str) -> str | None:
+    """The folder, above the one it failed in, that the failed command's paths were written
+    for, when the agent got it to work by writing them from where it was (`./build.sh` failed in
+    `test`, `bash /proj/build.sh` worked: run it from the root). A path corrected from the root
+    down (`app.py` → `src/app.py`) is another file's path, not another folder: None."""
+    from learn_cli.capture.lesson import repathed
+
+    pairs = repathed(_normalize(failed.get("cmd") or "", None), _normalize(ok_cmd, None), failed.get("err") or "")
+    if not pairs or where in (".", ""):
+        return None
+    folders = set()
+    for was, works in pairs:
+        if was.startswith(("/", "~", "$")) or works.startswith(("~", "$")) or _foreign_drive(works):
+            return None
+        works = _relative(works, cap.project.root) if os.path.isabs(works) else os.path.join(where, works)
+        works, was = os.path.normpath(works), os.path.normpath(was)
+        if works.startswith(("<", "/", "..")) or not (works == was or works.endswith("/" + was)):
+            return None
+        folders.add(works[: len(works) - len(was)].rstrip("/") or ".")
+    folder = folders.pop() if len(folders) == 1 else None
+    if folder is None or folder == where or not (folder == "." or where.startswith(folder + "/")):
+        return None
+    return folder
 
 
 def _foreign_drive(folder: str) -> bool:

@@ -48,7 +48,7 @@ __all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "same_
            "apply_option_change", "changed_segment", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
            "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
            "quoted_globs", "script_interpreter", "apply_script_interpreter", "step_for_script", "step_for_error",
-           "program_path", "replaced_target", "apply_replaced_target", "by_analogy"]
+           "program_path", "repathed", "replaced_target", "apply_replaced_target", "by_analogy"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
 # A lesson adds a few steps at most (`pip install x && pytest`, `git stash && git pull && git
@@ -505,6 +505,48 @@ def moved_to(failed: str, ok: str) -> str | None:
     if folder is None or folder == was_in or " ".join(rest.split()) != " ".join(failed_rest.split()):
         return None  # (`cd build && make` again after `cmake -B build` made `build`: no move)
     return folder
+
+
+# What an error says when the path it was given is not there (from the folder the command ran in).
+_NOT_THERE = ("no such file", "not found", "did not match any", "does not exist", "could not open", "can't open",
+              "cannot open", "cannot find")
+_SCRIPT_RUNNERS = frozenset({"bash", "sh", "zsh", "dash"})
+
+
+def repathed(failed: str, ok: str, error: str) -> list[tuple[str, str]] | None:
+    """[(path as it failed, path as it worked)] when `ok` is `failed` with only paths changed,
+    each to another path to a file of the same name, and the error names one of them as not
+    there: `./build.sh` → `/home/me/proj/build.sh`, `git add docs/p/a.md` → `git add a.md`. The
+    command ran in another folder than its paths were written for (agents' shells keep the
+    folder of their last `cd`). A shell put before a script (`bash /proj/build.sh`) changes
+    nothing else. None otherwise; the caller works out where the paths lead."""
+    low = (error or "").lower()
+    if not any(phrase in low for phrase in _NOT_THERE):
+        return None
+    old, new = strip_plumbing(failed).segments, strip_plumbing(ok).segments
+    if len(old) != len(new) or [op for _s, op in old] != [op for _s, op in new]:
+        return None
+    pairs: list[tuple[str, str]] = []
+    for (old_text, _op), (new_text, _op2) in zip(old, new, strict=True):
+        a, b = tokenize(old_text), tokenize(new_text)
+        if len(b) == len(a) + 1 and b[0] in _SCRIPT_RUNNERS and a and "/" in a[0]:
+            b = b[1:]  # `./build.sh` → `bash /proj/build.sh`: the shell is how it was run, not a change
+        if len(a) != len(b) or not a or a[0] == "cd":
+            return None
+        for x, y in zip(a, b, strict=True):
+            if x == y:
+                continue
+            if x.rstrip("/").rsplit("/", 1)[-1] != y.rstrip("/").rsplit("/", 1)[-1] or not _path_word(x) \
+                    or not _path_word(y):
+                return None
+            pairs.append((x, y))
+    names = {x.rstrip("/").rsplit("/", 1)[-1].lower() for x, _y in pairs}
+    return pairs if pairs and any(name in low for name in names) else None
+
+
+def _path_word(token: str) -> bool:
+    return bool(token) and not token.startswith("-") and ("/" in token or "." in token.strip(".")) and not any(
+        c in token for c in "$`'\"=(){}|&;<>*?")
 
 
 def leading_cd(command: str) -> tuple[str | None, str]:
