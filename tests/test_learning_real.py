@@ -140,6 +140,65 @@ def test_a_path_changed_otherwise_is_no_folder_lesson(home, proj, failed, ok, er
     assert all(rec.get("fix_kind") != "cwd" for rec in learnings(home, a))
 
 
+@pytest.mark.parametrize("command, output, line", [
+    ("bash test/run_all_tests.sh 2>&1 | tail -20", "bash: test/run_all_tests.sh: No such file or directory",
+     "bash: test/run_all_tests.sh: No such file or directory"),
+    ("./test/run_all_tests.sh 2>&1 | tail -50", "/bin/bash: line 1: ./test/run_all_tests.sh: No such file or directory",
+     "/bin/bash: line 1: ./test/run_all_tests.sh: No such file or directory"),
+    ("pytets -q | head -5", "zsh: command not found: pytets", "zsh: command not found: pytets"),
+    ("ls | grep -c x", "ls: x: No such file or directory", ""),  # not the job's own name
+    ("bash run.sh | tail -5", "cat: data.csv: No such file or directory\nok", ""),  # the script ran: its own
+    # error is its output (its status is what `tail` hid, and nothing says which)
+    ("bash test/run_all_tests.sh", "bash: test/run_all_tests.sh: No such file or directory", ""),  # no pipe:
+    # the status is the job's own, and a success is one
+    ("bash run.sh | tee log.txt", "", ""),
+])
+def test_a_job_that_could_not_run_behind_a_pipe_is_seen(command, output, line):
+    from learn_cli.text.failure import failed_behind_a_pipe
+
+    assert failed_behind_a_pipe(command, output) == line
+
+
+_CD_TEST_ERROR = "/bin/bash: line 1: cd: test: No such file or directory"
+_NOT_THERE = "bash: test/run_all_tests.sh: No such file or directory"
+
+
+def _in_test_already(home, project, failed: str, *calls: tuple[str, str]) -> dict | None:
+    """A session whose shell is in `test/` already: `failed` (`cd test && …`) fails, then the
+    (command, output) calls "succeed"; the hook's answer to the last."""
+    s = Agent(home, project)
+    s.fail(failed, _CD_TEST_ERROR, 1)
+    return [s.ok(command, output) for command, output in calls][-1]
+
+
+def test_a_success_whose_pipe_hid_the_failure_is_a_failure_and_no_fix(home, proj):
+    # claudec99: `cd test` failed (the shell was already there); `bash test/run_all_tests.sh |
+    # tail -20` printed "No such file or directory" and exited 0 (tail's status).
+    a = proj("cc")
+    failed = "cd test && bash run_all_tests.sh 2>&1 | tail -5"
+    hidden = ("bash test/run_all_tests.sh | tail -20", _NOT_THERE)
+    for _ in range(2):
+        _in_test_already(home, a, failed, hidden, ("bash run_all_tests.sh 2>&1 | tail -20", "Results: 106 passed"))
+    fixes = {rec["fix_command"] for rec in learnings(home, a)}
+    assert "bash test/run_all_tests.sh" not in fixes and "bash run_all_tests.sh" in fixes
+    # the hidden failure, known now, is answered on the hook Claude Code sent: PostToolUse
+    answer = _in_test_already(home, a, failed, hidden)
+    assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    assert "`bash run_all_tests.sh" in context_of(answer)
+
+
+def test_a_success_filtered_to_nothing_resolves_nothing(home, proj):
+    # the same history, one call earlier: `bash test/run_all_tests.sh 2>&1 | grep -E "^Results" |
+    # head -30` printed nothing and "worked" (head's status); it had been learned as the fix.
+    a = proj("cc")
+    grepped = 'cd test && bash run_all_tests.sh 2>&1 | grep -E "^(Results|FAIL|====)" | head -20'
+    for _ in range(2):
+        _in_test_already(home, a, grepped, ('bash test/run_all_tests.sh 2>&1 | grep -E "^(Results|FAIL)" | head', ""))
+    assert learnings(home, a) == []
+    _in_test_already(home, a, "cd test && bash run_all_tests.sh | tail -5", ("bash run_all_tests.sh | tail -3", "ok"))
+    assert {rec["fix_command"] for rec in learnings(home, a)} == {"bash run_all_tests.sh"}
+
+
 def test_moving_on_to_the_next_test_is_not_a_lesson(home, proj):
     a = proj("api")
     for _ in range(2):

@@ -69,3 +69,18 @@ class Event:
     def __repr__(self) -> str:  # for test failure messages
         shown = {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) not in ("", None, {}, False)}
         return f"Event({shown})"
+
+
+def as_observed(event: Event | None) -> Event | None:
+    """The event as what happened: a shell call reported as a success whose output says its
+    job could not run behind a pipe (`./x.sh | tail -5`: "No such file or directory", the
+    status `tail`'s) is a failure, with that line as its error. Nothing pairs a fix with it,
+    and a known fix answers it (on the agent's own hook: `hook_event` stays as it was)."""
+    if event is None or event.kind != SUCCESS or event.tool not in SHELL_TOOLS or "|" not in event.command:
+        return event
+    from learn_cli.text.failure import failed_behind_a_pipe
+
+    line = failed_behind_a_pipe(event.command, event.output)
+    if line:
+        event.kind, event.error, event.output = FAILURE, line, ""
+    return event

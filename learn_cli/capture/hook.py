@@ -483,7 +483,9 @@ def _parse(data: bytes | None):
 
 
 def _to_event(agent: str, payload):
-    return _adapter(agent).to_event(payload)
+    from learn_cli.capture.events import as_observed
+
+    return as_observed(_adapter(agent).to_event(payload))
 
 
 def _adapter(agent: str | None):
@@ -515,7 +517,9 @@ def _capture(argv: list[str], started: float):
     payload, adapter = _parse(data), _adapter(opts.get("agent", "claude-code"))
     if not _end_before_stop(adapter, payload):  # such a SessionEnd mostly needs no regex (_quick_end)
         _install_regex_cache(opts.get("home"), patch=False)  # `re` too, for other work: _dispatch
-    event = adapter.to_event(payload)
+    from learn_cli.capture.events import as_observed
+
+    event = as_observed(adapter.to_event(payload))
     if event is None:
         return None
     if "project" in opts and not event.cwd:  # the payload's cwd decides; --project is a fallback
@@ -735,8 +739,9 @@ def _learn(store, project, event):
     if _pending.get("stage") == "event":
         _pending["counters"] = cap.counters  # once learner.recorded(): the event is in the session buffer
     try:
-        if event.kind == ev.FAILURE:
-            return _hook_json(event, "PostToolUseFailure", learner.on_failure(cap, event))
+        if event.kind == ev.FAILURE:  # (or a success whose pipe hid the failure: its own hook answers)
+            name = "PostToolUse" if event.hook_event == "PostToolUse" else "PostToolUseFailure"
+            return _hook_json(event, name, learner.on_failure(cap, event))
         if event.kind == ev.SUCCESS:
             learner.on_success(cap, event)
         elif event.kind == ev.PROMPT:

@@ -297,7 +297,7 @@ class Ingest:
         adapter = agents.module(agent)
         session = _text(obj.get("sessionId") or obj.get("session_id"), 200) or "unknown"
         payload.update(session_id=session, cwd=_text(obj.get("cwd"), MAX_INPUT))
-        event = adapter.to_event(payload)
+        event = ev.as_observed(adapter.to_event(payload))
         if event is None or event.kind == ev.OTHER or not event.cwd:
             return
         project = self._project(event.cwd)

@@ -399,7 +399,7 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         events = settle(cap, events)
         window = _tool_window(events, cap.int_setting("lookback"))
         updates = []
-        resolved = _resolved_by(cap, window, entry)
+        resolved = _resolved_by(cap, window, entry) if not _filtered_to_nothing(event) else []
         if not resolved:
             pair, fix = _found_by_search(cap, window, event)
             resolved = [(pair, fix)] if fix is not None else []
@@ -413,6 +413,18 @@ def on_success(cap: Capture, event: ev.Event) -> None:
             updates.append(consumed)
         _append_counted(cap, updates + [entry], "events", "successes")
         _pay(cap, updates)
+
+
+def _filtered_to_nothing(event: ev.Event) -> bool:
+    """A shell call whose output went through `grep` and came out empty: nothing shows that its
+    job worked (`bash test/run.sh 2>&1 | grep Results | head` "succeeds" when run.sh is not
+    there, `head` giving the status), so it resolves no failure. A later call that shows its
+    output may."""
+    if not event.is_shell or "|" not in event.command or event.output.strip() not in ("", "(No output)"):
+        return False
+    from learn_cli.text.shell import strip_plumbing
+
+    return "grep" in strip_plumbing(event.command).removed
 
 
 def _resolved_by(cap: Capture, window: list[dict], entry: dict) -> list[tuple]:

@@ -359,6 +359,41 @@ def _meaningful_lines(error_text: str, max_lines: int, max_chars: int) -> str:
     return "\n".join(out)
 
 
+# How a shell says that what it was asked to run is not there: bash's `bash: x.sh: No such file
+# or directory` (`/bin/bash: line 1: ./x.sh: …`, `x: command not found`), zsh's `zsh:1: no such
+# file or directory: ./x.sh` (`zsh: command not found: x`).
+_not_run_re = _lazy(
+    r"^(?:[\w./-]+:\s*)?(?:line \d+:\s*)?(?P<first>[^\s:]+): (?:no such file or directory|command not found|"
+    r"permission denied)\s*$|^(?:[\w./-]+:\d*:?\s*)?(?:no such file or directory|command not found|"
+    r"permission denied): (?P<last>\S+)\s*$",
+    rx.IGNORECASE | rx.MULTILINE,
+)
+
+
+def failed_behind_a_pipe(command: str | None, output: str | None) -> str:
+    """The shell's line that the job of `job | tail -20` (grep, head, …) could not run, when the
+    output says so; else "". Without `pipefail` the exit status is the last filter's, so the
+    call "succeeded": the agent saw the error only in the output (a real history learned
+    `bash test/run_all_tests.sh` as a fix from one such "success")."""
+    if not command or not output or "|" not in command:
+        return ""
+    head = output[:2000]
+    low = head.lower()
+    if "no such file" not in low and "not found" not in low and "denied" not in low:
+        return ""
+    from learn_cli.text.shell import strip_plumbing, tokenize
+
+    plumbing = strip_plumbing(command)
+    if not plumbing.segments or not ({"filter", "grep"} & plumbing.removed):
+        return ""
+    job = {word.removeprefix("./") for word in tokenize(plumbing.segments[-1][0]) if not word.startswith("-")}
+    for match in _not_run_re().finditer(head):
+        named = (match.group("first") or match.group("last") or "").removeprefix("./")
+        if named and named in job:
+            return match.group(0).strip()
+    return ""
+
+
 # A line that hands over a command (git's "… set the remote as upstream, use", "To fix, run:").
 _HANDS_OVER = ("use", "use:", "run", "run:", "running:", "with:", "try:", "command:", "instead:")
 
