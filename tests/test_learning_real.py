@@ -249,6 +249,26 @@ def test_same_work_and_moved_to():
     assert moved_to("git add docs/a.md", "cd . && git add docs/a.md") == "."
     assert moved_to("cd web && git add a", "cd . && git add a") == "."
     assert moved_to("git add docs/a.md", "cd . && git add docs/b.md") is None
+    # scripts run by two paths are two scripts, whatever their names (claudec99 has a
+    # `run_tests.sh` per suite); by one path, with other options or runners, the same one
+    assert not same_work("bash test/run_tests.sh", "./test/invalid/run_tests.sh")
+    assert not same_work("bash test/run_tests.sh", "./run_tests.sh")
+    assert same_work("bash test/run_tests.sh 2>&1 | tail -5", "./test/run_tests.sh")
+    assert same_work("./build.sh --mode=self-host", "sh build.sh --mode=self-host")
+    assert same_work("python app.py", "python3 app.py")
+
+
+def test_another_suites_runner_is_no_fix_for_this_suites(home, proj):
+    a = proj("cc")
+    missing = "bash: {}: No such file or directory"
+    for _ in range(2):  # `test/run_tests.sh` is not there; the valid suite's runner is
+        s = Agent(home, a)
+        s.fail("bash test/run_tests.sh 2>&1 | tail -5", missing.format("test/run_tests.sh"), 127)
+        s.ok("bash test/valid/run_tests.sh 2>&1 | tail -5", "Results: 9 passed")
+    again = Agent(home, a).fail("bash test/run_tests.sh", missing.format("test/run_tests.sh"), 127)
+    assert "`bash test/valid/run_tests.sh`" in context_of(again)  # the same failure: what worked then
+    other = Agent(home, a).fail("./test/invalid/run_tests.sh", missing.format("./test/invalid/run_tests.sh"), 127)
+    assert other is None or "valid/run_tests.sh" not in context_of(other)
 
 
 def test_keys_follow_the_errors_shape_not_its_path():

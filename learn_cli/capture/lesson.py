@@ -454,6 +454,8 @@ def same_work(a: str, b: str) -> bool:
     segments_a, segments_b = _working(a), _working(b)
     if not segments_a or not segments_b:
         return " ".join(a.split()) == " ".join(b.split())
+    if _other_scripts(a, b):
+        return False
     for tokens in segments_b:
         counterpart = _counterpart(segments_a, tokens)
         # two commands, both run as meant: a word an edit or two away is another target
@@ -461,6 +463,28 @@ def same_work(a: str, b: str) -> bool:
                 tokens, counterpart, typos=False):
             return True
     return False
+
+
+def _other_scripts(a: str, b: str) -> bool:
+    """Do both run a script by its path, and two paths (`./run_tests.sh`, `bash
+    test/run_tests.sh`, `./test/invalid/run_tests.sh`)? Then they are two scripts, whatever
+    their names; a fix that ran another runner for one is no fix for the other (a real history
+    has a `run_tests.sh` per test suite)."""
+    from posixpath import normpath
+
+    first, second = _script_run_by_path(a), _script_run_by_path(b)
+    return bool(first and second) and normpath(first) != normpath(second)
+
+
+def _script_run_by_path(command: str) -> str:
+    """The path a command runs its script by (`./x.sh`, `bash test/x.sh`, `python3 tools/a.py`),
+    or "" for a program found on PATH or a script named without a folder."""
+    segments = strip_plumbing(command or "").segments
+    tokens = tokenize(segments[-1][0]) if segments else []
+    if len(tokens) > 1 and canonical_program(tokens[0]) in _SCRIPT_RUNNERS:
+        tokens = tokens[1:]
+    word = tokens[0] if tokens else ""
+    return word if "/" in word and not word.startswith(("-", "$")) else ""
 
 
 def by_analogy(before: str, now: str, fix: str) -> str | None:
@@ -510,7 +534,6 @@ def moved_to(failed: str, ok: str) -> str | None:
 # What an error says when the path it was given is not there (from the folder the command ran in).
 _NOT_THERE = ("no such file", "not found", "did not match any", "does not exist", "could not open", "can't open",
               "cannot open", "cannot find")
-_SCRIPT_RUNNERS = frozenset({"bash", "sh", "zsh", "dash"})
 
 
 def repathed(failed: str, ok: str, error: str) -> list[tuple[str, str]] | None:
