@@ -316,6 +316,9 @@ def test_import_is_stdlib_only_and_cheap():
 @pytest.mark.parametrize(("command", "inner"), [
     ("bash -lc 'python manage.py runserver'", "python manage.py runserver"),
     ('/bin/zsh -lc "npm ci && npm test"', "npm ci && npm test"),  # the whole line is the shell's
+    ('/bin/bash -l -c "cd /w/app; git status"', "cd /w/app; git status"),  # its flags apart
+    ("bash -l script.sh", "bash -l script.sh"),  # a login shell running a script
+    ("bash -c", "bash -c"),
     ("bash script.sh", "bash script.sh"),  # a script, not a command given inline
     ("bash -c 'a' && b", "bash -c 'a' && b"),  # the wrapper is one step of several
     ("npm ci", "npm ci"),

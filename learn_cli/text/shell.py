@@ -504,10 +504,12 @@ def inner_command(command: str) -> str:
     if len(parts) != 1:
         return command
     tokens = tokenize(parts[0][0])
-    if (len(tokens) != 3 or _basename(tokens[0]).lower() not in _SHELLS or tokens[1].startswith("--")
-            or not tokens[1].startswith("-") or not tokens[1].endswith("c") or not tokens[2].strip()):
+    flags = tokens[1:-1]  # `-lc`, or `-l -c` (`/bin/bash -l -c "cd x; git status"`)
+    if (len(tokens) < 3 or _basename(tokens[0]).lower() not in _SHELLS or not tokens[-1].strip()
+            or any(f.startswith("--") or not f.startswith("-") or len(f) < 2 for f in flags)
+            or not flags[-1].endswith("c")):
         return command
-    return tokens[2].strip()
+    return tokens[-1].strip()
 
 
 def _unwrap_shell(tokens: list[str]) -> list[str] | None:
