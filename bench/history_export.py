@@ -322,6 +322,16 @@ def output_width(lines: list[str], width: int) -> int:
     return c.most_common(1)[0][0] if c else width - 5
 
 
+# Programs whose name, last on a full line, is followed by an option on the next: the export
+# wrapped at the space between them (`| grep` / `-n "X"`), which no indentation shows.
+_OPTION_TAKERS = frozenset("tail head grep egrep sed nasm xargs sort uniq wc cut ls gcc cc ld diff".split())
+
+
+def _option_after_program(line: str, text: str) -> bool:
+    words = line.split()
+    return bool(words) and words[-1] in _OPTION_TAKERS and len(words) > 1 and text.startswith("-")
+
+
 def join_lines(parts: list[tuple[str, int]], width: int, padded: bool = False) -> str:
     """Undo the export's wrapping. parts: (line text with its indent removed, trailing spaces kept;
     raw length of the source line). Three cases between two display lines:
@@ -330,10 +340,12 @@ def join_lines(parts: list[tuple[str, int]], width: int, padded: bool = False) -
       - the next line's first word would not have fitted after it: a soft word wrap -> one space;
       - otherwise the source had a real newline there -> keep it.
     Always a real newline after `Exit code N`, a trailing `\\` and a heredoc's `<< 'EOF'`.
-    `padded`: lines padded with spaces to the width (prompts): use the stripped length only."""
+    `padded`: lines padded with spaces to the width (prompts): use the stripped length only.
+    A part may carry a third field, True when its line was indented one column deeper than a
+    continuation is: the source's space fell on the break (`| tail` / ` -5)`), and is kept."""
     out = ""
     prev_text, prev_len = None, 0
-    for text, raw_len in parts:
+    for text, raw_len, *spaced in parts:
         if prev_text is None:
             out = text
         else:
@@ -344,7 +356,8 @@ def join_lines(parts: list[tuple[str, int]], width: int, padded: bool = False) -
                     or re.search(r"<<-?\s*['\"]?\w+['\"]?$", stripped)):
                 out = out.rstrip(" ") + "\n" + text
             elif not padded and prev_len >= width:
-                out += text
+                space = spaced and (spaced[0] or _option_after_program(stripped, text))
+                out += (" " if space and not out.endswith(" ") else "") + text
             elif first and full_len + 1 + len(first) > width:
                 out = out.rstrip(" ") + " " + text.lstrip()
             else:
@@ -566,7 +579,7 @@ def _read_header(lines: list[str], i: int, width: int) -> tuple[str, str | None,
     inline_result = None
     if "  ⎿  " in first:  # export glitch: result on the header line
         first, inline_result = first.split("  ⎿  ", 1)
-    parts = [(first[2:], len(first))]
+    rest = []
     i += 1
     if inline_result is None:
         while i < len(lines) and lines[i].strip() and not lines[i].startswith("  ⎿") and not is_item_start(lines[i]):
@@ -574,9 +587,15 @@ def _read_header(lines: list[str], i: int, width: int) -> tuple[str, str | None,
             i += 1
             if "  ⎿  " in line:
                 line, inline_result = line.split("  ⎿  ", 1)
-                parts.append((line.lstrip(), len(line)))
+                rest.append(line)
                 break
-            parts.append((line.lstrip(), len(line)))
+            rest.append(line)
+    # Continuation lines start one column left of the arguments (`● Bash(` is 7 wide: column 6);
+    # one deeper, the source's space fell on a hard break (`| tail` / ` -5)`) and is kept.
+    indents = [len(line) - len(line.lstrip()) for line in rest]
+    base = min([first.find("(") if "(" in first else 6, *indents])
+    parts = [(first[2:], len(first))] + [(line.lstrip(), len(line), indent == base + 1)
+                                         for line, indent in zip(rest, indents, strict=True)]
     return join_lines(parts, width), inline_result, i
 
 
