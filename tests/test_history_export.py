@@ -141,3 +141,22 @@ def test_a_page_of_the_wrong_length_is_flagged(tmp_path):
     assert done.returncode == 1
     assert "expected 16000 chars, got 15999" in done.stderr
     assert history_export.decode_page('a\\n\\"b\\" \\u23fa\n') == 'a\n"b" ⏺'
+
+
+@pytest.mark.parametrize(("second", "third", "command"), [
+    # the source's space fell on the hard break: the next line is one column deeper
+    ('      && bash test/print_ast/run_tests.sh 2>&1 | grep -E "(FAIL|Results)" | tail', "       -5)",
+     "&& bash test/print_ast/run_tests.sh 2>&1 | grep -E \"(FAIL|Results)\" | tail -5"),
+    # the wrap ate the space between a program and its option: nothing shows it but the words
+    ('      && bash test/print_ast/run_tests.sh 2>&1 | grep -E "(FAIL|Results)" | tail', "      -5)",
+     "&& bash test/print_ast/run_tests.sh 2>&1 | grep -E \"(FAIL|Results)\" | tail -5"),
+    # a word broken in the middle joins back whole
+    ("      && cmake --build cmake-build-debug --target all --parallel 4 && ls cmake-b", "      uild-debug)",
+     "&& cmake --build cmake-build-debug --target all --parallel 4 && ls cmake-build-debug"),
+])
+def test_a_space_at_a_wrap_point_is_kept(second, third, command):
+    first = "● Bash(bash test/invalid/run_tests.sh 2>&1 | grep -E \"(FAIL|Results)\" | tail -5"
+    lines = [first, second, third, "  ⎿  Results: 13 passed"]
+    assert len(first) == 79 and len(second) == 80  # (a soft wrap after the first: `&&` would not fit)
+    header, _inline, _next = history_export._read_header(lines, 0, 80)
+    assert header.endswith(command + ")")
