@@ -199,6 +199,37 @@ def test_a_success_filtered_to_nothing_resolves_nothing(home, proj):
     assert {rec["fix_command"] for rec in learnings(home, a)} == {"bash run_all_tests.sh"}
 
 
+def test_a_retry_that_gets_past_the_error_to_another_teaches_its_change(home, proj):
+    # claudec99, tune part: the change got past the missing header; the compiler then needed
+    # `extern`, which took the rest of the session (no success came to pair with).
+    a = proj("cc")
+    s = Agent(home, a)
+    s.fail("./build/ccompiler --sysroot=. test/valid/t.c", "error: include file not found: <stdio.h>", 1)
+    s.fail("./build/ccompiler -I test/include test/valid/t.c", "error: undeclared variable 'stdout'", 1)
+    [rec] = learnings(home, a)
+    assert rec["fix_command"] == "./build/ccompiler -I test/include test/valid/t.c"
+    assert rec["error"].startswith("error: include file not found")
+
+
+@pytest.mark.parametrize("second, error, edited", [
+    ("./build/ccompiler -I test/include test/valid/t.c", "error: undeclared variable 'stdout'", True),  # an
+    # edit in between may be what changed the error
+    ("./build/ccompiler -I test/include test/valid/t.c", "error: include file not found: <stdio.h>", False),  # the
+    # same error again: no step past it
+    ("./build/ccompiler --include-dir test/include test/valid/t.c", "error: unknown option --include-dir", False),
+    ("./build/ccompiler -I test/include test/valid/extern.c", "error: undeclared variable 'x'", False),  # another
+    # file: the next piece of work
+])
+def test_a_failure_after_a_failure_is_no_progress_otherwise(home, proj, second, error, edited):
+    a = proj("cc")
+    s = Agent(home, a)
+    s.fail("./build/ccompiler --sysroot=. test/valid/t.c", "error: include file not found: <stdio.h>", 1)
+    if edited:
+        s.edit_ok(str(a / "src" / "lexer.c"))
+    s.fail(second, error, 1)
+    assert learnings(home, a) == []
+
+
 def test_moving_on_to_the_next_test_is_not_a_lesson(home, proj):
     a = proj("api")
     for _ in range(2):

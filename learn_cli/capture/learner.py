@@ -273,6 +273,8 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
             updates.append(_owing(cap, dict(answered, sug_done="not_helped"), {"op": "not_helped"}))
         skip = {e["sug"].get("id") for e in events + updates
                 if e.get("sug_done") == "not_helped" and isinstance(e.get("sug"), dict)}
+        for pair, fix in _got_past(cap, window, entry):  # this failure is another one: the last got fixed
+            updates.append(_owing(cap, dict(pair[0], done=True), {"op": "pair", "steps": fix[0], "kind": fix[1]}))
         hit = offers.known_fix(cap, entry, skip) if cap.suggest else None
         if hit is not None:
             rel, rec, fixes = hit
@@ -425,6 +427,47 @@ def _filtered_to_nothing(event: ev.Event) -> bool:
     from learn_cli.text.shell import strip_plumbing
 
     return "grep" in strip_plumbing(event.command).removed
+
+
+def _got_past(cap: Capture, window: list[dict], entry: dict) -> list[tuple]:
+    """[(pair, fix)] when this failure is the retry of the one before it, changed, that got past
+    that error to another: `ccompiler --sysroot=. t.c` could not find <stdio.h>, `ccompiler -I
+    test/include t.c` then failed on an undeclared variable. The change is the lesson of the
+    first error, as a success would have made it (fix_for); the work that follows may be long
+    (the compiler taught `extern`) and no success came in the window. Not when files were edited
+    in between (the edit may be what changed the error), nor when the first error said nothing
+    specific, nor when the retry itself could not run (an option refused, a program missing, a
+    usage line): that is a wrong retry, not progress."""
+    if entry.get("tool") not in ev.SHELL_TOOLS or not entry.get("cmd"):
+        return []
+    candidate = next(unresolved_failures(window, entry), None)
+    if candidate is None or candidate[0].get("key") == entry.get("key"):
+        return []
+    failed, between = candidate
+    if any(e.get("tool") in EDIT_TOOLS for e in between) or not _moved_past(failed.get("err") or "",
+                                                                             entry.get("err") or ""):
+        return []
+    from learn_cli.text.effects import is_mutating
+
+    fix = fix_for(cap, failed, between, dict(entry, mut=is_mutating(entry["cmd"])))
+    return [(candidate, fix)] if fix is not None and fix[0] and fix[1] else []
+
+
+def _moved_past(first: str, then: str) -> bool:
+    """Does the error `then` show that the run got past the error `first`: it says something
+    specific, it no longer says `first`'s line nor names what that line named (`pytest: command
+    not found`, then `No module named pytest`: one problem said twice), and it is no refusal of
+    the command itself?"""
+    from learn_cli.text.failure import meaningful_line, meaningful_lines
+    from learn_cli.text.keys import is_informative, missing_program, names_what_is_wrong, rejects_option, tokens
+
+    line = meaningful_line(first)
+    if not line or not names_what_is_wrong(first) or line in then or not names_what_is_wrong(then):
+        return False
+    if rejects_option(then) or missing_program(then) or "usage:" in then.lower():
+        return False
+    named = {word for word in tokens(line) if is_informative(word)}
+    return not named & set(tokens(meaningful_lines(then)))
 
 
 def _resolved_by(cap: Capture, window: list[dict], entry: dict) -> list[tuple]:

@@ -65,6 +65,7 @@ __all__ = [
     "shorten_paths",
     "normalize_path",
     "is_generic_signature",
+    "is_informative",
 ]
 
 _SIGNATURE_CAP = 300
@@ -576,6 +577,11 @@ def _signature(error_text: str | None, scope: str) -> tuple[str, bool]:
         parts = [_normalize_line(lines[0])]
     signature = " | ".join(parts)[:_SIGNATURE_CAP].rstrip()
     return signature, not is_generic_signature(signature)
+
+
+def is_informative(word: str) -> bool:
+    """A word that says what the failure is about (`pytest`, `stdio`), not that one happened."""
+    return word not in _GENERIC_WORDS and word not in _STOP_WORDS
 
 
 def is_generic_signature(signature: str) -> bool:
