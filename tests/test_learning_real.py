@@ -209,6 +209,11 @@ def test_a_retry_that_gets_past_the_error_to_another_teaches_its_change(home, pr
     [rec] = learnings(home, a)
     assert rec["fix_command"] == "./build/ccompiler -I test/include test/valid/t.c"
     assert rec["error"].startswith("error: include file not found")
+    # one missing module installed, the next one missing: the install got past the first
+    s = Agent(home, a)
+    s.fail("python app.py", "ModuleNotFoundError: No module named 'flask'", 1)
+    s.fail("pip install flask && python app.py", "ModuleNotFoundError: No module named 'sqlalchemy'", 1)
+    assert any(r["fix_command"] == "pip install flask" and r["fix_kind"] == "between" for r in learnings(home, a))
 
 
 @pytest.mark.parametrize("second, error, edited", [

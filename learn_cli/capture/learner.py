@@ -466,8 +466,16 @@ def _moved_past(first: str, then: str) -> bool:
         return False
     if rejects_option(then) or missing_program(then) or "usage:" in then.lower():
         return False
-    named = {word for word in tokens(line) if is_informative(word)}
+    quoted = _quoted_re().findall(line)  # what the line names, when it quotes it (`No module named 'flask'`:
+    # `flask`, then `'sqlalchemy'` is the next missing module, progress), else its telling words
+    named = {word for word in tokens(" ".join(quoted) if quoted else line) if is_informative(word)}
     return not named & set(tokens(meaningful_lines(then)))
+
+
+def _quoted_re():
+    from learn_cli.text import rx
+
+    return rx.compile(r"['\"`<‘“]([^'\"`<>’”\n]{2,80})['\"`>’”]")
 
 
 def _resolved_by(cap: Capture, window: list[dict], entry: dict) -> list[tuple]:
