@@ -447,10 +447,25 @@ def _got_past(cap: Capture, window: list[dict], entry: dict) -> list[tuple]:
     if any(e.get("tool") in EDIT_TOOLS for e in between) or not _moved_past(failed.get("err") or "",
                                                                              entry.get("err") or ""):
         return []
+    if not _same_program_or_file(failed.get("cmd") or "", entry["cmd"]):
+        return []  # (checked before fix_for, whose modules a failure does not load otherwise: ~18 M
+        # instructions for every failure that follows another)
     from learn_cli.text.effects import is_mutating
 
     fix = fix_for(cap, failed, between, dict(entry, mut=is_mutating(entry["cmd"])))
     return [(candidate, fix)] if fix is not None and fix[0] and fix[1] else []
+
+
+def _same_program_or_file(first: str, then: str) -> bool:
+    """Cheaply: do the two commands run the same program, or name the same file? (A retry does;
+    another program for the same goal, `make` → `cmake --build build`, is left to a success.)"""
+    from learn_cli.text.shell import canonical_program, unwrap
+
+    words_first, words_then = unwrap(first), unwrap(then)
+    if words_first and words_then and canonical_program(words_first[0]) == canonical_program(words_then[0]):
+        return True
+    files = {word for word in first.split() if "/" in word or "." in word.strip(".")}
+    return bool(files & set(then.split()))
 
 
 def _moved_past(first: str, then: str) -> bool:
