@@ -474,7 +474,7 @@ def _moved_past(first: str, then: str) -> bool:
     not found`, then `No module named pytest`: one problem said twice), and it is no refusal of
     the command itself?"""
     from learn_cli.text.failure import meaningful_line, meaningful_lines
-    from learn_cli.text.keys import is_informative, missing_program, names_what_is_wrong, rejects_option, tokens
+    from learn_cli.text.keys import is_subject_word, missing_program, names_what_is_wrong, rejects_option, tokens
 
     line = meaningful_line(first)
     if not line or not names_what_is_wrong(first) or line in then or not names_what_is_wrong(then):
@@ -483,7 +483,7 @@ def _moved_past(first: str, then: str) -> bool:
         return False
     quoted = _quoted_re().findall(line)  # what the line names, when it quotes it (`No module named 'flask'`:
     # `flask`, then `'sqlalchemy'` is the next missing module, progress), else its telling words
-    named = {word for word in tokens(" ".join(quoted) if quoted else line) if is_informative(word)}
+    named = {word for word in tokens(" ".join(quoted) if quoted else line) if is_subject_word(word)}
     return not named & set(tokens(meaningful_lines(then)))
 
 

@@ -65,7 +65,7 @@ __all__ = [
     "shorten_paths",
     "normalize_path",
     "is_generic_signature",
-    "is_informative",
+    "is_subject_word",
 ]
 
 _SIGNATURE_CAP = 300
@@ -579,8 +579,10 @@ def _signature(error_text: str | None, scope: str) -> tuple[str, bool]:
     return signature, not is_generic_signature(signature)
 
 
-def is_informative(word: str) -> bool:
-    """A word that says what the failure is about (`pytest`, `stdio`), not that one happened."""
+def is_subject_word(word: str) -> bool:
+    """A word that may name what a failure is about (`pytest`, `stdio`): neither a word that says
+    that one happened nor a stop word. (is_generic_signature counts stop words: its two words are
+    the key's rule, kept as keys were made.)"""
     return word not in _GENERIC_WORDS and word not in _STOP_WORDS
 
 
