@@ -109,6 +109,9 @@ def test_substantive_tokens_ignore_words_cut_by_an_export():
 # --- is_retry -------------------------------------------------------------------------
 
 RETRIES = [
+    # options dropped with their values, nothing else changed (round 8 tune r8-c-017)
+    ("gh pr view 48 --json state,mergeable,statusCheckRollup", "gh pr view 48"),
+    ("npx prisma migrate dev --name init --create-only --skip-generate", "npx prisma migrate dev --name init"),
     # a check job done by its tool in check-only mode (session 27): the job, not a look at it
     ("npm run typecheck", "npx tsc --noEmit"),
     ("pnpm type-check", "pnpm exec tsc --noEmit"),
@@ -183,6 +186,7 @@ RETRIES = [
 ]
 
 NOT_RETRIES = [
+    ("gh pr view 48 --json state", "gh pr view 49"),
     ("pytest", "ls"),
     ("npm test", "git status"),
     ("rtk npm test", "rtk git status"),  # every command of an rtk user starts alike

@@ -481,7 +481,8 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
         matching = [tokens for tokens in ok_parts if _same_program(segment, tokens)]
         text = _core_text([segment])
         for tokens in matching:
-            if len(segment) >= 2 and _is_subsequence(segment[1:], tokens[1:]) or _options_added(segment, tokens):
+            if len(segment) >= 2 and _is_subsequence(segment[1:], tokens[1:]) or _options_added(segment, tokens) \
+                    or _options_dropped(segment, tokens):
                 return True
             if _close(text, _core_text([tokens])):
                 return True
@@ -801,6 +802,29 @@ def _options_added(bare: Sequence[str], tokens: Sequence[str]) -> bool:
         else:
             return False
     return True
+
+
+def _options_dropped(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """Is `ok` the failed command with options taken out (each with its value), and nothing else
+    changed: `gh pr view 48 --json state,mergeable` -> `gh pr view 48`, `cmake -S . -B build -q`
+    -> `cmake -S . -B build`? An option the program refused, or one that broke the run, dropped:
+    the way agents most often correct a command whose long values defeat the edit ratio."""
+    if len(ok) < 2 or len(failed) <= len(ok) or failed[0] != ok[0]:
+        return False
+    i = j = 0
+    dropped = False
+    while i < len(failed):
+        if j < len(ok) and failed[i] == ok[j]:
+            i, j = i + 1, j + 1
+            continue
+        word = failed[i]
+        if not word.startswith("-") or word in ("-", "--"):
+            return False  # a target dropped: another job
+        dropped, i = True, i + 1
+        if "=" not in word and i < len(failed) and not failed[i].startswith("-") and (
+                j >= len(ok) or failed[i] != ok[j]):
+            i += 1  # its value (`--json state,mergeable`)
+    return dropped and j == len(ok)
 
 
 def _is_subsequence(needle: Sequence[str], haystack: Sequence[str]) -> bool:
