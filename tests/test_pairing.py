@@ -187,6 +187,7 @@ RETRIES = [
 
 NOT_RETRIES = [
     ("gh pr view 48 --json state", "gh pr view 49"),
+    ("cargo fmt --check", "cargo fmt"),  # a flag alone dropped: the check became the formatting, a step
     ("pytest", "ls"),
     ("npm test", "git status"),
     ("rtk npm test", "rtk git status"),  # every command of an rtk user starts alike

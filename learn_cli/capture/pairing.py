@@ -805,14 +805,14 @@ def _options_added(bare: Sequence[str], tokens: Sequence[str]) -> bool:
 
 
 def _options_dropped(failed: Sequence[str], ok: Sequence[str]) -> bool:
-    """Is `ok` the failed command with options taken out (each with its value), and nothing else
-    changed: `gh pr view 48 --json state,mergeable` -> `gh pr view 48`, `cmake -S . -B build -q`
-    -> `cmake -S . -B build`? An option the program refused, or one that broke the run, dropped:
-    the way agents most often correct a command whose long values defeat the edit ratio."""
+    """Is `ok` the failed command with options taken out, each with its value, and nothing else
+    changed: `gh pr view 48 --json state,mergeable` -> `gh pr view 48`? An option the program
+    refused, or one that broke the run, dropped: long values defeat the edit ratio. As for
+    options added (_options_added), a flag alone is an action or a look: `cargo fmt` after
+    `cargo fmt --check` showed a diff is a step that changes the files, not the check again."""
     if len(ok) < 2 or len(failed) <= len(ok) or failed[0] != ok[0]:
         return False
     i = j = 0
-    dropped = False
     while i < len(failed):
         if j < len(ok) and failed[i] == ok[j]:
             i, j = i + 1, j + 1
@@ -820,11 +820,13 @@ def _options_dropped(failed: Sequence[str], ok: Sequence[str]) -> bool:
         word = failed[i]
         if not word.startswith("-") or word in ("-", "--"):
             return False  # a target dropped: another job
-        dropped, i = True, i + 1
-        if "=" not in word and i < len(failed) and not failed[i].startswith("-") and (
-                j >= len(ok) or failed[i] != ok[j]):
-            i += 1  # its value (`--json state,mergeable`)
-    return dropped and j == len(ok)
+        i += 1
+        if "=" in word or len(word) > 2 and not word.startswith("--"):
+            continue  # `--config=x`, `-j4`: the value is attached
+        if i >= len(failed) or failed[i].startswith("-") or j < len(ok) and failed[i] == ok[j]:
+            return False  # a flag alone
+        i += 1  # its value (`--json state,mergeable`)
+    return j == len(ok)
 
 
 def _is_subsequence(needle: Sequence[str], haystack: Sequence[str]) -> bool:
