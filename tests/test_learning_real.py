@@ -1163,6 +1163,32 @@ def test_the_changes_read_from_commands_never_raise(failed, fix, error):
     assert isinstance(is_lesson(failed, fix, error), bool)
 
 
+_SHELL_WORDS = st.lists(st.sampled_from([
+    "./x.sh", "bash", "test/x.sh", "/w/p/x.sh", "|", "tail", "-5", "grep", "-E", "'a b'", "&&", "cd", "..", "-lc",
+    "No such file or directory", "command not found:", "x.sh:", "'flask'", "<stdio.h>", "usage:", "\n", "--json",
+    "a,b", "=", "error:", "2>&1", "'", '"', "`", "-", "--",
+]), max_size=12).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SHELL_WORDS, _SHELL_WORDS, _SHELL_WORDS)
+def test_this_sessions_readers_never_raise(failed, then, text):
+    """A hidden failure read from an output, a path rewritten, progress, options dropped, a
+    shell's inner command: whatever the text, an answer and no exception (hook path)."""
+    from learn_cli.capture.learner import _moved_past, _same_program_or_file
+    from learn_cli.capture.lesson import repathed
+    from learn_cli.capture.pairing import is_retry
+    from learn_cli.text.failure import failed_behind_a_pipe
+    from learn_cli.text.shell import inner_command
+
+    assert isinstance(failed_behind_a_pipe(failed, text), str)
+    assert repathed(failed, then, text) is None or isinstance(repathed(failed, then, text), list)
+    assert isinstance(_moved_past(text, then), bool)
+    assert isinstance(_same_program_or_file(failed, then), bool)
+    assert isinstance(is_retry(failed, then), bool) and isinstance(same_work(failed, then), bool)
+    assert isinstance(inner_command(failed), str)
+
+
 def test_a_count_bsd_head_refuses_answers_its_next_use(home, proj):
     """macOS's head has no negative counts ("illegal line count -- -1"); `sed '$d' f` worked.
     The refusal is an option's, so the pair answers the next `head -n -1`, on its own file (the
