@@ -517,9 +517,7 @@ def _capture(argv: list[str], started: float):
     payload, adapter = _parse(data), _adapter(opts.get("agent", "claude-code"))
     if not _end_before_stop(adapter, payload):  # such a SessionEnd mostly needs no regex (_quick_end)
         _install_regex_cache(opts.get("home"), patch=False)  # `re` too, for other work: _dispatch
-    from learn_cli.capture.events import as_observed
-
-    event = as_observed(adapter.to_event(payload))
+    event = _to_event(opts.get("agent", "claude-code"), payload)
     if event is None:
         return None
     if "project" in opts and not event.cwd:  # the payload's cwd decides; --project is a fallback

@@ -459,10 +459,9 @@ def _got_past(cap: Capture, window: list[dict], entry: dict) -> list[tuple]:
 def _same_program_or_file(first: str, then: str) -> bool:
     """Cheaply: do the two commands run the same program, or name the same file? (A retry does;
     another program for the same goal, `make` → `cmake --build build`, is left to a success.)"""
-    from learn_cli.text.shell import canonical_program, unwrap
+    from learn_cli.text.shell import program
 
-    words_first, words_then = unwrap(first), unwrap(then)
-    if words_first and words_then and canonical_program(words_first[0]) == canonical_program(words_then[0]):
+    if program(first) and program(first) == program(then):
         return True
     files = {word for word in first.split() if "/" in word or "." in word.strip(".")}
     return bool(files & set(then.split()))

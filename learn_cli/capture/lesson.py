@@ -414,7 +414,7 @@ def _same_target(a: str, b: str, typos: bool = True) -> bool:
     if a_base == b_base:
         return True  # `requests==2.0` → `requests`, `pkg@1` → `pkg`
     if "/" in a or "/" in b:
-        if a.rstrip("/").rsplit("/", 1)[-1] == b.rstrip("/").rsplit("/", 1)[-1]:
+        if _file_name(a) == _file_name(b):
             return True  # the same file or folder, found elsewhere
     return typos and _typo(a_base, b_base)  # (`vite@5` is not two letters off `vitest`)
 
@@ -559,12 +559,16 @@ def repathed(failed: str, ok: str, error: str) -> list[tuple[str, str]] | None:
         for x, y in zip(a, b, strict=True):
             if x == y:
                 continue
-            if x.rstrip("/").rsplit("/", 1)[-1] != y.rstrip("/").rsplit("/", 1)[-1] or not _path_word(x) \
-                    or not _path_word(y):
+            if _file_name(x) != _file_name(y) or not _path_word(x) or not _path_word(y):
                 return None
             pairs.append((x, y))
-    names = {x.rstrip("/").rsplit("/", 1)[-1].lower() for x, _y in pairs}
+    names = {_file_name(x).lower() for x, _y in pairs}
     return pairs if pairs and any(name in low for name in names) else None
+
+
+def _file_name(path: str) -> str:
+    """The last part of a path, a folder's too (`src/app/` -> `app`)."""
+    return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _path_word(token: str) -> bool:
@@ -610,7 +614,7 @@ def apply_dropped_cd(command: str, folder: str) -> str | None:
 
 def cd_failed(error: str, folder: str) -> bool:
     """Does the error say that `cd folder` itself failed (the folder is not there)?"""
-    name = folder.rstrip("/").rsplit("/", 1)[-1]
+    name = _file_name(folder)
     return any("cd" in line and name in line and ("no such file" in line.lower() or "can't cd" in line.lower()
                                                    or "not a directory" in line.lower())
                for line in (error or "").splitlines())
