@@ -519,6 +519,10 @@ def test_a_short_line_keeps_what_fails_and_says_the_project_root_in_words():
     root = learning("r", command='git add PORT-PHASES/phase-4.4/ && git commit -m "docs: add Phase 4.2"',
                     fix_command="cd .", fix_kind="cwd", category="runtime", error="fatal: pathspec")
     assert summarize(root, width=60) == "`git add…` fails: run it from the project's root folder."
+    # a head of one long word is cut within it: `bash…` alone said nothing (the replayed
+    # claudec99 store's stats)
+    script = dict(root, command="bash test/run_all_tests.sh", error="bash: test/run_all_tests.sh: No such file")
+    assert summarize(script, width=60) == "`bash test/r…` fails: run it from the project's root folder."
     assert summarize(dict(root, fix_command="cd web")).endswith("fails (runtime): run it from `web`.")
 
 

@@ -179,8 +179,8 @@ def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int, 
     # subject up to half the room (`pytest -q` whole, not `pyte…`).
     keep = min(len(subject), _head(subject) if fix_is_code or whole_fix else max(6, room // 2))
     subject_room = room - min(len(fix), room - keep)
-    if len(subject) > subject_room:
-        subject = cut(subject, subject_room)
+    if len(subject) > subject_room:  # (cut within its head's words rather than lose them)
+        subject = cut(subject, subject_room, min(_head(subject), subject_room - 1))
     fix_room = room - len(subject)
     if len(fix) > fix_room:
         fix = cut(fix, fix_room)
