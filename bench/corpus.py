@@ -30,6 +30,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -55,6 +56,17 @@ def _one_line(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
+def as_sent(command: str | None) -> str:
+    """The command as an agent's hook receives it. Codex's transcripts show every command in
+    its shell wrapper and folder (`/bin/zsh -lc 'pytest -q' in /home/x/app`), but its hooks
+    carry the command alone (`pytest -q`: ../shared/reference/real-payloads/codex-*)."""
+    from learn_cli.text.shell import inner_command
+
+    line = _one_line(command)
+    wrapped = re.match(r"^(\S*(?:ba|z)?sh -l?c .*?['\"]) in (/\S+)$", line)
+    return inner_command(wrapped.group(1) if wrapped else line)
+
+
 def error_text(row: dict) -> str:
     """The error as the hook receives it: the export's `Error: ` prefix dropped, the useful tail
     that the corpus keeps apart joined on."""
@@ -78,9 +90,9 @@ def pairing(rows: list[dict], verbose: bool) -> dict:
     retries = [r for r in rows if r["label"] == "retry" and r.get("retry_command")]
     others = [r for r in rows if r["label"] != "retry" and r.get("next_command")]
     missed = [r for r in retries
-              if not paired(_one_line(r["failed_command"]), _one_line(r["retry_command"]), error_text(r))]
+              if not paired(as_sent(r["failed_command"]), as_sent(r["retry_command"]), error_text(r))]
     false = [r for r in others
-             if paired(_one_line(r["failed_command"]), _one_line(r["next_command"]), error_text(r))]
+             if paired(as_sent(r["failed_command"]), as_sent(r["next_command"]), error_text(r))]
     found = len(retries) - len(missed)
     if verbose:
         for title, group, second in (("missed", missed, "retry_command"), ("false pair", false, "next_command")):
@@ -172,7 +184,7 @@ def recurrence(rows: list[dict], learn: str, verbose: bool) -> dict:
     tally = {"same": {"right": 0, "wrong": 0, "none": 0}, "third": {"right": 0, "wrong": 0, "none": 0}}
     try:
         for r in cases:
-            failed, fix, error = _one_line(r["failed_command"]), _one_line(r["retry_command"]), error_text(r)
+            failed, fix, error = as_sent(r["failed_command"]), as_sent(r["retry_command"]), error_text(r)
             pair = [(failed, "fail", error), (fix, "ok", "")]
             sessions.start_case()
             sessions.session("a", pair)

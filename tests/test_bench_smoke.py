@@ -255,6 +255,17 @@ def test_the_corpus_pairing_measure_counts_what_capture_pairs(tmp_path):
     assert figures == {"retries": 2, "paired": 1, "recall": 0.5, "others": 1, "false_pairs": 0, "precision": 1.0}
 
 
+def test_the_corpus_sends_a_codex_transcripts_command_as_its_hook_carries_it():
+    """Codex's transcripts show `/bin/zsh -lc '…' in <folder>`; its hooks carry the command
+    alone (real-payloads/codex-*), which is what learn answers with and is judged against."""
+    from bench.corpus import as_sent
+
+    assert as_sent("/bin/zsh -lc 'pytest --collect-only -q' in /Users/r/vol2") == "pytest --collect-only -q"
+    assert as_sent('/bin/bash -lc "rtk python3 -c \\"import json\\""') == 'rtk python3 -c "import json"'
+    assert as_sent("bash -lc 'make' && echo in /tmp") == "bash -lc 'make' && echo in /tmp"  # not one wrapper
+    assert as_sent("git log  -3\n") == "git log -3"
+
+
 @pytest.mark.skipif(not (ROOT.parent / "shared" / "tools" / "replay.py").is_file(), reason="needs ../shared")
 def test_the_corpus_recurrence_measure_answers_a_learned_failure(tmp_path):
     from bench.corpus import load, recurrence
