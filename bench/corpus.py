@@ -17,6 +17,9 @@ command, its error, a label (`retry`, `no_retry`, `unrelated`) and the retry or 
 `bench/data/harvest-round8.jsonl` holds 170 such cases (133 retries), read from public agent
 transcripts by helpers who had not seen the learner's code (session 37), none from a repository
 that `../shared/corpora` names; secrets they showed are replaced by `<REDACTED>`.
+`bench/data/harvest-round9.jsonl` holds 170 more (119 retries; session 41), harvested the same
+way from repositories and transcripts that neither of those uses (Codex, Gemini CLI, opencode
+and Qwen Code among them), with reruns after an edit labelled `same_command_after_edit`.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
