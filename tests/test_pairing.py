@@ -773,3 +773,14 @@ def test_a_trace_a_producer_alone_or_the_folder_above_is_a_look():
     assert is_retry(stop, f'powershell -command "{stop}"')
     logs = "aws lightsail get-container-log --service-name app --region us-east-1 --start-time "
     assert is_retry(logs + "$(date -u -v-15M +%Y) | gr…", logs + "2025-06-11T23:45:00.000Z")
+
+
+def test_the_same_job_through_another_grep_is_another_look():
+    """A ninth harvest (opencode, Rust): `cargo check … | grep -E "^error"`, then the same check
+    through `grep -B2 InodeAttr` to find the lines: the grep changed and nothing else, so the
+    agent looked again. A folder or the job changed as well is still a retry."""
+    check = 'cd /home/cfs/claudefs && cargo check -p claudefs-security --tests 2>&1'
+    assert not is_retry(f'{check} | grep -E "^error" | head -20', f'{check} | grep -B2 "InodeAttr"')
+    assert is_retry(f'{check} | grep -E "^error"', f'{check} | grep -E "^error"')  # again, after a fix
+    assert is_retry('cd test && ./run.sh | grep X', './run.sh | grep Y')
+    assert is_retry('cargo check -p a 2>&1 | grep -E "^error"', 'cargo check -p a --tests 2>&1 | grep E0599')

@@ -33,6 +33,7 @@ from learn_cli.text.shell import (
     TRUNCATION,
     canonical_program,
     clean_command,
+    grep_filters,
     normalize_command,
     program,
     script_name,
@@ -622,6 +623,10 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
         return False
     f_removed, o_removed = strip_plumbing(failed).removed, strip_plumbing(ok).removed
     aid = any(kind in o_removed and kind not in f_removed for kind in ("hides_status", "grep"))
+    if "grep" in f_removed and "grep" in o_removed and grep_filters(failed) != grep_filters(ok) and is_same_command(
+            failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok):
+        return True  # the same job through another grep (`cargo check | grep -E '^error'` found
+        # nothing, `cargo check | grep -B2 InodeAttr` did): another look, nothing else changed
     if aid or _diagnostic_env(ok) and not _diagnostic_env(failed) or _traces(ok) and not _traces(failed):
         if same_only:  # is_same_command sets `cd X &&` aside: here a folder changed is a change
             return is_same_command(failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok)

@@ -726,8 +726,17 @@ def _stage_program(segment: str) -> tuple[str, list[str]]:
     return (canonical_program(tokens[0]) if tokens else ""), tokens
 
 
-def _drop_filters(segments: list[list[str]], removed: set[str]) -> list[list[str]]:
-    """Filters at the end of each pipeline, last first (`job | grep x | head -5` -> `job`)."""
+def grep_filters(command: str) -> list[str]:
+    """The grep stages strip_plumbing takes off the end of the command's pipelines, as written
+    (`job | grep -E '^error' | head -20` -> ["grep -E '^error'"])."""
+    dropped: list[str] = []
+    _drop_filters([[seg, op] for seg, op in split_segments_ops((command or "").strip())], set(), dropped)
+    return [" ".join(stage.split()) for stage in dropped if _stage_program(stage)[0] in _GREPS]
+
+
+def _drop_filters(segments: list[list[str]], removed: set[str], dropped: list[str] | None = None) -> list[list[str]]:
+    """Filters at the end of each pipeline, last first (`job | grep x | head -5` -> `job`);
+    the stages taken off are added to `dropped`, when given."""
     out: list[list[str]] = []
     for seg, op in segments:
         out.append([seg, op])
@@ -741,8 +750,10 @@ def _drop_filters(segments: list[list[str]], removed: set[str]) -> list[list[str
             if not kind:
                 break
             removed.add(kind)
-            end_op = out.pop()[1]
+            stage, end_op = out.pop()
             out[-1][1] = end_op
+            if dropped is not None:
+                dropped.append(stage)
     return out
 
 
