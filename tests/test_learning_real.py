@@ -2169,3 +2169,18 @@ def test_steps_run_after_the_failed_ones_are_no_fix_of_them(home, proj, retry):
     s.edit_ok(str(a / "src" / "parser.c"))
     s.ok(retry)
     assert not [r for r in learnings(home, a) if r.get("fix")]
+
+
+def test_a_fix_too_long_to_show_whole_ends_on_a_whole_word(home, proj):
+    """BSD grep has no `-P`; perl over the same two files worked (a ninth harvest, Codex on a
+    Mac). The fix runs past the hook's width: it is cut after its last whole word, never in the
+    middle of a path, which would name a file that is not there."""
+    files = " ".join(f"/Users/dev/papers/.hermes/handoffs/galaxy/quality-sprints/RP1_20260709T020653Z/"
+                      f"candidates/cycle_02/{name}/aastex/{name}_polished.tex" for name in ("flagship", "atlas"))
+    failed = f'LC_ALL=C grep -nP "[^\\x00-\\x7F]" {files}'
+    fix = f"perl -ne 'print \"$ARGV:$.:$_\" if /[^\\x00-\\x7F]/' {files}"
+    refused = "grep: invalid option -- P\nusage: grep [-abcdDEFGHhIiJLlMmnOopqRSsUVvwXxZz] [-A num] [-B num]"
+    answer = _first_answer(home, proj("paper"), failed, fix, refused, failed)
+    shown = answer.split("`")[1]
+    assert len(fix) > 300 and shown.endswith("…")
+    assert fix.startswith(shown[:-1]) and fix[len(shown) - 1] == " "  # it stopped where a word ended

@@ -608,7 +608,8 @@ def known_fix(cap: Capture, entry: dict, skip: set) -> tuple[str, dict, list] | 
 
 
 # A fix is shown whole up to this many characters: a command cut short cannot be run (the
-# commands agents write run long: `cd /abs/dir && … --message "…"`); longer ones end in "…".
+# commands agents write run long: `cd /abs/dir && … --message "…"`); longer ones end in "…",
+# after a whole word (half a path names a file that is not there).
 FIX_WIDTH = 300
 
 
@@ -624,7 +625,8 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     from learn_cli.text.sanitize import cut, sanitize
 
     def shown(text: str, width: int) -> str:  # as the agent would type it: its own secrets back in
-        return sanitize(unmask(text, raw), width).replace("`", "'")
+        text = sanitize(unmask(text, raw)).replace("`", "'")  # (too long, it ends on a whole word:
+        return text if len(text) <= width else cut(text, width, reach=width // 2)  # no half a path)
 
     fix = shown(_fix_of_record(rec), FIX_WIDTH)
     failed = shown(rec.get("command") or "", 100)

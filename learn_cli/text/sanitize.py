@@ -155,14 +155,14 @@ def _inert_brackets(match: rx.Match) -> str:
     return match.group(0).replace("<", "‹").replace(">", "›")
 
 
-def cut(text: str, limit: int, keep: int = 0) -> str:
-    """text in at most limit characters, ending in "…" (on a word when one ends close to it
-    and at least `keep` characters are left: `bash test/r…`, not `bash…`)."""
+def cut(text: str, limit: int, keep: int = 0, reach: int = 20) -> str:
+    """text in at most limit characters, ending in "…" (on a word when one ends within `reach`
+    of it and at least `keep` characters are left: `bash test/r…`, not `bash…`)."""
     if limit <= 1:
         return "…"[:max(limit, 0)]
     head = text[: limit - 1]
     space = head.rfind(" ")
-    if space >= max(limit - 20, keep):  # end on a word when one ends close to the limit
+    if space >= max(limit - reach, keep):  # end on a word when one ends close to the limit
         head = head[:space]
     return head.rstrip() + "…"
 
