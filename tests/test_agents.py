@@ -284,6 +284,42 @@ def test_gemini_tool_error_field_and_paths(learn):
     assert rec["tool"] == "Read" and rec["fix_command"] == "src/settings.py"
 
 
+def test_a_gemini_command_runs_in_the_folder_its_dir_path_names():
+    """`run_shell_command` takes the folder to run in (`dir_path`; `directory` before 0.2x),
+    relative to the project or absolute. Inside the hook's `cwd` it is the command's folder; the
+    project stays the session's, and a folder outside it is not taken."""
+    def event(**args):
+        return gemini.to_event({"session_id": "s", "cwd": "/w/app", "hook_event_name": "AfterTool",
+                                "tool_name": "run_shell_command", "tool_input": {"command": "make", **args},
+                                "tool_response": {"llmContent": "Output: ok\nExit Code: 0"}})
+
+    assert event(dir_path="web").folder == "/w/app/web" and event(dir_path="web").cwd == "/w/app"
+    assert event(directory="web/ui/").folder == "/w/app/web/ui"
+    assert event(dir_path="/w/app/api").folder == "/w/app/api"
+    assert [event(**args).folder for args in ({}, {"dir_path": "."}, {"dir_path": "../other"},
+                                              {"dir_path": "/etc"}, {"dir_path": 3})] == [""] * 5
+
+
+def test_gemini_learns_the_folder_a_command_works_from(learn):
+    """`npm run build` has no script at the root; the same command with `dir_path: web` worked.
+    Twice, in two sessions: the next time it fails at the root, the answer runs it from web."""
+    commands = three_level_commands(Path(install(learn, "gemini")["path"]))
+    (learn.cwd / "web").mkdir()
+    missing = 'npm error Missing script: "build"\nnpm error\nnpm error To see a list of scripts, run:'
+    for _ in range(2):
+        s = GeminiSession(learn, learn.cwd, commands)
+        s.tool("run_shell_command", {"command": "npm run build"}, shell_result("npm run build", stderr=missing, code=1))
+        s.tool("run_shell_command", {"command": "npm run build", "dir_path": "web"},
+               shell_result("npm run build", stdout="built in 1.2s"))
+        s.end()
+    [rec] = learned(learn, learn.cwd)
+    assert (rec["fix_command"], rec["status"]) == ("cd web", "active")
+    out = GeminiSession(learn, learn.cwd, commands).tool(
+        "run_shell_command", {"command": "npm run build"}, shell_result("npm run build", stderr=missing, code=1))
+    said = out["hookSpecificOutput"]["additionalContext"]
+    assert f"`cd {learn.cwd / 'web'} && npm run build` instead of `npm run build`" in said, said
+
+
 # ---------------------------------------------------------------------------------------------
 # Cursor
 

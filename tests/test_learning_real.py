@@ -2184,3 +2184,31 @@ def test_a_fix_too_long_to_show_whole_ends_on_a_whole_word(home, proj):
     shown = answer.split("`")[1]
     assert len(fix) > 300 and shown.endswith("…")
     assert fix.startswith(shown[:-1]) and fix[len(shown) - 1] == " "  # it stopped where a word ended
+
+
+def test_the_same_command_run_from_another_folder_it_kept_is_a_cwd_lesson(home, proj):
+    """Claude Code keeps the folder a `cd` call of its own moved to: `make` failed at the root
+    (no makefile), `cd build` alone, then `make` worked there. The folder is the fix. A test
+    that failed and passed after such a move says nothing about folders."""
+    root = proj("cc")
+    (root / ".git").mkdir()  # one project, the folders in it
+    (root / "build").mkdir()
+    s = Agent(home, root)
+    s.fail("make", "make: *** No targets specified and no makefile found.  Stop.", 2)
+    s.ok("cd build")
+    _moved(s, root / "build").ok("make")
+    assert [(r["fix_command"], r["fix_kind"]) for r in learnings(home, root)] == [("cd build", "cwd")]
+    other = proj("py")
+    (other / ".git").mkdir()
+    (other / "tests").mkdir()
+    s = Agent(home, other)
+    s.fail("pytest -q", "FAILED test_a.py::test_x - AssertionError: assert 1 == 2", 1)
+    _moved(s, other / "tests").ok("pytest -q")
+    assert not [r for r in learnings(home, other) if r.get("fix")]
+
+
+def _moved(agent: Agent, folder) -> Agent:
+    """The same session, its calls now made from `folder` (the payloads' `cwd`)."""
+    moved = Agent(agent.home, folder, session_id=agent.sid)
+    moved.n = agent.n
+    return moved

@@ -8,6 +8,9 @@ lines, and sets no `error` for a failed command (tests/data/real-payloads/gemini
 older versions gave `Command:/Stdout:/Stderr:/Exit Code:` unwrapped. Both are read. The output
 text itself never turns a success into a failure.
 
+A shell command runs in the folder its `dir_path` (`directory` in older versions) names, when
+inside the hook's `cwd`: the event's `folder` (its project is still the one of `cwd`).
+
 Tool names are mapped to Claude Code's (`run_shell_command` -> `Bash`, `read_file` -> `Read`…)
 so the same failure seen through either agent gets the same error key. Stdlib only (hot path).
 """
@@ -15,6 +18,7 @@ so the same failure seen through either agent gets the same error key. Stdlib on
 from __future__ import annotations
 
 import functools
+import os
 import re
 
 from learn_cli.agents import claude as base
@@ -117,6 +121,8 @@ def to_event(payload) -> ev.Event | None:
     event.source = event.source or base._text(payload.get("reason"), 40)
     kind = event.kind
     base.read_subject(event, event.input.get("command"), "absolute_path")
+    if event.is_shell:
+        event.folder = _runs_in(event.cwd, event.input.get("dir_path") or event.input.get("directory"))
     if kind == ev.PROMPT:
         event.prompt = base._text(payload.get("prompt"), base.MAX_PROMPT)
     elif kind in (ev.SUCCESS, ev.PRE_TOOL):
@@ -125,6 +131,17 @@ def to_event(payload) -> ev.Event | None:
         if kind == ev.SUCCESS:
             _outcome(event, payload.get("tool_response"))
     return event
+
+
+def _runs_in(cwd: str, folder) -> str:
+    """The folder a shell command ran in when `run_shell_command` was given one (`dir_path`,
+    named `directory` before; relative to the project, or absolute) inside the hook's `cwd`;
+    else "". The project stays the one of `cwd`, the session's."""
+    if not cwd or not isinstance(folder, str) or not folder.strip() or "\0" in folder:
+        return ""
+    here = os.path.normpath(cwd)
+    path = os.path.normpath(os.path.join(here, folder.strip()))
+    return path if path.startswith(os.path.join(here, "")) else ""
 
 
 def _outcome(event: ev.Event, response) -> None:

@@ -26,7 +26,7 @@ class Event:
 
     __slots__ = ("agent", "kind", "session_id", "cwd", "tool", "tool_use_id", "command", "path", "input",
                  "output", "error", "exit_code", "prompt", "prompt_id", "is_interrupt", "source", "reason",
-                 "hook_event")
+                 "hook_event", "folder")
 
     def __init__(self, kind: str, agent: str = "claude-code", **fields):
         self.kind = kind if kind in KINDS else OTHER
@@ -47,6 +47,7 @@ class Event:
         self.source = ""
         self.reason = ""
         self.hook_event = ""
+        self.folder = ""  # where a shell command ran, when the agent says (not `cwd`): Gemini's `dir_path`
         for name, value in fields.items():
             setattr(self, name, value)
 

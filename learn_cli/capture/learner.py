@@ -102,8 +102,8 @@ def tool_entry(cap: Capture, event: ev.Event) -> dict:
         command = inner_command(command)  # `bash -lc 'npm ci'` is `npm ci`
     if event.is_shell:
         entry["cmd"] = command
-        if event.cwd:
-            entry["cwd"] = _relative(redact(event.cwd), cap.project.root)[:MAX_COMMAND]
+        if event.folder or event.cwd:
+            entry["cwd"] = _relative(redact(event.folder or event.cwd), cap.project.root)[:MAX_COMMAND]
     elif event.path:
         entry["path"] = redact(event.path)[:MAX_COMMAND]
     if event.kind == ev.FAILURE:
@@ -589,6 +589,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         if teaches_nothing(failed_cmd, [*steps, ok_cmd], failed.get("err") or ""):
             return [], ""  # it worked, by a force push, a skipped hook, `kill -9 48213`: no lesson
         folder = _moved_to(cap, failed, ok_cmd)
+        if folder is None and all(_only_moves(b.get("cmd") or "") for b in changed):
+            folder = _ran_elsewhere(failed, ok, failed_cmd, ok_cmd, cap.project.root)
         if folder is not None:
             return [f"cd {folder}"], "cwd"
         root = cap.project.root  # `cd ROOT && X` after `X` failed at the root is X again
@@ -708,6 +710,30 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     if folder.startswith(("<", "/", "..")):
         return None  # outside the project: no lesson for other sessions
     return folder if folder != where else None
+
+
+# Failures that running the same command from another folder can fix: a file it looks for is
+# not in this one (`make`: no makefile, `cargo`: no Cargo.toml, `npm`: no package.json). A test
+# failing or the network failing may pass on a second run wherever it is made.
+_WHERE_IT_RUNS = frozenset({"config", "runtime", "dependency"})
+
+
+def _only_moves(command: str) -> bool:
+    """`cd build`, alone: it changes the folder the next calls run in (Claude Code keeps it)."""
+    from learn_cli.text.shell import tokenize
+
+    words = tokenize(command)
+    return len(words) <= 2 and words[:1] == ["cd"]
+
+
+def _ran_elsewhere(failed: dict, ok: dict, failed_cmd: str, ok_cmd: str, root: str | None) -> str | None:
+    """The project folder the same command worked in, when the agent did not write a `cd` but
+    ran it from there: Gemini CLI's `dir_path`, or a `cd` of its own call that Claude Code
+    keeps. Nothing but such a `cd` ran in between (the caller's condition): the folder is the fix."""
+    before, after = os.path.normpath(failed.get("cwd") or "."), os.path.normpath(ok.get("cwd") or ".")
+    if before == after or after.startswith(("<", "/", "..", "~")) or failed.get("cat") not in _WHERE_IT_RUNS:
+        return None
+    return after if _normalize(failed_cmd, root) == _normalize(ok_cmd, root) else None
 
 
 def _repathed_to(cap: Capture, failed: dict, ok_cmd: str, where: str) -> str | None:

@@ -33,7 +33,7 @@ from learn_cli.store.spool import is_transient  # the hook judges its own failur
 MAX_TRIES = 3
 MAX_TEXT = 64 * 1024  # of each text field, after redaction (the learner keeps far less)
 WAIT_FOR_REPLAYER_S = 60.0  # a command waits this long for a hook that is replaying
-TEXT_FIELDS = ("command", "path", "error", "prompt", "cwd")
+TEXT_FIELDS = ("command", "path", "error", "prompt", "cwd", "folder")
 PLAIN_FIELDS = ("kind", "agent", "session_id", "tool", "tool_use_id", "prompt_id")
 KINDS = ("failure", "success", "prompt")
 # The counters of the events being replayed now: a hook's hard stop saves those of an event
