@@ -62,9 +62,17 @@ def _one_line(text: str | None) -> str:
 def as_sent(command: str | None) -> str:
     """The command as an agent's hook receives it. Codex's transcripts show every command in
     its shell wrapper and folder (`/bin/zsh -lc 'pytest -q' in /home/x/app`), but its hooks
-    carry the command alone (`pytest -q`: ../shared/reference/real-payloads/codex-*)."""
+    carry the command alone (`pytest -q`: ../shared/reference/real-payloads/codex-*). Gemini
+    CLI's show the tool's arguments (`{"command": "npm i", "directory": "web"}`), and its hooks
+    carry them as they are, the command in `command` (the folder is not sent here)."""
     from learn_cli.text.shell import inner_command
 
+    try:
+        arguments = json.loads(command or "")
+    except ValueError:
+        arguments = None
+    if isinstance(arguments, dict) and isinstance(arguments.get("command"), str):
+        command = arguments["command"]
     line = _one_line(command)
     wrapped = re.match(r"^(\S*(?:ba|z)?sh -l?c .*?['\"]) in (/\S+)$", line)
     return inner_command(wrapped.group(1) if wrapped else line)
