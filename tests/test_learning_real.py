@@ -2212,3 +2212,16 @@ def _moved(agent: Agent, folder) -> Agent:
     moved = Agent(agent.home, folder, session_id=agent.sid)
     moved.n = agent.n
     return moved
+
+
+def test_a_package_the_registry_could_not_find_dropped_is_the_lesson(home, proj):
+    """`npm install @antv/g6 @antv/g6-plugin-v5`: npm's E404 says the second "could not be
+    found" (a name the agent made up, a ninth harvest); the same install without it worked.
+    Dropping it is the lesson, said as such."""
+    root = proj("viz")
+    e404 = ("npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@antv%2fg6-plugin-v5 - "
+            "Not found\nnpm error 404\nnpm error 404  The requested resource '@antv/g6-plugin-v5@*' could not be "
+            "found or you do not have permission to access it.")
+    said = _first_answer(home, root, "npm install @antv/g6 @antv/g6-plugin-v5 2>&1", "npm install @antv/g6 2>&1",
+                         e404, "npm install @antv/g6 @antv/g6-plugin-v5")
+    assert said.endswith("`npm install @antv/g6` instead of `npm install @antv/g6 @antv/g6-plugin-v5`."), said

@@ -249,7 +249,8 @@ _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not mat
                   "does not exist", "invalid", "not recognized", "cannot find", "could not find", "no module",
                   "missing script", "unrecognized", "not a ", "is not in", "unexpected", "too many", "extra argument",
                   "could not import", "cannot import", "failed to import", "no rule to make", "does not contain",
-                  "unable to access", "cannot access", "can't open", "cannot open", "does not have")
+                  "unable to access", "cannot access", "can't open", "cannot open", "does not have",
+                  "could not be found", "cannot be found", "can't be found")
 
 # "No session found for task ID '008'", "no tests found for 'x'": nothing of that name was found
 _NONE_FOUND = r"\bno\b[^.\n]{1,40}?\bfound\b"
