@@ -20,6 +20,9 @@ that `../shared/corpora` names; secrets they showed are replaced by `<REDACTED>`
 `bench/data/harvest-round9.jsonl` holds 170 more (119 retries; session 41), harvested the same
 way from repositories and transcripts that neither of those uses (Codex, Gemini CLI, opencode
 and Qwen Code among them), with reruns after an edit labelled `same_command_after_edit`.
+`bench/data/harvest-round10.jsonl` holds 30 (18 retries), harvested the same way later in
+session 41, after that session's changes, from transcripts no earlier round used, until the
+search service's budget ran out: small, an unseen check rather than a figure to tune on.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
