@@ -285,7 +285,7 @@ def test_gemini_tool_error_field_and_paths(learn):
 
 
 def test_a_gemini_command_runs_in_the_folder_its_dir_path_names():
-    """`run_shell_command` takes the folder to run in (`dir_path`; `directory` before 0.2x),
+    """`run_shell_command` takes the folder to run in (`dir_path`; `directory` in older versions),
     relative to the project or absolute. Inside the hook's `cwd` it is the command's folder; the
     project stays the session's, and a folder outside it is not taken."""
     def event(**args):
