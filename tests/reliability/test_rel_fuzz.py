@@ -6,6 +6,8 @@ through the executable):
   `learn capture` runs): it always returns 0, prints nothing or one valid hook JSON object,
   never a traceback; afterwards every file of the store parses and nothing was written
   outside the home. 300 of the generated payloads also go through the `learn` executable.
+  Gemini CLI's payloads too (a quarter as many, `--agent gemini`), the folder a command ran in
+  (`dir_path`) never outside the hook's `cwd`.
 - import files through `learn_cli.engine.exchange.import_file` (what `learn import` runs): it
   either imports or refuses with ExchangeError, nothing else; a refused file leaves the store
   byte for byte unchanged, and so does every dry run. 60 of the generated files also go
@@ -152,6 +154,63 @@ def test_hook_payload_fuzzing(tmp_path):
     kit.every_file_parses(home)
     print(f"\nhook fuzz: {seen['n']} payloads in process ({seen['outputs']} answered with hook JSON), "
           f"{len(sample)} through the executable")
+
+
+def _gemini_payloads(project: str):
+    """Gemini CLI's shapes (reference/agent-hooks.md §3.2): mostly `run_shell_command` after the
+    call, with the folder it runs in (`dir_path`, or `directory`) as anything at all, its result
+    as text or parts; the other events and fields of the wrong type too."""
+    folders = st.sampled_from(["web", ".", "..", "../../etc", "/etc", project, project + "/web", "a\x00b",
+                               "C:\\x", "~", "a" * 5000]) | texty
+    rest = {"description": texty, "absolute_path": texty}
+    shell_input = st.one_of(st.fixed_dictionaries({"command": texty, "dir_path": folders}, optional=rest),
+                            st.fixed_dictionaries({"command": texty, "directory": folders}, optional=rest),
+                            st.fixed_dictionaries({"command": texty}, optional=rest))
+    content = st.sampled_from(["Output: x\nExit Code: 1", "<untrusted_context>\nOutput: bash: q: command not "
+                               "found\nExit Code: 127\n</untrusted_context>", "Exit Code: 0"]) | texty
+    response = st.fixed_dictionaries({}, optional={"llmContent": content | st.lists(odd, max_size=3),
+                                                   "returnDisplay": texty, "error": texty | odd}) | odd
+    return st.fixed_dictionaries(
+        {"hook_event_name": st.one_of(*_weighted(st.just("AfterTool"), 3), st.sampled_from(
+            ["BeforeTool", "BeforeAgent", "SessionStart", "SessionEnd"]), odd),
+         "cwd": st.one_of(*_weighted(st.just(project), 3), st.sampled_from(["/nonexistent/dir", "", "rel/dir"]), odd),
+         "tool_name": st.one_of(*_weighted(st.just("run_shell_command"), 3), st.sampled_from(["read_file", "replace"]),
+                                texty),
+         "tool_input": st.one_of(*_weighted(shell_input, 3), odd)},
+        optional={"session_id": st.sampled_from(["g1", "g2", ""]) | odd, "tool_response": response,
+                  "timestamp": texty, "prompt": texty})
+
+
+@pytest.mark.slow
+def test_gemini_payload_fuzzing(tmp_path):
+    """Gemini's payloads, a quarter as many as Claude Code's, in process: exit 0, nothing or
+    one valid hook JSON object, no traceback, the store parsing, nothing written outside the
+    home; and the folder a command ran in is "" or inside the hook's `cwd`, whatever it says."""
+    import os
+
+    from learn_cli.agents import gemini
+
+    home = tmp_path / "home"
+    project = kit.project_dir(tmp_path / "work", "gemini-app")
+    outside_before = _outside(tmp_path, home)
+    seen = {"n": 0}
+
+    @settings(SETTINGS, max_examples=max(50, EXAMPLES // 4))
+    @given(_gemini_payloads(str(project)))
+    def run(payload) -> None:
+        seen["n"] += 1
+        event = gemini.to_event(payload)
+        if event is not None and event.folder:
+            assert event.folder.startswith(os.path.join(os.path.normpath(event.cwd), ""))
+        code, out, err = kit.run_hook(json.dumps(payload).encode(), ["--agent", "gemini", "--home", str(home)])
+        assert code == 0
+        kit.check_hook_stdout(out)
+        assert "Traceback" not in err
+
+    run()
+    assert seen["n"] >= max(50, EXAMPLES // 4)
+    kit.every_file_parses(home)
+    assert _outside(tmp_path, home) == outside_before
 
 
 # ---------------------------------------------------------------------------------------------
