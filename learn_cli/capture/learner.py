@@ -707,8 +707,8 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
     else:  # relative to the folder the command failed in
         folder = os.path.join(where, folder)
     folder = os.path.normpath(folder)
-    if folder.startswith(("<", "/", "..")):
-        return None  # outside the project: no lesson for other sessions
+    if _outside_project(folder):
+        return None  # no lesson for other sessions
     return folder if folder != where else None
 
 
@@ -716,6 +716,11 @@ def _moved_to(cap: Capture, failed: dict, ok_cmd: str) -> str | None:
 # not in this one (`make`: no makefile, `cargo`: no Cargo.toml, `npm`: no package.json). A test
 # failing or the network failing may pass on a second run wherever it is made.
 _WHERE_IT_RUNS = frozenset({"config", "runtime", "dependency"})
+
+
+def _outside_project(folder: str) -> bool:
+    """A folder as `_relative` writes it (`<abs>/x`, `../y`): not one of the project's."""
+    return folder.startswith(("<", "/", ".."))
 
 
 def _only_moves(command: str) -> bool:
@@ -731,7 +736,7 @@ def _ran_elsewhere(failed: dict, ok: dict, failed_cmd: str, ok_cmd: str, root: s
     ran it from there: Gemini CLI's `dir_path`, or a `cd` of its own call that Claude Code
     keeps. Nothing but such a `cd` ran in between (the caller's condition): the folder is the fix."""
     before, after = os.path.normpath(failed.get("cwd") or "."), os.path.normpath(ok.get("cwd") or ".")
-    if before == after or after.startswith(("<", "/", "..", "~")) or failed.get("cat") not in _WHERE_IT_RUNS:
+    if before == after or _outside_project(after) or failed.get("cat") not in _WHERE_IT_RUNS:
         return None
     return after if _normalize(failed_cmd, root) == _normalize(ok_cmd, root) else None
 

@@ -33,7 +33,6 @@ from learn_cli.text.shell import (
     TRUNCATION,
     canonical_program,
     clean_command,
-    grep_filters,
     normalize_command,
     program,
     script_name,
@@ -621,15 +620,15 @@ def only_looked(looking: str, plain: str) -> bool:
 def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = False) -> bool:
     if not failed_parts or not ok_parts:
         return False
-    f_removed, o_removed = strip_plumbing(failed).removed, strip_plumbing(ok).removed
+    f_plumbing, o_plumbing = strip_plumbing(failed), strip_plumbing(ok)
+    f_removed, o_removed = f_plumbing.removed, o_plumbing.removed
     aid = any(kind in o_removed and kind not in f_removed for kind in ("hides_status", "grep"))
-    if "grep" in f_removed and "grep" in o_removed and grep_filters(failed) != grep_filters(ok) and is_same_command(
-            failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok):
+    if f_plumbing.greps and o_plumbing.greps and f_plumbing.greps != o_plumbing.greps and _only_the_look(failed, ok):
         return True  # the same job through another grep (`cargo check | grep -E '^error'` found
         # nothing, `cargo check | grep -B2 InodeAttr` did): another look, nothing else changed
     if aid or _diagnostic_env(ok) and not _diagnostic_env(failed) or _traces(ok) and not _traces(failed):
-        if same_only:  # is_same_command sets `cd X &&` aside: here a folder changed is a change
-            return is_same_command(failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok)
+        if same_only:
+            return _only_the_look(failed, ok)
         return is_same_command(failed, ok) or _retry_rules(failed_parts, ok_parts)
     if _ran_without_the_work(ok_parts, failed_parts) and not _ran_without_the_work(failed_parts, failed_parts):
         return True
@@ -645,6 +644,12 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
         if _other_compiler_same_source(main, tokens):
             return True
     return False
+
+
+def _only_the_look(failed: str, ok: str) -> bool:
+    """The same command but for how its output is looked at: is_same_command sets `cd X &&`
+    aside, and here a folder changed is a change."""
+    return is_same_command(failed, ok) and _setup_and_folders(failed) == _setup_and_folders(ok)
 
 
 def _traces(command: str) -> bool:

@@ -636,9 +636,10 @@ def program(command: str) -> str:
 
 
 # segments: ((text, operator that ends it), …) with the plumbing removed; removed: a frozenset
-# of redirect timeout filter grep chatter hides_status cd_root. (collections, not typing: the
-# hook path does not import typing.)
-Plumbing = lite.namedtuple("Plumbing", ["segments", "removed"], module=__name__)
+# of redirect timeout filter grep chatter hides_status cd_root; greps: the grep stages taken off
+# the pipelines' ends, as written (`grep -E '^error'`). (collections, not typing: the hook path
+# does not import typing.)
+Plumbing = lite.namedtuple("Plumbing", ["segments", "removed", "greps"], module=__name__)
 
 
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg"})
@@ -679,14 +680,16 @@ def strip_plumbing(command: str, root: str | None = None, keep_timeout: bool = F
     segments = [[seg, op] for seg, op in (_strip_segment(s, o, removed, keep_timeout)
                                           for s, o in split_segments_ops(text))]
     segments = [s for s in segments if s[0]]
-    segments = _drop_filters(segments, removed)
+    dropped: list[str] = []
+    segments = _drop_filters(segments, removed, dropped)
     segments = _drop_chatter(segments, removed)
     if len(segments) > 1 and segments[0][1] in ("&&", ";", "\n") and tokenize(segments[0][0]) in (
         ["cd", "."], ["cd", "./"],
     ):  # `cd ROOT &&` once ROOT is written `.`, and a stored `cd . &&`: a no-op
         segments = segments[1:]
         removed.add("cd_root")
-    return Plumbing(tuple((seg, op) for seg, op in segments), frozenset(removed))
+    greps = tuple(" ".join(stage.split()) for stage in dropped if _stage_program(stage)[0] in _GREPS)
+    return Plumbing(tuple((seg, op) for seg, op in segments), frozenset(removed), greps)
 
 
 def _relative_to_root(text: str, root: str | None) -> str:
@@ -726,17 +729,9 @@ def _stage_program(segment: str) -> tuple[str, list[str]]:
     return (canonical_program(tokens[0]) if tokens else ""), tokens
 
 
-def grep_filters(command: str) -> list[str]:
-    """The grep stages strip_plumbing takes off the end of the command's pipelines, as written
-    (`job | grep -E '^error' | head -20` -> ["grep -E '^error'"])."""
-    dropped: list[str] = []
-    _drop_filters([[seg, op] for seg, op in split_segments_ops((command or "").strip())], set(), dropped)
-    return [" ".join(stage.split()) for stage in dropped if _stage_program(stage)[0] in _GREPS]
-
-
-def _drop_filters(segments: list[list[str]], removed: set[str], dropped: list[str] | None = None) -> list[list[str]]:
+def _drop_filters(segments: list[list[str]], removed: set[str], dropped: list[str]) -> list[list[str]]:
     """Filters at the end of each pipeline, last first (`job | grep x | head -5` -> `job`);
-    the stages taken off are added to `dropped`, when given."""
+    the stages taken off are added to `dropped`."""
     out: list[list[str]] = []
     for seg, op in segments:
         out.append([seg, op])
@@ -752,8 +747,7 @@ def _drop_filters(segments: list[list[str]], removed: set[str], dropped: list[st
             removed.add(kind)
             stage, end_op = out.pop()
             out[-1][1] = end_op
-            if dropped is not None:
-                dropped.append(stage)
+            dropped.append(stage)
     return out
 
 
