@@ -23,6 +23,9 @@ and Qwen Code among them), with reruns after an edit labelled `same_command_afte
 `bench/data/harvest-round10.jsonl` holds 30 (18 retries), harvested the same way later in
 session 41, after that session's changes, from transcripts no earlier round used, until the
 search service's budget ran out: small, an unseen check rather than a figure to tune on.
+`bench/data/harvest-round11.jsonl` holds 180 (127 retries; session 42), harvested the same way
+from transcripts no earlier round used (Codex on Windows PowerShell among them), measured before
+any change of that session.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
@@ -77,8 +80,21 @@ def as_sent(command: str | None) -> str:
     if isinstance(arguments, dict) and isinstance(arguments.get("command"), str):
         command = arguments["command"]
     line = _one_line(command)
-    wrapped = re.match(r"^(\S*(?:ba|z)?sh -l?c .*?['\"]) in (/\S+)$", line)
+    wrapped = re.match(r"^(\S*(?:ba|z)?sh -l?c .*?['\"]) in (/\S+|<[^<>]+>)$", line)
+    if not wrapped:  # on Windows: `"C:\…\powershell.exe" -Command '…' in D:\proj` (a folder may hold spaces)
+        wrapped = re.match(r"^((?:\"[^\"]*|\S*)(?:powershell|pwsh)(?:\.exe)?\"? -Command .*?['\"]) in ([A-Za-z]:\\.*)$", line, re.I)
+        if wrapped:
+            return _powershell_script(wrapped.group(1))
     return inner_command(wrapped.group(1) if wrapped else line)
+
+
+def _powershell_script(line: str) -> str:
+    """The script of `powershell.exe -Command '<script>'`, as Codex's hooks carry it on Windows
+    (its transcripts show the wrapper, quoted the POSIX way, as they do `bash -lc`)."""
+    from learn_cli.text.shell import tokenize
+
+    tokens = tokenize(line)
+    return tokens[-1].strip() if len(tokens) == 3 and tokens[1].lower() == "-command" else line
 
 
 def error_text(row: dict) -> str:

@@ -266,6 +266,11 @@ def test_the_corpus_sends_a_codex_transcripts_command_as_its_hook_carries_it():
     assert as_sent("git log  -3\n") == "git log -3"
     assert as_sent('{"command":"npm install axios","directory":"Frontend"}') == "npm install axios"  # Gemini's
     assert as_sent('{"directory": "x"}') == '{"directory": "x"}' and as_sent("[1]") == "[1]"  # (no command)
+    # on Windows the wrapper is PowerShell and the folder a drive's (one with spaces, too)
+    assert as_sent('"C:\\\\Program Files\\\\PowerShell\\\\7\\\\pwsh.exe" -Command \'rg -n "x|y" docs\' '
+                   'in C:\\Users\\m\\source\\repos\\New project 2') == 'rg -n "x|y" docs'
+    assert as_sent("powershell.exe -Command 'py -3 -m pytest -q' in D:\\Github\\agent") == "py -3 -m pytest -q"
+    assert as_sent("/usr/bin/bash -lc 'python3 run.py' in <scratchpad>") == "python3 run.py"  # a folder withheld
 
 
 @pytest.mark.skipif(not (ROOT.parent / "shared" / "tools" / "replay.py").is_file(), reason="needs ../shared")
