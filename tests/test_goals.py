@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from learn_cli.engine.goals import goal, other_tests, same_job, targets
+from learn_cli.capture.pairing import is_retry
+from learn_cli.engine.goals import goal, other_packages, other_tests, same_job, targets
 from learn_cli.text.shell import unwrap
 
 
@@ -75,6 +76,20 @@ def test_targets_name_what_a_job_is_about():
 )
 def test_same_job(a, b, same):
     assert same_job(_t(a), _t(b)) is same
+
+
+def test_other_packages():
+    """Round 11 (r11-c-011, a Rust workspace): after `cargo check -p landro-daemon` failed the
+    agent checked two other crates; that is not a retry, as other tests are not."""
+    assert other_packages(_t("cargo check -p landro-daemon"), _t("cargo check -p landro-sync -p landro-cas"))
+    assert other_packages(_t("npm run build -w web"), _t("npm run build --workspace=api"))
+    assert other_packages(_t("mvn -pl core test"), _t("mvn -pl api test"))
+    assert not other_packages(_t("cargo check -p landro-deamon"), _t("cargo check -p landro-daemon"))  # a typo
+    assert not other_packages(_t("cargo test -p core"), _t("cargo test -p core -p api"))  # one kept
+    assert not other_packages(_t("cargo build -p core"), _t("cargo build"))  # the whole workspace
+    assert not other_packages(_t("pytest -p xdist"), _t("pytest -p cov"))  # `-p` is a plugin there
+    assert not is_retry("cargo check -p landro-daemon", "cargo check -p landro-sync -p landro-cas")
+    assert is_retry("cargo check -p landro-deamon", "cargo check -p landro-daemon")
 
 
 def test_other_tests():

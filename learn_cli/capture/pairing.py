@@ -22,7 +22,7 @@ Stdlib only, cheap to import, nothing compiled at import time.
 from __future__ import annotations
 
 from learn_cli.engine.distance import RETRY_RATIO, edit_ratio, levenshtein, within_ratio
-from learn_cli.engine.goals import RUN, goal, option_mode, other_tests, same_job, targets
+from learn_cli.engine.goals import RUN, goal, option_mode, other_packages, other_tests, same_job, targets
 from learn_cli.text import lite, rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
@@ -389,7 +389,8 @@ def is_retry(failed: str, ok: str) -> bool:
        evals typecheck` -> `tsc -p evals`, `npm test` -> `npx jest`; or the same
        program on a target both name (`pip install jose` -> `pip install
        'python-jose[cryptography]'`). Test runs
-       of the same runner on other tests are another job (engine.goals.other_tests).
+       of the same runner on other tests, or of one program on other packages of a
+       workspace, are another job (engine.goals.other_tests, other_packages).
     5. Or inline code that starts by importing, run again (other code) after an environment
        setup the failed line lacked (added_environment: `source .venv/bin/activate &&`).
     """
@@ -562,7 +563,7 @@ def _program_swapped(failed: Sequence[str], ok: Sequence[str]) -> bool:
 def _same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:
     """Same program (or front end) doing a compatible subcommand, not on another target."""
     return (bool(_identities(failed) & _identities(ok)) and _verbs_compatible(failed, ok)
-            and not _other_target(failed, ok) and not other_tests(failed, ok))
+            and not _other_target(failed, ok) and not other_tests(failed, ok) and not other_packages(failed, ok))
 
 
 # ---------------------------------------------------------------------------

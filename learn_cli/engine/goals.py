@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["goal", "option_mode", "ecosystem", "targets", "same_job", "other_tests"]
+__all__ = ["goal", "option_mode", "ecosystem", "targets", "same_job", "other_tests", "other_packages"]
 
 BUILD, TEST, INSTALL, RUN, VCS = "build", "test", "install", "run", "vcs"
 CONFIGURE = "configure"  # writes the build files (`cmake -B build`): a step before the build
@@ -245,6 +245,46 @@ def other_tests(a: Sequence[str], b: Sequence[str]) -> bool:
     if not sel_a or not sel_b:
         return False
     return not any(x == y or x in y or y in x for x in sel_a for y in sel_b)
+
+
+# Options that choose the packages of a workspace a command works on, by program.
+_PACKAGE_OPTIONS = {
+    "cargo": frozenset({"-p", "--package"}),
+    "npm": frozenset({"-w", "--workspace"}),
+    "pnpm": frozenset({"-F", "--filter"}),
+    "turbo": frozenset({"--filter"}),
+    "mvn": frozenset({"-pl", "--projects"}),
+    "mvnw": frozenset({"-pl", "--projects"}),
+}
+# A package name corrected, not replaced: at most this share of it edited (`landro-deamon`).
+_NAME_TYPO_RATIO = 0.2
+
+
+def other_packages(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Two runs of one program on different packages of a workspace (`cargo check -p
+    landro-daemon` -> `cargo check -p landro-sync -p landro-cas`): another job, as other_tests
+    is for tests. A name corrected (`-p landro-deamon` -> `-p landro-daemon`), or one package
+    kept among others, is the same job."""
+    from learn_cli.engine.distance import within_ratio
+
+    name = canonical_program(a[0]) if a else ""
+    if not b or name != canonical_program(b[0]) or name not in _PACKAGE_OPTIONS:
+        return False
+    chosen_a, chosen_b = _packages_chosen(a, name), _packages_chosen(b, name)
+    if not chosen_a or not chosen_b:
+        return False
+    return not any(x == y or within_ratio(x, y, _NAME_TYPO_RATIO) for x in chosen_a for y in chosen_b)
+
+
+def _packages_chosen(tokens: Sequence[str], name: str) -> set[str]:
+    options, chosen = _PACKAGE_OPTIONS[name], set()
+    for i, tok in enumerate(tokens[1:], 1):
+        option, equals, value = tok.partition("=")
+        if equals and option in options:
+            chosen.add(value.lower())
+        elif tok in options and i + 1 < len(tokens):
+            chosen.add(tokens[i + 1].lower())
+    return chosen
 
 
 def _selector(target: str) -> bool:
