@@ -82,7 +82,8 @@ def as_sent(command: str | None) -> str:
     line = _one_line(command)
     wrapped = re.match(r"^(\S*(?:ba|z)?sh -l?c .*?['\"]) in (/\S+|<[^<>]+>)$", line)
     if not wrapped:  # on Windows: `"C:\…\powershell.exe" -Command '…' in D:\proj` (a folder may hold spaces)
-        wrapped = re.match(r"^((?:\"[^\"]*|\S*)(?:powershell|pwsh)(?:\.exe)?\"? -Command .*?['\"]) in ([A-Za-z]:\\.*)$", line, re.I)
+        wrapped = re.match(r"^((?:\"[^\"]*|\S*)(?:powershell|pwsh)(?:\.exe)?\"? -Command .*?['\"]) in [A-Za-z]:\\",
+                           line, re.I)
         if wrapped:
             return _powershell_script(wrapped.group(1))
     return inner_command(wrapped.group(1) if wrapped else line)

@@ -330,3 +330,31 @@ def test_the_causal_oracle_splits_a_history_into_its_tune_and_held_parts():
                              "learn_offered": 1, "learn_right": 1, "learn_wrong": 0}
     assert parts["held"] == {"recurring": 2, "oracle_right": 1, "causal_oracle_right": 1,
                              "learn_offered": 1, "learn_right": 0, "learn_wrong": 1}
+
+
+def test_a_failure_unanswered_while_its_key_had_a_proven_fix_is_listed():
+    """bench/unanswered.py: a failure with no offer whose key's learning had two sightings
+    before it (or was global) is listed; one answered, one whose learning had a single sighting
+    then (pending), one of another key, and a later sighting, are not."""
+    from bench.unanswered import unanswered
+
+    events = [{"tid": f"t{i}", "learn_key": "err:a" if i != 5 else "err:b"} for i in range(7)]
+    rows = [{"i": 4, "offer": None}, {"i": 6, "offer": {"fix": "x"}}, {"i": 5, "offer": None}, {"i": 2, "offer": None}]
+    proven = {"key": "err:a", "status": "active", "evidence": [{"event": "t0"}, {"event": "t1"}, {"event": "t3"}]}
+    other = {"key": "err:b", "status": "pending", "evidence": [{"event": "t4"}]}
+    found = unanswered(rows, events, [proven, other])
+    assert [item["event"]["tid"] for item in found] == ["t4", "t2"]  # t2: two sightings before, t0 and t1
+    assert found[0]["proven"] == [(proven, 3)] and found[1]["proven"] == [(proven, 2)]
+    assert unanswered([{"i": 1, "offer": None}], events, [proven]) == []  # one sighting then: pending
+    promoted = dict(other, status="global")  # proven whatever its sightings here (one, t4)
+    assert unanswered([{"i": 5, "offer": None}], events, [promoted])[0]["proven"] == [(promoted, 1)]
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "histories").is_dir(), reason="needs ../shared")
+def test_no_zopfli_failure_goes_unanswered_while_its_key_has_a_proven_fix(capsys):
+    """Through the kit's Replayer and the installed hooks (issue 10's done-when)."""
+    from bench.unanswered import main
+
+    assert main([str(ROOT.parent / "shared" / "histories" / "rjpower-zopfli")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "rjpower-zopfli: 0 failures unanswered with a proven fix for their key"
