@@ -41,6 +41,8 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "ag
         ("x", "pip install requests", "between", "run `pip install requests` first"),
         ("Read src/app.py", "src/app.py", "path", "use path `src/app.py`"),
         ("timeout 60 npm test", "npm test", "retry", "drop `timeout 60`"),  # not installed (a Mac)
+        ('C:\\xampp\\bin\\mysql.exe -u root -e "SELECT 1"', '"C:\\xampp\\bin\\mysql.exe" -u root -e "SELECT 1"',
+         "retry", "quote `C:\\xampp\\bin\\mysql.exe`"),  # Git Bash took its backslashes (r11-d-031)
         ("timeout 60 npm test 2>&1 | tail", "timeout 90 npm test", "retry", ""),
         # nothing shorter says it better
         ("npm test", "npm test 2>&1 | tail -5", "retry", ""),

@@ -422,3 +422,30 @@ def test_import_is_stdlib_only_and_cheap():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
     assert out[1].strip() == "[]"
     assert float(out[0]) < 0.05
+
+
+@pytest.mark.parametrize("error", [
+    "/usr/bin/bash: line 1: C:xamppmysqlbinmysql.exe: command not found",  # round 11 (r11-d-031)
+    "/usr/bin/bash: line 1: cd: C:cursorlingorabackendai_services: No such file or directory",  # r11-d-033
+    "Exit code 1\n/usr/bin/bash: line 1: cd: D:ampa_migraGCodeSourcesai_project: No such file or directory",
+    "/usr/bin/bash: line 1: C:Program: command not found",  # `C:\Program Files\…`, split at its space too
+])
+def test_a_windows_path_git_bash_took_apart_is_one_failure_whatever_the_path(error):
+    """Git Bash reads a bare `C:\\xampp\\bin\\mysql.exe` as escapes: whichever program or folder,
+    the failure is the quoting (its lesson, "quote it", travels), and it is a syntax one."""
+    from learn_cli.text.failure import categorize
+
+    assert error_key(error, "x", "Bash") == error_key(ERRORS_TAKEN_APART[0], "y", "Bash")
+    assert keys.path_taken_apart(error) and categorize(error, "x", "Bash") == "syntax"
+
+
+ERRORS_TAKEN_APART = ("/usr/bin/bash: line 1: C:toolsnode.exe: command not found",)
+
+
+@pytest.mark.parametrize("error", [
+    "bash: line 1: pytest: command not found", "zsh:1: command not found: pytest",
+    "bash: C:/x/y.exe: No such file or directory", "(eval):cd:1: no such file or directory: codex-ts",
+    "sh: 1: foo: not found",
+])
+def test_other_missing_programs_and_folders_are_not_a_path_taken_apart(error):
+    assert not keys.path_taken_apart(error)

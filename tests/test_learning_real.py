@@ -644,6 +644,23 @@ def test_a_glob_zsh_found_no_match_for_is_quoted_in_any_command(home, proj):
     assert Agent(home, a).fail("pip install 'x[y]' z", "zsh: no matches found: z", 1) is None
 
 
+def test_a_windows_path_git_bash_took_apart_is_quoted_in_any_command(home, proj):
+    """Round 11 (r11-d-031, r11-d-033): in Git Bash `C:\\xampp\\mysql\\bin\\mysql.exe` runs as
+    `C:xamppmysqlbinmysql.exe` (command not found); quoted, it worked. Another program or a
+    `cd` into another folder that fails so gets its Windows path quoted; a command with nothing
+    to quote gets nothing."""
+    a = proj("api")
+    _teach(home, a, 'C:\\xampp\\mysql\\bin\\mysql.exe -u root app -e "SELECT 1"',
+           '"C:\\xampp\\mysql\\bin\\mysql.exe" -u root app -e "SELECT 1"',
+           "/usr/bin/bash: line 1: C:xamppmysqlbinmysql.exe: command not found")
+    error = "/usr/bin/bash: line 1: cd: C:cursorlingorabackend: No such file or directory"
+    lines = context_of(Agent(home, a).fail("cd C:\\cursor\\lingora\\backend && python serve.py", error, 1)).splitlines()
+    assert lines[0].endswith("`cd 'C:\\cursor\\lingora\\backend' && python serve.py` instead of "
+                             "`cd C:\\cursor\\lingora\\backend && python serve.py`.")
+    assert lines[1] == "learn: the change: quote `C:\\cursor\\lingora\\backend`."
+    assert Agent(home, a).fail('cd "C:\\x y" && ls', error, 1) is None
+
+
 @pytest.mark.parametrize("error", [
     # the error names the command to run instead
     ("npm ERR! code EUSAGE\nnpm ERR! `npm ci` can only install packages when your package.json and "

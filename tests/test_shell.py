@@ -20,6 +20,7 @@ from learn_cli.text.shell import (
     tokenize,
     unwrap,
     word_spellings,
+    words_to_quote,
 )
 
 # --- split_segments ---------------------------------------------------------
@@ -325,3 +326,11 @@ def test_import_is_stdlib_only_and_cheap():
 ])
 def test_inner_command_takes_the_shell_wrapper_off_a_whole_line(command, inner):
     assert inner_command(command) == inner
+
+
+def test_the_words_a_shell_would_take_apart_unquoted():
+    """Globs (zsh) and Windows paths (Git Bash reads their backslashes as escapes); not a word
+    quoted, escaped or written with forward slashes."""
+    assert words_to_quote("pip install fastapi[all] 'x[y]'") == ["fastapi[all]"]
+    assert words_to_quote(r'cd D:\proj\api && "C:\tools\x.exe" C:/y/z.exe E:\\a\\b') == [r"D:\proj\api"]
+    assert words_to_quote("grep -c a:b [ -f x ]") == []

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "same_work", "moved_to", "option_change",
            "apply_option_change", "changed_segment", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
            "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
-           "quoted_globs", "script_interpreter", "apply_script_interpreter", "step_for_script", "step_for_error",
+           "quoted_words", "script_interpreter", "apply_script_interpreter", "step_for_script", "step_for_error",
            "program_path", "repathed", "replaced_target", "apply_replaced_target", "by_analogy"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
@@ -957,13 +957,15 @@ def dropped_timeout(failed: str, fix: str) -> bool:
         normalize_command(failed) == normalize_command(fix))
 
 
-def quoted_globs(failed: str, fix: str) -> bool:
-    """Is `fix` the failed command with its bare glob words quoted, nothing else changed
-    (`pip install fastapi[all]` → `pip install "fastapi[all]"` after zsh's `no matches
-    found`)? Such a lesson holds for any command with a bare glob that fails so."""
-    from learn_cli.text.shell import bare_globs, normalize_command
+def quoted_words(failed: str, fix: str) -> bool:
+    """Is `fix` the failed command with the words the shell took apart quoted, nothing else
+    changed (`pip install fastapi[all]` → `pip install "fastapi[all]"` after zsh's `no matches
+    found`; `C:\\xampp\\bin\\mysql.exe -u root` → `"C:\\xampp\\bin\\mysql.exe" -u root` after Git
+    Bash's `C:xamppbinmysql.exe: command not found`)? Such a lesson holds for any command with
+    such a word that fails so."""
+    from learn_cli.text.shell import normalize_command, words_to_quote
 
-    return bool(bare_globs(failed)) and not bare_globs(fix) and (
+    return bool(words_to_quote(failed)) and not words_to_quote(fix) and (
         tokenize(normalize_command(failed)) == tokenize(normalize_command(fix)))
 
 

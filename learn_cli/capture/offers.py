@@ -457,14 +457,14 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         dropped_timeout,
         option_change,
         program_change,
-        quoted_globs,
+        quoted_words,
         run_prefix,
         script_interpreter,
     )
 
     if dropped_timeout(failed, fix):
         return ("no timeout",)
-    if quoted_globs(failed, fix):
+    if quoted_words(failed, fix):
         return ("quote",)
     interpreter = script_interpreter(failed, fix)
     if interpreter:
@@ -537,9 +537,9 @@ def apply_change(change: tuple, command: str) -> str | None:
 
         return drop_timeout(command)
     if change[0] == "quote":
-        from learn_cli.text.shell import quote_globs
+        from learn_cli.text.shell import quote_words
 
-        return quote_globs(command)
+        return quote_words(command)
     if change[0] == "target":
         from learn_cli.capture.lesson import apply_replaced_target
 

@@ -68,11 +68,12 @@ def _timeout_phrase(failed: str, fix: str) -> str:
 
 
 def _quote_phrase(failed: str, fix: str) -> str:
-    """"quote `fastapi[all]`" (a glob zsh found no match for), else ""."""
-    from learn_cli.text.shell import bare_globs
+    """"quote `fastapi[all]`" (a glob zsh found no match for; a Windows path bash took the
+    backslashes of), else ""."""
+    from learn_cli.text.shell import words_to_quote
 
-    still_bare = set(bare_globs(fix))
-    quoted = [word for word in bare_globs(failed) if word not in still_bare]
+    still_bare = set(words_to_quote(fix))
+    quoted = [word for word in words_to_quote(failed) if word not in still_bare]
     return f"quote {', '.join(_code(word) for word in quoted[:MAX_PHRASES])}" if quoted else ""
 
 

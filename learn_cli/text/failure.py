@@ -737,6 +737,10 @@ def _match_rules(text: str, whole: str) -> str | None:
         return None
     if "not found" in text and _assignment_not_found_re().search(text):
         return "syntax"
+    from learn_cli.text.keys import path_taken_apart
+
+    if path_taken_apart(text):
+        return "syntax"  # a Windows path, unquoted: its backslashes were taken as escapes
     for name, _source in _RULE_SOURCES:
         if name == "config" and _missing_config_file(text):
             return "config"

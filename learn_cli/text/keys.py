@@ -54,6 +54,8 @@ from learn_cli.text.sanitize import normalize_path, shorten_paths  # re-exported
 
 __all__ = [
     "COMMAND_NOT_FOUND",
+    "PATH_TAKEN_APART",
+    "path_taken_apart",
     "missing_program",
     "rejects_option",
     "failing_step",
@@ -139,6 +141,25 @@ def _not_found_command_res() -> tuple[rx.Pattern[str], ...]:
         # make could not run a recipe's program (`make: g++: No such file or directory`, Error 127)
         rx.compile(r"^make(?:\[\d+\])?: (?P<name>[^\s:/'\"]+): no such file or directory\s*$", flags),
     )
+
+
+# Git Bash on Windows reads a bare `C:\\xampp\\bin\\mysql.exe` as escapes and runs `C:xamppbinmysql.exe`:
+# "C:xamppbinmysql.exe: command not found", "cd: D:projapi: No such file or directory". A drive
+# letter glued to a name without one separator is that shape (`C:/x` and `C:\\x` are not).
+PATH_TAKEN_APART = "a windows path unquoted: the shell took its backslashes"
+
+
+@cache
+def _taken_apart_re() -> rx.Pattern[str]:
+    name = r"[A-Za-z]:[^\s:/\\'\"]+"
+    return rx.compile(rf"(?:^|[\s:]){name}: *(?:command not found|no such file or directory)"
+                      rf"|command not found: *{name}\s*$", rx.IGNORECASE | rx.MULTILINE)
+
+
+def path_taken_apart(text: str) -> bool:
+    """Does the error show a Windows path the shell took the backslashes of (PATH_TAKEN_APART)?"""
+    lower = text.lower()
+    return ":" in text and ("not found" in lower or "no such file" in lower) and bool(_taken_apart_re().search(text))
 
 
 @cache
@@ -240,6 +261,8 @@ def _canonical(text: str, scope: str) -> str | None:
     scope names what rejected an unknown option (`cargo`, `python train.py`); may be ''.
     """
     lower = text.lower()
+    if path_taken_apart(text):
+        return PATH_TAKEN_APART  # whichever path, program or folder: the lesson is the quoting
     if "not found" in lower or "not recognized" in lower or "which: no" in lower or "env: " in lower or (
             "make" in lower and "no such file" in lower):
         for pattern in _not_found_command_res():

@@ -32,8 +32,8 @@ __all__ = [
     "command_programs",
     "timeout_prefixes",
     "drop_timeout",
-    "bare_globs",
-    "quote_globs",
+    "words_to_quote",
+    "quote_words",
     "shell_word",
 ]
 
@@ -854,22 +854,30 @@ def drop_timeout(command: str) -> str | None:
     return _join(out, "\n") if changed else None
 
 
-# zsh stops a command whose unquoted glob matches nothing (`zsh: no matches found:
-# fastapi[all]`; bash passes the word on as it is): quoting the word is the fix.
+# Words a shell takes apart when they are left unquoted; quoting them is the fix. zsh stops a
+# command whose unquoted glob matches nothing (`zsh: no matches found: fastapi[all]`; bash
+# passes the word on as it is); bash (Git Bash, on Windows) reads a Windows path's backslashes
+# as escapes (`C:\xampp\bin\mysql.exe: command not found` arrives as `C:xamppbinmysql.exe`).
 _GLOB_CHARS = frozenset("*?[")
 _NOT_GLOBS = frozenset({"[", "[[", "]", "]]", "?"})
 _QUOTING = frozenset("'\"\\$`{")  # a word quoted, escaped or expanded is not left to the glob
 
 
-def _bare_glob_spans(command: str) -> list[tuple[int, int]]:
-    """(start, end) of the words written without any quoting or expansion that hold a glob
-    character (`fastapi[all]`, `*.py`, `--include=*.ts`); not `[ -f x ]`'s brackets."""
+def _needs_quotes(word: str) -> bool:
+    if len(word) > 3 and word[1:3] == ":\\" and word[0].isalpha():  # `C:\tools\x.exe`
+        return "\\\\" not in word and not (_QUOTING - {"\\"}) & set(word)  # (`C:\\x` is escaped)
+    return bool(_GLOB_CHARS & set(word)) and word not in _NOT_GLOBS and not _QUOTING & set(word)
+
+
+def _bare_spans(command: str) -> list[tuple[int, int]]:
+    """(start, end) of the words written without any quoting or expansion that the shell would
+    take apart: a glob (`fastapi[all]`, `*.py`, `--include=*.ts`; not `[ -f x ]`'s brackets), a
+    Windows path."""
     spans, start = [], None
     for index, char in enumerate((command or "") + " "):
         if char in " \t\n;|&()<>":
             if start is not None:
-                word = command[start:index]
-                if _GLOB_CHARS & set(word) and word not in _NOT_GLOBS and not _QUOTING & set(word):
+                if _needs_quotes(command[start:index]):
                     spans.append((start, index))
                 start = None
         elif start is None:
@@ -877,9 +885,9 @@ def _bare_glob_spans(command: str) -> list[tuple[int, int]]:
     return spans
 
 
-def bare_globs(command: str) -> list[str]:
-    """The unquoted words of a command that zsh would expand as globs (_bare_glob_spans)."""
-    return [command[a:b] for a, b in _bare_glob_spans(command)]
+def words_to_quote(command: str) -> list[str]:
+    """The unquoted words of a command that the shell would take apart (_bare_spans)."""
+    return [command[a:b] for a, b in _bare_spans(command)]
 
 
 def shell_word(word: str) -> str:
@@ -892,10 +900,10 @@ def shell_word(word: str) -> str:
     return shlex.quote(word)
 
 
-def quote_globs(command: str) -> str | None:
-    """`command` with its bare glob words single-quoted (`pip install 'fastapi[all]'`), or
-    None when it has none."""
-    spans = _bare_glob_spans(command)
+def quote_words(command: str) -> str | None:
+    """`command` with its words_to_quote single-quoted (`pip install 'fastapi[all]'`), or None
+    when it has none."""
+    spans = _bare_spans(command)
     if not spans:
         return None
     out, last = [], 0
