@@ -1530,6 +1530,12 @@ def test_a_port_in_use_is_one_failure_and_its_step_frees_this_port():
     assert error_key(allocated.format(5432), up) == error_key(allocated.format(5433), up)
     kill = "kill $(lsof -ti:{0})"
     assert step_for_error(kill.format(3000), in_use.format(3000), in_use.format(8080)) == kill.format(8080)
+    # whichever host it could not listen on: node's IPv6 `:::3000`, `127.0.0.1:8080`, `[::1]:80`
+    on_host = "Error: listen EADDRINUSE: address already in use {0}\n    at Server.setupListenHandle (node:net:1817)"
+    node = "node server.js"
+    assert error_key(on_host.format("127.0.0.1:8080"), node) == error_key(in_use.format(3000), node)
+    assert error_key(on_host.format("[::1]:80"), node) == error_key(in_use.format(3000), node)
+    assert step_for_error(kill.format(3000), in_use.format(3000), on_host.format("127.0.0.1:8080")) == kill.format(8080)
 
 
 def test_a_step_that_opened_files_to_everyone_is_never_handed_on(home, proj):

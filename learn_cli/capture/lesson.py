@@ -1020,9 +1020,10 @@ def step_for_error(step: str, was: str, now: str) -> str | None:
     be lined up (it is about something else here)."""
     from learn_cli.text import rx
     from learn_cli.text.failure import meaningful_lines
+    from learn_cli.text.keys import without_listen_host
 
-    def words(text: str) -> list[str]:
-        return rx.findall(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*", meaningful_lines(text))
+    def words(text: str) -> list[str]:  # (the host a server could not listen on is no subject)
+        return rx.findall(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*", without_listen_host(meaningful_lines(text)))
 
     old = words(was)
     in_step = [word for word in dict.fromkeys(old) if len(word) > 1 and _word_at(step, word) >= 0]

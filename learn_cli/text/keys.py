@@ -56,6 +56,7 @@ __all__ = [
     "COMMAND_NOT_FOUND",
     "PATH_TAKEN_APART",
     "path_taken_apart",
+    "without_listen_host",
     "missing_program",
     "rejects_option",
     "failing_step",
@@ -442,8 +443,7 @@ def _norm_res() -> dict[str, rx.Pattern[str]]:
         # the port a server could not bind (`address already in use :::3000`, docker's `bind for
         # 0.0.0.0:5432 failed: port is already allocated`): freeing it or another port is the
         # lesson, whichever port (a step naming it is read for this one: lesson.step_for_error)
-        "inuse": rx.compile(r"(address already in use\s+\S*?:|bind for \S*?:|bind on address \(.*?, )(\d{2,5})\b",
-                            rx.I),
+        "inuse": rx.compile(r"(address already in use\s+|bind for\s+|bind on address \(.*?, )(\d{2,5})\b", rx.I),
         "space": rx.compile(r"\s+"),
     }
 
@@ -508,7 +508,7 @@ def _normalize_line(line: str) -> str:
     if "no matches" in lowered:
         s = res["noglob"].sub(_masked_glob, s)
     if "already in use" in lowered or "already allocated" in lowered:
-        s = res["inuse"].sub(_masked_port, s)
+        s = res["inuse"].sub(_masked_port, without_listen_host(s))
     s = res["space"].sub(" ", s).strip().lower()
     return s.rstrip(" .:;,")
 
@@ -536,6 +536,17 @@ def _masked_count(match: rx.Match[str]) -> str:
 
 def _masked_glob(match: rx.Match[str]) -> str:
     return match.group(1) + "<glob>"
+
+
+@cache
+def _listen_host_re() -> rx.Pattern[str]:
+    return rx.compile(r"(address already in use\s+|bind for\s+)\S*?:(?=\d{2,5}\b)", rx.I)
+
+
+def without_listen_host(text: str) -> str:
+    """The error with the host of the address a server could not listen on left out: `address
+    already in use 127.0.0.1:8080` and `:::3000` (node, IPv6) are one failure, port aside."""
+    return _listen_host_re().sub(r"\1", text) if "already" in text.lower() else text
 
 
 def _masked_port(match: rx.Match[str]) -> str:
