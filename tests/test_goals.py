@@ -86,6 +86,7 @@ def test_other_packages():
     assert other_packages(_t("mvn -pl core test"), _t("mvn -pl api test"))
     assert not other_packages(_t("cargo check -p landro-deamon"), _t("cargo check -p landro-daemon"))  # a typo
     assert not other_packages(_t("cargo test -p core"), _t("cargo test -p core -p api"))  # one kept
+    assert not other_packages(_t("pnpm --filter web dev"), _t("pnpm --filter @app/web dev"))  # its full name
     assert not other_packages(_t("cargo build -p core"), _t("cargo build"))  # the whole workspace
     assert not other_packages(_t("pytest -p xdist"), _t("pytest -p cov"))  # `-p` is a plugin there
     assert not is_retry("cargo check -p landro-daemon", "cargo check -p landro-sync -p landro-cas")

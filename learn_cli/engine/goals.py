@@ -263,8 +263,8 @@ _NAME_TYPO_RATIO = 0.2
 def other_packages(a: Sequence[str], b: Sequence[str]) -> bool:
     """Two runs of one program on different packages of a workspace (`cargo check -p
     landro-daemon` -> `cargo check -p landro-sync -p landro-cas`): another job, as other_tests
-    is for tests. A name corrected (`-p landro-deamon` -> `-p landro-daemon`), or one package
-    kept among others, is the same job."""
+    is for tests. A name corrected (`-p landro-deamon` -> `-p landro-daemon`, `--filter web` ->
+    `--filter @app/web`), or one package kept among others, is the same job."""
     from learn_cli.engine.distance import within_ratio
 
     name = canonical_program(a[0]) if a else ""
@@ -273,7 +273,7 @@ def other_packages(a: Sequence[str], b: Sequence[str]) -> bool:
     chosen_a, chosen_b = _packages_chosen(a, name), _packages_chosen(b, name)
     if not chosen_a or not chosen_b:
         return False
-    return not any(x == y or within_ratio(x, y, _NAME_TYPO_RATIO) for x in chosen_a for y in chosen_b)
+    return not any(x in y or y in x or within_ratio(x, y, _NAME_TYPO_RATIO) for x in chosen_a for y in chosen_b)
 
 
 def _packages_chosen(tokens: Sequence[str], name: str) -> set[str]:
