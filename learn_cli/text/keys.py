@@ -144,9 +144,9 @@ def _not_found_command_res() -> tuple[rx.Pattern[str], ...]:
     )
 
 
-# Git Bash on Windows reads a bare `C:\\xampp\\bin\\mysql.exe` as escapes and runs `C:xamppbinmysql.exe`:
+# Git Bash on Windows reads a bare `C:\xampp\bin\mysql.exe` as escapes and runs `C:xamppbinmysql.exe`:
 # "C:xamppbinmysql.exe: command not found", "cd: D:projapi: No such file or directory". A drive
-# letter glued to a name without one separator is that shape (`C:/x` and `C:\\x` are not).
+# letter glued to a name without one separator is that shape (`C:/x` and `C:\x` are not).
 PATH_TAKEN_APART = "a windows path unquoted: the shell took its backslashes"
 
 

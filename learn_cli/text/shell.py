@@ -857,7 +857,7 @@ def drop_timeout(command: str) -> str | None:
 # Words a shell takes apart when they are left unquoted; quoting them is the fix. zsh stops a
 # command whose unquoted glob matches nothing (`zsh: no matches found: fastapi[all]`; bash
 # passes the word on as it is); bash (Git Bash, on Windows) reads a Windows path's backslashes
-# as escapes (`C:\xampp\bin\mysql.exe: command not found` arrives as `C:xamppbinmysql.exe`).
+# as escapes (`C:\xampp\bin\mysql.exe` runs as `C:xamppbinmysql.exe`: command not found).
 _GLOB_CHARS = frozenset("*?[")
 _NOT_GLOBS = frozenset({"[", "[[", "]", "]]", "?"})
 _QUOTING = frozenset("'\"\\$`{")  # a word quoted, escaped or expanded is not left to the glob
