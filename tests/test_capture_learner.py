@@ -350,6 +350,20 @@ def test_a_missing_package_json_script_is_the_job_of_another_script(home, proj):
     assert Agent(home, proj("other")).fail("npm run simulation", missing) is None
 
 
+def test_a_missing_script_replaced_by_npms_own_shorthand_is_a_lesson_where_that_script_is(home, proj):
+    """`npm run dev` has no such script; `npm start` (npm's shorthand for `npm run start`)
+    worked. The script was replaced, as `npm run dev` for `npm run simulation` is: the next
+    time, in the project, that is the answer. In another project only where its package.json
+    has a `start` script: elsewhere it names a script that is not there."""
+    missing = 'npm ERR! Missing script: "dev"\nnpm ERR! \nnpm ERR! To see a list of scripts, run:\nnpm ERR!   npm run'
+    text = _fixed_once_then_failed_again(home, proj("web"), missing, "npm run dev", "npm start", "npm run dev")
+    assert "`npm run start` instead of `npm run dev`" in text
+    _taught_once(home, proj("api"), "npm run dev", missing, "npm start")  # seen in two projects now
+    for name, scripts, answered in (("cli", {"build": "tsc"}, False), ("site", {"start": "vite"}, True)):
+        (proj(name) / "package.json").write_text(json.dumps({"scripts": scripts}))
+        assert (Agent(home, proj(name)).fail("npm run dev", missing) is not None) == answered, name
+
+
 def test_the_line_a_failed_script_showed_run_directly_is_its_retry(home, proj):
     """`npm run lint` echoed its script's line (`> eslint src --ext js,jsx`) and failed; the agent
     ran that line with npx (harvest round 3). The same tool on less, or another tool, is not it."""

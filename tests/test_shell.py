@@ -334,3 +334,18 @@ def test_the_words_a_shell_would_take_apart_unquoted():
     assert words_to_quote("pip install fastapi[all] 'x[y]'") == ["fastapi[all]"]
     assert words_to_quote(r'cd D:\proj\api && "C:\tools\x.exe" C:/y/z.exe E:\\a\\b') == [r"D:\proj\api"]
     assert words_to_quote("grep -c a:b [ -f x ]") == []
+
+
+def test_the_package_json_script_a_command_runs_and_whether_a_project_has_it(tmp_path):
+    from learn_cli.capture.lesson import script_run
+    from learn_cli.text.projectfiles import has_script
+
+    assert [script_run(c) for c in ("npm run dev", "pnpm start", "yarn test -w", "npm install", "cd a && npm start")] \
+        == ["dev", "start", "test", "", ""]
+    (tmp_path / "package.json").write_text('{"scripts": {"start": "node ."}}')
+    (tmp_path / "web").mkdir()
+    assert has_script(str(tmp_path / "web"), str(tmp_path), "start")  # the nearest package.json, above
+    assert not has_script(str(tmp_path), str(tmp_path), "dev")
+    (tmp_path / "web" / "package.json").write_text("not json")
+    assert not has_script(str(tmp_path / "web"), str(tmp_path), "dev")
+    assert has_script(str(tmp_path / "elsewhere"), str(tmp_path / "elsewhere"), "dev")  # none: nothing says no

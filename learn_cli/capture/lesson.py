@@ -48,7 +48,7 @@ __all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "same_
            "apply_option_change", "changed_segment", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
            "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
            "quoted_words", "script_interpreter", "apply_script_interpreter", "step_for_script", "step_for_error",
-           "program_path", "repathed", "replaced_target", "apply_replaced_target", "by_analogy"]
+           "program_path", "script_run", "repathed", "replaced_target", "apply_replaced_target", "by_analogy"]
 
 _VERSION_MARKS = ("==", ">=", "<=", "~=", "@")
 # A lesson adds a few steps at most (`pip install x && pytest`, `git stash && git pull && git
@@ -361,8 +361,16 @@ def _working(command: str, unwrapped: bool = True, setup: bool = False) -> list[
         name = canonical_program(tokens[0])
         if (name in SETUP_PROGRAMS and not setup) or (piped and name in OUTPUT_SHAPERS) or name == "echo":
             continue
+        if name == "npm" and tokens[1:2] and tokens[1] in _SCRIPT_SHORTHANDS:
+            tokens = [tokens[0], "run", *tokens[1:]]  # `npm start` runs the script `start`: `npm run start`
         segments.append([name, *tokens[1:]])
     return segments
+
+
+# The scripts a JavaScript package manager runs without `run` (`npm start`, `pnpm test`): one
+# script as any other, so that `npm run dev` (no such script) → `npm start` replaced the script.
+# (yarn, pnpm and bun run any script or installed binary so: `yarn jest` is no script of that name.)
+_SCRIPT_SHORTHANDS = frozenset({"start", "test", "stop", "restart"})
 
 
 def _counterpart(failed_segments: list[list[str]], ok_tokens: Sequence[str]) -> list[str] | None:
@@ -906,6 +914,18 @@ def _raw_steps(command: str) -> list[list[str]]:
         if words and canonical_program(words[0]) not in SETUP_PROGRAMS:
             steps.append(words)
     return steps
+
+
+def script_run(command: str) -> str:
+    """The package.json script a one-step command runs (`npm run dev`: `dev`; `pnpm start`:
+    `start`), else "" (also after a `cd`: another folder's package.json, as for program_path)."""
+    steps = _raw_steps(command)
+    if len(steps) != 1 or leading_cd(command)[0] is not None:
+        return ""
+    if canonical_program(steps[0][0]) not in JS_PACKAGE_MANAGERS:
+        return ""
+    words = steps[0]
+    return script_name(words) or (words[1] if len(words) > 1 and words[1] in _SCRIPT_SHORTHANDS else "")
 
 
 def program_path(command: str) -> str:

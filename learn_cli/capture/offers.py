@@ -269,11 +269,12 @@ class Fix:
     def runs_here(self, root: str | None, cwd: str, pid: str) -> bool:
         """Are the paths the fix needs here? The folder "run it from D" moves to, the program it
         runs by its path (`.venv/bin/pip`, `./gradlew`), the file it names in place of a missing
-        one (`backend/requirements.txt`), the file a tool is pointed to instead. Learned in
-        another project, they may not be: then it cannot work here. (In the project that
-        learned it they were, and are taken to be still.)"""
-        from learn_cli.capture.lesson import program_path
+        one (`backend/requirements.txt`), the file a tool is pointed to instead, the
+        package.json script it runs. Learned in another project, they may not be: then it
+        cannot work here. (In the project that learned it they were, and are taken to be still.)"""
+        from learn_cli.capture.lesson import program_path, script_run
         from learn_cli.engine.wording import fix_kind, shown_fix
+        from learn_cli.text.projectfiles import has_script
 
         if not root or pid in self.projects:
             return True
@@ -289,7 +290,9 @@ class Fix:
         needed = [program_path(self.rewrite or fix)]
         if self.change and self.change[0] == "target" and "/" in self.change[3]:
             needed.append(self.change[3])
-        return all(os.path.exists(os.path.join(here, os.path.expanduser(path))) for path in needed if path)
+        script = script_run(self.rewrite or fix)  # `npm run start` for a missing `dev`: if this project has it
+        return all(os.path.exists(os.path.join(here, os.path.expanduser(path))) for path in needed if path) and (
+            not script or has_script(here, root, script))
 
     def rank(self, command: str, pid: str) -> tuple:
         """This project's own fix first (its folders, tools and versions are the ones in use),

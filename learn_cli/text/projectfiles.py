@@ -6,7 +6,7 @@ Stdlib only (hot path)."""
 
 from __future__ import annotations
 
-__all__ = ["MANIFESTS", "is_project_config"]
+__all__ = ["MANIFESTS", "is_project_config", "has_script"]
 
 MANIFESTS = frozenset({"cargo.toml", "package.json", "go.mod", "pyproject.toml", "setup.py", "makefile",
                        "cmakelists.txt", "tsconfig.json", "pom.xml", "build.gradle", "gemfile", "composer.json",
@@ -24,3 +24,23 @@ def is_project_config(path: str) -> bool:
     """Is the file at `path` one that configures the project (by its name)?"""
     name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
     return name in MANIFESTS or name in _CONFIGS or name.startswith(".env.") or name.endswith(_CONFIG_SUFFIXES)
+
+
+def has_script(folder: str, root: str, name: str) -> bool:
+    """Does the package.json a JavaScript package manager reads in `folder` (the nearest one,
+    up to the project's `root`) define the script `name`? True when none can be read: nothing
+    then says the script is missing."""
+    import json
+    import os
+
+    here, root = os.path.normpath(folder), os.path.normpath(root)
+    while True:
+        try:
+            with open(os.path.join(here, "package.json"), encoding="utf-8") as handle:
+                scripts = json.load(handle).get("scripts")
+            return isinstance(scripts, dict) and name in scripts
+        except (OSError, ValueError, AttributeError):
+            pass
+        if here == root or os.path.dirname(here) == here or not here.startswith(root):
+            return True
+        here = os.path.dirname(here)
