@@ -424,6 +424,9 @@ def test_import_is_stdlib_only_and_cheap():
     assert float(out[0]) < 0.05
 
 
+ERRORS_TAKEN_APART = ("/usr/bin/bash: line 1: C:toolsnode.exe: command not found",)
+
+
 @pytest.mark.parametrize("error", [
     "/usr/bin/bash: line 1: C:xamppmysqlbinmysql.exe: command not found",  # round 11 (r11-d-031)
     "/usr/bin/bash: line 1: cd: C:cursorlingorabackendai_services: No such file or directory",  # r11-d-033
@@ -437,9 +440,6 @@ def test_a_windows_path_git_bash_took_apart_is_one_failure_whatever_the_path(err
 
     assert error_key(error, "x", "Bash") == error_key(ERRORS_TAKEN_APART[0], "y", "Bash")
     assert keys.path_taken_apart(error) and categorize(error, "x", "Bash") == "syntax"
-
-
-ERRORS_TAKEN_APART = ("/usr/bin/bash: line 1: C:toolsnode.exe: command not found",)
 
 
 @pytest.mark.parametrize("error", [

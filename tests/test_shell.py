@@ -347,5 +347,5 @@ def test_the_package_json_script_a_command_runs_and_whether_a_project_has_it(tmp
     assert has_script(str(tmp_path / "web"), str(tmp_path), "start")  # the nearest package.json, above
     assert not has_script(str(tmp_path), str(tmp_path), "dev")
     (tmp_path / "web" / "package.json").write_text("not json")
-    assert not has_script(str(tmp_path / "web"), str(tmp_path), "dev")
+    assert not has_script(str(tmp_path / "web"), str(tmp_path), "dev")  # unreadable: the one above says no
     assert has_script(str(tmp_path / "elsewhere"), str(tmp_path / "elsewhere"), "dev")  # none: nothing says no
