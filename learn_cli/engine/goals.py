@@ -177,12 +177,7 @@ def targets(tokens: Sequence[str]) -> frozenset[str]:
         args = args[1:] if goal(tokens) not in (BUILD, CONFIGURE) or name not in ("make", "gmake", "cmake") else args
         if script_name(tokens):
             args = args[1:]
-    found = set()
-    for i, tok in enumerate(tokens[1:], 1):
-        if tok in _PROJECT_OPTIONS and i + 1 < len(tokens):
-            found.add(tokens[i + 1])
-        elif tok.startswith("--") and "=" in tok and tok.split("=", 1)[0] in _PROJECT_OPTIONS:
-            found.add(tok.split("=", 1)[1])
+    found = _option_values(tokens, _PROJECT_OPTIONS)
     found.update(args)
     keys = set()
     install, system = goal(tokens) == INSTALL, _ECOSYSTEM_OF.get(name) == "system"
@@ -270,21 +265,22 @@ def other_packages(a: Sequence[str], b: Sequence[str]) -> bool:
     name = canonical_program(a[0]) if a else ""
     if not b or name != canonical_program(b[0]) or name not in _PACKAGE_OPTIONS:
         return False
-    chosen_a, chosen_b = _packages_chosen(a, name), _packages_chosen(b, name)
+    chosen_a = {value.lower() for value in _option_values(a, _PACKAGE_OPTIONS[name])}
+    chosen_b = {value.lower() for value in _option_values(b, _PACKAGE_OPTIONS[name])}
     if not chosen_a or not chosen_b:
         return False
     return not any(x in y or y in x or within_ratio(x, y, _NAME_TYPO_RATIO) for x in chosen_a for y in chosen_b)
 
 
-def _packages_chosen(tokens: Sequence[str], name: str) -> set[str]:
-    options, chosen = _PACKAGE_OPTIONS[name], set()
+def _option_values(tokens: Sequence[str], options: frozenset[str]) -> set[str]:
+    """The values `tokens` give to `options` (`-p core`, `--package=core`)."""
+    found = set()
     for i, tok in enumerate(tokens[1:], 1):
-        option, equals, value = tok.partition("=")
-        if equals and option in options:
-            chosen.add(value.lower())
-        elif tok in options and i + 1 < len(tokens):
-            chosen.add(tokens[i + 1].lower())
-    return chosen
+        if tok in options and i + 1 < len(tokens):
+            found.add(tokens[i + 1])
+        elif tok.startswith("--") and "=" in tok and tok.split("=", 1)[0] in options:
+            found.add(tok.split("=", 1)[1])
+    return found
 
 
 def _selector(target: str) -> bool:

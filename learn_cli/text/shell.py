@@ -680,16 +680,15 @@ def strip_plumbing(command: str, root: str | None = None, keep_timeout: bool = F
     segments = [[seg, op] for seg, op in (_strip_segment(s, o, removed, keep_timeout)
                                           for s, o in split_segments_ops(text))]
     segments = [s for s in segments if s[0]]
-    dropped: list[str] = []
-    segments = _drop_filters(segments, removed, dropped)
+    greps: list[str] = []
+    segments = _drop_filters(segments, removed, greps)
     segments = _drop_chatter(segments, removed)
     if len(segments) > 1 and segments[0][1] in ("&&", ";", "\n") and tokenize(segments[0][0]) in (
         ["cd", "."], ["cd", "./"],
     ):  # `cd ROOT &&` once ROOT is written `.`, and a stored `cd . &&`: a no-op
         segments = segments[1:]
         removed.add("cd_root")
-    greps = tuple(" ".join(stage.split()) for stage in dropped if _stage_program(stage)[0] in _GREPS)
-    return Plumbing(tuple((seg, op) for seg, op in segments), frozenset(removed), greps)
+    return Plumbing(tuple((seg, op) for seg, op in segments), frozenset(removed), tuple(greps))
 
 
 def _relative_to_root(text: str, root: str | None) -> str:
@@ -729,9 +728,9 @@ def _stage_program(segment: str) -> tuple[str, list[str]]:
     return (canonical_program(tokens[0]) if tokens else ""), tokens
 
 
-def _drop_filters(segments: list[list[str]], removed: set[str], dropped: list[str]) -> list[list[str]]:
+def _drop_filters(segments: list[list[str]], removed: set[str], greps: list[str]) -> list[list[str]]:
     """Filters at the end of each pipeline, last first (`job | grep x | head -5` -> `job`);
-    the stages taken off are added to `dropped`."""
+    the grep stages taken off are added to `greps`, as written (whitespace folded)."""
     out: list[list[str]] = []
     for seg, op in segments:
         out.append([seg, op])
@@ -747,7 +746,8 @@ def _drop_filters(segments: list[list[str]], removed: set[str], dropped: list[st
             removed.add(kind)
             stage, end_op = out.pop()
             out[-1][1] = end_op
-            dropped.append(stage)
+            if kind == "grep":
+                greps.append(" ".join(stage.split()))
     return out
 
 
