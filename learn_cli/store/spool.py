@@ -118,11 +118,12 @@ class SpoolFiles:
         except FileNotFoundError:
             return
         try:
-            _flock(fd, shared=False, until=time.monotonic() + TAKE_WAIT_S)
-            if _same_file(fd, path):
-                os.rename(path, os.path.join(self.dir, f"{name}.{time.time_ns():020d}{BATCH}"))
-        except TimeoutError:
-            return  # appenders kept it busy: the next replay takes it
+            give_up, delay = time.monotonic() + TAKE_WAIT_S, 0.0005
+            while not _rename_when_free(fd, path, os.path.join(self.dir, f"{name}.{time.time_ns():020d}{BATCH}")):
+                if time.monotonic() + delay > give_up:
+                    return  # appenders kept it busy: the next replay takes it
+                time.sleep(delay)
+                delay = min(delay * 2, 0.02)
         finally:
             os.close(fd)
 
@@ -291,6 +292,26 @@ def _write_line(fd: int, data: bytes, path: Path) -> None:
     except OSError:
         pass  # another appender is at work: the replayer counts the cut line as dropped
     raise OSError(errno.ENOSPC, "the spool line was cut short", str(path))
+
+
+def _rename_when_free(fd: int, path: str, batch: str) -> bool:
+    """Take the live file's exclusive lock if no appender holds it, rename the file, let go;
+    False when it is busy. The hook's hard stop waits for the whole of it: it spools its own
+    event by appending to this very file, and would otherwise wait for a lock its process holds
+    (a flock is per open file) until it gave up, and the event was lost."""
+    import fcntl
+
+    with deadline.held():
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        try:
+            if _same_file(fd, path):
+                os.rename(path, batch)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    return True
 
 
 def _same_file(fd: int, path: Path) -> bool:

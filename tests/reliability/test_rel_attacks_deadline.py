@@ -89,6 +89,12 @@ def counters(home: Path) -> dict:
     return analytics.window(analytics.read(home / "analytics" / "stats.json"), 7)
 
 
+def log_tail(home: Path) -> str:
+    """The end of learn.log, for an assertion's message: a loss it counted says there why."""
+    log = home / "learn.log"
+    return log.read_text(errors="replace")[-3000:] if log.exists() else "(no learn.log)"
+
+
 def spool_lines(home: Path) -> list[str]:
     folder = home / "spool"
     if not folder.is_dir():

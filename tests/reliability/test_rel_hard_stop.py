@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import reliability_kit as kit
-from test_rel_attacks_deadline import counters, fresh_home, learned, spool_lines
+from test_rel_attacks_deadline import counters, fresh_home, learned, log_tail, spool_lines
 
 PAIRS = 12
 
@@ -77,7 +77,7 @@ def test_a_deadline_anywhere_in_the_run_never_breaks_a_hook_nor_loses_its_event(
     assert spool_lines(home) == []
     c = counters(home)
     assert c.get("deferred", 0) > 0, c  # the limits did stop hooks part way
-    assert c.get("dropped", 0) == 0 and c.get("deferred") == c.get("replayed"), c
+    assert c.get("dropped", 0) == 0 and c.get("deferred") == c.get("replayed"), (c, log_tail(home))
     for n in range(PAIRS):
         recs = learned(home, f"stop{kit.letters(n)}q")
         assert len(recs) == 1 and recs[0]["fix_command"].endswith("--frob"), (n, recs, c)
@@ -131,7 +131,7 @@ def test_a_hook_starved_past_its_deadline_ends_at_once_and_keeps_its_event(tmp_p
     assert max(after) <= 1.5, after
     assert kit.learn_exe(home, cwd, "promote", "--json").returncode == 0
     c = counters(home)
-    assert c.get("dropped", 0) == 0 and c.get("deferred") == c.get("replayed"), c
+    assert c.get("dropped", 0) == 0 and c.get("deferred") == c.get("replayed"), (c, log_tail(home))
     for n in range(3):
         recs = learned(home, f"starve{kit.letters(n)}q")
         assert len(recs) == 1 and recs[0]["fix_command"].endswith("--frob"), (n, recs, c)
@@ -176,3 +176,46 @@ def test_in_process_the_time_limit_stops_stuck_work(tmp_path, monkeypatch):
     # its own time: a loaded machine's queue for the CPU is not a wait of the hook's
     assert time.monotonic() - started - (kit.cpu_wait() - queued) < 3
     assert code == 0 and out == "" and "time limit" in err
+
+
+def test_a_hard_stop_while_its_own_replay_takes_the_live_file_still_spools_its_event(tmp_path, monkeypatch):
+    """A replay renames the session's live spool file under an exclusive flock. A hard stop
+    landing there spools the hook's event into that same file: a flock is per open file, so the
+    append waited for a lock its own process held, gave up, and the event was lost (CI saw
+    `dropped` 1 in test_a_hook_starved_past_its_deadline_…). The stop now waits for the rename."""
+    import signal as signals
+
+    from learn_cli.store import deadline
+    from learn_cli.store import spool as files
+
+    monkeypatch.setattr(files, "SHARE_WAIT_S", 0.2)
+    queue = files.SpoolFiles(tmp_path / "home")
+    queue.append("s1", {"n": 1})
+    outcome = []
+
+    def hard_stop(_signum, _frame):
+        if deadline.must_wait():
+            return  # as the hook's handler: raised again when the held block ends
+        try:
+            queue.append("s1", {"n": 2})
+            outcome.append("spooled")
+        except TimeoutError:
+            outcome.append("lost")
+
+    rename = os.rename
+
+    def rename_as_the_alarm_falls(source, target):
+        signals.raise_signal(signals.SIGALRM)
+        rename(source, target)
+
+    previous = signals.signal(signals.SIGALRM, hard_stop)
+    try:
+        monkeypatch.setattr(os, "rename", rename_as_the_alarm_falls)
+        queue.take_live("s1")
+    finally:
+        monkeypatch.setattr(os, "rename", rename)
+        signals.signal(signals.SIGALRM, previous)
+    assert outcome == ["spooled"]
+    lines = [line for p in (tmp_path / "home" / "spool").iterdir() if p.suffix in (".jsonl", ".batch")
+             for line in p.read_text().splitlines() if line.strip()]
+    assert sorted(lines) == ['{"n":1}', '{"n":2}']
