@@ -7,8 +7,9 @@ FILE is in the format of `../shared/corpora/agent-retries.jsonl` (see its README
 command, its error, a label (`retry`, `no_retry`, `unrelated`) and the retry or the next command.
 
 - `pairing`: is the retry paired with its failure, and is the next command after a failure the
-  agent gave up on left alone? Asked of `capture.pairing.is_retry` and of the learner's
-  `_platform_retry` (the error-text rules), as the PostToolUse hook asks them.
+  agent gave up on left alone? Asked of `capture.learner.retried_step` (is_retry, the error-text
+  rules, the step of a chain the error names) as the PostToolUse hook asks it, after
+  `text.failure.found_nothing` (a search that matched nothing is no failure to the hook).
 - `recurrence`: a retry that worked, sent through the installed `learn`'s hooks as Claude Code
   sends them (the replay kit's payloads), then the same failure again: in the same project, and
   in a third project after one sighting in each of two others. The answer is judged with the
@@ -25,7 +26,9 @@ session 41, after that session's changes, from transcripts no earlier round used
 search service's budget ran out: small, an unseen check rather than a figure to tune on.
 `bench/data/harvest-round11.jsonl` holds 180 (127 retries; session 42), harvested the same way
 from transcripts no earlier round used (Codex on Windows PowerShell among them), measured before
-any change of that session.
+any change of that session. `bench/data/harvest-round12.jsonl` holds 186 (131 retries; session
+43), harvested the same way by four helpers, each on its own ecosystems, measured before any of
+it was read.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
@@ -110,10 +113,12 @@ def error_text(row: dict) -> str:
 
 
 def paired(failed: str, ok: str, error: str) -> bool:
-    from learn_cli.capture.learner import _platform_retry
-    from learn_cli.capture.pairing import is_retry
+    from learn_cli.capture.learner import retried_step
+    from learn_cli.text.failure import found_nothing
 
-    return is_retry(failed, ok) or _platform_retry(failed, ok, error)
+    if found_nothing(failed, error):
+        return False  # a search that matched nothing is taken as a success (capture.events.as_observed)
+    return retried_step(failed, ok, error) is not None
 
 
 def pairing(rows: list[dict], verbose: bool) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from learn_cli.capture.pairing import is_retry
-from learn_cli.engine.goals import goal, other_packages, other_tests, same_job, targets
+from learn_cli.engine.goals import goal, narrowed, other_packages, other_tests, same_job, targets
 from learn_cli.text.shell import unwrap
 
 
@@ -91,6 +91,19 @@ def test_other_packages():
     assert not other_packages(_t("pytest -p xdist"), _t("pytest -p cov"))  # `-p` is a plugin there
     assert not is_retry("cargo check -p landro-daemon", "cargo check -p landro-sync -p landro-cas")
     assert is_retry("cargo check -p landro-deamon", "cargo check -p landro-daemon")
+
+
+def test_narrowed():
+    """One runner on part of what it ran (round 12: `uv run pytest -q` -> its own test file)."""
+    assert narrowed(_t("uv run pytest -q"), _t("uv run pytest -q tests/test_usage_tracker.py"))
+    assert narrowed(_t("cargo test"), _t("cargo test parser::"))
+    assert narrowed(_t("npm test"), _t("npm test -- src/app.test.ts"))
+    assert narrowed(_t("go test ./..."), _t("go test ./pkg/x"))  # `./...` is everything
+    assert not narrowed(_t("pytest tests/test_a.py"), _t("pytest"))  # widened
+    assert not narrowed(_t("pytest tests/test_a.py"), _t("pytest tests/test_b.py"))  # other tests
+    assert not narrowed(_t("pytest"), _t("pytest -q"))
+    assert not narrowed(_t("cargo build"), _t("cargo build -p core"))  # not a test run
+    assert not narrowed(_t("npm test"), _t("npx jest src/a.test.ts"))  # another runner: same_job's
 
 
 def test_other_tests():

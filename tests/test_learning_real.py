@@ -159,6 +159,64 @@ def test_a_job_that_could_not_run_behind_a_pipe_is_seen(command, output, line):
     assert failed_behind_a_pipe(command, output) == line
 
 
+@pytest.mark.parametrize(("command", "error", "code", "nothing"), [
+    ('grep -n "old phrase" README.md', "Exit code 1", None, True),  # Codex: a failure with no word
+    ('grep -n "old phrase" README.md', "exited 1 in 4589ms:", None, True),  # as its transcripts show it
+    ("ps aux | grep vite | grep -v grep", "Error: Exit code 1", 1, True),
+    ("grep -c TODO src/app.py", "Exit code 1\n0", None, True),
+    ("git grep -n parse_args", "Exit code 1", 1, True),
+    ("rg -n 'AKIA[0-9A-Z]{16}' .", "", 1, True),
+    ("grep x missing.txt", "Exit code 2\ngrep: missing.txt: No such file or directory", 2, False),
+    ("grep x f", "Exit code 2", None, False),  # 2 is grep's error, not "no match"
+    ("npm test", "Exit code 1", None, False),
+    ("cargo build && grep x f", "Exit code 1\nerror: could not compile `app`", None, False),
+])
+def test_a_search_that_found_nothing_is_told_apart(command, error, code, nothing):
+    from learn_cli.text.failure import found_nothing
+
+    assert found_nothing(command, error, code) is nothing
+
+
+@pytest.mark.parametrize(("nothing", "then"), [
+    ("ps aux | grep vite | grep -v grep", "ps aux | grep node | grep -v grep"),  # no vite running: an answer
+    ('grep -c "TODO" src/app.py', 'grep -n "TODO" src/app.py'),  # `0`, status 1
+    ('grep -n "old phrase" README.md', 'grep -n "new phrase" README.md'),  # round 12 (Codex)
+])
+def test_a_search_that_found_nothing_teaches_nothing(home, proj, nothing, then):
+    """A search that matched nothing exits 1 with nothing said: the answer the agent asked for
+    (round 12: the old phrase was gone), not a failure. As Claude Code reports a lone grep ("No
+    matches found"), it is a success: nothing is paired with it (before, the next search, for
+    another process or the lines themselves, was learned as its fix), and its next run gets no
+    "known fix"."""
+    a = proj("docs")
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail(nothing, "", 1)
+        s.ok(then, "12: found")
+    assert learnings(home, a) == []
+    assert Agent(home, a).fail(nothing, "", 1) is None
+
+
+@pytest.mark.parametrize(("whole", "part", "error"), [
+    ("uv run pytest -q", "uv run pytest -q tests/test_usage_tracker.py",  # round 12
+     "FAILED tests/test_delivery_scenarios.py::test_delivery_method\n3 failed, 20 passed in 1.20s"),
+    ("cargo test", "cargo test parser::", "test result: FAILED. 31 passed; 1 failed; 0 ignored"),
+    ("npm test", "npm test -- src/app.test.ts", "Tests:       2 failed, 10 passed, 12 total"),
+])
+def test_part_of_a_failing_test_run_passing_is_no_fix(home, proj, whole, part, error):
+    """The suite failed on its tests; the agent then ran only part of it (its own file, the
+    module it works on), which passed. That fixed nothing: offered later, "use `pytest -q
+    tests/test_usage_tracker.py` instead" would hide the failures. The rerun of the whole
+    suite, once the code is fixed, is the same command again: no lesson either."""
+    a = proj("app")
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail(whole, error, 1)
+        s.ok(part, "all passed")
+    assert learnings(home, a) == []
+    assert Agent(home, a).fail(whole, error, 1) is None
+
+
 _CD_TEST_ERROR = "/bin/bash: line 1: cd: test: No such file or directory"
 _NOT_THERE = "bash: test/run_all_tests.sh: No such file or directory"
 

@@ -183,6 +183,21 @@ RETRIES = [
     ("npm ci", "npm install"),
     ("pnpm i", "pnpm install --no-frozen-lockfile"),
     ("rg TODO src/", "grep -rn TODO src/"),
+    ("rg -n TODO src/app.ts", "Select-String -Path src/app.ts -Pattern TODO"),  # rg not installed, in PowerShell
+    ("rg -n TODO src/app.ts", "findstr /n TODO src\\app.ts"),
+    # one script run another way: "attempted relative import with no known parent package" (round 11)
+    ("cd sidecar && python3 app/main.py", "cd sidecar && python3 -m app.main"),
+    ("python src/app/cli.py --port 3", "python3 -m app.cli --port 3"),
+    # over ssh, the command run there is the job; another host may be the correction (round 12)
+    ("ssh deploy@h 'cd app && npm test'", "ssh deploy@h 'cd app && npm ci && npm test'"),
+    ("ssh -p 2222 deploy@h 'systemctl restart app'", "ssh -p 2222 deploy@h 'sudo systemctl restart app'"),
+    ("ssh b1@172.19.4.239 'hostname && tmux ls'", "ssh b1@192.168.0.74 'hostname && tmux ls'"),
+    ("ssh admin@h << 'EOF'\ncd ~/motion\nautoreconf -fiv\nEOF", "ssh admin@h \"cd ~/motion && autoreconf -fiv\""),
+    # a package manager's folder option is a `cd` (round 12: pnpm not installed)
+    ("pnpm --dir harmony-backend lint", "cd harmony-backend && npm run lint"),
+    ("npm --prefix frontend run build", "cd frontend && npm run build"),
+    # a looking aid the failed line had already is none added (round 11)
+    ("cargo test 2>&1 | tail -22 && cargo run -q -- --help", "cargo test 2>&1 | tail -20 && cargo run -q -- --help"),
 ]
 
 NOT_RETRIES = [
@@ -231,6 +246,10 @@ NOT_RETRIES = [
     ("mvn test", "./mvnw package"),  # the pinned copy, another job
     ("npm ci", "npm test"),
     ("rg TODO src", "grep -rn FIXME lib"),  # another search
+    ("python3 tools/main.py", "python3 -m app.main"),  # another module of that name
+    ("pnpm --dir api lint", "cd web && npm run lint"),  # another folder
+    ("ssh root@h 'cd /srv/api && ls -la data/'", "ssh root@h 'cd /srv/api && mkdir -p data && npm run db:migrate'"),
+    ("ssh root@h 'ls -la /var/www/html/moria'", "ssh root@h 'find /var/www -name \"*moria*\" -type d'"),
     ("", "ls"),
     ("ls", ""),
 ]

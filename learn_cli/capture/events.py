@@ -76,8 +76,18 @@ def as_observed(event: Event | None) -> Event | None:
     """The event as what happened: a shell call reported as a success whose output says its
     job could not run behind a pipe (`./x.sh | tail -5`: "No such file or directory", the
     status `tail`'s) is a failure, with that line as its error. Nothing pairs a fix with it,
-    and a known fix answers it (on the agent's own hook: `hook_event` stays as it was)."""
-    if event is None or event.kind != SUCCESS or event.tool not in SHELL_TOOLS or "|" not in event.command:
+    and a known fix answers it (on the agent's own hook: `hook_event` stays as it was).
+    A search reported as a failure that only found nothing (text.failure.found_nothing: `grep`
+    with status 1 and no word) is a success, as Claude Code reports a lone `grep`."""
+    if event is None or event.tool not in SHELL_TOOLS:
+        return event
+    if event.kind == FAILURE:
+        from learn_cli.text.failure import found_nothing
+
+        if found_nothing(event.command, event.error, event.exit_code):
+            event.kind, event.error, event.output = SUCCESS, "", ""
+        return event
+    if event.kind != SUCCESS or "|" not in event.command:
         return event
     from learn_cli.text.failure import failed_behind_a_pipe
 

@@ -36,6 +36,7 @@ from learn_cli.text.shell import (
     normalize_command,
     program,
     script_name,
+    shell_word,
     split_segments_ops,
     strip_plumbing,
     tokenize,
@@ -78,13 +79,15 @@ NOISE_WORDS = frozenset({"head", "tail", "cat", "grep", "awk", "sed", "sort", "u
 #   pip/`uv pip`/pip3: the same installer interface ("externally managed" -> uv pip).
 #   apt/apt-get, yum/dnf: the same system package manager.
 #   mvnw/gradlew: the project's pinned copy of mvn/gradle (`mvn: command not found` -> `./mvnw`).
-#   rg/ag/grep: one search, by whichever tool is installed (`rg: command not found` -> `grep -r`).
+#   rg/ag/grep/Select-String/findstr: one search, by whichever tool is installed (`rg: command not
+#     found` -> `grep -r`; in PowerShell, `Select-String`).
 _FAMILIES = {
     "npm": "js-pm", "pnpm": "js-pm", "yarn": "js-pm", "bun": "js-pm",
     "pip": "pip",
     "apt": "apt", "apt-get": "apt", "aptitude": "apt", "yum": "dnf", "dnf": "dnf",
     "mvn": "mvn", "mvnw": "mvn", "gradle": "gradle", "gradlew": "gradle",
-    "rg": "search", "ag": "search", "grep": "search",
+    "rg": "search", "ag": "search", "grep": "search", "select-string": "search", "sls": "search",
+    "findstr": "search",
     "tree": "list", "ls": "list", "eza": "list", "exa": "list", "lsd": "list", "dir": "list",  # `tree` missing
 }
 # Subcommands that are the package manager itself; any other first word of
@@ -252,6 +255,8 @@ def _script_stem(name: str, first: str, args: list[str]) -> str:
     target = (args[0] if args else "") if name in _INTERPRETERS else first
     if name not in _INTERPRETERS and target.replace("-", "_").isidentifier() and len(target) >= 4:
         return target.lower()  # a bare name (uv's "Failed to spawn: `weather`", then `python weather.py`)
+    if name not in _INTERPRETERS and _dotted_module(target):
+        return target.rsplit(".", 1)[-1].lower()  # `python -m app.main` runs app/main.py
     if not path_like(target):
         return ""
     base = target.replace("\\", "/").rsplit("/", 1)[-1]
@@ -259,6 +264,46 @@ def _script_stem(name: str, first: str, args: list[str]) -> str:
     if not dot or not stem or not ext.isalnum() or len(ext) > 4:
         return ""
     return stem.lower()
+
+
+def _script_run_otherwise(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """One script with the same arguments, run another way: `python3 app/main.py` ("attempted
+    relative import with no known parent package"), then `python3 -m app.main`; `./stage.sh x`,
+    then `python3 stage.py x`. How it is run is the change."""
+    if not _script_identity(failed) or _script_identity(failed) != _script_identity(ok):
+        return False
+    module = next((t[0] for t in (failed, ok) if _dotted_module(t[0])), "")
+    if module and not any(_path_key(t[1]).rsplit(".", 1)[0].endswith(module.replace(".", "/"))
+                          for t in (failed, ok) if len(t) > 1):
+        return False  # `python3 -m app.main` is app/main.py, not tools/main.py
+    return _script_arguments(failed) == _script_arguments(ok)
+
+
+def _script_identity(tokens: Sequence[str]) -> str:
+    return next((name for name in _identities(tokens) if name.startswith("script:")), "")
+
+
+def _script_arguments(tokens: Sequence[str]) -> list[str]:
+    """The words after the script (an interpreter's own options and the script itself left out)."""
+    words = list(tokens[1:])
+    if canonical_program(tokens[0]) in _INTERPRETERS:
+        while words and words[0].startswith("-"):
+            words.pop(0)
+        words = words[1:]
+    return words
+
+
+# What a program run by its file name ends with; any other dotted name a command starts with is
+# a module that `python -m` ran (unwrapped to it: `python3 -m app.main` -> `app.main`).
+_FILE_SUFFIXES = frozenset({"py", "sh", "bash", "zsh", "js", "mjs", "cjs", "ts", "rb", "pl", "php", "ps1", "bat",
+                            "cmd", "exe", "jar", "bin", "out", "app", "x86_64", "appimage"})
+
+
+def _dotted_module(name: str) -> bool:
+    """`app.main`, `http.server`: a package's module, not a file (`build.sh`) nor a path."""
+    words = name.split(".")
+    return (len(words) >= 2 and all(w.isidentifier() for w in words)
+            and words[-1].lower() not in _FILE_SUFFIXES)
 
 
 # ---------------------------------------------------------------------------
@@ -396,6 +441,17 @@ def is_retry(failed: str, ok: str) -> bool:
     """
     if not failed or not ok or not failed.strip() or not ok.strip():
         return False
+    in_folder = _folder_as_cd(failed), _folder_as_cd(ok)
+    if in_folder != (failed, ok) and _same_folders(*in_folder) and is_retry(*in_folder):
+        return True  # `pnpm --dir api lint` (pnpm not installed), then `cd api && npm run lint`
+    remote = _on_one_host(failed), _on_one_host(ok)
+    if remote[0] and remote[1] and remote[0][0] == remote[1][0]:
+        # `ssh h 'ls data/'` then `ssh h 'mkdir -p data && npm run db:migrate'`: on one host the
+        # command run there is the job (another host may be the correction: the rules below);
+        # the same command run there again, with more or not, after a login or connection
+        # that failed (`sshpass -p … ssh h "echo ok; whoami"`), is the ssh line corrected
+        there, again = remote[0][1], remote[1][1]
+        return _runs_all_of(there, again) or is_retry(there, again)
     failed_parts, ok_parts = _parts(failed), _parts(ok)
     backing_out = {t for tokens in ok_parts for t in tokens[1:] if t in _BACKING_OUT}
     if backing_out - {t for tokens in failed_parts for t in tokens[1:]}:
@@ -411,6 +467,63 @@ def is_retry(failed: str, ok: str) -> bool:
     return (_retry_rules(failed_parts, ok_parts) or bool(added_environment(failed, ok))
             or _shares_a_cut_word(failed, ok, failed_parts, ok_parts) or _written_then_run(failed_parts, ok_parts)
             or _same_job_in_a_container(failed_parts, ok_parts))
+
+
+# Options of the JS package managers that run them in another folder, as a `cd` would.
+_FOLDER_OPTIONS = frozenset({"--dir", "-C", "--prefix", "--cwd"})
+
+
+def _folder_as_cd(command: str) -> str:
+    """`pnpm --dir api lint` as `cd api && pnpm lint` (npm's `--prefix`, yarn's `--cwd`), for a
+    line that is that command alone; any other line as it is."""
+    if not any(option in command for option in _FOLDER_OPTIONS):
+        return command  # (most lines: asked of every candidate pair on the hook path)
+    segments = split_segments_ops(clean_command(command))
+    if len(segments) != 1:
+        return command
+    tokens = tokenize(segments[0][0])
+    if len(tokens) < 3 or canonical_program(tokens[0]) not in JS_PACKAGE_MANAGERS:
+        return command
+    option, eq, value = tokens[1].partition("=")
+    if option not in _FOLDER_OPTIONS:
+        return command
+    folder, rest = (value, tokens[2:]) if eq else (tokens[2], tokens[3:])
+    return f"cd {shell_word(folder)} && " + " ".join([tokens[0], *(shell_word(t) for t in rest)])
+
+
+def _same_folders(a: str, b: str) -> bool:
+    """The `cd` steps of two lines go to one folder (or one of them has none)."""
+    folders = [[step.split(None, 1)[-1].strip("'\"").rstrip("/").rsplit("/", 1)[-1]
+                for step in _setup_and_folders(line) if step.startswith("cd ")] for line in (a, b)]
+    return not folders[0] or not folders[1] or folders[0] == folders[1]
+
+
+def _runs_all_of(first: str, then: str) -> bool:
+    """Does `then` run every step of `first`, as written (`echo ok` -> `echo ok; whoami`)?"""
+    steps = {" ".join(text.split()) for text, _op in split_segments_ops(then)}
+    return all(" ".join(text.split()) in steps for text, _op in split_segments_ops(first))
+
+
+# Options of ssh that take a value (the others are flags: `-t`, `-q`, `-A`, `-4`).
+_SSH_VALUE_OPTIONS = frozenset("-b -B -c -D -E -e -F -I -i -J -L -l -m -O -o -p -P -Q -R -S -W -w".split())
+
+
+def _on_one_host(command: str) -> tuple[str, str] | None:
+    """(host, the command run there) of a line that is one `ssh [options] host command`, else None."""
+    if "ssh" not in command:
+        return None
+    segments = split_segments_ops(clean_command(command))
+    if len(segments) != 1:
+        return None
+    tokens = unwrap_tokens(tokenize(segments[0][0]))
+    if not tokens or canonical_program(tokens[0]) != "ssh":
+        return None
+    i = 1
+    while i < len(tokens) and tokens[i].startswith("-"):
+        i += 2 if tokens[i] in _SSH_VALUE_OPTIONS else 1
+    if i + 1 >= len(tokens) or tokens[i + 1].startswith("<"):
+        return None  # a login, or a script on its standard input (`ssh h << 'EOF'`)
+    return tokens[i].rsplit("@", 1)[-1].lower(), " ".join(tokens[i + 1:])
 
 
 def _written_then_run(failed_parts, ok_parts) -> bool:
@@ -483,7 +596,7 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
         text = _core_text([segment])
         for tokens in matching:
             if len(segment) >= 2 and _is_subsequence(segment[1:], tokens[1:]) or _options_added(segment, tokens) \
-                    or _options_dropped(segment, tokens):
+                    or _options_dropped(segment, tokens) or _script_run_otherwise(segment, tokens):
                 return True
             if _close(text, _core_text([tokens])):
                 return True
@@ -638,9 +751,10 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
     if _check_only(ok_parts) - _check_only(failed_parts) and not _names_a_check(failed_parts):
         return _retry_rules(failed_parts, ok_parts)  # the job checked, not done: `tsc --noEmit`
     main = failed_parts[0]
+    asked_help = any(_asks_help(tokens) for tokens in failed_parts)  # (`cargo test && cargo run -- --help`, again)
     for tokens in ok_parts:
         if canonical_program(tokens[0]) == canonical_program(main[0]) and (
-                _only_diagnostic_flags_added(main, tokens) or _asks_help(tokens) and not _asks_help(main)):
+                _only_diagnostic_flags_added(main, tokens) or _asks_help(tokens) and not asked_help):
             return True
         if _other_compiler_same_source(main, tokens):
             return True

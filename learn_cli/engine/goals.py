@@ -242,6 +242,17 @@ def other_tests(a: Sequence[str], b: Sequence[str]) -> bool:
     return not any(x == y or x in y or y in x for x in sel_a for y in sel_b)
 
 
+def narrowed(a: Sequence[str], b: Sequence[str]) -> bool:
+    """The same test runner run again on part of what it ran: `pytest -q` -> `pytest -q
+    tests/test_x.py`, `cargo test` -> `cargo test parser::`, `npm test` -> `npm test --
+    src/app.test.ts` (`go test ./...` names everything)."""
+    if goal(a) != TEST or goal(b) != TEST or canonical_program(a[0]) != canonical_program(b[0]):
+        return False
+    return not targets(a) - _EVERYTHING and bool(targets(b) - _EVERYTHING)
+
+
+_EVERYTHING = frozenset({"...", ".", "./..."})
+
 # Options that choose the packages of a workspace a command works on, by program.
 _PACKAGE_OPTIONS = {
     "cargo": frozenset({"-p", "--package"}),

@@ -394,6 +394,50 @@ def failed_behind_a_pipe(command: str | None, output: str | None) -> str:
     return ""
 
 
+# Programs that search text and say "nothing matched" by exit status 1 alone (`git grep` too).
+_SEARCHERS = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "findstr", "pgrep"})
+
+
+def found_nothing(command: str | None, error: str | None, exit_code: int | None = None) -> bool:
+    """A text search that matched nothing: the line ends in `grep`/`rg`/`pgrep` (`ps aux | grep
+    vite`, `git grep -n X`), its status is 1 and nothing else was said (`grep -c` prints `0`).
+    That is an answer, not a failure: Claude Code itself reports a lone `grep` so as a success
+    ("No matches found"); behind a pipe, or from Codex, it came as a failure, and the next
+    search, for something else, was taken for its fix."""
+    if not command or exit_code not in (None, 1) or len(error or "") > 200:
+        return False
+    lowered = command.lower()
+    if not any(name in lowered for name in _SEARCHERS):
+        return False
+    said = [line.strip() for line in (error or "").splitlines() if line.strip()]
+    statuses = [next(filter(None, match.groups())) for line in said if (match := _status_line_re().fullmatch(line))]
+    if set(statuses) != {"1"} and not (statuses == [] and exit_code == 1):
+        return False
+    if [line for line in said if not _status_line_re().fullmatch(line)] not in ([], ["0"]):
+        return False
+    return _ends_in_a_search(command)
+
+
+@cache
+def _status_line_re() -> rx.Pattern[str]:
+    """A line that only gives the exit status, as each agent or its transcript words it."""
+    return rx.compile(r"(?:error: )?exit code:? (\d+)|exited (\d+) in [\d.]+m?s:?|command failed with exit code:? "
+                      r"(\d+)\.?|process exited with code (\d+)", rx.I)
+
+
+def _ends_in_a_search(command: str) -> bool:
+    from learn_cli.text.shell import canonical_program, clean_command, split_segments_ops, tokenize, unwrap_tokens
+
+    segments = split_segments_ops(clean_command(command))
+    if not segments:
+        return False
+    tokens = unwrap_tokens(tokenize(segments[-1][0]))
+    if not tokens:
+        return False
+    name = canonical_program(tokens[0])
+    return name in _SEARCHERS or name == "git" and tokens[1:2] == ["grep"]
+
+
 # A line that hands over a command (git's "… set the remote as upstream, use", "To fix, run:").
 _HANDS_OVER = ("use", "use:", "run", "run:", "running:", "with:", "try:", "command:", "instead:")
 
