@@ -217,6 +217,20 @@ def test_part_of_a_failing_test_run_passing_is_no_fix(home, proj, whole, part, e
     assert Agent(home, a).fail(whole, error, 1) is None
 
 
+def test_a_scoped_package_name_corrected_travels_to_a_third_project(home, proj):
+    """round 12: `npm install firecrawl-api` is not in the registry; `npm install
+    @mendable/firecrawl-js` is the SDK. The new name holds a `/`, and was taken for a file the
+    fix needs (as `backend/requirements.txt` is): not being one in the third project, the fix
+    was never offered there. A scope's package is no file."""
+    error = "npm error 404  'firecrawl-api@*' is not in this registry.\nnpm error 404"
+    for name in ("api", "cli"):
+        s = Agent(home, proj(name))
+        s.fail("npm install firecrawl-api", error, 1)
+        s.ok("npm install @mendable/firecrawl-js", "added 1 package")
+    text = context_of(Agent(home, proj("web")).fail("npm install firecrawl-api", error, 1))
+    assert "`npm install @mendable/firecrawl-js` instead of `npm install firecrawl-api`" in text
+
+
 _CD_TEST_ERROR = "/bin/bash: line 1: cd: test: No such file or directory"
 _NOT_THERE = "bash: test/run_all_tests.sh: No such file or directory"
 

@@ -575,7 +575,7 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
 
     if ok.get("tool") in ev.SHELL_TOOLS:
         failed_cmd, ok_cmd = failed.get("cmd") or "", ok.get("cmd") or ""
-        retried = retried_step(failed_cmd, ok_cmd, failed.get("err"))
+        retried = retried_step(failed_cmd, ok_cmd, failed.get("err"), failed.get("cat"))
         if retried is None:
             return None
         step = None  # the step the error names, worked out only when it is needed (~0.5 ms)
@@ -778,31 +778,35 @@ def _failed_timeout(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
     return failed_timeout(failed_cmd, ok_cmd, error or "")
 
 
-def retried_step(failed_cmd: str, ok_cmd: str, error: str | None) -> str | None:
+def retried_step(failed_cmd: str, ok_cmd: str, error: str | None, category: str | None = None) -> str | None:
     """What of the failed command the successful `ok_cmd` retries: the command itself, or the
     step of its chain that the error names (`git add a && git commit -m x && git push`
     rejected, then `git pull --no-rebase && git push`); None when it retries neither. The one
-    decision live capture (fix_for) and bench/corpus.py both ask."""
+    decision live capture (fix_for) and bench/corpus.py both ask; `category` is the error's
+    (text.failure.categorize), worked out here when not given."""
     from learn_cli.capture import pairing
     from learn_cli.text.keys import failing_step
 
     if pairing.is_retry(failed_cmd, ok_cmd) or _platform_retry(failed_cmd, ok_cmd, error):
-        return None if _narrowed_failing_tests(failed_cmd, ok_cmd, error) else failed_cmd
+        return None if _narrowed_failing_tests(failed_cmd, ok_cmd, error, category) else failed_cmd
     step = failing_step(failed_cmd, error)
     return step if step != failed_cmd and pairing.is_retry(step, ok_cmd) else None
 
 
-def _narrowed_failing_tests(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
+def _narrowed_failing_tests(failed_cmd: str, ok_cmd: str, error: str | None, category: str | None) -> bool:
     """`uv run pytest -q` failed on its tests ("3 failed, 20 passed"), then `uv run pytest -q
     tests/test_usage.py` passed: a part of the run, to look at it or to check the agent's own
     tests; the failures stand, and offered later it would hide them (round 12). After a
     failure that is not the tests' (a collection or config error), running part of them may
     be the fix."""
-    from learn_cli.engine.goals import narrowed
     from learn_cli.text.failure import categorize
+
+    if (category or categorize(error or "", failed_cmd)) != "logic":
+        return False
+    from learn_cli.engine.goals import narrowed
     from learn_cli.text.shell import unwrap
 
-    return narrowed(unwrap(failed_cmd), unwrap(ok_cmd)) and categorize(error or "", failed_cmd) == "logic"
+    return narrowed(unwrap(failed_cmd), unwrap(ok_cmd))
 
 
 def _platform_retry(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:

@@ -288,7 +288,8 @@ class Fix:
             return True
         here = os.path.join(root, cwd)
         needed = [program_path(self.rewrite or fix)]
-        if self.change and self.change[0] == "target" and "/" in self.change[3]:
+        if self.change and self.change[0] == "target" and "/" in self.change[3] and not _scoped_package(
+                self.change[3], self.rewrite or fix):
             needed.append(self.change[3])
         script = script_run(self.rewrite or fix)  # `npm run start` for a missing `dev`: if this project has it
         return all(os.path.exists(os.path.join(here, os.path.expanduser(path))) for path in needed if path) and (
@@ -299,6 +300,15 @@ class Fix:
         then one that helped, then the one for the very command that failed, then evidence."""
         exact = bool(command) and self._failed_as(command)
         return (pid in self.projects, self.helped > 0, exact, self.helped, len(self.sightings), len(self.projects))
+
+
+def _scoped_package(target: str, command: str) -> bool:
+    """`@mendable/firecrawl-js` in an install: an npm package of a scope, no file the fix needs
+    here (`pip install -r backend/requirements.txt` names one)."""
+    from learn_cli.engine.goals import INSTALL, goal
+    from learn_cli.text.shell import unwrap
+
+    return target.startswith("@") and target.count("/") == 1 and goal(unwrap(command)) == INSTALL
 
 
 def _same_chain(stored: str, command: str) -> bool:
