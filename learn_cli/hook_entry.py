@@ -11,6 +11,8 @@ site-packages, a `.pth` file), `_SiteWhenMissing` runs `site` then and looks aga
 command works whatever the install's layout, at worst at the `learn` script's cost.
 
 Run any other way (imported, or without `-S`) it does the same and is merely not faster.
+Should learn itself not load (a reinstall under a running agent: a module half written or gone
+for a moment), the call is skipped with one line on stderr and exit status 0.
 """
 
 import sys
@@ -40,6 +42,12 @@ if __name__ == "__main__":
         sys.path.append(os.path.dirname(sys.path.pop(0)))  # where `site` would put it: last
     if sys.flags.no_site:
         sys.meta_path.append(_SiteWhenMissing)
-    from learn_cli.__main__ import main
+    try:
+        from learn_cli.__main__ import main
 
-    sys.exit(main())
+        code = main()
+    except Exception as exc:  # noqa: BLE001 - learn being reinstalled under a running agent: a
+        # module half written or not there yet. The hook must not fail the agent's tool call.
+        sys.stderr.write(f"learn: this hook could not run ({type(exc).__name__}: {exc}); skipped\n")
+        code = 0
+    sys.exit(code)

@@ -3,6 +3,8 @@ them is ~100 ms of CPU, more than ten times the interpreter's start)."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -433,3 +435,21 @@ def test_a_failure_whose_error_line_is_normalised_imports_no_re(tmp_path):
         _answer, modules = _hook(tmp_path, ["capture"], dict(payload, tool_use_id=f"t{n + 3}"), cwd,
                                  probe=("re", "enum"))
         assert not modules, (n, modules)
+
+
+def test_a_hook_whose_learn_is_half_reinstalled_is_skipped_with_status_0(tmp_path):
+    """A reinstall under a running agent (pip removes the old files, then writes the new): a hook
+    started in between meets a module that is not there. It printed a traceback and exited 1,
+    which the agent shows as a failed hook; it is skipped now, with one line on stderr."""
+    import shutil
+
+    copy = tmp_path / "site" / "learn_cli"
+    shutil.copytree(os.path.dirname(learn_cli.__file__), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "capture" / "hook.py").unlink()
+    payload = json.dumps({"hook_event_name": "PostToolUseFailure", "session_id": "s", "cwd": str(tmp_path),
+                          "tool_name": "Bash", "tool_input": {"command": "pytest"}, "error": "Exit code 1"})
+    env = {**os.environ, "SELF_LEARNING_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-S", str(copy / "hook_entry.py"), "capture"], input=payload,
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert proc.stderr.startswith("learn: this hook could not run (ImportError") and proc.stderr.count("\n") == 1
