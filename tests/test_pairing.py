@@ -248,6 +248,7 @@ NOT_RETRIES = [
     ("rg TODO src", "grep -rn FIXME lib"),  # another search
     ("python3 tools/main.py", "python3 -m app.main"),  # another module of that name
     ("pnpm --dir api lint", "cd web && npm run lint"),  # another folder
+    ("ssh h 'cd app && npm test'", "ssh h 'cd app && npm test; echo done'"),  # the status hidden, there too
     ("ssh root@h 'cd /srv/api && ls -la data/'", "ssh root@h 'cd /srv/api && mkdir -p data && npm run db:migrate'"),
     ("ssh root@h 'ls -la /var/www/html/moria'", "ssh root@h 'find /var/www -name \"*moria*\" -type d'"),
     ("", "ls"),

@@ -451,7 +451,7 @@ def is_retry(failed: str, ok: str) -> bool:
         # the same command run there again, with more or not, after a login or connection
         # that failed (`sshpass -p … ssh h "echo ok; whoami"`), is the ssh line corrected
         there, again = remote[0][1], remote[1][1]
-        return _runs_all_of(there, again) or is_retry(there, again)
+        return _runs_all_of(there, again) and not is_diagnostic(there, again) or is_retry(there, again)
     failed_parts, ok_parts = _parts(failed), _parts(ok)
     backing_out = {t for tokens in ok_parts for t in tokens[1:] if t in _BACKING_OUT}
     if backing_out - {t for tokens in failed_parts for t in tokens[1:]}:
