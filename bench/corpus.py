@@ -28,7 +28,8 @@ search service's budget ran out: small, an unseen check rather than a figure to 
 from transcripts no earlier round used (Codex on Windows PowerShell among them), measured before
 any change of that session. `bench/data/harvest-round12.jsonl` holds 186 (131 retries; session
 43), harvested the same way by four helpers, each on its own ecosystems, measured before any of
-it was read.
+it was read; `harvest-round13.jsonl` 153 (117 retries), harvested after that session's changes
+for round 12.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
@@ -202,12 +203,18 @@ class _Sessions:
         return fire
 
 
+def _uncut(command: str) -> str:
+    return command.rstrip().removesuffix("…").rstrip()
+
+
 def _judge(kit, answer: str, failed: str, fix: str) -> str:
     offer = kit.parse_offer(answer)
     if not offer:
         return "none"
-    done = {"cmd": fix, "between": []}
-    ok = kit.offer_matches(offer, {"cmd": failed, "root": "/nonexistent"}, done)
+    # An export cut both commands with "…" (`python -c " import json…`): the kit takes the "…"
+    # off an offered fix (learn's own shortening) and would then look for `json` in `json…`.
+    done = {"cmd": _uncut(fix), "between": []}
+    ok = kit.offer_matches(offer, {"cmd": _uncut(failed), "root": "/nonexistent"}, done)
     return "right" if ok else "wrong"
 
 

@@ -231,6 +231,24 @@ def test_a_scoped_package_name_corrected_travels_to_a_third_project(home, proj):
     assert "`npm install @mendable/firecrawl-js` instead of `npm install firecrawl-api`" in text
 
 
+def test_a_looking_aid_the_program_refused_dropped_is_the_fix(home, proj):
+    """round 13: `mix test t.exs:462 -v` failed: "-v : Unknown option" (mix test has no `-v`);
+    `mix test t.exs:462` worked. Dropping a looking aid is otherwise no lesson (the run it
+    helped look at was fixed in between); here the program refused it and never ran."""
+    a = proj("app")
+    error = '** (Mix) Could not invoke task "test": 1 error found!\n-v : Unknown option'
+    s = Agent(home, a)
+    s.fail("mix test test/primitives_test.exs:462 -v", error, 1)
+    s.ok("mix test test/primitives_test.exs:462", "12 tests, 0 failures")
+    text = context_of(Agent(home, a).fail("mix test test/primitives_test.exs:462 -v", error, 1))
+    assert "drop `-v`" in text
+    b = proj("other")  # a look that was not refused stays no lesson
+    s = Agent(home, b)
+    s.fail("cargo test parser -v", "test result: FAILED. 3 passed; 1 failed", 101)
+    s.ok("cargo test parser", "test result: ok. 4 passed")
+    assert learnings(home, b) == []
+
+
 _CD_TEST_ERROR = "/bin/bash: line 1: cd: test: No such file or directory"
 _NOT_THERE = "bash: test/run_all_tests.sh: No such file or directory"
 

@@ -196,6 +196,10 @@ RETRIES = [
     # a package manager's folder option is a `cd` (round 12: pnpm not installed)
     ("pnpm --dir harmony-backend lint", "cd harmony-backend && npm run lint"),
     ("npm --prefix frontend run build", "cd frontend && npm run build"),
+    # round 13: PowerShell's `mkdir -p a b` refused, New-Item did it; a dev server on another port
+    ("mkdir -p .bob/rules-code .bob/rules-plan",
+     'New-Item -ItemType Directory -Force -Path ".bob/rules-code", ".bob/rules-plan"'),
+    ("playwright-cli open http://localhost:5173", "playwright-cli open http://localhost:3000"),
     # a looking aid the failed line had already is none added (round 11)
     ("cargo test 2>&1 | tail -22 && cargo run -q -- --help", "cargo test 2>&1 | tail -20 && cargo run -q -- --help"),
 ]
@@ -248,6 +252,9 @@ NOT_RETRIES = [
     ("rg TODO src", "grep -rn FIXME lib"),  # another search
     ("python3 tools/main.py", "python3 -m app.main"),  # another module of that name
     ("pnpm --dir api lint", "cd web && npm run lint"),  # another folder
+    ("ls -la /Users/s/structs1", "ls -la /Users/s/ | grep -i strut"),  # a look one folder up (round 13)
+    ("ls /t/iterations/ && ls /t/iterations/iteration_4/", "ls /t/"),
+    ("playwright-cli open http://localhost:5173/a", "playwright-cli open http://localhost:5173/b"),
     ("ssh h 'cd app && npm test'", "ssh h 'cd app && npm test; echo done'"),  # the status hidden, there too
     ("ssh root@h 'cd /srv/api && ls -la data/'", "ssh root@h 'cd /srv/api && mkdir -p data && npm run db:migrate'"),
     ("ssh root@h 'ls -la /var/www/html/moria'", "ssh root@h 'find /var/www -name \"*moria*\" -type d'"),

@@ -599,6 +599,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
         if same:
             if "timeout" in failed_cmd and _failed_timeout(failed_cmd, ok_cmd, failed.get("err")):
                 return [ok_cmd], "retry"  # `timeout` not installed: doing without it was the fix
+            if _refused_aid(failed_cmd, ok_cmd, failed.get("err") or ""):
+                return [ok_cmd], "retry"  # the program refused the `-v`: it never ran, dropping it was the fix
         else:
             from learn_cli.capture.lesson import edit_did_it, is_lesson, run_first, with_setup
 
@@ -770,6 +772,23 @@ def _foreign_drive(folder: str) -> bool:
     ran in, it made `/w/C:/Users/x/app`)."""
     return len(folder) > 2 and folder[1] == ":" and folder[0].isalpha() and folder[2] in "/\\" \
         and not os.path.isabs(folder)
+
+
+def _refused_aid(failed_cmd: str, ok_cmd: str, error: str) -> bool:
+    """`mix test t.exs:462 -v`: "-v : Unknown option"; `mix test t.exs:462` worked (round 13). The
+    looking aid dropped is no look taken away: the program refused it and never ran, so dropping
+    it was the fix, as for any option the program rejects."""
+    if "-" not in failed_cmd:
+        return False
+    from learn_cli.text.keys import rejects_option
+    from learn_cli.text.shell import tokenize
+
+    if not rejects_option(error):
+        return False
+    was, now = tokenize(failed_cmd), tokenize(ok_cmd)
+    dropped = [word for word in was if word not in now]
+    said = set(error.replace("'", " ").replace('"', " ").replace("`", " ").replace(":", " ").split())
+    return bool(dropped) and all(word.startswith("-") and word in said for word in dropped)
 
 
 def _failed_timeout(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:

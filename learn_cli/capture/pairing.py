@@ -88,6 +88,7 @@ _FAMILIES = {
     "mvn": "mvn", "mvnw": "mvn", "gradle": "gradle", "gradlew": "gradle",
     "rg": "search", "ag": "search", "grep": "search", "select-string": "search", "sls": "search",
     "findstr": "search",
+    "mkdir": "mkdir", "md": "mkdir", "new-item": "mkdir",  # PowerShell's `mkdir -p a b` fails
     "tree": "list", "ls": "list", "eza": "list", "exa": "list", "lsd": "list", "dir": "list",  # `tree` missing
 }
 # Subcommands that are the package manager itself; any other first word of
@@ -797,15 +798,26 @@ def _consumer_dropped(failed: str, ok: str) -> bool:
 
 
 def _parent_looked_at(failed_parts, ok_parts) -> bool:
-    """`ls -la /data/projects/ntm/` (no such folder), then `ls -la /data/projects/`: a look one
-    folder up, not the look corrected (a path corrected is no parent: the other rules judge it)."""
-    if len(failed_parts) != 1 or len(ok_parts) != 1 or len(failed_parts[0]) != len(ok_parts[0]):
+    """`ls -la /data/projects/ntm/` (no such folder), then `ls -la /data/projects/` (or `… |
+    grep -i ntm`): a look one folder up, not the look corrected (a path corrected is no parent:
+    the other rules judge it). Any look of a failed chain (`ls A/ && ls A/it_4/`, then `ls`
+    of A's parent)."""
+    look = ok_parts[0]
+    if any(canonical_program(tokens[0]) not in _FILTERS for tokens in ok_parts[1:]):
         return False
-    changed = [(a, b) for a, b in zip(failed_parts[0], ok_parts[0], strict=True) if a != b]
-    if len(changed) != 1 or not is_read_only(" ".join(failed_parts[0])):
-        return False
-    deeper, parent = (word.rstrip("/") for word in changed[0])
-    return bool(parent) and deeper.startswith(parent + "/")
+    for tokens in failed_parts:
+        if len(tokens) != len(look) or tokens[0] != look[0] or not is_read_only(" ".join(tokens)):
+            continue
+        changed = [(a, b) for a, b in zip(tokens, look, strict=True) if a != b]
+        if len(changed) == 1:
+            deeper, parent = (word.rstrip("/") for word in changed[0])
+            if parent and deeper.startswith(parent + "/"):
+                return True
+    return False
+
+
+# What a look pipes its listing through to find a name in it.
+_FILTERS = frozenset({"grep", "rg", "head", "tail", "sort"})
 
 
 def _ran_without_the_work(parts, failed_parts) -> bool:
@@ -980,12 +992,27 @@ def _other_target(a: Sequence[str], b: Sequence[str]) -> bool:
     x, y = diffs[0]
     if not (path_like(x) and path_like(y)):
         return False
-    if same_path(x, y):
+    if same_path(x, y) or _other_port(x, y):
         return False
     x_key, y_key = _path_key(x), _path_key(y)
     if x_key.startswith(y_key + "/") or y_key.startswith(x_key + "/") or x_key == y_key:
         return False  # one is inside the other: narrowing or widening the same target
     return not paths_related(x, y)
+
+
+def _other_port(a: str, b: str) -> bool:
+    """One URL but for its port (`http://localhost:5173` -> `http://localhost:3000`: the dev
+    server was on another one): the same target, corrected."""
+    def without_port(url: str) -> tuple[str, str]:
+        scheme, sep, rest = url.partition("://")
+        host, slash, path = rest.partition("/")
+        name, colon, port = host.rpartition(":")
+        if not sep:
+            return "", ""
+        return f"{scheme}://{name if colon and port.isdigit() else host}/{path}", port if colon else ""
+
+    (url_a, port_a), (url_b, port_b) = without_port(a), without_port(b)
+    return bool(url_a) and url_a == url_b and port_a != port_b
 
 
 # ---------------------------------------------------------------------------

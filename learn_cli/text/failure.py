@@ -190,6 +190,7 @@ _strong_re = _lazy(
     | segmentation\ fault | core\ dumped | ^killed\s*$ | ^aborted\b
     | \b\d+\ (?:failed|failing|failures?|errors?)\b | \btests?\ failed\b
     | timed\ out | \bdenied\b | \brefused\b | syntax\ error | unexpected\ (?:token|argument|eof|end)
+    | \bunknown\ (?:option|flag|switch)\b | \bunrecogni[sz]ed\ (?:option|argument)s?\b | \binvalid\ option\b
     | failed\ to\ (?:resolve|load|compile|parse|build|solve)\b
     | \bmissing\ script | no\ targets\ specified | no\ rule\ to\ make | not\ a\ git\ repository
     | ^(?:nothing|no\ changes)\ added\ to\ commit | ^nothing\ to\ commit\b  # git's verdict after its status
