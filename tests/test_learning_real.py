@@ -2338,3 +2338,31 @@ def test_a_package_the_registry_could_not_find_dropped_is_the_lesson(home, proj)
     said = _first_answer(home, root, "npm install @antv/g6 @antv/g6-plugin-v5 2>&1", "npm install @antv/g6 2>&1",
                          e404, "npm install @antv/g6 @antv/g6-plugin-v5")
     assert said.endswith("`npm install @antv/g6` instead of `npm install @antv/g6 @antv/g6-plugin-v5`."), said
+
+
+_S43_WORDS = st.lists(st.sampled_from([
+    "ssh", "h", "u@h", "-p", "2222", "-o", "<<", "'EOF'", "http://localhost:5173", "http://x:", ":3000/a", "python3",
+    "-m", "app.main", "app/main.py", "pytest", "-q", "tests/test_a.py", "cargo", "test", "a::", "npm", "pnpm",
+    "--prefix", "--dir=", "-C", "grep", "rg", "-c", "|", "&&", ";", "cd", "-v", "Unknown option", "Exit code 1",
+    "exited 1 in 3ms:", "0", "\n", "'", '"', "3 failed", "FAILED", "mkdir", "New-Item", "ls", "/a/b/", "/a/",
+]), max_size=12).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_S43_WORDS, _S43_WORDS, _S43_WORDS)
+def test_session_43s_readers_never_raise(failed, then, text):
+    """A search that found nothing, a line run over ssh or in a package manager's folder, one
+    script run another way, a narrowed test run, a refused look: whatever the text, an answer."""
+    from learn_cli.capture.learner import _refused_aid, retried_step
+    from learn_cli.capture.pairing import _folder_as_cd, _on_one_host, _other_port
+    from learn_cli.text.failure import found_nothing
+
+    assert isinstance(found_nothing(failed, text, 1), bool) and isinstance(found_nothing(then, "Exit code 1"), bool)
+    for command in (failed, "ssh h " + failed, "pnpm --dir " + failed):
+        assert _on_one_host(command) is None or len(_on_one_host(command)) == 2
+        assert isinstance(_folder_as_cd(command), str)
+    assert isinstance(_other_port(failed, then), bool)
+    assert isinstance(_refused_aid(failed, then, text), bool)
+    for pair in ((failed, then), ("ssh h " + failed, "ssh h " + then), ("pnpm --dir x " + failed, then)):
+        step = retried_step(*pair, text)
+        assert step is None or isinstance(step, str)
