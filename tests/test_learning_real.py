@@ -223,12 +223,17 @@ def test_a_scoped_package_name_corrected_travels_to_a_third_project(home, proj):
     fix needs (as `backend/requirements.txt` is): not being one in the third project, the fix
     was never offered there. A scope's package is no file."""
     error = "npm error 404  'firecrawl-api@*' is not in this registry.\nnpm error 404"
+    text = _answer_in_a_third(home, proj, "npm install firecrawl-api", "npm install @mendable/firecrawl-js", error)
+    assert "`npm install @mendable/firecrawl-js` instead of `npm install firecrawl-api`" in text
+
+
+def _answer_in_a_third(home, proj, failed: str, fix: str, error: str) -> str:
+    """`failed` fixed by `fix` once in each of two projects; the answer to it in a third."""
     for name in ("api", "cli"):
         s = Agent(home, proj(name))
-        s.fail("npm install firecrawl-api", error, 1)
-        s.ok("npm install @mendable/firecrawl-js", "added 1 package")
-    text = context_of(Agent(home, proj("web")).fail("npm install firecrawl-api", error, 1))
-    assert "`npm install @mendable/firecrawl-js` instead of `npm install firecrawl-api`" in text
+        s.fail(failed, error, 1)
+        s.ok(fix, "done")
+    return context_of(Agent(home, proj("web")).fail(failed, error, 1))
 
 
 def test_a_looking_aid_the_program_refused_dropped_is_the_fix(home, proj):
@@ -247,6 +252,21 @@ def test_a_looking_aid_the_program_refused_dropped_is_the_fix(home, proj):
     s.fail("cargo test parser -v", "test result: FAILED. 3 passed; 1 failed", 101)
     s.ok("cargo test parser", "test result: ok. 4 passed")
     assert learnings(home, b) == []
+
+
+def test_a_word_the_error_offers_in_place_of_the_one_given_is_the_lesson(home, proj):
+    """alembic: "Multiple head revisions are present for given argument 'head'; please specify
+    … or 'heads' for all heads"; `alembic upgrade heads` worked. One word replaced by the one
+    the error offers is the lesson, in a third project too (a probe of common failures found
+    it unlearned: `head` → `heads` read as another target). An error that only names two files
+    offers neither."""
+    error = ("ERROR [alembic.util.messaging] Multiple head revisions are present for given argument 'head'; "
+             "please specify a specific target revision, '<branchname>@head' to narrow to a specific head, "
+             "or 'heads' for all heads")
+    text = _answer_in_a_third(home, proj, "alembic upgrade head", "alembic upgrade heads", error)
+    assert "`alembic upgrade heads` instead of `alembic upgrade head`" in text
+    two_files = "FAILED 'tests/test_a.py', see 'tests/test_b.py'"
+    assert not is_lesson("pytest tests/test_a.py", "pytest tests/test_b.py", two_files)
 
 
 _CD_TEST_ERROR = "/bin/bash: line 1: cd: test: No such file or directory"

@@ -65,7 +65,7 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     failed_segments, ok_segments = _working(failed), _working(ok)
     if not failed_segments or not ok_segments:
         return False
-    if suggested_by(error, ok):
+    if suggested_by(error, ok) or _offered_by(error, failed_segments, ok_segments):
         return True  # the error said what to run instead, and it worked
     if len(ok_segments) - len(failed_segments) > MAX_ADDED_STEPS:
         return False  # a workflow that ends with the job again (a merge resolved by hand), not a change
@@ -313,6 +313,38 @@ def _variant_of(package: str, others: set[str], error: str) -> bool:
     from learn_cli.text.failure import categorize
 
     return categorize(error) != "network"
+
+
+def _offered_by(error: str, failed_segments, ok_segments) -> bool:
+    """The one word the retry put in place of one of the failed command's is a word the error
+    quotes as the way: alembic's "Multiple head revisions are present for given argument
+    'head'; please specify … or 'heads' for all heads", then `alembic upgrade heads`."""
+    if not error or len(failed_segments) != 1 or len(ok_segments) != 1:
+        return False
+    was, now = failed_segments[0], ok_segments[0]
+    if len(was) != len(now) or was[0] != now[0]:
+        return False
+    changed = [(a, b) for a, b in zip(was, now, strict=True) if a != b]
+    if len(changed) != 1 or changed[0][1].startswith("-"):
+        return False
+    old, new = changed[0]
+    quoted = {word for line in error.splitlines() for word in _quoted(line)}
+    if new not in quoted or old not in quoted:
+        return False  # (the error speaks of both: the one given, and the one to give)
+    said = error.lower()
+    for mark in ("'", '"', "`"):
+        at = said.find(f"{mark}{new.lower()}{mark}")
+        while at >= 0:
+            if any(phrase in said[max(0, at - 24):at] for phrase in _OFFERING):
+                return True
+            at = said.find(f"{mark}{new.lower()}{mark}", at + 1)
+    return False
+
+
+# Words before a quoted value that offer it as the way ("… or 'heads' for all heads", "did you
+# mean 'install'?", "use 'main'").
+_OFFERING = (" or ", "did you mean", "use ", "try ", "instead", "perhaps", "one of", "choose from", "valid ",
+             "possible ", "expected ", "similar ")
 
 
 def _quotes_command(error: str, tokens: Sequence[str]) -> bool:
