@@ -269,6 +269,16 @@ def test_a_word_the_error_offers_in_place_of_the_one_given_is_the_lesson(home, p
     assert not is_lesson("pytest tests/test_a.py", "pytest tests/test_b.py", two_files)
 
 
+def test_a_port_replaced_after_address_in_use_is_the_lesson(home, proj):
+    """`python3 -m http.server 8000`: "Address already in use"; `… 8001` worked. The port was
+    what the error was about, so the other port is the lesson, as a port added is (`manage.py
+    runserver 8001`); it was read as another target (a probe of common failures)."""
+    text = _answer_in_a_third(home, proj, "python3 -m http.server 8000", "python3 -m http.server 8001",
+                              "OSError: [Errno 98] Address already in use")
+    assert "`python3 -m http.server 8001` instead of `python3 -m http.server 8000`" in text
+    assert not is_lesson("python3 -m http.server 8000", "python3 -m http.server 8001", "ConnectionRefusedError")
+
+
 _CD_TEST_ERROR = "/bin/bash: line 1: cd: test: No such file or directory"
 _NOT_THERE = "bash: test/run_all_tests.sh: No such file or directory"
 

@@ -87,6 +87,9 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     if _installs(counterpart):  # `psycopg2` → `psycopg2-binary`: another build of the package
         installed, before = {_unversioned(t).lower() for t in _arguments(ok_tokens)}, wrong  # the error spoke of
         wrong = lambda arg: before(arg) or _variant_of(_unversioned(arg).lower(), installed, error)  # noqa: E731
+    if _port_taken(error):  # `python3 -m http.server 8000`: "Address already in use"; 8001 worked
+        taken = wrong
+        wrong = lambda arg: _port_like(arg) or taken(arg)  # noqa: E731
     if rejects_option(error):  # the option was wrong, and its value goes with it
         values, named = _option_values(counterpart), wrong
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
@@ -313,6 +316,19 @@ def _variant_of(package: str, others: set[str], error: str) -> bool:
     from learn_cli.text.failure import categorize
 
     return categorize(error) != "network"
+
+
+def _port_taken(error: str) -> bool:
+    """A server could not listen: its port was the mistake ("Address already in use", EADDRINUSE,
+    docker's "port is already allocated")."""
+    said = (error or "").lower()
+    return "already in use" in said or "eaddrinuse" in said or "already allocated" in said
+
+
+def _port_like(arg: str) -> bool:
+    """`8000`, `0.0.0.0:8000`, `localhost:3000`: a port, alone or after its host."""
+    port = arg.rpartition(":")[2]
+    return port.isdigit() and 2 <= len(port) <= 5
 
 
 def _offered_by(error: str, failed_segments, ok_segments) -> bool:
