@@ -279,6 +279,23 @@ def test_a_port_replaced_after_address_in_use_is_the_lesson(home, proj):
     assert not is_lesson("python3 -m http.server 8000", "python3 -m http.server 8001", "ConnectionRefusedError")
 
 
+_NO_AND_AND = ("At line:1 char:15\n+ npm run build && npm test\n+               ~~\nThe token '&&' is not a valid "
+               "statement separator in this version.\n    + CategoryInfo          : ParserError: (:) [], "
+               "ParentContainsErrorRecordException\n    + FullyQualifiedErrorId : InvalidEndOfLine")
+
+
+def test_steps_joined_by_semicolons_in_windows_powershell_travel_to_any_chain(home, proj):
+    """Windows PowerShell 5 has no `&&` ("The token '&&' is not a valid statement separator in
+    this version"): `npm run build; npm test` worked. The lesson is the separator, so it answers
+    another chain that fails so, in another project (a probe of PowerShell failures; Codex runs
+    PowerShell on Windows, a third of round 11's Codex cases)."""
+    text = _answer_in_a_third(home, proj, "npm run build && npm test", "npm run build; npm test", _NO_AND_AND)
+    assert "`npm run build; npm test` instead of `npm run build && npm test`" in text
+    other = context_of(Agent(home, proj("web")).fail("npm ci && npm run lint", _NO_AND_AND, 1))
+    assert "`npm ci; npm run lint` instead of `npm ci && npm run lint`" in other
+    assert "join the steps with `;`, not `&&`" in other
+
+
 _CD_TEST_ERROR = "/bin/bash: line 1: cd: test: No such file or directory"
 _NOT_THERE = "bash: test/run_all_tests.sh: No such file or directory"
 

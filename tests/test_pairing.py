@@ -200,6 +200,7 @@ RETRIES = [
     ("mkdir -p .bob/rules-code .bob/rules-plan",
      'New-Item -ItemType Directory -Force -Path ".bob/rules-code", ".bob/rules-plan"'),
     ("playwright-cli open http://localhost:5173", "playwright-cli open http://localhost:3000"),
+    ("rm -rf node_modules", "Remove-Item -Recurse -Force node_modules"),  # PowerShell's `rm` has no `-rf`
     # a looking aid the failed line had already is none added (round 11)
     ("cargo test 2>&1 | tail -22 && cargo run -q -- --help", "cargo test 2>&1 | tail -20 && cargo run -q -- --help"),
 ]

@@ -349,3 +349,14 @@ def test_the_package_json_script_a_command_runs_and_whether_a_project_has_it(tmp
     (tmp_path / "web" / "package.json").write_text("not json")
     assert not has_script(str(tmp_path / "web"), str(tmp_path), "dev")  # unreadable: the one above says no
     assert has_script(str(tmp_path / "elsewhere"), str(tmp_path / "elsewhere"), "dev")  # none: nothing says no
+
+
+def test_semicolon_separated():
+    from learn_cli.text.shell import semicolon_separated, semicolons_for_ands
+
+    assert semicolon_separated("npm run build && npm test") == "npm run build; npm test"
+    chain = "cd x && npm ci && npm run lint 2>&1 | tail -5"
+    assert semicolon_separated(chain) == "cd x; npm ci; npm run lint 2>&1 | tail -5"
+    assert semicolon_separated("echo 'a && b'") is None  # quoted: no separator
+    assert semicolon_separated("a; b") is None
+    assert semicolons_for_ands("a && b", "a;  b") and not semicolons_for_ands("a && b", "a; c")

@@ -421,6 +421,7 @@ def test_a_kept_digest_or_regex_cache_cut_short_leaves_a_temp_that_is_cleared(st
     def killed(*_args):
         raise SystemExit("killed between the write and the rename")
 
+    regex_cache.uninstall()  # an earlier test's cache, still installed with patterns to save, is not this one's
     monkeypatch.setattr(os, "replace", killed)
     project_dir = store.layout.project_dir("abcdefabcdef")
     project_dir.mkdir(parents=True, exist_ok=True)

@@ -324,7 +324,7 @@ def _same_chain(stored: str, command: str) -> bool:
 
 # Changes applied to the command as it was run, plumbing and all: they are about the words
 # plumbing leaves alone (a `timeout N` prefix, a glob's quoting).
-_AS_RUN = ("no timeout", "quote")
+_AS_RUN = ("no timeout", "quote", "semicolons")
 
 
 def fixes_for_key(cap: Capture, key: str) -> list[Fix]:
@@ -393,6 +393,8 @@ def change_of(rec: dict) -> tuple | None:
       without coreutils), whatever the command behind it;
     - ("quote",): the bare glob words quoted after zsh's `no matches found` (`pip install
       "fastapi[all]"`), whatever the command;
+    - ("semicolons",): steps joined by `;`, not `&&` (Windows PowerShell 5 has no `&&`),
+      whatever the chain;
     - ("interpreter", name, extension): a script run by its path, not executable, run by an
       interpreter (`./deploy.sh` → `bash deploy.sh`), for any script of that extension;
     - ("target", program, old, new, before): the argument the error named as missing replaced,
@@ -474,11 +476,14 @@ def _change_of_pair(failed: str, fix: str) -> tuple | None:
         run_prefix,
         script_interpreter,
     )
+    from learn_cli.text.shell import semicolons_for_ands
 
     if dropped_timeout(failed, fix):
         return ("no timeout",)
     if quoted_words(failed, fix):
         return ("quote",)
+    if semicolons_for_ands(failed, fix):
+        return ("semicolons",)
     interpreter = script_interpreter(failed, fix)
     if interpreter:
         return ("interpreter", *interpreter)
@@ -553,6 +558,10 @@ def apply_change(change: tuple, command: str) -> str | None:
         from learn_cli.text.shell import quote_words
 
         return quote_words(command)
+    if change[0] == "semicolons":
+        from learn_cli.text.shell import semicolon_separated
+
+        return semicolon_separated(command)
     if change[0] == "target":
         from learn_cli.capture.lesson import apply_replaced_target
 

@@ -89,7 +89,9 @@ _FAMILIES = {
     "rg": "search", "ag": "search", "grep": "search", "select-string": "search", "sls": "search",
     "findstr": "search",
     "mkdir": "mkdir", "md": "mkdir", "new-item": "mkdir",  # PowerShell's `mkdir -p a b` fails
+    "rm": "remove", "remove-item": "remove", "ri": "remove", "del": "remove", "erase": "remove",  # and `rm -rf`
     "tree": "list", "ls": "list", "eza": "list", "exa": "list", "lsd": "list", "dir": "list",  # `tree` missing
+    "get-childitem": "list", "gci": "list",  # PowerShell's `ls -la`
 }
 # Subcommands that are the package manager itself; any other first word of
 # `yarn X`/`pnpm X`/`bun X` runs a script or a binary named X (`yarn prettier`).

@@ -49,7 +49,7 @@ def essential_change(failed: str, fix: str, kind: str) -> str:
         return ""  # (a command an export cut short has lost words: its difference is a guess)
     (old, old_pipes), (new, new_pipes) = _steps(failed), _steps(fix)
     if old == new:  # the same work: only its plumbing or its quoting can have changed
-        return _timeout_phrase(failed, fix) or _quote_phrase(failed, fix)
+        return _timeout_phrase(failed, fix) or _quote_phrase(failed, fix) or _semicolon_phrase(failed, fix)
     if not old or not new or old_pipes != new_pipes:
         return ""  # (a step piped in, `echo beijing | python main.py`, is no step run first)
     phrases = _step_phrases(old, new)
@@ -65,6 +65,13 @@ def _timeout_phrase(failed: str, fix: str) -> str:
 
     old = timeout_prefixes(failed)
     return f"drop {_code(old[0])}" if old and not timeout_prefixes(fix) else ""
+
+
+def _semicolon_phrase(failed: str, fix: str) -> str:
+    """"join the steps with `;`, not `&&`" (Windows PowerShell 5), else ""."""
+    from learn_cli.text.shell import semicolons_for_ands
+
+    return "join the steps with `;`, not `&&`" if semicolons_for_ands(failed, fix) else ""
 
 
 def _quote_phrase(failed: str, fix: str) -> str:

@@ -900,6 +900,29 @@ def shell_word(word: str) -> str:
     return shlex.quote(word)
 
 
+def semicolon_separated(command: str) -> str | None:
+    """`command` with its steps joined by `;` where they were joined by `&&` (Windows
+    PowerShell 5: "The token '&&' is not a valid statement separator in this version"), or
+    None when it has no `&&`."""
+    parts = split_segments_ops(command)
+    if not any(op == "&&" for _text, op in parts):
+        return None
+    out = []
+    for text, op in parts:
+        out.append(text)
+        if op:
+            out.append("; " if op == "&&" else "\n" if op == "\n" else f" {op} " if op != ";" else "; ")
+    return "".join(out).rstrip()
+
+
+def semicolons_for_ands(failed: str, fix: str) -> bool:
+    """Is `fix` the failed command with its `&&` turned into `;`, nothing else changed (`npm
+    run build && npm test` → `npm run build; npm test` in Windows PowerShell 5, which has no
+    `&&`)? Such a lesson holds for any chain that fails so."""
+    made = semicolon_separated(failed)
+    return made is not None and " ".join(made.split()) == " ".join(fix.split())
+
+
 def quote_words(command: str) -> str | None:
     """`command` with its words_to_quote single-quoted (`pip install 'fastapi[all]'`), or None
     when it has none."""
