@@ -911,7 +911,7 @@ def semicolon_separated(command: str) -> str | None:
     for text, op in parts:
         out.append(text)
         if op:
-            out.append("; " if op == "&&" else "\n" if op == "\n" else f" {op} " if op != ";" else "; ")
+            out.append("; " if op in ("&&", ";") else "\n" if op == "\n" else f" {op} ")
     return "".join(out).rstrip()
 
 
