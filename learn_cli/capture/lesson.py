@@ -25,7 +25,7 @@ script), which is the ordinary work loop. Stdlib only (hook path).
 from __future__ import annotations
 
 from learn_cli.text.effects import is_read_only
-from learn_cli.text.keys import missing_program, rejects_option
+from learn_cli.text.keys import missing_program, rejects_option, says_port_taken
 from learn_cli.text.shell import (
     JS_PACKAGE_MANAGERS,
     OUTPUT_SHAPERS,
@@ -87,7 +87,7 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     if _installs(counterpart):  # `psycopg2` → `psycopg2-binary`: another build of the package
         installed, before = {_unversioned(t).lower() for t in _arguments(ok_tokens)}, wrong  # the error spoke of
         wrong = lambda arg: before(arg) or _variant_of(_unversioned(arg).lower(), installed, error)  # noqa: E731
-    if _port_taken(error):  # `python3 -m http.server 8000`: "Address already in use"; 8001 worked
+    if says_port_taken((error or "").lower()):  # `python3 -m http.server 8000` refused, 8001 worked
         taken = wrong
         wrong = lambda arg: _port_like(arg) or taken(arg)  # noqa: E731
     if rejects_option(error):  # the option was wrong, and its value goes with it
@@ -316,13 +316,6 @@ def _variant_of(package: str, others: set[str], error: str) -> bool:
     from learn_cli.text.failure import categorize
 
     return categorize(error) != "network"
-
-
-def _port_taken(error: str) -> bool:
-    """A server could not listen: its port was the mistake ("Address already in use", EADDRINUSE,
-    docker's "port is already allocated")."""
-    said = (error or "").lower()
-    return "already in use" in said or "eaddrinuse" in said or "already allocated" in said
 
 
 def _port_like(arg: str) -> bool:

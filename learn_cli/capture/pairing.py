@@ -805,7 +805,7 @@ def _parent_looked_at(failed_parts, ok_parts) -> bool:
     the other rules judge it). Any look of a failed chain (`ls A/ && ls A/it_4/`, then `ls`
     of A's parent)."""
     look = ok_parts[0]
-    if any(canonical_program(tokens[0]) not in _FILTERS for tokens in ok_parts[1:]):
+    if any(canonical_program(tokens[0]) not in OUTPUT_SHAPERS for tokens in ok_parts[1:]):
         return False
     for tokens in failed_parts:
         if len(tokens) != len(look) or tokens[0] != look[0] or not is_read_only(" ".join(tokens)):
@@ -817,9 +817,6 @@ def _parent_looked_at(failed_parts, ok_parts) -> bool:
                 return True
     return False
 
-
-# What a look pipes its listing through to find a name in it.
-_FILTERS = frozenset({"grep", "rg", "head", "tail", "sort"})
 
 
 def _ran_without_the_work(parts, failed_parts) -> bool:

@@ -507,7 +507,7 @@ def _normalize_line(line: str) -> str:
     s = res["count"].sub(_masked_count, s)
     if "no matches" in lowered:
         s = res["noglob"].sub(_masked_glob, s)
-    if "already in use" in lowered or "already allocated" in lowered:
+    if says_port_taken(lowered):
         s = res["inuse"].sub(_masked_port, without_listen_host(s))
     s = res["space"].sub(" ", s).strip().lower()
     return s.rstrip(" .:;,")
@@ -541,6 +541,12 @@ def _masked_glob(match: rx.Match[str]) -> str:
 @cache
 def _listen_host_re() -> rx.Pattern[str]:
     return rx.compile(r"(address already in use\s+|bind for\s+)\S*?:(?=\d{2,5}\b)", rx.I)
+
+
+def says_port_taken(lowered: str) -> bool:
+    """Does this error (in lower case) say a server could not listen on its port ("address
+    already in use", node's EADDRINUSE, docker's "port is already allocated")?"""
+    return "already in use" in lowered or "already allocated" in lowered or "eaddrinuse" in lowered
 
 
 def without_listen_host(text: str) -> str:

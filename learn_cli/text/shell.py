@@ -907,12 +907,7 @@ def semicolon_separated(command: str) -> str | None:
     parts = split_segments_ops(command)
     if not any(op == "&&" for _text, op in parts):
         return None
-    out = []
-    for text, op in parts:
-        out.append(text)
-        if op:
-            out.append("; " if op in ("&&", ";") else "\n" if op == "\n" else f" {op} ")
-    return "".join(out).rstrip()
+    return _join([(text, ";" if op == "&&" else op) for text, op in parts], "\n")
 
 
 def semicolons_for_ands(failed: str, fix: str) -> bool:
