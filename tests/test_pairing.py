@@ -179,6 +179,7 @@ RETRIES = [
     ("cd <ROOT> && timeout 30 cargo test", "cargo test 2>&1 | tail -20 && echo OK"),
     # the project's pinned copy of a tool, an installer's other spelling, another search tool
     ("mvn test", "./mvnw test"),
+    ("mvn -pl order-service clean package -DskipTests", "mvn clean compile -pl order-service -am -DskipTests"),
     ("gradle build", "./gradlew build"),
     ("npm ci", "npm install"),
     ("pnpm i", "pnpm install --no-frozen-lockfile"),
@@ -249,6 +250,7 @@ NOT_RETRIES = [
     ("make", "cargo test"),
     ("./build.sh --mode=self-host", "cmake --build build"),  # a script is its own job
     ("mvn test", "./mvnw package"),  # the pinned copy, another job
+    ("mvn -pl order-service clean package", "mvn -pl user-service clean package"),  # another module
     ("npm ci", "npm test"),
     ("rg TODO src", "grep -rn FIXME lib"),  # another search
     ("python3 tools/main.py", "python3 -m app.main"),  # another module of that name
@@ -431,6 +433,8 @@ READ_ONLY = [
     "rg -n TODO src", "head -50 src/x.ts", "du -sh .",
     "pacman -Ss wtype", "pacman -Qi wtype", "yay -Si wtype",  # pacman's queries are its option letters
     "rtk git status", "rtk read src/app.py", "rtk ls src",  # as rtk's hook sends them
+    "docker-compose exec -T app which npm", "docker compose exec web ls /app",  # what runs in the container
+    "kubectl exec -n ns api-0 -- cat /etc/hosts", "docker exec -it -u app db env",
 ]
 MUTATING = [
     "git branch feature", "git branch -d x", "git stash", "git config user.name Bob",
@@ -456,11 +460,14 @@ MUTATING = [
     "mix deps.get", "mix ecto.migrate", "rake assets:precompile",  # a namespaced task
     "sudo pacman -S --noconfirm wtype", "pacman -Syu", "pacman -Ssy x", "pacman -R wtype",
     "rtk git commit -m x", "rtk proxy npm install",
+    "docker exec web npm install", "docker exec c sh -c 'echo x > /f'", "docker exec c cat f > out.txt",
+    "kubectl exec api-0 -- rm -rf /tmp/cache",
 ]
 NEITHER = [
     "pytest", "pytest -v", "python app.py", "npm test", "npm run dev", "make test", "curl http://x",
     "cargo test", "eslint src", "docker compose logs -f && pytest", "cmd > /dev/null 2>&1",
     "python -c \"import sys; sys.stdout.write('x')\"", "node server.js",
+    "docker exec db psql -U app -c 'SELECT 1'",  # what psql does there is not known
 ]
 
 
@@ -760,6 +767,8 @@ def test_the_command_a_container_ran_is_the_job():
     assert is_retry("node scripts/fill.mjs", "docker exec -it -u app web node scripts/fill.mjs")
     assert is_retry("python manage.py migrate", "kubectl exec -it api-0 -- python manage.py migrate")
     assert not is_retry("docker compose exec web node scripts/fill.mjs", "docker compose restart web")
+    # looking in there is looking (round 14: docker-compose not installed, then `which npm` in it)
+    assert not is_retry("docker-compose exec app npm install", "docker-compose exec -T app which npm")
 
 
 def test_listing_programs_are_one_family():

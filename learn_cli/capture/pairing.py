@@ -33,6 +33,7 @@ from learn_cli.text.shell import (
     TRUNCATION,
     canonical_program,
     clean_command,
+    in_container,
     normalize_command,
     program,
     script_name,
@@ -166,8 +167,8 @@ _INTERPRETERS = frozenset({
 _GLOBAL_VALUE_OPTIONS = frozenset({
     "-C", "-c", "--dir", "--prefix", "--filter", "-F", "-w", "--workspace", "--git-dir",
     "--work-tree", "--manifest-path", "--directory", "--project", "-f", "--file", "-H",
-    "--context", "--namespace", "-n", "--profile", "--region", "--cwd", "--token",
-})
+    "--context", "--namespace", "-n", "--profile", "--region", "--cwd", "--token", "-pl", "--projects",
+})  # (`-pl`: maven's modules, `mvn -pl api clean package`)
 # Subcommand spellings that mean the same thing.
 _VERB_ALIASES = {"i": "install", "add": "install", "ci": "install", "rm": "remove", "uninstall": "remove",
                  "un": "remove", "t": "test", "tst": "test", "run-script": "run", "ls": "list",
@@ -550,32 +551,13 @@ def _same_job_in_a_container(failed_parts, ok_parts) -> bool:
     run in the container is the job."""
     for segment in failed_parts:
         for tokens in ok_parts:
-            inner_failed, inner_ok = _in_container(segment), _in_container(tokens)
+            inner_failed, inner_ok = in_container(segment), in_container(tokens)
             if (inner_failed is None) == (inner_ok is None):
                 continue  # neither, or both in a container: the other rules compare them
             inner_failed, inner_ok = inner_failed or segment, inner_ok or tokens
             if _same_program(inner_failed, inner_ok) and _substantive([inner_failed]) & _substantive([inner_ok]):
                 return True
     return False
-
-
-# Options of `docker exec` / `docker compose exec|run` that take a value.
-_EXEC_VALUE_OPTIONS = frozenset({"-u", "--user", "-w", "--workdir", "-e", "--env", "--env-file", "--index",
-                                 "--name", "--entrypoint", "-p", "--publish", "-v", "--volume"})
-
-
-def _in_container(tokens: Sequence[str]) -> list[str] | None:
-    """The command a `docker exec`, `docker compose exec|run` or `kubectl exec … --` line runs."""
-    name, verb = canonical_program(tokens[0]), tuple(tokens[1:2])
-    if name == "kubectl" and verb == ("exec",) and "--" in tokens:
-        return list(tokens[tokens.index("--") + 1:]) or None
-    docker_exec = name in ("docker", "podman") and verb == ("exec",)
-    if not (docker_exec or name == "docker-compose" and verb in (("exec",), ("run",))):
-        return None
-    i = 2
-    while i < len(tokens) and tokens[i].startswith("-"):
-        i += 2 if tokens[i] in _EXEC_VALUE_OPTIONS else 1
-    return list(tokens[i + 1:]) or None  # past the container (or service)
 
 
 def _shares_a_cut_word(failed: str, ok: str, failed_parts, ok_parts) -> bool:

@@ -78,7 +78,7 @@ _GENERIC_BUILDERS = frozenset({"make", "gmake", "cmake", "ninja", "bazel", "scon
 # Options whose value names the project or package a job is about.
 _PROJECT_OPTIONS = frozenset({"-p", "--project", "--dir", "-C", "--directory", "--cwd", "--prefix",
                               "--manifest-path", "--filter", "-F", "-w", "--workspace", "--package",
-                              "--match-path", "--match-contract", "--match-test", "-k"})
+                              "--match-path", "--match-contract", "--match-test", "-k", "-pl", "--projects"})
 # Options that take a value that is not a target (`-o out`, `-j 4`, `--build build`).
 _VALUE_OPTIONS = frozenset({"--features", "--profile", "--target", "-o", "-j", "--jobs", "-B", "-S", "--build",
                             "--target-dir", "--config", "-c", "--out-dir", "--outDir", "-D", "-G", "-l", "-r",

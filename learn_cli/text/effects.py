@@ -15,6 +15,7 @@ from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     canonical_program,
     clean_command,
+    in_container,
     split_segments_ops,
     tokenize,
     unwrap_tokens,
@@ -274,6 +275,10 @@ def _segment_verdict(tokens: Sequence[str], segment: str) -> bool | None:
     """True mutating, False read-only, None neither (tests, scripts, servers, network)."""
     if _writes_to_file(segment):
         return True
+    inner = in_container(tokens) if tokens[1:2] == ["exec"] else None  # (`compose run` starts one)
+    if inner:  # `docker exec app ls /srv`, `kubectl exec pod -- cat f`: what it runs in there
+        inner = unwrap_tokens(inner)
+        return _segment_verdict(_verdict_form(inner), " ".join(inner)) if inner else None
     name = canonical_program(tokens[0])
     args = _first_args(tokens)
     if name in ("sed", "gsed", "perl", "ruby") and any(

@@ -27,6 +27,7 @@ __all__ = [
     "JS_PACKAGE_MANAGERS",
     "RUN_SCRIPT",
     "script_name",
+    "in_container",
     "OUTPUT_SHAPERS",
     "TRUNCATION",
     "command_programs",
@@ -582,6 +583,25 @@ def unwrap_tokens(tokens: list[str]) -> list[str]:
     if tokens:
         tokens = [_basename(tokens[0]) or tokens[0], *tokens[1:]]
     return tokens
+
+
+# Options of `docker exec` / `docker compose exec|run` that take a value.
+_EXEC_VALUE_OPTIONS = frozenset({"-u", "--user", "-w", "--workdir", "-e", "--env", "--env-file", "--index",
+                                 "--name", "--entrypoint", "-p", "--publish", "-v", "--volume"})
+
+
+def in_container(tokens: list[str] | tuple[str, ...]) -> list[str] | None:
+    """The command a `docker exec`, `docker compose exec|run` or `kubectl exec … --` line runs."""
+    name, verb = canonical_program(tokens[0]), tuple(tokens[1:2])
+    if name == "kubectl" and verb == ("exec",) and "--" in tokens:
+        return list(tokens[tokens.index("--") + 1:]) or None
+    docker_exec = name in ("docker", "podman") and verb == ("exec",)
+    if not (docker_exec or name == "docker-compose" and verb in (("exec",), ("run",))):
+        return None
+    i = 2
+    while i < len(tokens) and tokens[i].startswith("-"):
+        i += 2 if tokens[i] in _EXEC_VALUE_OPTIONS else 1
+    return list(tokens[i + 1:]) or None  # past the container (or service)
 
 
 @lite.lru_cache(maxsize=1024)
