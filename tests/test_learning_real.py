@@ -236,6 +236,25 @@ def _answer_in_a_third(home, proj, failed: str, fix: str, error: str) -> str:
     return context_of(Agent(home, proj("web")).fail(failed, error, 1))
 
 
+def test_a_file_read_at_another_path_is_the_lesson_whatever_lines_each_read_showed(home, proj):
+    """Codex reads files with `sed -n '1,240p' AGENTS.md`: "can't read AGENTS.md", then `sed
+    -n '1,220p' ralph/AGENTS.md` (round 14). The lines shown are no target: the file's path is
+    the lesson, and the next read gets it with its own window."""
+    a = proj("app")
+    (a / "ralph").mkdir()
+    error = "sed: can't read AGENTS.md: No such file or directory"
+    s = Agent(home, a)
+    s.fail("sed -n '1,240p' AGENTS.md", error, 2)
+    s.ok("sed -n '1,220p' ralph/AGENTS.md", "# Agents")
+    text = context_of(Agent(home, a).fail("sed -n '1,80p' AGENTS.md", error, 2))
+    assert "`sed -n '1,80p' ralph/AGENTS.md` instead of" in text, text
+    b = proj("other")  # another file is still another target
+    s = Agent(home, b)
+    s.fail("sed -n '1,40p' notes.md", "sed: can't read notes.md: No such file or directory", 2)
+    s.ok("sed -n '1,40p' README.md", "# Readme")
+    assert learnings(home, b) == []
+
+
 def test_a_looking_aid_the_program_refused_dropped_is_the_fix(home, proj):
     """round 13: `mix test t.exs:462 -v` failed: "-v : Unknown option" (mix test has no `-v`);
     `mix test t.exs:462` worked. Dropping a looking aid is otherwise no lesson (the run it
@@ -1274,6 +1293,23 @@ def test_a_rewrite_keeps_the_rest_of_the_line_as_the_shell_reads_it():
     assert apply_option_change("git stash && git pull origin dev 2>/dev/null", ["--rebase"], [], "pull",
                                ("git", "pull")) == "git stash && git pull --rebase origin dev 2>/dev/null"
     assert apply_option_change("grep '>' notes.md", ["-n"], [], "grep", ("grep",)) == "grep -n '>' notes.md"
+
+
+def test_an_option_given_another_value_keeps_its_place_and_spelling(home, proj):
+    """`--command='… FROM services;'` failed ("no such table"), `--command='… FROM tasks;'`
+    worked (round 14): the answer is the command as the agent writes it, the option where it
+    stood and its value quoted alone, not `--quiet '--command=…'`."""
+    from learn_cli.capture.lesson import apply_option_change
+    from learn_cli.text.shell import shell_word
+
+    assert shell_word("--command=ls -la") == "--command='ls -la'"
+    assert shell_word("-o=a b") == "-o='a b'" and shell_word("a=b c") == "'a=b c'"
+    assert apply_option_change("gcloud compute ssh vm --zone=a --quiet", ["--zone=b"], ["--zone=a"], "",
+                               ("gcloud", "compute")) == "gcloud compute ssh vm --zone=b --quiet"
+    failed = "gcloud compute ssh vm --zone=us-east1-b --command='sqlite3 /srv/r.db \"SELECT 1 FROM services;\"' --quiet"
+    fix = failed.replace("services;", "tasks;")
+    text = _answer_in_a_third(home, proj, failed, fix, "Error: in prepare, no such table: services (1)")
+    assert f"`{fix}` instead of" in text, text
 
 
 def test_a_rewrite_keeps_each_word_as_the_agent_spelled_it(home, proj):

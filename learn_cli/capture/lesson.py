@@ -444,6 +444,12 @@ def _same_targets(failed: Sequence[str], ok: Sequence[str], wrong=lambda arg: Fa
     return True
 
 
+def print_window(word: str) -> bool:
+    """A sed address that prints lines (`1,240p`, `40p`, `100,$p`): how much of a file to show,
+    the way Codex reads files."""
+    return len(word) > 1 and word.endswith("p") and word[:-1].replace(",", "", 1).replace("$", "").isdigit()
+
+
 def _another_spelling(arg: str, kept: Sequence[str]) -> bool:
     """`origin/feat/x` beside `feat/x`: the same branch or file by a longer name (`git checkout
     -b feat/x origin/feat/x` refused, the branch exists, then `git checkout feat/x`)."""
@@ -456,8 +462,8 @@ def _arguments(tokens: Sequence[str]) -> list[str]:
 
 
 def _same_target(a: str, b: str, typos: bool = True) -> bool:
-    if a == b:
-        return True
+    if a == b or print_window(a) and print_window(b):
+        return True  # (`sed -n '1,240p' f` then `sed -n '1,220p' d/f`: the lines shown are no target)
     if _cut_from(a, b) or _cut_from(b, a):
         return True  # an export cut one of them (`"import numpy…`): what is left is the same
     a_base, b_base = _unversioned(a), _unversioned(b)
@@ -784,7 +790,7 @@ def apply_option_change(command: str, added: list[str], dropped: list[str], afte
     if len(segments) != 1 or not fits(segments[0]):
         return None
     return _rewritten(command, lambda words: alone or _runs(unwrap_tokens(words), head) or _runs(words, head),
-                      lambda words: _inserted(_without(words, dropped), added, after))
+                      lambda words: _changed(words, added, dropped, after))
 
 
 def _rewritten(command: str, pick, rewrite, setup: bool = False, every: bool = False) -> str | None:
@@ -818,6 +824,21 @@ def _inserted(words: list[str], added: list[str], after: str) -> list[str]:
     return words[:at] + added + words[at:]
 
 
+def _changed(words: list[str], added: list[str], dropped: list[str], after: str) -> list[str]:
+    """`words` with `dropped` taken out and `added` put in (_inserted). An option given another
+    value (`--zone=a` dropped, `--zone=b` added) takes the old one's place: the command stays
+    as the agent wrote it, but for the value."""
+    words, rest = list(words), []
+    for option in added:
+        name = option.split("=", 1)[0] + "=" if option.startswith("-") and "=" in option else ""
+        at = next((i for i, word in enumerate(words) if name and word.startswith(name) and word in dropped), -1)
+        if at >= 0:
+            words[at] = option
+        else:
+            rest.append(option)
+    return _inserted(_without(words, dropped), rest, after)
+
+
 def _without(words: list[str], dropped: list[str]) -> list[str]:
     """`words` without the dropped ones; an option followed by ANY_VALUE loses its value too."""
     with_value = {option for option, value in zip(dropped, dropped[1:], strict=False) if value == ANY_VALUE}
@@ -845,7 +866,8 @@ def replaced_target(failed: str, fix: str, error: str) -> tuple[str, str, str, s
     pair = changed_segment(failed, fix, setup=True)
     if pair is None or len(pair[0]) != len(pair[1]):
         return None
-    changed = [at for at, (a, b) in enumerate(zip(pair[0], pair[1], strict=True)) if at and a != b]
+    changed = [at for at, (a, b) in enumerate(zip(pair[0], pair[1], strict=True))
+               if at and a != b and not (print_window(a) and print_window(b))]  # (how much is shown)
     if len(changed) != 1 or pair[0][changed[0]].startswith("-"):
         return None
     at = changed[0]

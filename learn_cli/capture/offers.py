@@ -436,11 +436,13 @@ def _gives_back(change: tuple, failed: str, fix: str) -> bool:
     rewritten `git checkout -b origin/x x`, a branch of another name, the next time the same
     checkout failed; `cd test && ./run.sh` (no folder `test`), then `./test/run.sh`, read as
     the script's path changed, kept the `cd` that failed."""
-    from learn_cli.capture.lesson import working_steps
+    from learn_cli.capture.lesson import print_window, working_steps
 
     def words(command: str) -> list[str]:  # its steps' words, without plumbing and looks at
-        # the output (`| tr -d '\n'`); `./x.sh` and `x.sh` are one path
-        return [word.removeprefix("./") for step in working_steps(command) for word in (*step, "&&")]
+        # the output (`| tr -d '\n'`); `./x.sh` and `x.sh` are one path; the lines a look
+        # shows are not what it looks at (`sed -n '1,240p' f`, then `… '1,220p' d/f`)
+        return ["p" if print_window(word) else word.removeprefix("./")
+                for step in working_steps(command) for word in (*step, "&&")]
 
     made = apply_change(change, failed)
     if made is None:

@@ -912,11 +912,14 @@ def words_to_quote(command: str) -> list[str]:
 
 def shell_word(word: str) -> str:
     """`word` as the shell reads it back: single-quoted when it holds a space or a character
-    the shell treats specially (a folder `/Users/me/My Project`)."""
+    the shell treats specially (a folder `/Users/me/My Project`); an option's value alone."""
     if word and all(c.isalnum() or c in "-_./=:@+,%" for c in word):
         return word
     import shlex
 
+    name, equals, value = word.partition("=")
+    if word.startswith("-") and equals and shell_word(name) == name:
+        return f"{name}={shlex.quote(value)}"  # `--command='ls -la'`, as it is written
     return shlex.quote(word)
 
 
