@@ -159,6 +159,9 @@ def test_signature_is_lower_case_collapsed_and_ansi_free():
     ("text", "expected"),
     [
         ("cat: README.mdx: No such file or directory", "no such file or directory: readme.mdx"),
+        ("sed: can't read AGENTS.md: No such file or directory", "no such file or directory: agents.md"),
+        ("tail: cannot open 'logs/app.log' for reading: No such file or directory",
+         "no such file or directory: app.log"),
         ("/bin/bash: line 1: cd: build: No such file or directory", "cd: no such file or directory: build"),
         ("(eval):cd:1: no such file or directory: circuits/private_vote",
          "cd: no such file or directory: private_vote"),
@@ -336,6 +339,21 @@ def test_a_chain_is_keyed_by_the_step_its_error_names():
     chain = error_key(pathspec, "git add docs/a.md && git commit -m x", "Bash")
     assert chain == error_key(pathspec, "git add b.md", "Bash")
     assert chain != error_key(pathspec, "git commit", "Bash")
+
+
+def test_a_file_a_look_could_not_find_is_one_failure_whichever_look():
+    """Codex reads with `sed -n '1,240p' f`, `nl -ba f`, `cat f`: each finding AGENTS.md missing
+    is one failure, whose lesson (where the file is) serves every look. Writing it is not
+    looking (`sed -i`, `rm`)."""
+    def key(program_said: str, command: str) -> str:
+        return error_key(f"{program_said}: No such file or directory", command, "Bash")
+
+    look = key("sed: can't read AGENTS.md", "sed -n '1,240p' AGENTS.md")
+    assert look == key("cat: AGENTS.md", "cat AGENTS.md") == key("cat: AGENTS.md", "cd api && cat AGENTS.md")
+    assert look == key("head: cannot open 'AGENTS.md' for reading", "head -40 AGENTS.md")
+    assert look == key("nl: AGENTS.md", "nl -ba AGENTS.md | sed -n '1,50p'")
+    assert look != key("sed: can't read AGENTS.md", "sed -i 's/a/b/' AGENTS.md")
+    assert look != key("rm: AGENTS.md", "rm AGENTS.md")
 
 
 def test_a_rejected_push_is_keyed_by_why():

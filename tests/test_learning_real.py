@@ -239,7 +239,7 @@ def _answer_in_a_third(home, proj, failed: str, fix: str, error: str) -> str:
 def test_a_file_read_at_another_path_is_the_lesson_whatever_lines_each_read_showed(home, proj):
     """Codex reads files with `sed -n '1,240p' AGENTS.md`: "can't read AGENTS.md", then `sed
     -n '1,220p' ralph/AGENTS.md` (round 14). The lines shown are no target: the file's path is
-    the lesson, and the next read gets it with its own window."""
+    the lesson, and the next read gets it with its own window, whichever program reads."""
     a = proj("app")
     (a / "ralph").mkdir()
     error = "sed: can't read AGENTS.md: No such file or directory"
@@ -248,6 +248,11 @@ def test_a_file_read_at_another_path_is_the_lesson_whatever_lines_each_read_show
     s.ok("sed -n '1,220p' ralph/AGENTS.md", "# Agents")
     text = context_of(Agent(home, a).fail("sed -n '1,80p' AGENTS.md", error, 2))
     assert "`sed -n '1,80p' ralph/AGENTS.md` instead of" in text, text
+    text = context_of(Agent(home, a).fail("sed -n '1,240p' AGENTS.md", error, 2))
+    assert "`sed -n '1,220p' ralph/AGENTS.md` instead of" in text, text  # the same read: what worked
+    text = context_of(Agent(home, a).fail("cat AGENTS.md", "cat: AGENTS.md: No such file or directory", 1))
+    assert "`cat ralph/AGENTS.md` instead of" in text, text  # any look finds it there
+    assert Agent(home, a).fail("rm AGENTS.md", "rm: AGENTS.md: No such file or directory", 1) is None
     b = proj("other")  # another file is still another target
     s = Agent(home, b)
     s.fail("sed -n '1,40p' notes.md", "sed: can't read notes.md: No such file or directory", 2)
@@ -470,8 +475,11 @@ def test_keys_follow_the_errors_shape_not_its_path():
     missing = "grep: {}: No such file or directory"
     assert error_key(missing.format("src/a.ts"), "grep -c TODO src/a.ts", "Bash") == \
         error_key(missing.format("lib/b.ts"), "grep -c TODO lib/b.ts", "Bash")
-    # … but the program that met it still counts, and a module's name is the lesson
+    # … but the program that met it still counts (any look is one: session 44), and a module's
+    # name is the lesson
     assert error_key(missing.format("src/a.ts"), "grep x src/a.ts", "Bash") != \
+        error_key("cp: src/a.ts: No such file or directory", "cp src/a.ts b/", "Bash")
+    assert error_key(missing.format("src/a.ts"), "grep x src/a.ts", "Bash") == \
         error_key("cat: src/a.ts: No such file or directory", "cat src/a.ts", "Bash")
     assert error_key("No module named 'jose'", "python app.py", "Bash") != \
         error_key("No module named 'yaml'", "python app.py", "Bash")
@@ -2449,3 +2457,31 @@ def test_session_43s_readers_never_raise(failed, then, text):
     for pair in ((failed, then), ("ssh h " + failed, "ssh h " + then), ("pnpm --dir x " + failed, then)):
         step = retried_step(*pair, text)
         assert step is None or isinstance(step, str)
+
+
+_S44_WORDS = st.lists(st.sampled_from([
+    "docker", "docker-compose", "compose", "exec", "-T", "-it", "-u", "app", "kubectl", "--", "which", "npm", "install",
+    "mvn", "-pl", "svc", "clean", "package", "sed", "-n", "'1,240p'", "1,$p", "p", "-i", "cat", "nl", "-ba", "rm",
+    "AGENTS.md", "d/AGENTS.md", "--zone=a", "--zone=b c", "--command='ls -la'", "-o=", "=", "|", "&&", ";", "cd",
+    "'", '"', "\n", "can't read", "cannot open", "for reading", ": No such file or directory",
+]), max_size=12).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_S44_WORDS, _S44_WORDS, _S44_WORDS)
+def test_session_44s_readers_never_raise(failed, then, text):
+    """A command run in a container, a module list, an option given another value, a print
+    window, a file a look could not find: whatever the text, an answer."""
+    from learn_cli.capture.lesson import _changed, apply_replaced_target, print_window
+    from learn_cli.text.effects import is_read_only
+    from learn_cli.text.keys import error_key
+    from learn_cli.text.shell import in_container, shell_word, tokenize
+
+    words = tokenize(failed) or ["x"]
+    assert in_container(words) is None or isinstance(in_container(words), list)
+    assert isinstance(is_read_only(failed), bool) and isinstance(print_window(then), bool)
+    assert isinstance(shell_word(then), str)
+    assert isinstance(_changed(words, tokenize(then), words[:1], ""), list)
+    replaced = apply_replaced_target(failed, words[0], words[-1], "d/" + words[-1])
+    assert replaced is None or isinstance(replaced, str)
+    assert error_key(text, failed, "Bash").startswith("err:")

@@ -24,7 +24,7 @@ script), which is the ordinary work loop. Stdlib only (hook path).
 
 from __future__ import annotations
 
-from learn_cli.text.effects import is_read_only
+from learn_cli.text.effects import is_read_only, only_reads
 from learn_cli.text.keys import missing_program, rejects_option, says_port_taken
 from learn_cli.text.shell import (
     JS_PACKAGE_MANAGERS,
@@ -878,8 +878,15 @@ def replaced_target(failed: str, fix: str, error: str) -> tuple[str, str, str, s
 def apply_replaced_target(command: str, program: str, old: str, new: str, before: str = "") -> str | None:
     """`command` with the argument `old` replaced by `new` in the step running `program` with it;
     where it is named more than once (`psql -U app -d app` after `role "app" does not exist`),
-    only where it follows `before`, as in the lesson (the database keeps its name)."""
-    if not any(words[0] == program and old in words[1:] for words in _working(command, setup=True)):
+    only where it follows `before`, as in the lesson (the database keeps its name). A file that
+    a look could not find, found elsewhere, is where any look finds it: `sed -n '1,240p'
+    AGENTS.md` then `sed … ralph/AGENTS.md` answers `cat AGENTS.md` too."""
+    looked_for = _a_file(old) and only_reads(f"{program} {old}")
+
+    def runs_it(words: Sequence[str]) -> bool:
+        return words[0] == program or looked_for and only_reads(" ".join(words))
+
+    if not any(runs_it(words) and old in words[1:] for words in _working(command, setup=True)):
         return None
 
     def replaced(words: list[str]) -> list[str]:
@@ -888,7 +895,15 @@ def apply_replaced_target(command: str, program: str, old: str, new: str, before
             places = [at for at in places if words[at - 1] == before]
         return [new if at in places else word for at, word in enumerate(words)]
 
-    return _rewritten(command, lambda words: old in words[1:], replaced, setup=program in SETUP_PROGRAMS)
+    return _rewritten(command, lambda words: old in words[1:] and runs_it(unwrap_tokens(words)), replaced,
+                      setup=program in SETUP_PROGRAMS)
+
+
+def _a_file(word: str) -> bool:
+    """A file's name or path (`AGENTS.md`, `docs/a.txt`), not a module (`main:app`) or a word."""
+    name = word.rstrip("/").rsplit("/", 1)[-1]
+    stem, dot, suffix = name.rpartition(".")
+    return bool(stem and dot and suffix.isalnum() and len(suffix) <= 5) and ":" not in word
 
 
 def program_change(failed: str, fix: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:

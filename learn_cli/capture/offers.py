@@ -239,6 +239,8 @@ class Fix:
             changed = raw if self.change and self.change[0] in _AS_RUN else command
             self.rewrite = (apply_change(self.change, changed) or "") if kind == "retry" and self.change and \
                 self.change[0] != "suggested" else ""
+            if self.rewrite and self._failed_as(command) and _other_window(self.rewrite, _fix_of_record(rec)):
+                self.rewrite = ""  # the very command again: what worked, as it worked (its own window)
             if any(same_work(failed, command) for failed in {r.get("command") or "" for r in self.shapes}):
                 self.same_work = True
                 if self.rewrite and any(_same_chain(r.get("command") or "", command) for r in self.shapes):
@@ -436,19 +438,31 @@ def _gives_back(change: tuple, failed: str, fix: str) -> bool:
     rewritten `git checkout -b origin/x x`, a branch of another name, the next time the same
     checkout failed; `cd test && ./run.sh` (no folder `test`), then `./test/run.sh`, read as
     the script's path changed, kept the `cd` that failed."""
-    from learn_cli.capture.lesson import print_window, working_steps
-
-    def words(command: str) -> list[str]:  # its steps' words, without plumbing and looks at
-        # the output (`| tr -d '\n'`); `./x.sh` and `x.sh` are one path; the lines a look
-        # shows are not what it looks at (`sed -n '1,240p' f`, then `… '1,220p' d/f`)
-        return ["p" if print_window(word) else word.removeprefix("./")
-                for step in working_steps(command) for word in (*step, "&&")]
-
     made = apply_change(change, failed)
     if made is None:
         return False
-    got, wanted = words(made), words(fix)
+    got, wanted = _step_words(made), _step_words(fix)
     return sorted(got) == sorted(wanted) and [w for w in got if w[:1] != "-"] == [w for w in wanted if w[:1] != "-"]
+
+
+def _other_window(command: str, fix: str) -> bool:
+    """Is `command` the fix but for the lines a look shows (`sed -n '1,240p' d/f`, `… '1,220p' d/f`)?"""
+    from learn_cli.capture.lesson import print_window
+    from learn_cli.text.shell import tokenize
+
+    ours, theirs = tokenize(command), tokenize(fix)
+    differ = [(a, b) for a, b in zip(ours, theirs, strict=False) if a != b]
+    return len(ours) == len(theirs) and bool(differ) and all(print_window(a) and print_window(b) for a, b in differ)
+
+
+def _step_words(command: str) -> list[str]:
+    """A command's steps' words, without plumbing and looks at the output (`| tr -d '\n'`);
+    `./x.sh` and `x.sh` are one path; the lines a look shows are not what it looks at (`sed -n
+    '1,240p' f`, then `… '1,220p' d/f`)."""
+    from learn_cli.capture.lesson import print_window, working_steps
+
+    return ["p" if print_window(word) else word.removeprefix("./")
+            for step in working_steps(command) for word in (*step, "&&")]
 
 
 @lite.lru_cache(maxsize=256)

@@ -186,6 +186,9 @@ def _missing_file_res() -> tuple[rx.Pattern[str], ...]:
         rx.compile(r"no such file or directory,\s*\w+\s+['\"](?P<name>[^'\"]+)['\"]", flags),
         # zsh: (eval):cd:1: no such file or directory: build
         rx.compile(r"no such file or directory:\s*(?P<name>[^\s'\"]+)\s*$", flags),
+        # GNU sed's "can't read X: …", head's and tail's "cannot open 'X' for reading: …"
+        rx.compile(r"(?:can't read|cannot open)\s+['\"]?(?P<name>[^\s'\":]+)['\"]?(?:\s+for reading)?:\s+"
+                   r"no such file or directory", flags),
         # cat: x: No such file…, /bin/bash: line 1: cd: build: No such file…, ls: cannot access 'x': …
         rx.compile(
             r"(?:^|[:\s'\"])(?P<name>[^:'\"\s][^:'\"\n]*?)['\"]?:\s+(?:open:\s+)?no such file or directory", flags
@@ -703,9 +706,27 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
     elif (specific and shape == signature) or not command:
         material = shape
     else:
-        scope = _command_scope(_failing_step(command, signature))
+        step = _failing_step(command, signature)
+        scope = "read" if shape == _MISSING_FILE and _only_shows(step) else _command_scope(step)
         material = f"{shape}\x1f{_targets_masked(scope, command) if masked else scope}"
     return "err:" + _sha16(material)
+
+
+_MISSING_FILE = "no such file or directory: <path>"
+
+
+def _only_shows(step: str) -> bool:
+    """Does this step only look (`cat f`, `nl -ba f | sed -n 1,50p`, `cd api && head f`; not
+    `sed -i`, `rm`)? Whichever look finds a file missing, where it is is the lesson: Codex reads
+    with `sed -n '1,240p' f`, then `cat f`."""
+    from learn_cli.text.effects import only_reads
+    from learn_cli.text.shell import SETUP_PROGRAMS, split_segments, tokenize
+
+    for segment in split_segments(step):
+        words = tokenize(segment)
+        if words and words[0] not in SETUP_PROGRAMS:
+            return only_reads(segment)
+    return False
 
 
 def _targets_masked(signature: str, command: str) -> str:
