@@ -21,6 +21,8 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "ag
         ("cmake -S . -B build -q 2>&1 && cmake --build build 2>&1 | tail -5",
          "cmake -S . -B build 2>&1 | tail -3 && cmake --build build 2>&1 | tail -5", "retry", "drop `-q`"),  # 090
         ("cargo build", "cargo build --release", "retry", "add `--release`"),
+        # the lines a look shows are not what changed (Codex's reads, round 14)
+        ("sed -n '1,240p' AGENTS.md", "sed -n '1,220p' ralph/AGENTS.md", "retry", "`AGENTS.md` → `ralph/AGENTS.md`"),
         ("make 2>&1", "cmake --build build 2>&1", "retry", "`make` → `cmake --build build`"),  # 134
         ("pytest tests", "python -m pytest tests", "retry", "`pytest` → `python -m pytest`"),
         ("uv run pytest -q", "pytest -q", "retry", "`uv run pytest` → `pytest`"),

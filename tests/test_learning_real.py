@@ -2472,10 +2472,10 @@ _S44_WORDS = st.lists(st.sampled_from([
 def test_session_44s_readers_never_raise(failed, then, text):
     """A command run in a container, a module list, an option given another value, a print
     window, a file a look could not find: whatever the text, an answer."""
-    from learn_cli.capture.lesson import _changed, apply_replaced_target, print_window
+    from learn_cli.capture.lesson import _changed, apply_replaced_target
     from learn_cli.text.effects import is_read_only
     from learn_cli.text.keys import error_key
-    from learn_cli.text.shell import in_container, shell_word, tokenize
+    from learn_cli.text.shell import in_container, print_window, shell_word, tokenize
 
     words = tokenize(failed) or ["x"]
     assert in_container(words) is None or isinstance(in_container(words), list)

@@ -32,6 +32,7 @@ from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
+    print_window,
     script_name,
     split_segments_ops,
     strip_plumbing,
@@ -442,12 +443,6 @@ def _same_targets(failed: Sequence[str], ok: Sequence[str], wrong=lambda arg: Fa
             return False
         unmatched.remove(match)
     return True
-
-
-def print_window(word: str) -> bool:
-    """A sed address that prints lines (`1,240p`, `40p`, `100,$p`): how much of a file to show,
-    the way Codex reads files."""
-    return len(word) > 1 and word.endswith("p") and word[:-1].replace(",", "", 1).replace("$", "").isdigit()
 
 
 def _another_spelling(arg: str, kept: Sequence[str]) -> bool:

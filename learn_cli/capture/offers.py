@@ -447,8 +447,7 @@ def _gives_back(change: tuple, failed: str, fix: str) -> bool:
 
 def _other_window(command: str, fix: str) -> bool:
     """Is `command` the fix but for the lines a look shows (`sed -n '1,240p' d/f`, `… '1,220p' d/f`)?"""
-    from learn_cli.capture.lesson import print_window
-    from learn_cli.text.shell import tokenize
+    from learn_cli.text.shell import print_window, tokenize
 
     ours, theirs = tokenize(command), tokenize(fix)
     differ = [(a, b) for a, b in zip(ours, theirs, strict=False) if a != b]
@@ -459,7 +458,8 @@ def _step_words(command: str) -> list[str]:
     """A command's steps' words, without plumbing and looks at the output (`| tr -d '\n'`);
     `./x.sh` and `x.sh` are one path; the lines a look shows are not what it looks at (`sed -n
     '1,240p' f`, then `… '1,220p' d/f`)."""
-    from learn_cli.capture.lesson import print_window, working_steps
+    from learn_cli.capture.lesson import working_steps
+    from learn_cli.text.shell import print_window
 
     return ["p" if print_window(word) else word.removeprefix("./")
             for step in working_steps(command) for word in (*step, "&&")]

@@ -28,6 +28,7 @@ __all__ = [
     "RUN_SCRIPT",
     "script_name",
     "in_container",
+    "print_window",
     "OUTPUT_SHAPERS",
     "TRUNCATION",
     "command_programs",
@@ -908,6 +909,12 @@ def _bare_spans(command: str) -> list[tuple[int, int]]:
 def words_to_quote(command: str) -> list[str]:
     """The unquoted words of a command that the shell would take apart (_bare_spans)."""
     return [command[a:b] for a, b in _bare_spans(command)]
+
+
+def print_window(word: str) -> bool:
+    """A sed address that prints lines (`1,240p`, `40p`, `100,$p`): how much of a file to show,
+    the way Codex reads files."""
+    return len(word) > 1 and word.endswith("p") and word[:-1].replace(",", "", 1).replace("$", "").isdigit()
 
 
 def shell_word(word: str) -> str:
