@@ -143,3 +143,19 @@ def test_piped_read_commands_import_no_heavy_module(learn):
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr.splitlines()[-1] == "loaded:", (argv, proc.stderr)
         assert shown in proc.stdout, (argv, proc.stdout)
+
+
+def test_the_box_wraps_a_learnings_line_rather_than_cut_its_fix():
+    """A rule ends with its fix: the box's rows (47 wide) used to cut it at the edge, leaving
+    "`npm instal…` fails: use `npm install…` instead." (issue 10, cause 6). Now its line wraps
+    over up to four rows, each within the box; piped, it is one line."""
+    from learn_cli.render.stats import WIDTH, _rows
+
+    text = "`npm install firecrawl-api` fails (dependency): use `npm install @mendable/firecrawl-js` instead."
+    rows = _rows(text, " 1. ", " (score 0.67)", box=True)
+    assert 2 <= len(rows) <= 4 and all(len(row) <= WIDTH for row in rows)
+    assert "@mendable/firecrawl-js" in " ".join(rows) and rows[-1].endswith("(score 0.67)")
+    assert rows[1].startswith("    ")  # under the first row's text
+    assert _rows(text, "  1. ", " (score 0.67)", box=False) == [f"  1. {text} (score 0.67)"]
+    long = _rows("x " * 200, " 1. ", " (score 0.67)", box=True)
+    assert len(long) == 4 and long[-1].endswith("…")

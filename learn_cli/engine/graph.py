@@ -154,7 +154,7 @@ def _hubs(index, projects_of: dict, limit: int, loads: Callable) -> list:
         if row is None:
             continue
         rec = loads(row[1])
-        hubs.append({"key": key, "id": row[0], "text": title(rec, 60), "projects": len(projects_of[key]),
+        hubs.append({"key": key, "id": row[0], "text": title(rec), "projects": len(projects_of[key]),
                      "uses": uses.get(key, 1), "project_ids": sorted(projects_of[key])})
     return hubs
 

@@ -24,6 +24,8 @@ HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_
                    "deferred", "replayed", "dropped")
 WINDOW_DAYS = 7
 TOP = 3
+
+
 def gather(store, project=None, now=None, loads: Callable = jsonlite.loads) -> dict:
     """The stats document (the `--json` output, documented in docs/cmd-stats.md)."""
     from learn_cli.store import analytics
@@ -113,7 +115,7 @@ def _scores_and_helped(index, now, loads: Callable) -> tuple[list, dict]:
     for value, rowid, _key in leaders:
         scope, data = index.row(rowid)
         rec = loads(data)
-        top.append({"id": rec["id"], "text": title(rec, 60), "score": round(value, 2), "scope": scope,
+        top.append({"id": rec["id"], "text": title(rec), "score": round(value, 2), "scope": scope,
                     "frequency": scoring.frequency_of(rec), "projects": scoring.project_count(rec)})
     helped_rows = []
     helped = not_helped = 0
@@ -125,7 +127,7 @@ def _scores_and_helped(index, now, loads: Callable) -> tuple[list, dict]:
     items = []
     for minus_h, nh, rowid in sorted(helped_rows)[:TOP]:
         rec = loads(index.row(rowid)[1])
-        items.append({"id": rec["id"], "text": title(rec, 60), "helped": -minus_h, "not_helped": nh})
+        items.append({"id": rec["id"], "text": title(rec), "helped": -minus_h, "not_helped": nh})
     return top, {"learnings": len(helped_rows), "helped": helped, "not_helped": not_helped, "top": items}
 
 

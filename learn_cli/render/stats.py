@@ -67,8 +67,7 @@ def _lines(doc: dict, box: bool) -> list:
     for i, item in enumerate(doc["top"], 1):
         tail = f" (score {item['score']:.2f})"
         lead = f"{pad}{i}. " if box else f"  {i}. "
-        text = _cut(safe(item["text"], one_line=True), lead, tail) if box else safe(item["text"], one_line=True)
-        out.append(f"{lead}{text}{tail}")
+        out.extend(_rows(safe(item["text"], one_line=True), lead, tail, box))
     if box:
         out.append("")
     out.append(f"{pad}{'Cross-Project Promotions:' if box else 'Cross-project promotions:'} {n(doc['promoted'])}")
@@ -111,18 +110,31 @@ def _lines(doc: dict, box: bool) -> list:
                 else f" (helped {item['helped']}, did not help {item['not_helped']})"
             )
             lead = f"{pad}{i}. " if box else f"  {i}. "
-            text = _cut(safe(item["text"], one_line=True), lead, tail) if box else safe(item["text"], one_line=True)
-            out.append(f"{lead}{text}{tail}")
+            out.extend(_rows(safe(item["text"], one_line=True), lead, tail, box))
     return out
 
 
-def _cut(text: str, lead: str, tail: str) -> str:
-    """Fit text into the box's row between `lead` and `tail`, with one ellipsis (summaries may
-    already end with one)."""
+ROWS = 4  # a learning's line wraps over at most this many rows of the box
+
+
+def _rows(text: str, lead: str, tail: str, box: bool) -> list[str]:
+    """One learning's line: whole when piped; in the box, wrapped after `lead` (the rows after
+    the first indented as far) over at most ROWS rows, `tail` at its end, the last row cut with
+    an ellipsis past them. A rule ends with its fix ("… fails: use `Y` instead."): a single
+    row cut at the box's edge showed the problem and lost the fix (issue 10, cause 6)."""
+    if not box:
+        return [f"{lead}{text}{tail}"]
+    import textwrap
+
     from rich.cells import cell_len, set_cell_size
 
-    room = WIDTH - cell_len(lead) - cell_len(tail) - 1
-    if cell_len(text) <= room:
-        return text
-    text = text.rstrip("…").rstrip()
-    return set_cell_size(text, max(room - 1, 1)).rstrip() + "…"
+    room = WIDTH - cell_len(lead) - 1
+    rows = textwrap.wrap(text, room, break_on_hyphens=False) or [""]
+    if cell_len(rows[-1] + tail) <= room:  # the tail whole, on the last row or a row of its own
+        rows[-1] += tail
+    else:
+        rows.append(tail.strip())
+    if len(rows) > ROWS:
+        rows = rows[:ROWS]
+        rows[-1] = set_cell_size(rows[-1].rstrip("…"), room - 1).rstrip() + "…"
+    return [lead + rows[0]] + [" " * cell_len(lead) + row for row in rows[1:]]
