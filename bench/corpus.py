@@ -106,8 +106,15 @@ def _powershell_script(line: str) -> str:
 
 def error_text(row: dict) -> str:
     """The error as the hook receives it: the export's `Error: ` prefix dropped, the useful tail
-    that the corpus keeps apart joined on."""
+    that the corpus keeps apart joined on. A shell result in Gemini CLI's fields (`Command: …
+    Output: (empty) Error: (none) Exit Code: 1`) is read as its hook reads it (agents.gemini):
+    the command's own output, then its status."""
+    from learn_cli.agents import gemini
+
     text = (row.get("error_output") or "").removeprefix("Error: ")
+    fields = gemini.shell_fields(text)
+    if gemini._exit_code(fields) is not None:
+        text = "\n".join(filter(None, [f"Exit code {gemini._exit_code(fields)}", gemini._shell_output(fields, text)]))
     tail = row.get("error_tail")
     return f"{text}\n{tail}" if tail and tail not in text else text
 

@@ -16,6 +16,7 @@ from learn_cli.text.failure import (
     CATEGORIES,
     categorize,
     is_boilerplate,
+    meaningful_line,
     meaningful_lines,
     parse_exit_code,
     strip_ansi,
@@ -246,6 +247,21 @@ def test_strip_ansi():
 
 # ---------------------------------------------------------------------------
 # Meaningful lines
+
+
+def test_a_powershell_error_record_is_said_by_its_message():
+    """PowerShell follows its message with where and what kind (`At line:1 char:1`, `+ ~~~`,
+    `+ CategoryInfo : SecurityError: …`, `+ FullyQualifiedErrorId : …`): the message is the
+    error, not its category (round 15: every blocked script was "SecurityError")."""
+    blocked = ("npm : File C:\\Program Files\\nodejs\\npm.ps1 cannot be loaded because running scripts is "
+               "disabled on this system.\nAt line:1 char:1\n+ npm install\n+ ~~~\n"
+               "    + CategoryInfo          : SecurityError: (:) [], PSSecurityException\n"
+               "    + FullyQualifiedErrorId : UnauthorizedAccess")
+    assert meaningful_line(blocked).startswith("npm : File C:")
+    missing = ("At C:\\Users\\me\\x.ps1:3 char:5\n+     Remove-Item foo\n+     ~~~~~~~~~~~\n"
+               "    + CategoryInfo : ObjectNotFound: (C:\\foo:String) [Remove-Item], ItemNotFoundException\n"
+               "Remove-Item : Cannot find path 'C:\\foo' because it does not exist.")
+    assert meaningful_line(missing) == "Remove-Item : Cannot find path 'C:\\foo' because it does not exist."
 
 
 def test_meaningful_lines_keeps_the_exception_not_the_frames():

@@ -260,6 +260,21 @@ def test_a_file_read_at_another_path_is_the_lesson_whatever_lines_each_read_show
     assert learnings(home, b) == []
 
 
+def test_npm_blocked_by_powershells_execution_policy_travels_as_npm_cmd(home, proj):
+    """round 15: PowerShell will not run npm.ps1 ("running scripts is disabled on this system");
+    `npm.cmd install` worked. Learned in two projects, the change answers another npm command in
+    a third, in its words; the answer names the error by its message."""
+    blocked = ("npm : File C:\\Program Files\\nodejs\\npm.ps1 cannot be loaded because running scripts is "
+               "disabled on this system. For more information, see about_Execution_Policies at "
+               "https:/go.microsoft.com/fwlink/?LinkID=135170.\nAt line:1 char:1\n+ npm install\n+ ~~~\n"
+               "    + CategoryInfo          : SecurityError: (:) [], PSSecurityException\n"
+               "    + FullyQualifiedErrorId : UnauthorizedAccess")
+    _answer_in_a_third(home, proj, "npm install", "npm.cmd install", blocked)
+    again = blocked.replace("npm install", "npm run build")
+    text = context_of(Agent(home, proj("site")).fail("npm run build", again, 1))
+    assert "`npm.cmd run build` instead of `npm run build`" in text and "npm.ps1 cannot be loaded" in text, text
+
+
 def test_a_looking_aid_the_program_refused_dropped_is_the_fix(home, proj):
     """round 13: `mix test t.exs:462 -v` failed: "-v : Unknown option" (mix test has no `-v`);
     `mix test t.exs:462` worked. Dropping a looking aid is otherwise no lesson (the run it

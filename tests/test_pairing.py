@@ -251,6 +251,7 @@ NOT_RETRIES = [
     ("./build.sh --mode=self-host", "cmake --build build"),  # a script is its own job
     ("mvn test", "./mvnw package"),  # the pinned copy, another job
     ("mvn -pl order-service clean package", "mvn -pl user-service clean package"),  # another module
+    ("node scripts/test_analyzer_preference.js", "rm scripts/test_analyzer_preference.js"),  # dealt with, not run
     ("npm ci", "npm test"),
     ("rg TODO src", "grep -rn FIXME lib"),  # another search
     ("python3 tools/main.py", "python3 -m app.main"),  # another module of that name
@@ -734,6 +735,18 @@ def test_another_program_given_the_same_long_arguments_is_a_retry():
 def test_a_windows_shell_run_is_its_command():
     """Git Bash turned `/PID` into a path; `cmd //c "taskkill /PID 37808 /F"` ran it as meant."""
     assert is_retry("taskkill /PID 37808 /F", 'cmd //c "taskkill /PID 37808 /F"')
+
+
+def test_a_windows_shim_is_its_program():
+    """PowerShell would not run npm.ps1 ("running scripts is disabled"); `cmd.exe /c "npm
+    install"` and `npm.cmd install` run the same npm (round 15). `cmd /c` runs the rest of its
+    line, quoted or not."""
+    from learn_cli.text.shell import canonical_program, unwrap
+
+    assert canonical_program("npm.cmd") == "npm" and canonical_program("gradlew.bat") == "gradlew"
+    assert unwrap("cmd /c npm install") == ["npm", "install"] == unwrap('cmd.exe /c "npm install"')
+    assert is_retry('cmd.exe /c "npm install"', "npm.cmd install")
+    assert not is_retry("npm.cmd install", "npm.cmd run build")
     assert is_retry("Get-Process node", 'powershell -Command "Get-Process node"')
 
 

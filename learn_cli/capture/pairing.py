@@ -26,6 +26,7 @@ from learn_cli.engine.goals import RUN, goal, option_mode, other_packages, other
 from learn_cli.text import lite, rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
+    FILE_PROGRAMS,
     JS_PACKAGE_MANAGERS,
     OUTPUT_SHAPERS,
     RUN_SCRIPT,
@@ -649,8 +650,10 @@ def _one_job(failed: Sequence[str], ok: Sequence[str]) -> bool:
 def _program_swapped(failed: Sequence[str], ok: Sequence[str]) -> bool:
     """Another program given the same long arguments (`clj -M -e "(require 'app.core …)"` not
     found, then `bb -e "(require 'app.core …)"`): the program was the thing changed. Not after
-    a look (`wc -l src/state.rs`, then `find src -name state.rs`: looking another way)."""
-    if _identities(failed) & _identities(ok):
+    a look (`wc -l src/state.rs`, then `find src -name state.rs`: looking another way), nor
+    for a program that acts on the file (`node t.js` not found, then `rm t.js`: dealt with, not
+    run another way; round 15)."""
+    if _identities(failed) & _identities(ok) or canonical_program(ok[0]) in FILE_PROGRAMS:
         return False
     words_failed, words_ok = " ".join(failed[1:]), " ".join(ok[1:])
     return (min(len(words_failed), len(words_ok)) >= 16

@@ -166,6 +166,9 @@ _noise_re = _lazy(
              Download\ complete|Extracting|Pull\ complete|Digest:|
              added\ \d+\ packages?|up\ to\ date|audited\ \d+|found\ 0\ vulnerabilit)\b
     | ^\s*npm\ (?:WARN|notice)\b
+    | ^\s*\+\s+(?:CategoryInfo|FullyQualifiedErrorId)\s*:     # PowerShell's error record: the
+    | ^\s*At\ (?:line|\S.*?):\d+\ char:\d+\s*$                # message is its first line
+    | ^\s*\+\s*~+\s*$
     """,
     rx.VERBOSE | rx.IGNORECASE,
 )

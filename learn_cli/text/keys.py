@@ -758,18 +758,16 @@ def _targets_masked(signature: str, command: str) -> str:
 
 # Programs whose every argument (past options and a mode) is a path: `mkdir dist` names a
 # folder as surely as `mkdir dist/` does, so the error's quote of it is a target.
-_PATH_PROGRAMS = frozenset({"mkdir", "rmdir", "touch", "cp", "mv", "ln", "rm", "cat", "ls", "chmod", "chown",
-                            "head", "tail", "stat", "du", "file", "readlink", "realpath"})
 
 
 def _path_arguments(line: str) -> set[str]:
-    """The words of `line` that its file programs (_PATH_PROGRAMS) take as paths."""
-    from learn_cli.text.shell import canonical_program, split_segments_ops, tokenize, unwrap_tokens
+    """The words of `line` that its file programs (FILE_PROGRAMS) take as paths."""
+    from learn_cli.text.shell import FILE_PROGRAMS, canonical_program, split_segments_ops, tokenize, unwrap_tokens
 
     paths: set[str] = set()
     for segment, _op in split_segments_ops(line):
         words = unwrap_tokens(tokenize(segment))
-        if words and canonical_program(words[0]) in _PATH_PROGRAMS:
+        if words and canonical_program(words[0]) in FILE_PROGRAMS:
             paths.update(w for w in words[1:] if not w.startswith("-"))
     return paths
 
@@ -936,7 +934,7 @@ def _is_shell_tool(tool: str | None) -> bool:
 
 def _command_scope(command: str) -> str:
     """The program plus what it was asked to do: `npm run build`, `git push`, `python train.py`."""
-    from learn_cli.text.shell import program, unwrap
+    from learn_cli.text.shell import FILE_PROGRAMS, program, unwrap
 
     command = " ".join(command.split())  # exports wrap long commands over lines
     prog = program(command)
@@ -949,7 +947,7 @@ def _command_scope(command: str) -> str:
                 return f"{prog} {_subject_path(arg).lower()}"
         return prog
     words = [a.lower() for a in args if not a.startswith("-")][:2]
-    if not words or not rx.fullmatch(r"[a-z][\w:.-]*", words[0]) or "/" in words[0] or prog in _PATH_PROGRAMS:
+    if not words or not rx.fullmatch(r"[a-z][\w:.-]*", words[0]) or "/" in words[0] or prog in FILE_PROGRAMS:
         return prog  # (a file program's word is a path: what it was asked to do is its name)
     if prog in _RUNNERS and words[0] in _RUN_WORDS and len(words) > 1:
         return f"{prog} {words[0]} {words[1]}"

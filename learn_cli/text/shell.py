@@ -28,6 +28,7 @@ __all__ = [
     "RUN_SCRIPT",
     "script_name",
     "in_container",
+    "FILE_PROGRAMS",
     "print_window",
     "OUTPUT_SHAPERS",
     "TRUNCATION",
@@ -463,8 +464,9 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
         return _unwrap_rtk(tokens)
     if name in _SHELLS:
         return _unwrap_shell(tokens)
-    if len(tokens) == 3 and (canonical_program(head), tokens[1].lower()) in _WINDOWS_SHELL_RUNS:
-        return unwrap(tokens[2]) or None  # Git Bash's `cmd //c "taskkill /PID 4120 /F"`
+    if len(tokens) >= 3 and (canonical_program(head), tokens[1].lower()) in _WINDOWS_SHELL_RUNS:
+        # Git Bash's `cmd //c "taskkill /PID 4120 /F"`; `cmd /c npm install` runs the rest of the line
+        return unwrap(tokens[2] if len(tokens) == 3 else " ".join(tokens[2:])) or None
     if _is_python(head):
         return _unwrap_python_module(tokens)
     return None
@@ -586,6 +588,11 @@ def unwrap_tokens(tokens: list[str]) -> list[str]:
     return tokens
 
 
+# Programs whose arguments are the paths they act on (`rm x.js`, `chmod +x run.sh`, `cat f`).
+FILE_PROGRAMS = frozenset({"mkdir", "rmdir", "touch", "cp", "mv", "ln", "rm", "cat", "ls", "chmod", "chown",
+                            "head", "tail", "stat", "du", "file", "readlink", "realpath"})
+
+
 # Options of `docker exec` / `docker compose exec|run` that take a value.
 _EXEC_VALUE_OPTIONS = frozenset({"-u", "--user", "-w", "--workdir", "-e", "--env", "--env-file", "--index",
                                  "--name", "--entrypoint", "-p", "--publish", "-v", "--volume"})
@@ -607,9 +614,10 @@ def in_container(tokens: list[str] | tuple[str, ...]) -> list[str] | None:
 
 @lite.lru_cache(maxsize=1024)
 def canonical_program(name: str) -> str:
-    """Lower-cased basename, `.exe` dropped, versions folded: python3.11 -> python, pip3 -> pip."""
+    """Lower-cased basename, `.exe` dropped (and a Windows shim's `.cmd`/`.bat`: `npm.cmd`,
+    `gradlew.bat`), versions folded: python3.11 -> python, pip3 -> pip."""
     base = _basename(name).lower()
-    if base.endswith(".exe"):
+    if base.endswith((".exe", ".cmd", ".bat")):
         base = base[:-4]
     if _python_re().fullmatch(base):
         return "python"
