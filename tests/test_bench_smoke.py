@@ -273,6 +273,20 @@ def test_the_corpus_sends_a_codex_transcripts_command_as_its_hook_carries_it():
     assert as_sent("/usr/bin/bash -lc 'python3 run.py' in <scratchpad>") == "python3 run.py"  # a folder withheld
 
 
+def test_the_corpus_reads_gemini_clis_shell_fields_as_its_hook_does():
+    """Gemini CLI's transcripts give a shell result as fields (`Command: … Output: (empty)
+    Error: (none) Exit Code: 1`); its hook reads the output and the status (agents.gemini). A
+    grep that found nothing is then a success, not a failure the next search pairs with."""
+    from bench.corpus import error_text, paired
+
+    found_nothing = "Command: grep x a.conf\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1"
+    assert error_text({"error_output": found_nothing}) == "Exit code 1"
+    assert not paired("grep x a.conf", "grep -r x .", error_text({"error_output": found_nothing}))
+    said = "Command: npm i\nDirectory: (root)\nOutput: npm error code E404\nError: (none)\nExit Code: 1"
+    assert error_text({"error_output": said}) == "Exit code 1\nnpm error code E404"
+    assert error_text({"error_output": "Error: Exit code 2\nboom"}) == "Exit code 2\nboom"  # Claude Code's, as it was
+
+
 @pytest.mark.skipif(not (ROOT.parent / "shared" / "tools" / "replay.py").is_file(), reason="needs ../shared")
 def test_the_corpus_recurrence_measure_answers_a_learned_failure(tmp_path):
     from bench.corpus import load, recurrence
