@@ -876,7 +876,9 @@ def apply_replaced_target(command: str, program: str, old: str, new: str, before
     only where it follows `before`, as in the lesson (the database keeps its name). A file that
     a look could not find, found elsewhere, is where any look finds it: `sed -n '1,240p'
     AGENTS.md` then `sed … ralph/AGENTS.md` answers `cat AGENTS.md` too."""
-    looked_for = _a_file(old) and only_reads(f"{program} {old}")
+    from learn_cli.capture.pairing import path_like
+
+    looked_for = path_like(old) and only_reads(f"{program} {old}")  # (a file, not `main:app`)
 
     def runs_it(words: Sequence[str]) -> bool:
         return words[0] == program or looked_for and only_reads(" ".join(words))
@@ -892,13 +894,6 @@ def apply_replaced_target(command: str, program: str, old: str, new: str, before
 
     return _rewritten(command, lambda words: old in words[1:] and runs_it(unwrap_tokens(words)), replaced,
                       setup=program in SETUP_PROGRAMS)
-
-
-def _a_file(word: str) -> bool:
-    """A file's name or path (`AGENTS.md`, `docs/a.txt`), not a module (`main:app`) or a word."""
-    name = word.rstrip("/").rsplit("/", 1)[-1]
-    stem, dot, suffix = name.rpartition(".")
-    return bool(stem and dot and suffix.isalnum() and len(suffix) <= 5) and ":" not in word
 
 
 def program_change(failed: str, fix: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
