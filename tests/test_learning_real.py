@@ -275,6 +275,27 @@ def test_npm_blocked_by_powershells_execution_policy_travels_as_npm_cmd(home, pr
     assert "`npm.cmd run build` instead of `npm run build`" in text and "npm.ps1 cannot be loaded" in text, text
 
 
+def test_steps_run_before_the_last_step_of_a_chain_alone_are_steps_to_run_first(home, proj):
+    """round 15: `git add -A && git commit -m …` failed "Please tell me who you are"; `git config
+    user.email … && git config user.name … && git commit -m …` worked: the add had worked and was
+    not run again. The config steps are the lesson, for the next commit failing so, not "`git
+    add -A` → `git config …`". An earlier step the error names is the one that failed."""
+    who = ("Author identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n  git config --global "
+           "user.email \"you@example.com\"\n\nfatal: unable to auto-detect email address (got 'root@x.(none)')")
+    a = proj("app")
+    s = Agent(home, a)
+    s.fail('git add -A && git commit -m "feat: scaffold"', who, 128)
+    s.ok('git config user.email "me@x.org" && git config user.name "me" && git commit -m "feat: scaffold"')
+    text = context_of(Agent(home, a).fail('git commit -m "fix: typo"', who, 128))
+    assert 'run `git config user.email "me@x.org" && git config user.name "me"` first' in text, text
+    b = proj("other")
+    lock = "npm error The `npm ci` command can only install with an existing package-lock.json"
+    s = Agent(home, b)
+    s.fail("npm ci && npm test", lock, 1)
+    s.ok("npm install && npm test", "ok")
+    assert [r.get("fix_kind") for r in learnings(home, b)] != ["between"]
+
+
 def test_a_looking_aid_the_program_refused_dropped_is_the_fix(home, proj):
     """round 13: `mix test t.exs:462 -v` failed: "-v : Unknown option" (mix test has no `-v`);
     `mix test t.exs:462` worked. Dropping a looking aid is otherwise no lesson (the run it

@@ -556,7 +556,7 @@ def _same_job_in_a_container(failed_parts, ok_parts) -> bool:
             if (inner_failed is None) == (inner_ok is None):
                 continue  # neither, or both in a container: the other rules compare them
             inner_failed, inner_ok = inner_failed or segment, inner_ok or tokens
-            if _same_program(inner_failed, inner_ok) and _substantive([inner_failed]) & _substantive([inner_ok]):
+            if same_program(inner_failed, inner_ok) and _substantive([inner_failed]) & _substantive([inner_ok]):
                 return True
     return False
 
@@ -569,7 +569,7 @@ def _shares_a_cut_word(failed: str, ok: str, failed_parts, ok_parts) -> bool:
             continue
         word = cut.rstrip()[: -len(TRUNCATION)].split()[-1:] or [""]
         stem = word[0].strip("'\"`.:/").lower()
-        if len(stem) >= 10 and any(_same_program(failed_parts[0], tokens) for tokens in ok_parts):
+        if len(stem) >= 10 and any(same_program(failed_parts[0], tokens) for tokens in ok_parts):
             if any(whole.startswith(stem) and whole != stem for whole in _substantive(other)):
                 return True
     return False
@@ -578,7 +578,7 @@ def _shares_a_cut_word(failed: str, ok: str, failed_parts, ok_parts) -> bool:
 def _retry_rules(failed_parts, ok_parts) -> bool:
     """Rules 3 and 4 of is_retry (its guards already applied)."""
     for index, segment in enumerate(failed_parts):
-        matching = [tokens for tokens in ok_parts if _same_program(segment, tokens)]
+        matching = [tokens for tokens in ok_parts if same_program(segment, tokens)]
         text = _core_text([segment])
         for tokens in matching:
             if len(segment) >= 2 and _is_subsequence(segment[1:], tokens[1:]) or _options_added(segment, tokens) \
@@ -661,7 +661,7 @@ def _program_swapped(failed: Sequence[str], ok: Sequence[str]) -> bool:
             and not is_read_only(" ".join(failed)))
 
 
-def _same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:
+def same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:
     """Same program (or front end) doing a compatible subcommand, not on another target."""
     return (bool(_identities(failed) & _identities(ok)) and _verbs_compatible(failed, ok)
             and not _other_target(failed, ok) and not other_tests(failed, ok) and not other_packages(failed, ok))
@@ -781,7 +781,7 @@ def _consumer_dropped(failed: str, ok: str) -> bool:
         return False  # still there, inside a wrapper (`powershell -command "a | Stop-Process"`)
     failed_tokens = unwrap_tokens(tokenize(failed_segments[producer][0]))
     ok_tokens = unwrap_tokens(tokenize(ok_segments[producer][0]))
-    return bool(failed_tokens and ok_tokens) and _same_program(failed_tokens, ok_tokens)
+    return bool(failed_tokens and ok_tokens) and same_program(failed_tokens, ok_tokens)
 
 
 def _parent_looked_at(failed_parts, ok_parts) -> bool:
