@@ -624,7 +624,7 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
             if not first and step is None:
                 step = failing_step(failed_cmd, failed.get("err"))
                 if step == failed_cmd:
-                    step = _last_step_retried(failed_cmd, ok_cmd, failed.get("err") or "", root) or step
+                    step = _last_step_retried(failed_cmd, ok_cmd, root) or step
                 first = run_first(_normalize(step, root), _normalize(ok_cmd, root)) if step != failed_cmd else []
                 if first:
                     failed["step"] = step
@@ -659,14 +659,14 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
     return None
 
 
-def _last_step_retried(failed_cmd: str, ok_cmd: str, error: str, root: str | None) -> str:
+def _last_step_retried(failed_cmd: str, ok_cmd: str, root: str | None) -> str:
     """The last step of a failed chain, when `ok` is new steps and then that step alone (`git add
     -A && git commit -m x` failed "Please tell me who you are"; `git config user.email … && git
     config user.name … && git commit -m x` worked, round 15): a chain stops at the step that
-    failed, and the steps before it, not run again, had worked. Not when the error names one of
-    them (`npm ci && npm test`: "The `npm ci` command can only install…"), nor when a new step
-    does the work of one of them (`python -m venv .venv && …` → `python3 -m venv .venv && …`:
-    the first step failed, and was corrected). "" otherwise."""
+    failed, and the steps before it, not run again, had worked. Asked when the error names no
+    one step (text.keys.failing_step finds `npm ci` in "The `npm ci` command can only install…");
+    not when a new step does the work of an earlier one (`python -m venv .venv && …` → `python3
+    -m venv .venv && …`: the first step failed, and was corrected). "" otherwise."""
     from learn_cli.capture.pairing import same_program
     from learn_cli.text.shell import tokenize, unwrap_tokens
 
@@ -674,11 +674,10 @@ def _last_step_retried(failed_cmd: str, ok_cmd: str, error: str, root: str | Non
     ok = _normalize(ok_cmd, root)
     if len(steps) < 2 or not ok.endswith(" && " + steps[-1]):
         return ""
-    new, said = [unwrap_tokens(tokenize(s)) for s in ok[: -len(steps[-1]) - 4].split(" && ")], error.lower()
+    new = [unwrap_tokens(tokenize(s)) for s in ok[: -len(steps[-1]) - 4].split(" && ")]
     for step in steps[:-1]:
         words = unwrap_tokens(tokenize(step))
-        if not words or " ".join(step.split()[:2]).lower() in said or any(
-                n and same_program(words, n) for n in new):
+        if not words or any(n and same_program(words, n) for n in new):
             return ""  # (`sleep 5` → `sleep 2`, `python -m venv` → `python3 -m venv`: that step changed)
     return steps[-1]
 

@@ -32,12 +32,12 @@ from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
-    print_window,
     script_name,
     split_segments_ops,
     strip_plumbing,
     tokenize,
     unwrap_tokens,
+    windows_alike,
     word_spellings,
 )
 
@@ -457,7 +457,7 @@ def _arguments(tokens: Sequence[str]) -> list[str]:
 
 
 def _same_target(a: str, b: str, typos: bool = True) -> bool:
-    if a == b or print_window(a) and print_window(b):
+    if a == b or windows_alike(a, b):
         return True  # (`sed -n '1,240p' f` then `sed -n '1,220p' d/f`: the lines shown are no target)
     if _cut_from(a, b) or _cut_from(b, a):
         return True  # an export cut one of them (`"import numpy…`): what is left is the same
@@ -862,7 +862,7 @@ def replaced_target(failed: str, fix: str, error: str) -> tuple[str, str, str, s
     if pair is None or len(pair[0]) != len(pair[1]):
         return None
     changed = [at for at, (a, b) in enumerate(zip(pair[0], pair[1], strict=True))
-               if at and a != b and not (print_window(a) and print_window(b))]  # (how much is shown)
+               if at and a != b and not windows_alike(a, b)]  # (how much is shown)
     if len(changed) != 1 or pair[0][changed[0]].startswith("-"):
         return None
     at = changed[0]

@@ -447,11 +447,11 @@ def _gives_back(change: tuple, failed: str, fix: str) -> bool:
 
 def _other_window(command: str, fix: str) -> bool:
     """Is `command` the fix but for the lines a look shows (`sed -n '1,240p' d/f`, `… '1,220p' d/f`)?"""
-    from learn_cli.text.shell import print_window, tokenize
+    from learn_cli.text.shell import tokenize, windows_alike
 
     ours, theirs = tokenize(command), tokenize(fix)
-    differ = [(a, b) for a, b in zip(ours, theirs, strict=False) if a != b]
-    return len(ours) == len(theirs) and bool(differ) and all(print_window(a) and print_window(b) for a, b in differ)
+    return len(ours) == len(theirs) and ours != theirs and all(
+        a == b or windows_alike(a, b) for a, b in zip(ours, theirs, strict=True))
 
 
 def _step_words(command: str) -> list[str]:

@@ -26,7 +26,7 @@ nothing compiled at import.
 
 from __future__ import annotations
 
-from learn_cli.text.shell import TRUNCATION, normalize_command, print_window, split_segments_ops, tokenize
+from learn_cli.text.shell import TRUNCATION, normalize_command, split_segments_ops, tokenize, windows_alike
 
 __all__ = ["essential_change"]
 
@@ -126,7 +126,7 @@ def _word_phrases(a: tuple[str, ...], b: tuple[str, ...]) -> list[str] | None:
     """What changed inside one step, or None when it is too much to say briefly. The lines a
     look shows (`sed -n '1,240p'`, then `'1,220p'`) are not what changed."""
     if len(a) == len(b):
-        b = tuple(x if print_window(x) and print_window(y) else y for x, y in zip(a, b, strict=True))
+        b = tuple(x if windows_alike(x, y) else y for x, y in zip(a, b, strict=True))
     ops = _diff(list(a), list(b))
     if a[:1] != b[:1]:  # the program changed
         if len(ops) == 1 and ops[0][0] != "replace":

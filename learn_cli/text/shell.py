@@ -30,6 +30,7 @@ __all__ = [
     "in_container",
     "FILE_PROGRAMS",
     "print_window",
+    "windows_alike",
     "OUTPUT_SHAPERS",
     "TRUNCATION",
     "command_programs",
@@ -923,6 +924,11 @@ def print_window(word: str) -> bool:
     """A sed address that prints lines (`1,240p`, `40p`, `100,$p`): how much of a file to show,
     the way Codex reads files."""
     return len(word) > 1 and word.endswith("p") and word[:-1].replace(",", "", 1).replace("$", "").isdigit()
+
+
+def windows_alike(a: str, b: str) -> bool:
+    """Two words that only say how much of a file a look shows (`1,240p`, `1,220p`): one target."""
+    return print_window(a) and print_window(b)
 
 
 def shell_word(word: str) -> str:
