@@ -157,7 +157,8 @@ def test_dry_run_writes_nothing_and_reports_the_same(learn, seeded):
 
 def test_json_schema(learn, seeded):
     doc = learn.json("prune")
-    assert set(doc) == {"dry_run", "hard", "entries", "archived", "merged", "scores", "context", "storage", "archive"}
+    assert set(doc) == {"dry_run", "hard", "entries", "archived", "merged", "rekeyed", "scores", "context", "storage",
+                        "archive"}
     assert doc["merged"]["removed"] == 2 and doc["scores"]["updated"] == 7
     assert doc["storage"]["disk_before"] - doc["storage"]["disk_after"] == doc["storage"]["disk_saved"]
     assert doc["archive"]["entries"] == 3 and doc["archive"]["older_than_hard_delete_days"] == 1

@@ -975,14 +975,17 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
 
     def new_record() -> dict:
         from learn_cli.engine import wording
+        from learn_cli.engine.rekey import key_from_text
         from learn_cli.text.keys import shorten_paths
 
-        return make_record(
+        rec = make_record(
             type="error", category=category, context=wording.rule_text(failed_cmd, category, fix_cmd, kind),
             error=shorten_paths(failed.get("err") or "", root)[:MAX_ERROR], fix=fix_cmd,
             project=cap.project.name, projects=[cap.project.id], status="pending", source="auto",
             key=key, tool=tool, command=failed_cmd, fix_command=fix_cmd, fix_kind=kind,
             exit_code=failed.get("code"), env=_env(), evidence=[], helped=0, not_helped=0, now=cap.now)
+        rec["key_from_text"] = key_from_text(rec)  # how a prune tells that the key rules changed for it
+        return rec
 
     own_suggestion = followed and cap.store.path_of(str(sug.get("file") or "")) == cap.learnings_path
     record = add_sighting(cap, key, lambda rec: _same_learning(rec, key, fix_cmd), new_record, evidence,

@@ -58,6 +58,16 @@ def key_for(rec: dict) -> str:
     return text_key(str(rec.get("context") or rec.get("fix") or ""))
 
 
+def give_key(rec: dict) -> None:
+    """Key a record that has none from its own text, and note that its text gave that key
+    (`key_from_text`: how engine.rekey tells that the key rules changed for it)."""
+    from learn_cli.engine.rekey import ERROR_KEY
+
+    rec["key"] = key_for(rec)
+    if rec["key"].startswith(ERROR_KEY):
+        rec["key_from_text"] = rec["key"]
+
+
 def find_same(store, key: str, path, matches=lambda rec: True) -> tuple | None:
     """The live learning with this key in this file (the first that `matches` accepts: capture
     asks for the same fix too), if any: what every entry point that stores a learning asks."""
@@ -74,7 +84,7 @@ def remember(store, project, rec: dict, to_global: bool = False, bump_global: bo
 
     rec.setdefault("key", "")
     if not rec["key"]:
-        rec["key"] = key_for(rec)
+        give_key(rec)
     if project is not None:
         rec["project"] = rec.get("project") or project.name
         projects = list(rec.get("projects") or [])

@@ -56,6 +56,9 @@ def merge(into: dict, other: dict) -> dict:
         text = better_text(into.get(field), other.get(field))
         if text is not None:
             result[field] = text
+    if result.get("key_from_text") is not None and (result.get("key_from_text") != into.get("key_from_text")
+                                                    or result.get("error") != into.get("error")):
+        del result["key_from_text"]  # not what `into`'s text gave: a baseline again (engine.rekey)
     result["status"] = _stronger_status(into.get("status"), other.get("status"))
     if "schema" in into or "schema" in other:
         result["schema"] = max(_count(into.get("schema")), _count(other.get("schema"))) or 1

@@ -1,6 +1,8 @@
 """`learn prune`: the knowledge base's housekeeping (seed: "Clean up knowledge base").
 
 Steps, in the order they run (the report shows them as the seed's four):
+0. once the key rules changed (a new release), key again the learnings whose text they now key
+   otherwise (engine.rekey; reported with the merge, which then folds them with their copies);
 1. re-score every live learning (`low_since` started or stopped: "Score changes");
 2. archive the stale: score < 0.3 continuously for `archive_days` (engine.promotion);
 3. merge duplicates inside each file: records with the same key and the same fix, or a refinement
@@ -27,7 +29,7 @@ from datetime import UTC, datetime
 from functools import reduce
 from pathlib import Path
 
-from learn_cli.engine import scoring
+from learn_cli.engine import rekey, scoring
 from learn_cli.engine.promotion import (
     _DELETE,
     DERIVE,
@@ -60,6 +62,7 @@ class PruneReport:
     archived: list = field(default_factory=list)
     merged: list = field(default_factory=list)  # {id, ids, text}: one per unified entry
     removed: int = 0  # records folded into another
+    rekeyed: int = 0  # learnings given the key today's key rules give them (engine.rekey)
     scored: int = 0
     rescored: int = 0
     tokens_before: int = 0
@@ -90,6 +93,7 @@ class PruneReport:
             "entries": {"before": self.entries_before, "after": self.entries_after},
             "archived": {"count": len(self.archived), "items": self.archived[:LIST_LIMIT]},
             "merged": {"groups": len(self.merged), "removed": self.removed, "items": self.merged[:LIST_LIMIT]},
+            "rekeyed": self.rekeyed,
             "scores": {"updated": self.scored, "rescored": self.rescored},
             "context": {"before_tokens": self.tokens_before, "after_tokens": self.tokens_after,
                         "budget": self.budget},
@@ -116,17 +120,21 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     store.refresh(loads=loads)
     store.index.derive = DERIVE
     _derive_missing(store, WHOLE_STORE, loads)
+    keyed = rekey.changes(store, loads)  # None: the key rules are those of the last prune
+    rules_changed, keyed = keyed is not None, keyed or {}
     checked = _checked_files(store)
     # Only the rows that may change are read (see rows_to_prune); the others count.
     live_files = [store.path_of(rel) for rel in store.index.live_files()]
-    entries = load_rowids(store, rows_to_prune(store, now, [p for p in live_files if not checked(p)]), loads)
+    entries = load_rowids(store, rows_to_prune(store, now, [p for p in live_files if not checked(p)], keyed), loads)
+    report.rekeyed = _key_again(entries, keyed)
+    rekeyed_files = {e.path for e in entries if e.rowid in keyed}
     report.entries_before = sum(store.index.live_counts().values())
     report.rescored = rescore(entries, now, progress=progress)[1]
     report.scored = report.entries_before  # every live row is scored; only those read may change
     report.archived = archive_stale(entries, now, number(cfg.get("promote_min_projects"), "promote_min_projects"),
                                     number(cfg.get("archive_days"), "archive_days"), store, loads)
-    merge_duplicates(entries, now, report, skip=checked, full=lambda group: ensure_full(store, group, loads, keep=True),
-                     done=slim)
+    merge_duplicates(entries, now, report, skip=lambda path: checked(path) and path not in rekeyed_files,
+                     full=lambda group: ensure_full(store, group, loads, keep=True), done=slim)
     report.entries_after = report.entries_before - len(report.archived) - report.removed
     doomed = _hard_deletions(store, now, report, loads)
     if not dry_run:
@@ -137,6 +145,8 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
         _compact(store, report, dry_run)
     if not dry_run:
         _remember_checked(store, live_files)
+        if rules_changed:
+            rekey.remember_rules(store)
     _clean_sessions(store, now, report, dry_run, number(cfg.get("session_max_age_days"), "session_max_age_days"))
     _archive_usage(store, now, report, doomed)
     _context(store, project, report, loads)
@@ -144,14 +154,29 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     return report
 
 
-def rows_to_prune(store, now: datetime, searched: list[Path]) -> list[int]:
+def rows_to_prune(store, now: datetime, searched: list[Path], keyed: dict[int, tuple[str, dict]]) -> list[int]:
     """The rows a prune decides from, in the index's order: those the clock may have changed
-    (promotion.due_rowids: rescore, archive_stale) and every live row of the files searched for
-    duplicates (those the last prune did not leave as they are now). Any other row is
-    neither due nor searched: nothing about it changes."""
-    rowids = due_rowids(store, now)
-    rowids |= store.index.live_rowids_in_files([store.index.rel(path) for path in searched])
+    (promotion.due_rowids: rescore, archive_stale), those keyed again (engine.rekey) and every
+    live row of the files searched for duplicates (those the last prune did not leave as they
+    are now, and those of the rows keyed again). Any other row is neither due nor searched:
+    nothing about it changes."""
+    rowids = due_rowids(store, now) | set(keyed)
+    rels = {store.index.rel(path) for path in searched} | {rel for rel, _fields in keyed.values()}
+    rowids |= store.index.live_rowids_in_files(sorted(rels))
     return sorted(rowids)
+
+
+def _key_again(entries: list[Entry], keyed: dict[int, tuple[str, dict]]) -> int:
+    """Give the entries keyed again their new fields (written with the prune's other changes);
+    returns how many took another key."""
+    moved = 0
+    for e in entries:
+        fields = keyed[e.rowid][1] if e.rowid in keyed else None
+        if fields:
+            moved += "key" in fields
+            for name, value in fields.items():
+                e.set(name, value)
+    return moved
 
 
 # ---------------------------------------------------------------- merging duplicates

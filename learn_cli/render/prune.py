@@ -38,6 +38,9 @@ def report(rep) -> None:
     kind = "pair" if groups and rep.removed == groups else "group"
     write(f"{STEP}Merged: {plural(groups, kind)} {arrow} {entries(groups, 'unified ')}")
     write(f"{STEP}Removed: {entries(rep.removed, 'redundant ')}")
+    if rep.rekeyed:
+        keyed = "Would key again" if rep.dry_run else "Keyed again"
+        write(f"{STEP}{keyed}: {entries(rep.rekeyed)} (the key rules changed since they were stored)")
     write()
     write("  [3/4] Recalculating all scores...")
     write(f"{STEP}Updated: {entries(rep.scored)}")
