@@ -2032,6 +2032,21 @@ def test_options_added_among_the_kept_ones_go_before_the_image(home, proj):
     assert apply_change(change, "git pull origin dev") == "git pull origin dev --no-rebase"
 
 
+def test_a_program_named_otherwise_is_part_of_the_change():
+    """`python3.11 --version` not found; `py -3.11 --version` (Windows' launcher) worked (round
+    16). Both are python to the rules, but the change is the program, not "add `-3.11`" (which
+    made `python3.11 --version -3.11`); and `python -m pytest` -> `python3 -m pytest -q` is not
+    "add `-q`" alone."""
+    from learn_cli.capture.offers import _change_of_pair, apply_change
+
+    change = _change_of_pair("python3.11 --version", "py -3.11 --version")
+    assert change == ("program", ("python3.11",), ("py", "-3.11"))
+    assert apply_change(change, "python3.11 -m venv .venv") == "py -3.11 -m venv .venv"
+    assert _change_of_pair("python -m pytest", "python3 -m pytest -q") is None
+    change = _change_of_pair(".venv/bin/python -m pytest", "python -m pytest -x")  # the same name: options
+    assert apply_change(change, ".venv/bin/python -m pytest") == ".venv/bin/python -m pytest -x"
+
+
 
 
 @pytest.mark.parametrize(("failed", "fix", "error"), _WARNED)

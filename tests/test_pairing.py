@@ -202,6 +202,10 @@ RETRIES = [
      'New-Item -ItemType Directory -Force -Path ".bob/rules-code", ".bob/rules-plan"'),
     ("playwright-cli open http://localhost:5173", "playwright-cli open http://localhost:3000"),
     ("rm -rf node_modules", "Remove-Item -Recurse -Force node_modules"),  # PowerShell's `rm` has no `-rf`
+    # round 16: cmd's `move` in Git Bash ("move: command not found"), then `mv` with forward slashes
+    ("move dotnet\\src\\Plate\\UnionGraph.cs dotnet\\src\\Graph\\UnionGraph.cs",
+     "mv dotnet/src/Plate/UnionGraph.cs dotnet/src/Graph/UnionGraph.cs"),
+    ("copy config\\app.example.json config\\app.json", "cp config/app.example.json config/app.json"),
     # a looking aid the failed line had already is none added (round 11)
     ("cargo test 2>&1 | tail -22 && cargo run -q -- --help", "cargo test 2>&1 | tail -20 && cargo run -q -- --help"),
 ]

@@ -32,6 +32,7 @@ from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
+    program_as_named,
     script_name,
     split_segments_ops,
     strip_plumbing,
@@ -679,10 +680,19 @@ def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
     is one change: `cmake -S . -B build -q && cmake --build build -q` → both without `-q` is
     (["-q"] dropped). None otherwise."""
     pairs = changed_segments(failed, fix)
-    if not pairs:
+    if not pairs or _program_renamed(failed, fix):
         return None
     changes = [_segment_option_change(old, new) for old, new in pairs]
     return changes[0] if all(change is not None and change == changes[0] for change in changes) else None
+
+
+def _program_renamed(failed: str, fix: str) -> bool:
+    """Does a step of `fix` name its program otherwise than the same step of `failed` (`python3.11
+    --version` -> `py -3.11 --version`, `python -m pytest` -> `python3 -m pytest -q`)? The
+    options changed are then not the whole change (segments compare by canonical program)."""
+    old, new = _raw_steps(failed), _raw_steps(fix)
+    return len(old) == len(new) and any(program_as_named(a[0]) != program_as_named(b[0]) for a, b in
+                                        zip(old, new, strict=True))
 
 
 def _segment_option_change(old_tokens: list[str], new_tokens: list[str]) -> tuple[list[str], list[str]] | None:

@@ -94,6 +94,8 @@ _FAMILIES = {
     "rm": "remove", "remove-item": "remove", "ri": "remove", "del": "remove", "erase": "remove",  # and `rm -rf`
     "tree": "list", "ls": "list", "eza": "list", "exa": "list", "lsd": "list", "dir": "list",  # `tree` missing
     "get-childitem": "list", "gci": "list",  # PowerShell's `ls -la`
+    "mv": "move", "move": "move", "move-item": "move",  # cmd's `move` in Git Bash: command not found
+    "cp": "copy", "copy": "copy", "copy-item": "copy",
 }
 # Subcommands that are the package manager itself; any other first word of
 # `yarn X`/`pnpm X`/`bun X` runs a script or a binary named X (`yarn prettier`).

@@ -614,12 +614,17 @@ def in_container(tokens: list[str] | tuple[str, ...]) -> list[str] | None:
 
 
 @lite.lru_cache(maxsize=1024)
-def canonical_program(name: str) -> str:
+def program_as_named(name: str) -> str:
     """Lower-cased basename, `.exe` dropped (and a Windows shim's `.cmd`/`.bat`: `npm.cmd`,
-    `gradlew.bat`), versions folded: python3.11 -> python, pip3 -> pip."""
+    `gradlew.bat`): the program as the command names it, version and all (`python3.11`, `py`)."""
     base = _basename(name).lower()
-    if base.endswith((".exe", ".cmd", ".bat")):
-        base = base[:-4]
+    return base[:-4] if base.endswith((".exe", ".cmd", ".bat")) else base
+
+
+def canonical_program(name: str) -> str:
+    """program_as_named with versions folded: python3.11 -> python, pip3 -> pip (and the
+    Windows launcher `py` is python)."""
+    base = program_as_named(name)
     if _python_re().fullmatch(base):
         return "python"
     if base.startswith("pip") and base[3:].replace(".", "").isdigit():
