@@ -31,7 +31,10 @@ any change of that session. `bench/data/harvest-round12.jsonl` holds 186 (131 re
 it was read; `harvest-round13.jsonl` 153 (117 retries), harvested after that session's changes
 for round 12; `harvest-round14.jsonl` 152 (113 retries; session 44), harvested the same way and
 measured before any of it was read; `harvest-round15.jsonl` 150 (118 retries; session 44, Copilot
-CLI, opencode, Gemini CLI, Pi and Claude Code), harvested after that session's changes.
+CLI, opencode, Gemini CLI, Pi and Claude Code), harvested after that session's changes;
+`harvest-round16.jsonl` 134 (105 retries; session 45: C/C++/Rust projects, 17 of them from
+sflicker/claudec99, whose history bench/data/histories holds; DevOps; Codex; Python/JS),
+measured before any of it was read.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
