@@ -146,3 +146,33 @@ def test_the_rules_fingerprint_follows_the_version(monkeypatch):
     assert first == rekey.rules_fingerprint() and len(first) == 16
     monkeypatch.setattr(learn_cli, "__version__", learn_cli.__version__ + ".post1")
     assert rekey.rules_fingerprint() != first
+
+
+def test_the_scan_reports_its_progress(learn):
+    """A first prune under new rules keys every error learning's text again (~0.4 ms each): on
+    a large home that is long work, and the bar says so."""
+    from learn_cli.engine.prune import run_prune
+
+    cwd, _rec = _learn_npm_test(learn)
+    _rewrite(learn, cwd, key=OLD, key_from_text=OLD)
+    seen = []
+    store = Store(learn.home, warn_stderr=False)
+    try:
+        report = run_prune(store, progress=lambda phase, done, total: seen.append((phase, done, total)))
+    finally:
+        store.close()
+    keying = [(done, total) for phase, done, total in seen if phase == "keying"]
+    assert report.rekeyed == 1 and keying[0] == (0, 1) and keying[-1] == (1, 1)
+
+
+def test_doctor_says_when_the_keys_wait_for_a_prune(learn):
+    cwd, _rec = _learn_npm_test(learn)
+
+    def keys() -> dict:
+        return next(c for c in learn.json("doctor", cwd=cwd, check=None)["checks"] if c["name"] == "keys")
+
+    assert keys()["status"] == "ok" and "next `learn prune` checks the keys of 1 error learning" in keys()["summary"]
+    learn.json("prune", cwd=cwd)
+    assert keys() == {"details": [], "name": "keys", "status": "ok", "summary": "keyed by this release's rules"}
+    (learn.home / "analytics" / rekey.RULES_FILE).write_text(json.dumps({"rules": "an older release"}))
+    assert keys()["status"] == "warn" and "run `learn prune`" in keys()["summary"]

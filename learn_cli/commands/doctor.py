@@ -63,6 +63,7 @@ def run_checks(st) -> tuple[list[Check], Path]:
     checks.append(index.index(store, damaged_index))
     checks.append(data.data(store, writable))
     checks.append(index.logs(store, writable))
+    checks.append(index.keys(store))
     checks.append(files.disk(store))
     if writable:
         checks.append(files.stale_temps(store))

@@ -3,7 +3,7 @@
 Each check ends ok, repaired, warn or problem (`Check`); this module holds what they share.
 - files.py    the store's folders and files: layout, permissions, temp files, disk, archive
 - data.py     corrupt lines and documents, set aside into `<file>.corrupt`
-- index.py    the SQLite index and the record logs it measures
+- index.py    the SQLite index, the record logs it measures, and the keys a prune has yet to redo
 - capture.py  the agents' hooks, capture health, the spool
 """
 

@@ -87,3 +87,21 @@ def logs(store, writable: bool) -> Check:
         before, after = store.compact(store.path_of(rel))
         details.append(f"{rel}: {before} → {after} lines")
     return Check("logs", REPAIRED, f"compacted {plural(len(bloated), 'log')}", capped(details))
+
+
+def keys(store) -> Check:
+    """Were the learnings keyed again since this release's key rules came (engine.rekey)? Only
+    a prune does it: with every learning in one write, and their duplicates folded after."""
+    from learn_cli.engine import rekey
+
+    last = rekey.last_rules(store)
+    if last == rekey.rules_fingerprint():
+        return Check("keys", OK, "keyed by this release's rules")
+    stored = store.index.live_rows_of_key_kind(rekey.ERROR_KEY, count=True)
+    if not stored:
+        return Check("keys", OK, "no learning of an error to key")
+    if last is None:
+        return Check("keys", OK, f"the next `learn prune` checks the keys of {plural(stored, 'error learning')}")
+    return Check("keys", WARN, f"the key rules changed since the last prune: run `learn prune` to key "
+                               f"{plural(stored, 'error learning')} again")
+

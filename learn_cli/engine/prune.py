@@ -120,7 +120,7 @@ def run_prune(store, project=None, now=None, dry_run: bool = False, hard: bool =
     store.refresh(loads=loads)
     store.index.derive = DERIVE
     _derive_missing(store, WHOLE_STORE, loads)
-    keyed = rekey.changes(store, loads)  # None: the key rules are those of the last prune
+    keyed = rekey.changes(store, loads, progress)  # None: the key rules are those of the last prune
     rules_changed, keyed = keyed is not None, keyed or {}
     checked = _checked_files(store)
     # Only the rows that may change are read (see rows_to_prune); the others count.

@@ -1029,12 +1029,14 @@ class Index:
                                                      f"AND {LIVE_SQL}", chunk))
         return out
 
-    def live_rows_of_key_kind(self, prefix: str) -> Iterable[tuple[int, str, str]]:
+    def live_rows_of_key_kind(self, prefix: str, count: bool = False) -> Iterable[tuple[int, str, str]] | int:
         """(rowid, file, data) of the live rows whose key starts with `prefix` ("err:"),
-        streamed (engine.rekey: every learning an error's key finds)."""
+        streamed (engine.rekey: every learning an error's key finds); with `count`, how many."""
         upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # a range, so the key's index serves it
-        return self.db.execute(f"SELECT rowid, file, data FROM learnings WHERE key >= ? AND key < ? AND {LIVE_SQL}",
+        what = "count(*)" if count else "rowid, file, data"
+        rows = self.db.execute(f"SELECT {what} FROM learnings WHERE key >= ? AND key < ? AND {LIVE_SQL}",
                                (prefix, upper))
+        return rows.fetchone()[0] if count else rows
 
     def live_files(self) -> list[str]:
         """The files (relative) that hold a live row, asked file by file of the files table."""
