@@ -2032,6 +2032,20 @@ def test_options_added_among_the_kept_ones_go_before_the_image(home, proj):
     assert apply_change(change, "git pull origin dev") == "git pull origin dev --no-rebase"
 
 
+def test_a_missing_pipe_program_dropped_is_the_change_not_the_options_beside_it():
+    """`head -5 f.jsonl | jq '.'` failed "jq: command not found"; `head -3 f.jsonl` worked (round
+    17). The comparisons leave `| jq` out as output shaping, so the change read as "`-5` ->
+    `-3`" and answered `head -3 f.jsonl | jq '.'`, jq again. The jq dropped was the change: no
+    general rule; the fix is offered as it was run. `timeout` keeps its own change."""
+    from learn_cli.capture.offers import _change_of_lesson
+
+    jq = "/bin/bash: line 1: jq: command not found"
+    assert _change_of_lesson("head -5 f.jsonl | jq '.'", "head -3 f.jsonl", jq) is None
+    assert _change_of_lesson("cat a.json | jq .x", "cat a.json | python3 -m json.tool", jq) is None
+    assert _change_of_lesson("timeout 60 npm test", "npm test", "zsh:1: command not found: timeout") == ("no timeout",)
+    assert _change_of_lesson("head -5 f.jsonl | jq '.'", "head -3 f.jsonl | jq '.'", "jq: error: x") is not None
+
+
 def test_a_program_named_otherwise_is_part_of_the_change():
     """`python3.11 --version` not found; `py -3.11 --version` (Windows' launcher) worked (round
     16). Both are python to the rules, but the change is the program, not "add `-3.11`" (which

@@ -422,6 +422,8 @@ def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
 
     if suggested_by(error, fix):
         return ("suggested", *fix.split()[:2])
+    if _dropped_the_missing(failed, fix, error):
+        return None  # `head -5 f | jq .` (jq not installed) -> `head -3 f`: not "-5 -> -3" (round 17)
     change = _change_of_pair(failed, fix)
     if change is None:
         target = replaced_target(failed, fix, error)
@@ -429,6 +431,18 @@ def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
     if change is not None and change[0] not in ("suggested", "no timeout") and not _gives_back(change, failed, fix):
         return None
     return change
+
+
+def _dropped_the_missing(failed: str, fix: str, error: str) -> bool:
+    """Did the fix stop running the program the error says is not installed, which the failed
+    line piped its output into (`| jq '.'`: the comparisons leave such shapers out)? Then that
+    was the change, whatever else moved. (`timeout` has a change of its own, "no timeout".)"""
+    from learn_cli.text.keys import missing_program
+    from learn_cli.text.shell import OUTPUT_SHAPERS, command_programs
+
+    missing = missing_program(error) if "not" in error else ""
+    return (missing in OUTPUT_SHAPERS and missing in command_programs(failed)
+            and missing not in command_programs(fix))
 
 
 def _gives_back(change: tuple, failed: str, fix: str) -> bool:
