@@ -46,6 +46,10 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "ag
         ('C:\\xampp\\bin\\mysql.exe -u root -e "SELECT 1"', '"C:\\xampp\\bin\\mysql.exe" -u root -e "SELECT 1"',
          "retry", "quote `C:\\xampp\\bin\\mysql.exe`"),  # Git Bash took its backslashes (r11-d-031)
         ("timeout 60 npm test 2>&1 | tail", "timeout 90 npm test", "retry", ""),
+        # a whole step is shown as written: quoted again, `$(…)` would be words (round 17)
+        ("./mvnw compile 2>&1", "export JAVA_HOME=$(/usr/libexec/java_home -v 17) && ./mvnw compile", "retry",
+         "run `export JAVA_HOME=$(/usr/libexec/java_home -v 17)` first"),
+        ("ls *.log", 'cd "$HOME/logs" && ls *.log', "retry", 'run it from `$HOME/logs`'),
         # nothing shorter says it better
         ("npm test", "npm test 2>&1 | tail -5", "retry", ""),
         ("python3 -c \"import a; a.x()\"", "python3 -c \"import b; b.y(1, 2)\"", "retry", ""),

@@ -84,11 +84,26 @@ def _quote_phrase(failed: str, fix: str) -> str:
     return f"quote {', '.join(_code(word) for word in quoted[:MAX_PHRASES])}" if quoted else ""
 
 
+class _Step(tuple):
+    """A step's words (compared as a tuple), and the step as it was written (`text`): what a
+    phrase that names the whole step shows, so that its quoting stays the shell's. Words
+    quoted again would not: `export JAVA_HOME=$(/usr/libexec/java_home -v 17)` single-quoted
+    sets JAVA_HOME to the words `$(…)` (round 17)."""
+
+    text = ""
+
+
+def _step(segment: str) -> _Step:
+    step = _Step(tokenize(segment))
+    step.text = " ".join(segment.split())
+    return step
+
+
 def _steps(command: str) -> tuple[list[tuple[str, ...]], int]:
     """The steps of a command (its segments), each as words, plumbing removed; and how many of
     them feed the next one (plumbing such as `| tail` removed)."""
     parts = split_segments_ops(normalize_command(command))
-    steps = [words for words in (tuple(tokenize(seg)) for seg, _op in parts) if words]
+    steps = [step for step in (_step(seg) for seg, _op in parts) if step]
     return steps, sum(op in ("|", "|&") for _seg, op in parts)
 
 
@@ -206,7 +221,7 @@ def _join_steps(steps) -> str:
 
 
 def _words(tokens) -> str:
-    return " ".join(_quote(t) for t in tokens)
+    return getattr(tokens, "text", "") or " ".join(_quote(t) for t in tokens)
 
 
 def _quote(token: str) -> str:
