@@ -467,6 +467,10 @@ def test_moving_on_to_the_next_test_is_not_a_lesson(home, proj):
     # "No <thing> found for <the argument>" names it as the mistake (harvest round 8, a CLI's task id)
     ("minsky session get --task 008", 'minsky session get --task "#008"', "No session found for task ID '008'.", True),
     ("minsky session get --task 008", "minsky session get --task 009", "Error: session 008 has no commits", False),
+    # "No projects matched the filters": the filter named nothing (round 18); its spelling was the mistake
+    ("pnpm --filter @cyrus/edge-worker build", "pnpm --filter cyrus-edge-worker build",
+     'No projects matched the filters in "/Users/me/cyrus"', True),
+    ("pnpm --filter @acme/api build", "pnpm --filter @acme/web build", "ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL", False),
     ("git pull origin main", "git stash && git pull origin main && git stash pop", "", True),  # steps first
     # a conflicted pull resolved by hand, ending with another pull: that occasion's work, not a lesson
     ("git pull origin main --no-rebase", "git checkout --theirs a.ts && git add a.ts && git commit -m m && "

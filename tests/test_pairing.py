@@ -206,6 +206,9 @@ RETRIES = [
     ("move dotnet\\src\\Plate\\UnionGraph.cs dotnet\\src\\Graph\\UnionGraph.cs",
      "mv dotnet/src/Plate/UnionGraph.cs dotnet/src/Graph/UnionGraph.cs"),
     ("copy config\\app.example.json config\\app.json", "cp config/app.example.json config/app.json"),
+    # round 18: cmd's `type` (bash's `type` looks commands up: "type: C:Users…: not found"), then `cat`
+    ('type C:\\Users\\me\\tasks\\b8addd3.output', 'cat "C:\\Users\\me\\tasks\\b8addd3.output" 2>&1 | head -50'),
+    ("cat logs/app.log", "Get-Content logs/app.log -Tail 50"),  # in PowerShell
     # a looking aid the failed line had already is none added (round 11)
     ("cargo test 2>&1 | tail -22 && cargo run -q -- --help", "cargo test 2>&1 | tail -20 && cargo run -q -- --help"),
 ]

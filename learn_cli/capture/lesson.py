@@ -257,15 +257,16 @@ _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not mat
                   "unable to access", "cannot access", "can't open", "cannot open", "does not have",
                   "could not be found", "cannot be found", "can't be found")
 
-# "No session found for task ID '008'", "no tests found for 'x'": nothing of that name was found
-_NONE_FOUND = r"\bno\b[^.\n]{1,40}?\bfound\b"
+# "No session found for task ID '008'", "no tests found for 'x'": nothing of that name was found;
+# "No projects matched the filters" (pnpm, round 18): nothing answers to the name given
+_NONE_FOUND = r"\bno\b[^.\n]{1,40}?\b(?:found|matched)\b"
 
 
 def _says_missing(line: str) -> bool:
     """Does this error line (in lower case) say that something it names is missing or unknown?"""
     if any(words in line for words in _MISSING_WORDS):
         return True
-    if "found" not in line or "no" not in line:
+    if "found" not in line and "matched" not in line or "no" not in line:
         return False
     from learn_cli.text import rx
 

@@ -96,6 +96,7 @@ _FAMILIES = {
     "get-childitem": "list", "gci": "list",  # PowerShell's `ls -la`
     "mv": "move", "move": "move", "move-item": "move",  # cmd's `move` in Git Bash: command not found
     "cp": "copy", "copy": "copy", "copy-item": "copy",
+    "cat": "show", "type": "show", "get-content": "show", "gc": "show",  # cmd's `type` in Git Bash (round 18)
 }
 # Subcommands that are the package manager itself; any other first word of
 # `yarn X`/`pnpm X`/`bun X` runs a script or a binary named X (`yarn prettier`).
