@@ -37,7 +37,8 @@ sflicker/claudec99, whose history bench/data/histories holds; DevOps; Codex; Pyt
 measured before any of it was read; `harvest-round17.jsonl` 104 (82 retries; session 45: Claude
 Code on Windows, Go/.NET/Maven, Gemini CLI, IBM Bob, goose, Flutter, Xcode), measured the same way;
 `harvest-round18.jsonl` 113 (76 retries; session 45: git/gh, Python backends, Copilot CLI, Gemini
-CLI, ssh and deploys), measured the same way.
+CLI, ssh and deploys), measured the same way; `harvest-round19.jsonl` 162 (126 retries; session 45:
+test loops, environments and installs, opencode and Codex, web apps), measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
