@@ -2554,3 +2554,19 @@ def test_session_44s_readers_never_raise(failed, then, text):
     replaced = apply_replaced_target(failed, words[0], words[-1], "d/" + words[-1])
     assert replaced is None or isinstance(replaced, str)
     assert error_key(text, failed, "Bash").startswith("err:")
+
+
+def test_a_consumer_that_is_not_installed_dropped_is_the_retry():
+    """`docker inspect img --format='{{json .Config}}' | python -m json.tool` failed "command not
+    found: python" (a Mac without `python`); `docker inspect img --format='{{.Config.Cmd}}'`
+    worked (round 19). Dropped after it failed on its input, a consumer leaves a look at what
+    the producer gives (pairing._consumer_dropped); not installed, it leaves the job."""
+    from learn_cli.capture.learner import retried_step
+    from learn_cli.text.shell import segments_before
+
+    failed = "docker inspect img:test --format='{{json .Config}}' | python -m json.tool | head -30"
+    ok = "docker inspect img:test --format='{{.Config.Cmd}}'"
+    assert retried_step(failed, ok, "(eval):1: command not found: python") == failed
+    assert retried_step(failed, ok, "Expecting value: line 1 column 1 (char 0)") is None  # it read the output
+    assert retried_step(failed, "python3 -m json.tool < cfg.json", "(eval):1: command not found: python") is None
+    assert segments_before("cd app && npm ls --json | jq .dependencies | head", 2) == "cd app && npm ls --json"

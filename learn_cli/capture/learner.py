@@ -834,7 +834,32 @@ def retried_step(failed_cmd: str, ok_cmd: str, error: str | None, category: str 
     if pairing.is_retry(failed_cmd, ok_cmd) or _platform_retry(failed_cmd, ok_cmd, error):
         return None if _narrowed_failing_tests(failed_cmd, ok_cmd, error, category) else failed_cmd
     step = failing_step(failed_cmd, error)
-    return step if step != failed_cmd and pairing.is_retry(step, ok_cmd) else None
+    if step != failed_cmd and pairing.is_retry(step, ok_cmd):
+        return step
+    producer = _before_a_missing_consumer(failed_cmd, ok_cmd, error)
+    return failed_cmd if producer and pairing.is_retry(producer, ok_cmd) else None
+
+
+def _before_a_missing_consumer(failed_cmd: str, ok_cmd: str, error: str | None) -> str:
+    """What the failed line ran before the program it piped into, when the error says that
+    program is not installed and `ok_cmd` no longer runs it (`docker inspect img --format=… |
+    python -m json.tool`, "command not found: python"; round 19): run without it, the job is
+    the retry. (Dropped after it failed on its input, the consumer leaves a look at the
+    producer's output: pairing._consumer_dropped.) Else ""."""
+    if not error or "not" not in error:
+        return ""
+    from learn_cli.text.keys import missing_program
+    from learn_cli.text.shell import canonical_program, command_programs, segments_before, split_segments_ops, tokenize
+
+    missing = missing_program(error)
+    if not missing or canonical_program(missing) in command_programs(ok_cmd):
+        return ""
+    parts = split_segments_ops(failed_cmd)
+    for at in range(1, len(parts)):
+        words = tokenize(parts[at][0])
+        if parts[at - 1][1] in ("|", "|&") and words and canonical_program(words[0]) == canonical_program(missing):
+            return segments_before(failed_cmd, at)
+    return ""
 
 
 def _narrowed_failing_tests(failed_cmd: str, ok_cmd: str, error: str | None, category: str | None) -> bool:

@@ -38,6 +38,7 @@ __all__ = [
     "drop_timeout",
     "words_to_quote",
     "quote_words",
+    "segments_before",
     "shell_word",
 ]
 
@@ -835,6 +836,13 @@ def _is_chatter(segments: list[list[str]], i: int) -> bool:
 
 def _join(segments, newline: str) -> str:
     return "".join(seg + (newline if op == "\n" else _JOINS.get(op, " ")) for seg, op in segments).strip()
+
+
+def segments_before(command: str, at: int) -> str:
+    """The command's first `at` segments, joined as they were (`cd app && npm ls --json` of
+    `cd app && npm ls --json | jq .`, at 2)."""
+    parts = split_segments_ops(command)[:at]
+    return _join([*parts[:-1], (parts[-1][0], "")], "\n") if parts else ""
 
 
 def clean_command(command: str) -> str:
