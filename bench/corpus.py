@@ -38,7 +38,9 @@ measured before any of it was read; `harvest-round17.jsonl` 104 (82 retries; ses
 Code on Windows, Go/.NET/Maven, Gemini CLI, IBM Bob, goose, Flutter, Xcode), measured the same way;
 `harvest-round18.jsonl` 113 (76 retries; session 45: git/gh, Python backends, Copilot CLI, Gemini
 CLI, ssh and deploys), measured the same way; `harvest-round19.jsonl` 162 (126 retries; session 45:
-test loops, environments and installs, opencode and Codex, web apps), measured the same way.
+test loops, environments and installs, opencode and Codex, web apps), measured the same way;
+`harvest-round20.jsonl` 60 (47 retries; session 45: Claude Code, Amazon Q Developer CLI, Kiro
+CLI), measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part

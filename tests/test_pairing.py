@@ -209,11 +209,16 @@ RETRIES = [
     # round 18: cmd's `type` (bash's `type` looks commands up: "type: C:Users…: not found"), then `cat`
     ('type C:\\Users\\me\\tasks\\b8addd3.output', 'cat "C:\\Users\\me\\tasks\\b8addd3.output" 2>&1 | head -50'),
     ("cat logs/app.log", "Get-Content logs/app.log -Tail 50"),  # in PowerShell
+    # round 20: `tree` not installed, the same folder listed by `find` (its options' values skipped)
+    ("tree -L 3 -I 'node_modules|build' src/", "find src -type f -name '*.py' | sort"),
+    ('tree /srv/app/src -I "__pycache__"', 'find /srv/app/src -type f -name "*.py" | sort'),
     # a looking aid the failed line had already is none added (round 11)
     ("cargo test 2>&1 | tail -22 && cargo run -q -- --help", "cargo test 2>&1 | tail -20 && cargo run -q -- --help"),
 ]
 
 NOT_RETRIES = [
+    ("tree src", "find lib -type f"),  # another folder
+    ("ls src/missing", "find . -name missing"),  # a `find` after another look searches elsewhere
     ("gh pr view 48 --json state", "gh pr view 49"),
     ("cargo fmt --check", "cargo fmt"),  # a flag alone dropped: the check became the formatting, a step
     ("pytest", "ls"),

@@ -589,7 +589,8 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
                 return True
             if _close(text, _core_text([tokens])):
                 return True
-        if any(_one_job(segment, tokens) or _program_swapped(segment, tokens) for tokens in ok_parts):
+        if any(_one_job(segment, tokens) or _program_swapped(segment, tokens) or _tree_by_find(segment, tokens)
+               for tokens in ok_parts):
             return True
         if index == 0 and matching:
             if _close(_core_text(failed_parts), _core_text(ok_parts)):
@@ -662,6 +663,27 @@ def _program_swapped(failed: Sequence[str], ok: Sequence[str]) -> bool:
     return (min(len(words_failed), len(words_ok)) >= 16
             and within_ratio(words_failed[:_RATIO_SPAN], words_ok[:_RATIO_SPAN], 0.2)
             and not is_read_only(" ".join(failed)))
+
+
+def _tree_by_find(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """`tree src -I '__pycache__'` (tree not installed), then `find src -type f | sort`: the same
+    folder listed by `find` (round 20, two sources). Only after `tree`: a `find` after another
+    look is a search elsewhere."""
+    if canonical_program(failed[0]) != "tree" or canonical_program(ok[0]) != "find":
+        return False
+    return _first_folder(failed, _TREE_VALUE_OPTIONS) == _first_folder(ok, frozenset())
+
+
+# Options of `tree` that take a value (`-L 3`, `-I 'node_modules|build'`), not the folder.
+_TREE_VALUE_OPTIONS = frozenset({"-L", "-I", "-P", "-o", "-H", "-T", "--filelimit", "--charset", "--sort"})
+
+
+def _first_folder(tokens: Sequence[str], value_options: frozenset) -> str:
+    """The first folder a `tree`/`find` line names (`.` when none), without its trailing `/`."""
+    i = 1
+    while i < len(tokens) and tokens[i].startswith("-"):
+        i += 2 if tokens[i] in value_options else 1
+    return (tokens[i] if i < len(tokens) else ".").rstrip("/") or "/"
 
 
 def same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:
