@@ -846,18 +846,18 @@ def _before_a_missing_consumer(failed_cmd: str, ok_cmd: str, error: str | None) 
     python -m json.tool`, "command not found: python"; round 19): run without it, the job is
     the retry. (Dropped after it failed on its input, the consumer leaves a look at the
     producer's output: pairing._consumer_dropped.) Else ""."""
-    if not error or "not" not in error or "|" not in failed_cmd:
-        return ""  # (most successes after a failure come here: the texts first, ~0.8 M instructions)
-    from learn_cli.text.keys import missing_program
-    from learn_cli.text.shell import canonical_program, command_programs, segments_before, split_segments_ops, tokenize
+    if "|" not in failed_cmd:
+        return ""  # (most successes after a failure come here: the text first, ~0.8 M instructions)
+    from learn_cli.text.keys import dropped_missing_program
+    from learn_cli.text.shell import canonical_program, segments_before, split_segments_ops, tokenize
 
-    missing = missing_program(error)
-    if not missing or canonical_program(missing) in command_programs(ok_cmd):
+    missing = dropped_missing_program(failed_cmd, ok_cmd, error)
+    if not missing:
         return ""
     parts = split_segments_ops(failed_cmd)
     for at in range(1, len(parts)):
         words = tokenize(parts[at][0])
-        if parts[at - 1][1] in ("|", "|&") and words and canonical_program(words[0]) == canonical_program(missing):
+        if parts[at - 1][1] in ("|", "|&") and words and canonical_program(words[0]) == missing:
             return segments_before(failed_cmd, at)
     return ""
 

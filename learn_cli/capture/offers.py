@@ -437,12 +437,10 @@ def _dropped_the_missing(failed: str, fix: str, error: str) -> bool:
     """Did the fix stop running the program the error says is not installed, which the failed
     line piped its output into (`| jq '.'`: the comparisons leave such shapers out)? Then that
     was the change, whatever else moved. (`timeout` has a change of its own, "no timeout".)"""
-    from learn_cli.text.keys import missing_program
-    from learn_cli.text.shell import OUTPUT_SHAPERS, command_programs
+    from learn_cli.text.keys import dropped_missing_program
+    from learn_cli.text.shell import OUTPUT_SHAPERS
 
-    missing = missing_program(error) if "not" in error else ""
-    return (missing in OUTPUT_SHAPERS and missing in command_programs(failed)
-            and missing not in command_programs(fix))
+    return dropped_missing_program(failed, fix, error) in OUTPUT_SHAPERS
 
 
 def _gives_back(change: tuple, failed: str, fix: str) -> bool:

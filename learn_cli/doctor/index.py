@@ -97,7 +97,7 @@ def keys(store) -> Check:
     last = rekey.last_rules(store)
     if last == rekey.rules_fingerprint():
         return Check("keys", OK, "keyed by this release's rules")
-    stored = store.index.live_rows_of_key_kind(rekey.ERROR_KEY, count=True)
+    stored = store.index.count_of_key_kind(rekey.ERROR_KEY)
     if not stored:
         return Check("keys", OK, "no learning of an error to key")
     if last is None:

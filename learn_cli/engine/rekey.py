@@ -76,7 +76,7 @@ def changes(store, loads: Callable, progress: Callable | None = None) -> dict[in
     so that a killed prune leaves each learning as it was or as it is after the prune)."""
     if last_rules(store) == rules_fingerprint():
         return None
-    total = store.index.live_rows_of_key_kind(ERROR_KEY, count=True) if progress else 0
+    total = store.index.count_of_key_kind(ERROR_KEY) if progress else 0
     out: dict[int, tuple[str, dict]] = {}
     for n, (rowid, rel, data) in enumerate(store.index.live_rows_of_key_kind(ERROR_KEY)):
         if progress and n % 500 == 0:

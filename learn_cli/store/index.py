@@ -1029,14 +1029,14 @@ class Index:
                                                      f"AND {LIVE_SQL}", chunk))
         return out
 
-    def live_rows_of_key_kind(self, prefix: str, count: bool = False) -> Iterable[tuple[int, str, str]] | int:
+    def live_rows_of_key_kind(self, prefix: str) -> Iterable[tuple[int, str, str]]:
         """(rowid, file, data) of the live rows whose key starts with `prefix` ("err:"),
-        streamed (engine.rekey: every learning an error's key finds); with `count`, how many."""
-        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # a range, so the key's index serves it
-        what = "count(*)" if count else "rowid, file, data"
-        rows = self.db.execute(f"SELECT {what} FROM learnings WHERE key >= ? AND key < ? AND {LIVE_SQL}",
-                               (prefix, upper))
-        return rows.fetchone()[0] if count else rows
+        streamed (engine.rekey: every learning an error's key finds)."""
+        return self.db.execute(f"SELECT rowid, file, data FROM learnings WHERE {_KEY_KIND}", _key_range(prefix))
+
+    def count_of_key_kind(self, prefix: str) -> int:
+        """How many live rows live_rows_of_key_kind gives."""
+        return self.db.execute(f"SELECT count(*) FROM learnings WHERE {_KEY_KIND}", _key_range(prefix)).fetchone()[0]
 
     def live_files(self) -> list[str]:
         """The files (relative) that hold a live row, asked file by file of the files table."""
@@ -1291,6 +1291,14 @@ def copies_elsewhere(keys: list[str], pid: str) -> Selection:
 def of_project_keys(pid: str, keys: list[str]) -> Selection:
     """A project's own learnings with one of these keys (a session's end: what it changed)."""
     return Selection(f"scope = 'project' AND pid = ? AND key IN ({','.join('?' * len(keys))})", (pid, *keys))
+
+
+# The live rows whose key starts with a prefix: a range, so the key's index serves it.
+_KEY_KIND = f"key >= ? AND key < ? AND {LIVE_SQL}"
+
+
+def _key_range(prefix: str) -> tuple[str, str]:
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
 def with_rowids(rowids: list[int]) -> Selection:

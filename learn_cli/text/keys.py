@@ -650,6 +650,18 @@ def missing_program(error_text: str | None) -> str:
     return signature[len(COMMAND_NOT_FOUND):] if signature.startswith(COMMAND_NOT_FOUND) else ""
 
 
+def dropped_missing_program(failed: str, fix: str, error: str | None) -> str:
+    """The program (canonical) the error says is not installed, when `failed` ran it and `fix`
+    no longer does (`head f | jq .` -> `head f`, "jq: command not found"); else ""."""
+    if not error or "not" not in error:
+        return ""
+    from learn_cli.text.shell import canonical_program, command_programs
+
+    missing = missing_program(error)
+    name = canonical_program(missing) if missing else ""
+    return name if name and name in command_programs(failed) and name not in command_programs(fix) else ""
+
+
 # Usage errors that reject an option (GNU and BSD tools, find's "primary", Go's cobra): BSD's
 # `stat -c %s f` says "illegal option -- c". (Not clap's "unexpected argument": an argument
 # too many, capture.lesson's _TOO_MANY.)
