@@ -2570,3 +2570,18 @@ def test_a_consumer_that_is_not_installed_dropped_is_the_retry():
     assert retried_step(failed, ok, "Expecting value: line 1 column 1 (char 0)") is None  # it read the output
     assert retried_step(failed, "python3 -m json.tool < cfg.json", "(eval):1: command not found: python") is None
     assert segments_before("cd app && npm ls --json | jq .dependencies | head", 2) == "cd app && npm ls --json"
+
+
+def test_a_package_chosen_again_after_none_matched_is_the_retry():
+    """`pnpm --filter @sitin/minerva-server lint` said "No projects matched the filters"; `pnpm lint
+    --filter='./packages/app-minerva-server'` worked (round 21). Another package is another job
+    (engine.goals.other_packages) unless the one chosen matched nothing."""
+    from learn_cli.capture.learner import retried_step
+
+    failed = "pnpm --filter @sitin/minerva-server lint 2>&1 | tail -5"
+    ok = "pnpm lint --filter='./packages/app-minerva-server' 2>&1 | tail -5"
+    assert retried_step(failed, ok, 'No projects matched the filters in "/Users/me/sitin-next"') == failed
+    assert retried_step(failed, ok, "src/index.ts:3:1 error 'x' is defined but never used") is None
+    assert retried_step(failed, "pnpm build --filter=./packages/app", "No projects matched the filters") is None
+    assert retried_step("cargo check -p landro-daemon", "cargo check -p landro-sync",
+                        "error: package ID specification `landro-daemon` did not match any packages") is not None

@@ -837,7 +837,32 @@ def retried_step(failed_cmd: str, ok_cmd: str, error: str | None, category: str 
     if step != failed_cmd and pairing.is_retry(step, ok_cmd):
         return step
     producer = _before_a_missing_consumer(failed_cmd, ok_cmd, error)
-    return failed_cmd if producer and pairing.is_retry(producer, ok_cmd) else None
+    if producer and pairing.is_retry(producer, ok_cmd) or _package_chosen_again(failed_cmd, ok_cmd, error):
+        return failed_cmd
+    return None
+
+
+def _package_chosen_again(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
+    """`pnpm --filter @sitin/minerva-server lint`: "No projects matched the filters"; then `pnpm
+    lint --filter=./packages/app-minerva-server` worked (round 21). Another package of a
+    workspace is another job (engine.goals.other_packages), unless the error says the one
+    chosen matched nothing: then the same job on a package chosen again is the retry."""
+    said = (error or "").lower()
+    if not any(word in said for word in ("match", "found", "unknown", "no such")):
+        return False  # (the texts first: most successes after a failure come here)
+    from learn_cli.engine.goals import other_packages, without_packages
+    from learn_cli.text.shell import shell_word, unwrap
+
+    was, now = unwrap(failed_cmd), unwrap(ok_cmd)
+    if not other_packages(was, now):
+        return False
+    from learn_cli.capture import pairing
+    from learn_cli.capture.lesson import says_missing
+
+    if not any(says_missing(line) for line in said.splitlines()):
+        return False
+    return pairing.is_retry(" ".join(map(shell_word, without_packages(was))),
+                            " ".join(map(shell_word, without_packages(now))))
 
 
 def _before_a_missing_consumer(failed_cmd: str, ok_cmd: str, error: str | None) -> str:

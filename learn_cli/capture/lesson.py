@@ -100,7 +100,7 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
     # a word one letter off is a slip only where the error says something was not found:
     # after a test failed in `tests/test_a.py`, `tests/test_b.py` is another file
-    slips = not error or any(_says_missing(line) for line in error.lower().splitlines())
+    slips = not error or any(says_missing(line) for line in error.lower().splitlines())
     return _same_targets(counterpart, ok_tokens, wrong, typos=slips)
 
 
@@ -262,7 +262,7 @@ _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not mat
 _NONE_FOUND = r"\bno\b[^.\n]{1,40}?\b(?:found|matched)\b"
 
 
-def _says_missing(line: str) -> bool:
+def says_missing(line: str) -> bool:
     """Does this error line (in lower case) say that something it names is missing or unknown?"""
     if any(words in line for words in _MISSING_WORDS):
         return True
@@ -290,7 +290,7 @@ def _named_as_missing(error: str):
     """A test: is this argument named by an error line that says it is missing or unknown?
     Whole, or one part of it that the line quotes (`could not import module "main"` names
     `main:app`; `"src"` names `src/index.ts`)."""
-    lines = [line for line in (error or "").lower().splitlines() if _says_missing(line)]
+    lines = [line for line in (error or "").lower().splitlines() if says_missing(line)]
     quoted = {q for line in lines for q in _quoted(line) if len(q) >= 3}
 
     def named(arg: str) -> bool:

@@ -283,6 +283,22 @@ def other_packages(a: Sequence[str], b: Sequence[str]) -> bool:
     return not any(x in y or y in x or within_ratio(x, y, _NAME_TYPO_RATIO) for x in chosen_a for y in chosen_b)
 
 
+def without_packages(tokens: Sequence[str]) -> list[str]:
+    """`tokens` without the options that choose packages of a workspace, and their values
+    (`pnpm --filter web lint` -> `pnpm lint`): the job, on whichever package."""
+    options = _PACKAGE_OPTIONS.get(canonical_program(tokens[0]) if tokens else "", frozenset())
+    kept: list[str] = []
+    skip = False
+    for tok in tokens:
+        if skip:
+            skip = False
+        elif tok in options:
+            skip = True
+        elif not (tok.startswith("--") and tok.split("=", 1)[0] in options):
+            kept.append(tok)
+    return kept
+
+
 def _option_values(tokens: Sequence[str], options: frozenset[str]) -> set[str]:
     """The values `tokens` give to `options` (`-p core`, `--package=core`)."""
     found = set()
