@@ -846,3 +846,16 @@ def test_the_same_job_through_another_grep_is_another_look():
     assert is_retry(f'{check} | grep -E "^error"', f'{check} | grep -E "^error"')  # again, after a fix
     assert is_retry('cd test && ./run.sh | grep X', './run.sh | grep Y')
     assert is_retry('cargo check -p a 2>&1 | grep -E "^error"', 'cargo check -p a --tests 2>&1 | grep E0599')
+
+
+def test_throwing_away_is_no_retry_of_keeping():
+    """Round 21: `git stash pop` stopped on a conflict; the agent took one side and ran `git stash
+    drop`. Dropping the stash retries nothing the pop did. Both throwing away (`git worktree
+    remove` refused, then `git worktree prune`, round 20) or neither (`git stash pop` again) is
+    the same kind of job."""
+    assert not is_retry("git stash pop 2>&1", "git checkout --theirs docs/spec.md && git add docs/spec.md && "
+                                               "git stash drop 2>&1")
+    assert not is_retry("git stash apply", "git stash clear")
+    assert is_retry("git stash pop", "git stash pop 2>&1")
+    assert is_retry('git worktree remove "/p/.guardkit/worktrees/FEAT-3DEB" --force',
+                    "rm -rf .git/worktrees/FEAT-3DEB && git worktree prune && git branch -D autobuild/FEAT-3DEB")

@@ -225,13 +225,27 @@ def _verbs_compatible(a: Sequence[str], b: Sequence[str]) -> bool:
     if not _word_like(verb_a) or not _word_like(verb_b):
         return True
     verb_a, verb_b = _VERB_ALIASES.get(verb_a, verb_a), _VERB_ALIASES.get(verb_b, verb_b)
-    if verb_a == verb_b or verb_a.startswith(verb_b) or verb_b.startswith(verb_a):
+    if verb_a == verb_b:
+        return _discards(a) == _discards(b)
+    if verb_a.startswith(verb_b) or verb_b.startswith(verb_a):
         return True
     # An option value may have been taken for the verb (`flask --app app run`).
     if verb_a in (w.lower() for w in _positional(b, 2)) or verb_b in (w.lower() for w in _positional(a, 2)):
         return True
     longest = max(len(verb_a), len(verb_b))
     return levenshtein(verb_a, verb_b) <= (1 if longest <= 4 else max(2, longest // 4))
+
+
+# Actions that throw away what a group subcommand keeps (`git stash drop`, `git worktree prune`).
+_DISCARDING = frozenset({"drop", "clear", "clean", "remove", "rm", "delete", "prune", "destroy", "purge"})
+
+
+def _discards(tokens: Sequence[str]) -> bool:
+    """Is the word after the subcommand an action that throws away (`git stash drop`)? Dropping
+    the stash that `git stash pop` could not apply cleanly is no retry of the pop (round 21);
+    `git worktree prune` after `git worktree remove` failed throws away as the remove would."""
+    words = _positional(tokens, 2)
+    return len(words) == 2 and words[1].lower() in _DISCARDING
 
 
 def _identities(tokens: Sequence[str]) -> set[str]:
