@@ -214,9 +214,12 @@ RETRIES = [
     ('tree /srv/app/src -I "__pycache__"', 'find /srv/app/src -type f -name "*.py" | sort'),
     # a looking aid the failed line had already is none added (round 11)
     ("cargo test 2>&1 | tail -22 && cargo run -q -- --help", "cargo test 2>&1 | tail -20 && cargo run -q -- --help"),
+    # round 21: a check of one file, then the project's own check (which knows its config)
+    ("/bin/zsh -lc 'tsc --noEmit --target es2022 --module nodenext server.ts'", "/bin/zsh -lc 'npm run typecheck'"),
 ]
 
 NOT_RETRIES = [
+    ("npm run typecheck", "tsc --noEmit src/server.ts"),  # a part of the job checked is not the job done
     ("tree src", "find lib -type f"),  # another folder
     ("ls src/missing", "find . -name missing"),  # a `find` after another look searches elsewhere
     ("gh pr view 48 --json state", "gh pr view 49"),

@@ -209,7 +209,9 @@ def same_job(a: Sequence[str], b: Sequence[str]) -> bool:
     (`make` finding no makefile, then `cargo build`; `make test` with no such rule, then `npm
     test`: the driver only names the job); not the other way round: a project's own tool
     failing is not retried by a generic driver. Targets match when both name none, or when they share one; a
-    package name also matches one that contains it (`jose` / `python-jose`).
+    package name also matches one that contains it (`jose` / `python-jose`). A failed side that named
+    targets is retried by one that names none: the project's own job (`tsc --noEmit … server.ts` ->
+    `npm run typecheck`, round 21), not the other way round (a part of the job is not the job).
     """
     family = goal(a)
     if not family or family == VCS or family != goal(b):
@@ -221,7 +223,7 @@ def same_job(a: Sequence[str], b: Sequence[str]) -> bool:
     if not ta and not tb:
         return True
     if not ta or not tb:
-        return False
+        return not tb  # widened to the project's own job; narrowed to a part, it is not done
     return bool(ta & tb) or any(x in y or y in x for x in ta for y in tb if min(len(x), len(y)) >= 4)
 
 
