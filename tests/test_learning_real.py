@@ -2585,3 +2585,22 @@ def test_a_package_chosen_again_after_none_matched_is_the_retry():
     assert retried_step(failed, "pnpm build --filter=./packages/app", "No projects matched the filters") is None
     assert retried_step("cargo check -p landro-daemon", "cargo check -p landro-sync",
                         "error: package ID specification `landro-daemon` did not match any packages") is not None
+
+
+def test_inline_code_on_the_same_file_replaces_a_program_not_installed(home, proj):
+    """Round 22 (Gemini CLI): `jq 'keys' paper.json`, jq not installed; `python3 -c "…
+    json.load(open('paper.json'))…"` did it. The same command later gets that code; another
+    file does not (the code names this one)."""
+    a = proj("api")
+    error = "bash: line 1: jq: command not found"
+    fix = "python3 -c \"import json; d=json.load(open('res/paper.json')); print(d.keys())\""
+    s = Agent(home, a)
+    s.fail("jq 'keys' res/paper.json", error, 127)
+    s.ok(fix)
+    assert context_of(Agent(home, a).fail("jq 'keys' res/paper.json", error, 127)).splitlines()[0].endswith(
+        f"`{fix}` instead of `jq 'keys' res/paper.json`.")
+    assert Agent(home, a).fail("jq '.title' res/other.json", error, 127) is None
+    s = Agent(home, a)
+    s.fail("jq 'keys' res/a.json", error, 127)
+    s.ok("python3 -c \"import json; print(json.load(open('res/b.json')))\"")  # another file: no retry
+    assert not [r for r in learnings(home, a) if "b.json" in str(r)]

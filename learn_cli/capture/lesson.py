@@ -168,7 +168,19 @@ def platform_retry(failed: str, ok: str, error: str) -> bool:
         return (bad_option or missing_job(error, was, now)) and is_lesson(failed, ok, error)
     if not (bad_option or _not_installed(error, was[0])) or canonical_program(now[0]) in _LOOKS_AT_FILES:
         return False
-    return bool(_arguments(was)) and _same_targets(was, now)
+    return bool(_arguments(was)) and (_same_targets(was, now) or _code_on_the_same_files(was, now))
+
+
+def _code_on_the_same_files(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """`jq 'keys' paper.json` (jq not installed), then `python3 -c "import json;
+    print(json.load(open('paper.json')).keys())"` (round 22): inline code that names every file
+    the failed program was given does its job on them; what it does is the code's to say."""
+    from learn_cli.capture.pairing import INLINE_CODE_FLAGS, INTERPRETERS
+
+    if len(ok) < 3 or canonical_program(ok[0]) not in INTERPRETERS or ok[1] not in INLINE_CODE_FLAGS:
+        return False
+    files = [arg for arg in _arguments(failed) if "." in _file_name(arg).strip(".")]
+    return bool(files) and all(_file_name(arg) in ok[2] for arg in files)
 
 
 def ran_the_script(failed: str, ok: str, error: str) -> bool:

@@ -162,7 +162,7 @@ def _core_text(parts) -> str:
     return " ; ".join(" ".join([canonical_program(p[0]), *p[1:]]) for p in parts)
 
 
-_INTERPRETERS = frozenset({
+INTERPRETERS = frozenset({
     "python", "node", "bash", "sh", "zsh", "ruby", "perl", "php", "deno", "bun", "tsx", "ts-node", "pwsh", "powershell",
 })
 
@@ -186,7 +186,7 @@ def _verb(tokens: Sequence[str]) -> str:
     (`python manage.py migrate` -> `migrate`).
     """
     positional = _positional(tokens, 2)
-    if positional and canonical_program(tokens[0]) in _INTERPRETERS and path_like(positional[0]):
+    if positional and canonical_program(tokens[0]) in INTERPRETERS and path_like(positional[0]):
         positional = positional[1:]
     return positional[0].lower() if positional else ""
 
@@ -274,10 +274,10 @@ def _script_stem(name: str, first: str, args: list[str]) -> str:
     `./stage-label.sh x` and `python3 scripts/stage-label.py x` both run
     "stage-label": one job whose implementation the agent switched.
     """
-    target = (args[0] if args else "") if name in _INTERPRETERS else first
-    if name not in _INTERPRETERS and target.replace("-", "_").isidentifier() and len(target) >= 4:
+    target = (args[0] if args else "") if name in INTERPRETERS else first
+    if name not in INTERPRETERS and target.replace("-", "_").isidentifier() and len(target) >= 4:
         return target.lower()  # a bare name (uv's "Failed to spawn: `weather`", then `python weather.py`)
-    if name not in _INTERPRETERS and _dotted_module(target):
+    if name not in INTERPRETERS and _dotted_module(target):
         return target.rsplit(".", 1)[-1].lower()  # `python -m app.main` runs app/main.py
     if not path_like(target):
         return ""
@@ -308,7 +308,7 @@ def _script_identity(tokens: Sequence[str]) -> str:
 def _script_arguments(tokens: Sequence[str]) -> list[str]:
     """The words after the script (an interpreter's own options and the script itself left out)."""
     words = list(tokens[1:])
-    if canonical_program(tokens[0]) in _INTERPRETERS:
+    if canonical_program(tokens[0]) in INTERPRETERS:
         while words and words[0].startswith("-"):
             words.pop(0)
         words = words[1:]
@@ -615,7 +615,7 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
 
 
 # Flags after which an interpreter runs code given inline (`python3 -c "…"`, `node -e`, a heredoc).
-_INLINE_CODE_FLAGS = frozenset({"-c", "-e", "--eval", "-"})
+INLINE_CODE_FLAGS = frozenset({"-c", "-e", "--eval", "-"})
 
 
 def added_environment(failed: str, ok: str) -> str:
@@ -627,7 +627,7 @@ def added_environment(failed: str, ok: str) -> str:
     (Code that starts with work, `p = open(…)`, is left to rules 3 and 4.)"""
     def inline(parts, importing: bool = False) -> set[str]:
         return {canonical_program(p[0]) for p in parts
-                if len(p) > 2 and p[1] in _INLINE_CODE_FLAGS and canonical_program(p[0]) in _INTERPRETERS
+                if len(p) > 2 and p[1] in INLINE_CODE_FLAGS and canonical_program(p[0]) in INTERPRETERS
                 and (not importing or _imports_first(p[2]))}
 
     if not inline(_parts(failed)[:1], importing=True) & inline(_parts(ok)):
