@@ -77,7 +77,9 @@ def load(paths: list[str], part: str) -> list[dict]:
 
 
 def _one_line(text: str | None) -> str:
-    return " ".join((text or "").split())
+    """The text on one line, as transcripts that wrap long commands are read; a line ended by a
+    backslash is continued, as the shell reads it (`aws ssm get-parameters \\⏎  --path x`)."""
+    return " ".join(re.sub(r"\\\n", " ", text or "").split())
 
 
 def as_sent(command: str | None) -> str:
