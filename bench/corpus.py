@@ -40,7 +40,10 @@ Code on Windows, Go/.NET/Maven, Gemini CLI, IBM Bob, goose, Flutter, Xcode), mea
 CLI, ssh and deploys), measured the same way; `harvest-round19.jsonl` 162 (126 retries; session 45:
 test loops, environments and installs, opencode and Codex, web apps), measured the same way;
 `harvest-round20.jsonl` 60 (47 retries; session 45: Claude Code, Amazon Q Developer CLI, Kiro
-CLI), measured the same way.
+CLI), measured the same way; `harvest-round21.jsonl` 106 (82 retries; session 46: scripting and
+data, Codex and opencode eval runs, .NET and TypeScript, git and Gemini CLI) and
+`harvest-round22.jsonl` 138 (101 retries; Gemini CLI, Codex, Claude Code in other languages,
+eval-harness trajectories), each measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part

@@ -175,7 +175,7 @@ def _code_on_the_same_files(failed: Sequence[str], ok: Sequence[str]) -> bool:
     """`jq 'keys' paper.json` (jq not installed), then `python3 -c "import json;
     print(json.load(open('paper.json')).keys())"` (round 22): inline code that names every file
     the failed program was given does its job on them; what it does is the code's to say."""
-    from learn_cli.capture.pairing import INLINE_CODE_FLAGS, INTERPRETERS
+    from learn_cli.text.shell import INLINE_CODE_FLAGS, INTERPRETERS
 
     if len(ok) < 3 or canonical_program(ok[0]) not in INTERPRETERS or ok[1] not in INLINE_CODE_FLAGS:
         return False

@@ -27,6 +27,8 @@ from learn_cli.text import lite, rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
     FILE_PROGRAMS,
+    INLINE_CODE_FLAGS,
+    INTERPRETERS,
     JS_PACKAGE_MANAGERS,
     OUTPUT_SHAPERS,
     RUN_SCRIPT,
@@ -162,9 +164,6 @@ def _core_text(parts) -> str:
     return " ; ".join(" ".join([canonical_program(p[0]), *p[1:]]) for p in parts)
 
 
-INTERPRETERS = frozenset({
-    "python", "node", "bash", "sh", "zsh", "ruby", "perl", "php", "deno", "bun", "tsx", "ts-node", "pwsh", "powershell",
-})
 
 
 # Options of multi-command tools that take a value before the subcommand.
@@ -614,8 +613,6 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
     return False
 
 
-# Flags after which an interpreter runs code given inline (`python3 -c "…"`, `node -e`, a heredoc).
-INLINE_CODE_FLAGS = frozenset({"-c", "-e", "--eval", "-"})
 
 
 def added_environment(failed: str, ok: str) -> str:

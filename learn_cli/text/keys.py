@@ -97,11 +97,6 @@ _SHELL_TOOLS = frozenset({
     "localshell", "terminal", "runterminalcmd", "command", "mswebashcommand",
 })
 
-# Interpreters whose first argument (the script) says what ran.
-_INTERPRETERS = frozenset({
-    "python", "node", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "tsx", "ts-node",
-    "lua", "rscript", "julia",
-})
 # Launchers whose first two words name the task (`npm run build`, `pnpm exec vitest`).
 _RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun", "deno", "make", "just", "task", "poe", "invoke"})
 _RUN_WORDS = frozenset({"run", "exec", "x", "dlx", "workspace"})
@@ -931,8 +926,10 @@ def _option_scope(command: str | None, tool: str | None) -> str:
     """What an unknown option was given to: the program, or interpreter and script."""
     if not command or not _is_shell_tool(tool):
         return ""
+    from learn_cli.text.shell import INTERPRETERS
+
     scope = _command_scope(command)
-    return scope if scope.split(" ", 1)[0] in _INTERPRETERS else scope.split(" ", 1)[0]
+    return scope if scope.split(" ", 1)[0] in INTERPRETERS else scope.split(" ", 1)[0]
 
 
 def _tool_name(tool: str | None) -> str:
@@ -946,14 +943,14 @@ def _is_shell_tool(tool: str | None) -> bool:
 
 def _command_scope(command: str) -> str:
     """The program plus what it was asked to do: `npm run build`, `git push`, `python train.py`."""
-    from learn_cli.text.shell import FILE_PROGRAMS, program, unwrap
+    from learn_cli.text.shell import FILE_PROGRAMS, INLINE_CODE_FLAGS, INTERPRETERS, program, unwrap
 
     command = " ".join(command.split())  # exports wrap long commands over lines
     prog = program(command)
     args = unwrap(command)[1:]
-    if prog in _INTERPRETERS:
+    if prog in INTERPRETERS:
         for arg in args:
-            if arg in ("-c", "-e", "--eval", "-"):
+            if arg in INLINE_CODE_FLAGS:
                 return f"{prog} {arg}"
             if not arg.startswith("-"):
                 return f"{prog} {_subject_path(arg).lower()}"

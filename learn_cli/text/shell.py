@@ -50,6 +50,13 @@ JS_PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 RUN_SCRIPT = frozenset({"run", "run-script"})
 
 # Segments that only prepare the shell for the command that follows them.
+# Interpreters: their first argument is the script that runs, or code given after an inline flag.
+INTERPRETERS = frozenset({
+    "python", "node", "bash", "sh", "zsh", "ruby", "perl", "php", "deno", "bun", "tsx", "ts-node", "pwsh", "powershell",
+    "lua", "rscript", "julia",
+})
+# Flags after which an interpreter runs code given inline (`python3 -c "…"`, `node -e`, a heredoc).
+INLINE_CODE_FLAGS = frozenset({"-c", "-e", "--eval", "-"})
 SETUP_PROGRAMS = frozenset({"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask"})
 
 # Wrappers that run their arguments as a command, after their own options.
