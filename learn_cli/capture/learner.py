@@ -847,13 +847,17 @@ def _package_chosen_again(failed_cmd: str, ok_cmd: str, error: str | None) -> bo
     lint --filter=./packages/app-minerva-server` worked (round 21). Another package of a
     workspace is another job (engine.goals.other_packages), unless the error says the one
     chosen matched nothing: then the same job on a package chosen again is the retry."""
+    from learn_cli.text.shell import PACKAGE_OPTIONS
+
     said = (error or "").lower()
-    if not any(word in said for word in ("match", "found", "unknown", "no such")):
+    if not any(word in said for word in ("match", "found", "unknown", "no such")) or \
+            not any(name in failed_cmd for name in PACKAGE_OPTIONS):
         return False  # (the texts first: most successes after a failure come here)
     from learn_cli.engine.goals import other_packages, without_packages
     from learn_cli.text.shell import shell_word, unwrap
 
     was, now = unwrap(failed_cmd), unwrap(ok_cmd)
+
     if not other_packages(was, now):
         return False
     from learn_cli.capture import pairing

@@ -17,7 +17,7 @@ Stdlib only (hot path).
 
 from __future__ import annotations
 
-from learn_cli.text.shell import JS_PACKAGE_MANAGERS, RUN_SCRIPT, canonical_program, script_name
+from learn_cli.text.shell import JS_PACKAGE_MANAGERS, PACKAGE_OPTIONS, RUN_SCRIPT, canonical_program, script_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -255,15 +255,6 @@ def narrowed(a: Sequence[str], b: Sequence[str]) -> bool:
 
 _EVERYTHING = frozenset({"...", ".", "./..."})
 
-# Options that choose the packages of a workspace a command works on, by program.
-_PACKAGE_OPTIONS = {
-    "cargo": frozenset({"-p", "--package"}),
-    "npm": frozenset({"-w", "--workspace"}),
-    "pnpm": frozenset({"-F", "--filter"}),
-    "turbo": frozenset({"--filter"}),
-    "mvn": frozenset({"-pl", "--projects"}),
-    "mvnw": frozenset({"-pl", "--projects"}),
-}
 # A package name corrected, not replaced: at most this share of it edited (`landro-deamon`).
 _NAME_TYPO_RATIO = 0.2
 
@@ -276,10 +267,10 @@ def other_packages(a: Sequence[str], b: Sequence[str]) -> bool:
     from learn_cli.engine.distance import within_ratio
 
     name = canonical_program(a[0]) if a else ""
-    if not b or name != canonical_program(b[0]) or name not in _PACKAGE_OPTIONS:
+    if not b or name != canonical_program(b[0]) or name not in PACKAGE_OPTIONS:
         return False
-    chosen_a = {value.lower() for value in _option_values(a, _PACKAGE_OPTIONS[name])}
-    chosen_b = {value.lower() for value in _option_values(b, _PACKAGE_OPTIONS[name])}
+    chosen_a = {value.lower() for value in _option_values(a, PACKAGE_OPTIONS[name])}
+    chosen_b = {value.lower() for value in _option_values(b, PACKAGE_OPTIONS[name])}
     if not chosen_a or not chosen_b:
         return False
     return not any(x in y or y in x or within_ratio(x, y, _NAME_TYPO_RATIO) for x in chosen_a for y in chosen_b)
@@ -288,7 +279,7 @@ def other_packages(a: Sequence[str], b: Sequence[str]) -> bool:
 def without_packages(tokens: Sequence[str]) -> list[str]:
     """`tokens` without the options that choose packages of a workspace, and their values
     (`pnpm --filter web lint` -> `pnpm lint`): the job, on whichever package."""
-    options = _PACKAGE_OPTIONS.get(canonical_program(tokens[0]) if tokens else "", frozenset())
+    options = PACKAGE_OPTIONS.get(canonical_program(tokens[0]) if tokens else "", frozenset())
     kept: list[str] = []
     skip = False
     for tok in tokens:

@@ -49,7 +49,6 @@ TRUNCATION = "…"  # transcript exports cut long commands with it
 JS_PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 RUN_SCRIPT = frozenset({"run", "run-script"})
 
-# Segments that only prepare the shell for the command that follows them.
 # Interpreters: their first argument is the script that runs, or code given after an inline flag.
 INTERPRETERS = frozenset({
     "python", "node", "bash", "sh", "zsh", "ruby", "perl", "php", "deno", "bun", "tsx", "ts-node", "pwsh", "powershell",
@@ -57,6 +56,16 @@ INTERPRETERS = frozenset({
 })
 # Flags after which an interpreter runs code given inline (`python3 -c "…"`, `node -e`, a heredoc).
 INLINE_CODE_FLAGS = frozenset({"-c", "-e", "--eval", "-"})
+# Options that choose the packages of a workspace a command works on, by program.
+PACKAGE_OPTIONS = {
+    "cargo": frozenset({"-p", "--package"}),
+    "npm": frozenset({"-w", "--workspace"}),
+    "pnpm": frozenset({"-F", "--filter"}),
+    "turbo": frozenset({"--filter"}),
+    "mvn": frozenset({"-pl", "--projects"}),
+    "mvnw": frozenset({"-pl", "--projects"}),
+}
+# Segments that only prepare the shell for the command that follows them.
 SETUP_PROGRAMS = frozenset({"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask"})
 
 # Wrappers that run their arguments as a command, after their own options.
