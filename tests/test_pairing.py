@@ -216,9 +216,12 @@ RETRIES = [
     ("cargo test 2>&1 | tail -22 && cargo run -q -- --help", "cargo test 2>&1 | tail -20 && cargo run -q -- --help"),
     # round 21: a check of one file, then the project's own check (which knows its config)
     ("/bin/zsh -lc 'tsc --noEmit --target es2022 --module nodenext server.ts'", "/bin/zsh -lc 'npm run typecheck'"),
+    # round 23: Windows PowerShell's `&&`, `a; if ($?) { b }`; the step after it is retried
+    ("flutter pub get; if ($?) { flutter analyze }", "flutter analyze"),
 ]
 
 NOT_RETRIES = [
+    ("flutter pub get; if ($LASTEXITCODE) { flutter analyze }", "flutter analyze"),  # not the `&&` idiom
     ("npm run typecheck", "tsc --noEmit src/server.ts"),  # a part of the job checked is not the job done
     ("tree src", "find lib -type f"),  # another folder
     ("ls src/missing", "find . -name missing"),  # a `find` after another look searches elsewhere

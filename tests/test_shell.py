@@ -13,6 +13,7 @@ from learn_cli.text.shell import (
     canonical_program,
     inner_command,
     normalize_command,
+    powershell_then,
     program,
     split_segments,
     split_segments_ops,
@@ -360,3 +361,14 @@ def test_semicolon_separated():
     assert semicolon_separated("echo 'a && b'") is None  # quoted: no separator
     assert semicolon_separated("a; b") is None
     assert semicolons_for_ands("a && b", "a;  b") and not semicolons_for_ands("a && b", "a; c")
+
+
+def test_powershell_then_is_the_command_of_its_and_idiom():
+    """`a; if ($?) { b }` is Windows PowerShell's `a && b` (round 23); the line is kept as
+    written (PowerShell 5 has no `&&`), only compared as a chain."""
+    assert powershell_then("if ($?) { flutter analyze }") == "flutter analyze"
+    assert powershell_then("if($?){npm test}") == "npm test"
+    assert powershell_then("if ($LASTEXITCODE) { x }") == ""
+    assert powershell_then("flutter analyze") == ""
+    assert normalize_command("flutter pub get; if ($?) { flutter analyze }") == \
+        "flutter pub get; if ($?) { flutter analyze }"

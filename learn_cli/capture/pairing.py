@@ -38,6 +38,7 @@ from learn_cli.text.shell import (
     clean_command,
     in_container,
     normalize_command,
+    powershell_then,
     program,
     script_name,
     shell_word,
@@ -126,7 +127,7 @@ def _parts(command: str) -> tuple[tuple[str, ...], ...]:
     """
     parts: list[tuple[str, ...]] = []
     for text, op in split_segments_ops(clean_command(command)):
-        tokens = unwrap_tokens(tokenize(text))
+        tokens = unwrap_tokens(tokenize(powershell_then(text) or text))  # `a; if ($?) { b }`: `b`
         if not tokens:
             continue
         name = canonical_program(tokens[0])

@@ -248,6 +248,15 @@ def split_segments_ops(command: str) -> list[tuple[str, str]]:
     return out
 
 
+def powershell_then(text: str) -> str:
+    """The command of `if ($?) { b }`, Windows PowerShell's `&&` (`b` runs when the step before it
+    worked; Codex and Claude Code write it there, round 23), or ''."""
+    if not text.startswith("if") or not text.endswith("}"):
+        return ""
+    test, brace, body = text[2:].partition("{")
+    return body[:-1].strip() if brace and test.replace(" ", "") == "($?)" else ""
+
+
 def _option_follows(command: str, start: int) -> bool:
     """Is the next word from `start` on (after spaces and tabs) an option?"""
     while start < len(command) and command[start] in " \t":
