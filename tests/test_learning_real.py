@@ -2604,3 +2604,18 @@ def test_inline_code_on_the_same_file_replaces_a_program_not_installed(home, pro
     s.fail("jq 'keys' res/a.json", error, 127)
     s.ok("python3 -c \"import json; print(json.load(open('res/b.json')))\"")  # another file: no retry
     assert not [r for r in learnings(home, a) if "b.json" in str(r)]
+
+
+def test_a_windows_path_found_elsewhere_is_a_lesson(home, proj):
+    """Round 23 (Codex, PowerShell): `Get-Content -Raw .\\manifest.json`, not found; `.\\webapp\\
+    manifest.json` was read. The same name found elsewhere is a lesson with either separator
+    (text.shell.path_name), as `ls src/x` then `ls lib/x` is."""
+    a = proj("api")
+    error = ("Get-Content : Cannot find path 'C:\\Users\\pc\\p\\manifest.json' because it does not exist.\n"
+             "+ FullyQualifiedErrorId : PathNotFound,Microsoft.PowerShell.Commands.GetContentCommand")
+    s = Agent(home, a)
+    s.fail("Get-Content -Raw .\\manifest.json", error, 1)
+    s.ok("Get-Content -Raw .\\webapp\\manifest.json")
+    lines = context_of(Agent(home, a).fail("Get-Content -Raw .\\manifest.json", error, 1)).splitlines()
+    assert lines[0].endswith(
+        "`Get-Content -Raw .\\webapp\\manifest.json` instead of `Get-Content -Raw .\\manifest.json`.")

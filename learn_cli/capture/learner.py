@@ -1090,7 +1090,7 @@ def _without_targets(command: str) -> str:
     kept, test names and diagnostic flags dropped)."""
     from learn_cli.capture.pairing import is_diagnostic_flag
     from learn_cli.engine.goals import goal, targets
-    from learn_cli.text.shell import SETUP_PROGRAMS, split_segments_ops, tokenize, unwrap_tokens
+    from learn_cli.text.shell import SETUP_PROGRAMS, path_name, split_segments_ops, tokenize, unwrap_tokens
 
     kept: list[str] = []
     for text, _op in split_segments_ops(command):
@@ -1100,7 +1100,7 @@ def _without_targets(command: str) -> str:
         elif tokens and goal(tokens) in WORKING_GOALS:
             named = targets(tokens)
             words = [t for i, t in enumerate(tokens) if not is_diagnostic_flag(t) and (
-                t.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower() not in named or _option_value(tokens, i))]
+                path_name(t).lower() not in named or _option_value(tokens, i))]
             while words and words[-1] == "--":
                 words.pop()
             return " && ".join(kept + [" ".join(words)])

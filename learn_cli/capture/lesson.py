@@ -32,6 +32,7 @@ from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
+    path_name,
     program_as_named,
     script_name,
     split_segments_ops,
@@ -179,8 +180,8 @@ def _code_on_the_same_files(failed: Sequence[str], ok: Sequence[str]) -> bool:
 
     if len(ok) < 3 or canonical_program(ok[0]) not in INTERPRETERS or ok[1] not in INLINE_CODE_FLAGS:
         return False
-    files = [arg for arg in _arguments(failed) if "." in _file_name(arg).strip(".")]
-    return bool(files) and all(_file_name(arg) in ok[2] for arg in files)
+    files = [arg for arg in _arguments(failed) if "." in path_name(arg).strip(".")]
+    return bool(files) and all(path_name(arg) in ok[2] for arg in files)
 
 
 def ran_the_script(failed: str, ok: str, error: str) -> bool:
@@ -244,7 +245,7 @@ def _options_the_usage_lacks(error: str, failed: Sequence[str], ok: Sequence[str
     the options the retry dropped that the usage does not list, each with the word after it (as
     `_option_values` reads them): the usage shown was the refusal of those. [] otherwise."""
     lower = (error or "").lower()
-    name = failed[0].replace("\\", "/").rsplit("/", 1)[-1].lower()
+    name = path_name(failed[0]).lower()
     if f"usage: {name}" not in lower:
         return []
     unlisted = []
@@ -481,6 +482,8 @@ def _same_target(a: str, b: str, typos: bool = True) -> bool:
     if "/" in a or "/" in b:
         if _file_name(a) == _file_name(b):
             return True  # the same file or folder, found elsewhere
+    elif "\\" in a + b and _path_word(a) and _path_word(b) and path_name(a) == path_name(b):
+        return True  # and on Windows (`.\\manifest.json`, `.\\webapp\\manifest.json`)
     return typos and _typo(a_base, b_base)  # (`vite@5` is not two letters off `vitest`)
 
 

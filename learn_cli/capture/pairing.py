@@ -38,6 +38,7 @@ from learn_cli.text.shell import (
     clean_command,
     in_container,
     normalize_command,
+    path_name,
     powershell_then,
     program,
     script_name,
@@ -281,7 +282,7 @@ def _script_stem(name: str, first: str, args: list[str]) -> str:
         return target.rsplit(".", 1)[-1].lower()  # `python -m app.main` runs app/main.py
     if not path_like(target):
         return ""
-    base = target.replace("\\", "/").rsplit("/", 1)[-1]
+    base = path_name(target)
     stem, dot, ext = base.rpartition(".")
     if not dot or not stem or not ext.isalnum() or len(ext) > 4:
         return ""

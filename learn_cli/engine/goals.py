@@ -17,7 +17,14 @@ Stdlib only (hot path).
 
 from __future__ import annotations
 
-from learn_cli.text.shell import JS_PACKAGE_MANAGERS, PACKAGE_OPTIONS, RUN_SCRIPT, canonical_program, script_name
+from learn_cli.text.shell import (
+    JS_PACKAGE_MANAGERS,
+    PACKAGE_OPTIONS,
+    RUN_SCRIPT,
+    canonical_program,
+    path_name,
+    script_name,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -187,7 +194,7 @@ def targets(tokens: Sequence[str]) -> frozenset[str]:
             if system:  # `python3-yaml` is the package `yaml` (`pyyaml` to pip)
                 item = next((item[len(prefix):] for prefix, _ in _SYSTEM_PACKAGE_PREFIXES if item.startswith(prefix)),
                             item)
-        key = item.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+        key = path_name(item).lower()
         if key and key not in _PLACES and not key.startswith("$"):
             keys.add(key)
     return frozenset(keys)

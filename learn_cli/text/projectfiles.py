@@ -22,7 +22,9 @@ _CONFIG_SUFFIXES = (".config.js", ".config.ts", ".config.mjs", ".config.cjs", "r
 
 def is_project_config(path: str) -> bool:
     """Is the file at `path` one that configures the project (by its name)?"""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    from learn_cli.text.shell import path_name
+
+    name = path_name(path).lower()
     return name in MANIFESTS or name in _CONFIGS or name.startswith(".env.") or name.endswith(_CONFIG_SUFFIXES)
 
 

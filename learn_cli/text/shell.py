@@ -413,7 +413,8 @@ def _substitution_end(text: str, start: int) -> int:
 # Unwrapping
 
 
-def _basename(token: str) -> str:
+def path_name(token: str) -> str:
+    """The last part of a path, with either separator, a folder's too (`src\\app\\` -> `app`)."""
     token = token.rstrip("/\\")
     cut = max(token.rfind("/"), token.rfind("\\"))
     return token[cut + 1 :] if cut >= 0 else token
@@ -440,7 +441,7 @@ def _skip_options(tokens: list[str], start: int, value_opts: frozenset[str]) -> 
 
 
 def _is_python(token: str) -> bool:
-    return _python_re().fullmatch(_basename(token)) is not None
+    return _python_re().fullmatch(path_name(token)) is not None
 
 
 def _strip_npx_version(name: str) -> str:
@@ -459,7 +460,7 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
         while i < len(tokens) and _is_assignment(tokens[i]):
             i += 1
         return tokens[i:] or _substituted(tokens[i - 1])
-    name = _basename(head).lower()
+    name = path_name(head).lower()
     if name.endswith(".exe"):
         name = name[:-4]
     if name == "command" and any(t in ("-v", "-V") for t in tokens[1:2]):
@@ -536,7 +537,7 @@ def inner_command(command: str) -> str:
         return command
     tokens = tokenize(parts[0][0])
     flags = tokens[1:-1]  # `-lc`, or `-l -c` (`/bin/bash -l -c "cd x; git status"`)
-    if (len(tokens) < 3 or _basename(tokens[0]).lower() not in _SHELLS or not tokens[-1].strip()
+    if (len(tokens) < 3 or path_name(tokens[0]).lower() not in _SHELLS or not tokens[-1].strip()
             or any(f.startswith("--") or not f.startswith("-") or len(f) < 2 for f in flags)
             or not flags[-1].endswith("c")):
         return command
@@ -583,7 +584,7 @@ def _main_segment(command: str) -> str:
         tokens = tokenize(text)
         while tokens and _is_assignment(tokens[0]):
             tokens = tokens[1:]
-        name = _basename(tokens[0]).lower() if tokens else ""
+        name = path_name(tokens[0]).lower() if tokens else ""
         if (not tokens or name in SETUP_PROGRAMS) and op in ("&&", ";", "\n", "&"):
             continue  # `cd x &&`, `source env;`, `A=1 &&`: preparing the real work
         return text
@@ -611,7 +612,7 @@ def unwrap_tokens(tokens: list[str]) -> list[str]:
             break
         tokens = inner
     if tokens:
-        tokens = [_basename(tokens[0]) or tokens[0], *tokens[1:]]
+        tokens = [path_name(tokens[0]) or tokens[0], *tokens[1:]]
     return tokens
 
 
@@ -643,7 +644,7 @@ def in_container(tokens: list[str] | tuple[str, ...]) -> list[str] | None:
 def program_as_named(name: str) -> str:
     """Lower-cased basename, `.exe` dropped (and a Windows shim's `.cmd`/`.bat`: `npm.cmd`,
     `gradlew.bat`): the program as the command names it, version and all (`python3.11`, `py`)."""
-    base = _basename(name).lower()
+    base = path_name(name).lower()
     return base[:-4] if base.endswith((".exe", ".cmd", ".bat")) else base
 
 
