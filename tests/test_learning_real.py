@@ -2619,3 +2619,17 @@ def test_a_windows_path_found_elsewhere_is_a_lesson(home, proj):
     lines = context_of(Agent(home, a).fail("Get-Content -Raw .\\manifest.json", error, 1)).splitlines()
     assert lines[0].endswith(
         "`Get-Content -Raw .\\webapp\\manifest.json` instead of `Get-Content -Raw .\\manifest.json`.")
+
+
+def test_a_package_chosen_again_after_none_matched_is_offered_for_that_command_only(home, proj):
+    """Round 21: "No projects matched the filters" says the package chosen was the mistake; the
+    one chosen again is the lesson for that command, not for another package's or another job."""
+    a = proj("web")
+    error = 'No projects matched the filters in "/Users/p/sitin-next"'
+    s = Agent(home, a)
+    s.fail("pnpm --filter @sitin/minerva-server lint", error, 1)
+    s.ok("pnpm lint --filter=./packages/app-minerva-server")
+    lines = context_of(Agent(home, a).fail("pnpm --filter @sitin/minerva-server lint", error, 1)).splitlines()
+    assert lines[0].endswith("`pnpm lint --filter=./packages/app-minerva-server` instead of "
+                             "`pnpm --filter @sitin/minerva-server lint`.")
+    assert Agent(home, a).fail("pnpm --filter @sitin/web build", error, 1) is None

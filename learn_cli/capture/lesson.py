@@ -90,6 +90,9 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     if _installs(counterpart):  # `psycopg2` → `psycopg2-binary`: another build of the package
         installed, before = {_unversioned(t).lower() for t in _arguments(ok_tokens)}, wrong  # the error spoke of
         wrong = lambda arg: before(arg) or _variant_of(_unversioned(arg).lower(), installed, error)  # noqa: E731
+    if chosen := _packages_none_matched(counterpart, error):  # the package chosen was the mistake
+        named_too = wrong
+        wrong = lambda arg: arg in chosen or named_too(arg)  # noqa: E731
     if says_port_taken((error or "").lower()):  # `python3 -m http.server 8000` refused, 8001 worked
         taken = wrong
         wrong = lambda arg: _port_like(arg) or taken(arg)  # noqa: E731
@@ -255,6 +258,17 @@ def _options_the_usage_lacks(error: str, failed: Sequence[str], ok: Sequence[str
         if option.startswith("-") and option not in ok and flag not in lower:
             unlisted += [option, value]
     return [failed[0], *unlisted]
+
+
+def _packages_none_matched(tokens: Sequence[str], error: str) -> set[str]:
+    """The packages of a workspace the segment chose (`pnpm --filter @app/api lint`), when the
+    error says nothing matched ("No projects matched the filters", round 21); else none."""
+    from learn_cli.text.shell import PACKAGE_OPTIONS
+
+    options = PACKAGE_OPTIONS.get(canonical_program(tokens[0]) if tokens else "")
+    if not options or not any(says_missing(line) for line in (error or "").lower().splitlines()):
+        return set()
+    return {value for option, value in zip(tokens[1:], tokens[2:], strict=False) if option in options}
 
 
 def _option_values(tokens: Sequence[str]) -> set[str]:
