@@ -190,8 +190,11 @@ def test_summaries_fit_the_width_and_stay_inert():
 
 
 def test_backticks_inside_commands_do_not_break_the_code_span():
+    """The span is fenced wider (`` … ``), the command kept: `echo 'date'` would print "date"."""
     rec = learning("a", command="echo `date`", fix_command="echo $(date)")
-    assert summarize(rec) == "`echo 'date'` fails (dependency): use `echo $(date)` instead."
+    assert summarize(rec) == "`` echo `date` `` fails (dependency): use `echo $(date)` instead."
+    rec = learning("a", command="echo ``date``", fix_command="echo $(date)")  # a run of two: quotes
+    assert summarize(rec) == "`echo ''date''` fails (dependency): use `echo $(date)` instead."
 
 
 def test_paths_are_shortened():
@@ -566,3 +569,19 @@ def test_the_ten_global_rules_are_ten_statements_with_their_other_wordings():
                                      + ["Rule number 0 says something worth knowing about builds around main()"])]
     chosen = rank_globals(recs, set(), NOW)
     assert len(chosen) == 11 and {r["id"] for r in chosen} >= {"g0", "g12"}
+
+
+def test_a_command_keeps_its_backticks_in_every_line():
+    """MySQL's reserved column in backticks (round 21): the digest's line, recall's action and
+    the stats rule show it as the hook does (engine.wording.code_span, fenced), never as quotes
+    that make it a string."""
+    from learn_cli.engine.wording import action, rule_text
+
+    fix = "mysql -e 'SELECT `year_month` FROM sales'"
+    rec = learning("a", command="mysql -e 'SELECT year_month FROM sales'", fix_command=fix, fix=fix,
+                   fix_kind="retry", category="runtime",
+                   error="ERROR 1054 (42S22) at line 1: Unknown column 'year_month' in 'field list'")
+    assert summarize(rec) == f"`mysql -e 'SELECT year_month FROM sales'` fails (runtime): use `` {fix} `` instead."
+    assert action(rec) == f"use `` {fix} `` instead"
+    assert rule_text(fix, "runtime", "make", "retry").startswith(f"`` {fix} `` fails (runtime)")
+    assert "'year_month'" not in summarize(rec, width=60)  # cut, still fenced

@@ -84,3 +84,16 @@ def test_essential_change_on_the_corpus_pairs():
             assert set(tokenize(quoted)) <= known, (row["id"], words)
         said += bool(words)
     assert said >= 15  # measured 22 of 57: the rest are rewritten scripts, long chains and the same command
+
+
+def test_code_keeps_its_backticks():
+    """A command's own backticks are shown as they are, in a span fenced by more of them
+    (CommonMark), never turned into quotes: `'year_month'` is a string in MySQL, not a column."""
+    from learn_cli.engine.wording import code_span, hook_body
+
+    assert code_span("make -C build") == "`make -C build`"
+    assert code_span("mysql -e 'SELECT `year_month` FROM t'") == "`` mysql -e 'SELECT `year_month` FROM t' ``"
+    assert code_span("echo ``x``") == "``` echo ``x`` ```"
+    body = hook_body("retry", "mysql -e 'SELECT `ym` FROM t'", "mysql -e 'SELECT ym FROM t'")
+    assert body == "`` mysql -e 'SELECT `ym` FROM t' `` instead of `mysql -e 'SELECT ym FROM t'`"
+    assert hook_body("cwd", "build", "make") == "`cd build && make` instead of `make`"

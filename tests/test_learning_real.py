@@ -2633,3 +2633,17 @@ def test_a_package_chosen_again_after_none_matched_is_offered_for_that_command_o
     assert lines[0].endswith("`pnpm lint --filter=./packages/app-minerva-server` instead of "
                              "`pnpm --filter @sitin/minerva-server lint`.")
     assert Agent(home, a).fail("pnpm --filter @sitin/web build", error, 1) is None
+
+
+def test_a_fix_with_backticks_is_offered_as_it_ran(home, proj):
+    """MySQL wants a reserved column name in backticks (round 21); the offer shows them, in a
+    span fenced by two (wording.code_span), not turned into quotes that make it a string."""
+    a = proj("shop")
+    error = "ERROR 1054 (42S22) at line 1: Unknown column 'year_month' in 'field list'"
+    failed, fix = "mysql -u root shop -e 'SELECT year_month, total FROM sales'", \
+        "mysql -u root shop -e 'SELECT `year_month`, total FROM sales'"
+    s = Agent(home, a)
+    s.fail(failed, error, 1)
+    s.ok(fix)
+    first = context_of(Agent(home, a).fail(failed, error, 1)).splitlines()[0]
+    assert first.endswith(f"`` {fix} `` instead of `{failed}`.")

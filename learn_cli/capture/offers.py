@@ -675,7 +675,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     from learn_cli.text.sanitize import cut, sanitize
 
     def shown(text: str, width: int) -> str:  # as the agent would type it: its own secrets back in
-        text = sanitize(unmask(text, raw)).replace("`", "'")  # (too long, it ends on a whole word:
+        text = sanitize(unmask(text, raw))  # backticks kept (wording.code_span); too long, it ends on a whole word:
         return text if len(text) <= width else cut(text, width, reach=width // 2)  # no half a path)
 
     fix = shown(_fix_of_record(rec), FIX_WIDTH)
@@ -710,7 +710,7 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     for other in (fixes or [])[1:]:
         orec = other.representative(cap.store.index, cap.project.id)[1]
         ofix = shown(other.rewrite or _fix_of_record(orec), FIX_WIDTH)
-        lines.append(f"learn: another fix that worked ({_seen(cap, orec, other)}): `{ofix}`.")
+        lines.append(f"learn: another fix that worked ({_seen(cap, orec, other)}): {wording.code_span(ofix)}.")
     error = sanitize(meaningful_line(rec.get("error") or ""), 160)
     if error:
         category = rec.get("category") if isinstance(rec.get("category"), str) else ""

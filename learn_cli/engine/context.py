@@ -166,13 +166,16 @@ def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int, 
     """opening + subject + middle + fix + closing within width: the fix keeps up to half of
     the room (all but the subject's head when it is code or `whole_fix`), the subject takes
     what it needs of the rest first. A missing part drops its separator."""
+    from learn_cli.engine.wording import fenced
+
     opening, subject, subject_is_code = lead
     fix, fix_is_code = tail
-    subject = _clean(subject, root, subject_is_code, width)
-    fix = _clean(fix, root, fix_is_code, width)
+    subject = _clean(subject, root, width)
+    fix = _clean(fix, root, width)
     if not subject or not fix:
         return cut(subject or fix, width) if len(subject or fix) > width else subject or fix
-    room = max(width - len(opening) - len(middle) - len(closing), 2)
+    widened = 4 * sum(1 for text, code in ((subject, subject_is_code), (fix, fix_is_code)) if code and "`" in text)
+    room = max(width - len(opening) - len(middle) - len(closing) - widened, 2)  # (widened: wording.fenced)
     # The fix is what the line is for: shortening never removes it (issue 10). The subject
     # keeps at least its program and subcommand (`git push`, not `git…`; at most
     # SUBJECT_HEAD characters), the fix the rest; a fix in prose, which reads cut, leaves the
@@ -184,6 +187,10 @@ def _fit(lead: tuple, middle: str, tail: tuple, closing: str, root, width: int, 
     fix_room = room - len(subject)
     if len(fix) > fix_room:
         fix = cut(fix, fix_room)
+    if subject_is_code:
+        opening, subject, middle = fenced(opening, subject, middle)
+    if fix_is_code:
+        middle, fix, closing = fenced(middle, fix, closing)
     # Sanitized again as a whole: two harmless halves could meet as "ignore: … instructions".
     return sanitize(opening + subject + middle + fix + closing, width)
 
@@ -198,10 +205,9 @@ def _head(subject: str) -> int:
     return max(6, min(len(" ".join(words[:2])), SUBJECT_HEAD))
 
 
-def _clean(text: str, root, code: bool, width: int) -> str:
+def _clean(text: str, root, width: int) -> str:
     # Cut before the regexes: a 100 kB field must not cost 100 kB of work for one line.
-    text = sanitize(shorten_paths(text[: 4 * width + 400], root))
-    return text.replace("`", "'") if code else text
+    return sanitize(shorten_paths(text[: 4 * width + 400], root))  # (a code's backticks: wording.fenced)
 
 
 def _looks_like_command(text: str) -> bool:

@@ -231,4 +231,6 @@ def _quote(token: str) -> str:
 
 
 def _code(text: str) -> str:
-    return "`" + text.replace("`", "'") + "`"
+    from learn_cli.engine.wording import code_span
+
+    return code_span(text)

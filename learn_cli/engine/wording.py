@@ -130,7 +130,7 @@ def rule_text(failed: str, category: str, fix: str, kind: str, width: int = 160)
 
 def _rule_end(kind: str, fix: str, width: int) -> str:
     before, shown, after, _code = rule_parts(kind, fix)
-    return f"{before}{_bare(shown, width)}{after}"
+    return "".join(fenced(before, _bare(shown, width), after))
 
 
 def hook_body(kind: str, fix: str, failed: str, run: str = "") -> str:
@@ -139,14 +139,44 @@ def hook_body(kind: str, fix: str, failed: str, run: str = "") -> str:
     began with a `cd` of its own, that would undo the fix's)."""
     kind = kind if kind in _PHRASES else "retry"
     template = _PHRASES[kind][1] if failed or kind not in _WITHOUT_FAILED else _WITHOUT_FAILED[kind]
-    return template.format(fix=shown_fix(fix, kind), failed=failed, run=run or failed)
+    values = {"fix": shown_fix(fix, kind), "failed": failed, "run": run or failed}
+    pieces = template.split("`")  # every other piece is code: fenced to show it whole
+    return "".join(code_span(piece.format(**values)) if i % 2 else piece.format(**values)
+                   for i, piece in enumerate(pieces))
+
+
+def code_span(text: str) -> str:
+    """`text` as inline code, shown whole: a command's own backticks (`mysql -e "SELECT
+    \\`year_month\\`"`) kept, the span fenced by one backtick more than the longest run of them
+    inside and padded (CommonMark's rule), rather than turned into quotes that change what the
+    command does."""
+    if "`" not in text:
+        return f"`{text}`"
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"
 
 
 def quote(text: str, cap: int) -> str:
     """Code in backticks on one line, cut to cap characters."""
-    return f"`{_bare(text, cap)}`"
+    return "".join(fenced("`", _bare(text, cap), "`"))
 
 
 def _bare(text: str, cap: int) -> str:
-    text = " ".join(text.split()).replace("`", "'")
+    text = " ".join(text.split())
     return text[: cap - 1] + "…" if len(text) > cap else text
+
+
+def fenced(before: str, code: str, after: str) -> tuple[str, str, str]:
+    """The single backticks that `before` ends and `after` starts with, around `code`, widened
+    for the backticks it holds, as code_span does (`` a `b` ``): the lines of the digest, stats
+    and recall show a command as the hook does. Runs of two (rare) become quotes there: those
+    lines are sanitized whole, and a fence of three is taken apart as a code block's."""
+    if "`" not in code or not before.endswith("`") or not after.startswith("`"):
+        return before, code, after
+    if "``" in code:
+        return before, code.replace("`", "'"), after
+    return before + "` ", code, " `" + after
