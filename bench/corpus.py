@@ -43,8 +43,10 @@ test loops, environments and installs, opencode and Codex, web apps), measured t
 CLI), measured the same way; `harvest-round21.jsonl` 106 (82 retries; session 46: scripting and
 data, Codex and opencode eval runs, .NET and TypeScript, git and Gemini CLI) and
 `harvest-round22.jsonl` 138 (101 retries; Gemini CLI, Codex, Claude Code in other languages,
-eval-harness trajectories) and `harvest-round23.jsonl` 108 (87 retries; Windows shells, MySQL,
-a CLI behind permission hooks, macOS scripting), each measured the same way.
+eval-harness trajectories), `harvest-round23.jsonl` 108 (87 retries; Windows shells, MySQL,
+a CLI behind permission hooks, macOS scripting) and `harvest-round24.jsonl` 103 (75 retries; Go,
+Laravel and Elixir backends in Claude Code, Codex on Windows, opencode, Kilo CLI, IBM Bob, LaTeX),
+each measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
