@@ -218,11 +218,14 @@ RETRIES = [
     ("/bin/zsh -lc 'tsc --noEmit --target es2022 --module nodenext server.ts'", "/bin/zsh -lc 'npm run typecheck'"),
     # round 23: Windows PowerShell's `&&`, `a; if ($?) { b }`; the step after it is retried
     ("flutter pub get; if ($?) { flutter analyze }", "flutter analyze"),
+    # round 24: pytest not installed, the whole suite by unittest (`discover -s tests` names no part)
+    ("/bin/bash -lc 'python3 -m pytest -q'", "/bin/bash -lc 'python3 -m unittest discover -s tests -v'"),
 ]
 
 NOT_RETRIES = [
     ("flutter pub get; if ($LASTEXITCODE) { flutter analyze }", "flutter analyze"),  # not the `&&` idiom
     ("npm run typecheck", "tsc --noEmit src/server.ts"),  # a part of the job checked is not the job done
+    ("python3 -m pytest -q", "python3 -m unittest tests.test_api -v"),  # a part of the suite
     ("tree src", "find lib -type f"),  # another folder
     ("ls src/missing", "find . -name missing"),  # a `find` after another look searches elsewhere
     ("gh pr view 48 --json state", "gh pr view 49"),

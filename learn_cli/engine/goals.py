@@ -227,6 +227,8 @@ def same_job(a: Sequence[str], b: Sequence[str]) -> bool:
     if eco_a != eco_b and canonical_program(a[0]) not in _GENERIC_BUILDERS:
         return False  # `cargo build` vs `npm run build` in one monorepo are two jobs
     ta, tb = targets(a), targets(b)
+    if family == TEST:  # `pytest -q`, `python -m unittest discover -s tests`: the whole suite both
+        ta, tb = ta - _WHOLE_SUITE, tb - _WHOLE_SUITE
     if not ta and not tb:
         return True
     if not ta or not tb:
@@ -261,6 +263,8 @@ def narrowed(a: Sequence[str], b: Sequence[str]) -> bool:
 
 
 _EVERYTHING = frozenset({"...", ".", "./..."})
+# What names a project's whole test suite rather than a part of it (unittest's `discover`).
+_WHOLE_SUITE = _EVERYTHING | {"tests", "test", "spec", "discover"}
 
 # A package name corrected, not replaced: at most this share of it edited (`landro-deamon`).
 _NAME_TYPO_RATIO = 0.2
