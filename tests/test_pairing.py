@@ -226,6 +226,8 @@ NOT_RETRIES = [
     ("flutter pub get; if ($LASTEXITCODE) { flutter analyze }", "flutter analyze"),  # not the `&&` idiom
     ("npm run typecheck", "tsc --noEmit src/server.ts"),  # a part of the job checked is not the job done
     ("python3 -m pytest -q", "python3 -m unittest tests.test_api -v"),  # a part of the suite
+    # round 24: another test file, with a looking aid added (`-vvv` makes no difference to the target)
+    ("forge test --match-path test/VaultFindings.t.sol", "forge test --match-path test/VaultMainnetFork.t.sol -vvv"),
     ("tree src", "find lib -type f"),  # another folder
     ("ls src/missing", "find . -name missing"),  # a `find` after another look searches elsewhere
     ("gh pr view 48 --json state", "gh pr view 49"),

@@ -1005,7 +1005,10 @@ def path_like(token: str) -> bool:
 
 
 def _other_target(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Same command line with exactly one path swapped for an unrelated one."""
+    """Same command line with exactly one path swapped for an unrelated one (a looking aid
+    added or dropped, `-vvv`, is no difference: round 24's `forge test --match-path` of another
+    test file)."""
+    a, b = [t for t in a if not is_diagnostic_flag(t)], [t for t in b if not is_diagnostic_flag(t)]
     if len(a) != len(b):
         return False
     diffs = [(x, y) for x, y in zip(a[1:], b[1:], strict=True) if x != y]
