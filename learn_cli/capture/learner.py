@@ -857,13 +857,12 @@ def _package_chosen_again(failed_cmd: str, ok_cmd: str, error: str | None) -> bo
     from learn_cli.text.shell import shell_word, unwrap
 
     was, now = unwrap(failed_cmd), unwrap(ok_cmd)
-
     if not other_packages(was, now):
         return False
     from learn_cli.capture import pairing
-    from learn_cli.capture.lesson import says_missing
+    from learn_cli.capture.lesson import packages_none_matched
 
-    if not any(says_missing(line) for line in said.splitlines()):
+    if not packages_none_matched(was, error or ""):
         return False
     return pairing.is_retry(" ".join(map(shell_word, without_packages(was))),
                             " ".join(map(shell_word, without_packages(now))))

@@ -90,7 +90,7 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
     if _installs(counterpart):  # `psycopg2` → `psycopg2-binary`: another build of the package
         installed, before = {_unversioned(t).lower() for t in _arguments(ok_tokens)}, wrong  # the error spoke of
         wrong = lambda arg: before(arg) or _variant_of(_unversioned(arg).lower(), installed, error)  # noqa: E731
-    if chosen := _packages_none_matched(counterpart, error):  # the package chosen was the mistake
+    if chosen := packages_none_matched(counterpart, error):  # the package chosen was the mistake
         named_too = wrong
         wrong = lambda arg: arg in chosen or named_too(arg)  # noqa: E731
     if says_port_taken((error or "").lower()):  # `python3 -m http.server 8000` refused, 8001 worked
@@ -104,7 +104,7 @@ def is_lesson(failed: str, ok: str, error: str = "") -> bool:
         wrong = lambda arg: arg in values or named(arg)  # noqa: E731
     # a word one letter off is a slip only where the error says something was not found:
     # after a test failed in `tests/test_a.py`, `tests/test_b.py` is another file
-    slips = not error or any(says_missing(line) for line in error.lower().splitlines())
+    slips = not error or any(_says_missing(line) for line in error.lower().splitlines())
     return _same_targets(counterpart, ok_tokens, wrong, typos=slips)
 
 
@@ -260,13 +260,13 @@ def _options_the_usage_lacks(error: str, failed: Sequence[str], ok: Sequence[str
     return [failed[0], *unlisted]
 
 
-def _packages_none_matched(tokens: Sequence[str], error: str) -> set[str]:
+def packages_none_matched(tokens: Sequence[str], error: str) -> set[str]:
     """The packages of a workspace the segment chose (`pnpm --filter @app/api lint`), when the
     error says nothing matched ("No projects matched the filters", round 21); else none."""
     from learn_cli.text.shell import PACKAGE_OPTIONS
 
     options = PACKAGE_OPTIONS.get(canonical_program(tokens[0]) if tokens else "")
-    if not options or not any(says_missing(line) for line in (error or "").lower().splitlines()):
+    if not options or not any(_says_missing(line) for line in (error or "").lower().splitlines()):
         return set()
     return {value for option, value in zip(tokens[1:], tokens[2:], strict=False) if option in options}
 
@@ -289,7 +289,7 @@ _MISSING_WORDS = ("not found", "no matching", "unknown", "no such", "did not mat
 _NONE_FOUND = r"\bno\b[^.\n]{1,40}?\b(?:found|matched)\b"
 
 
-def says_missing(line: str) -> bool:
+def _says_missing(line: str) -> bool:
     """Does this error line (in lower case) say that something it names is missing or unknown?"""
     if any(words in line for words in _MISSING_WORDS):
         return True
@@ -317,7 +317,7 @@ def _named_as_missing(error: str):
     """A test: is this argument named by an error line that says it is missing or unknown?
     Whole, or one part of it that the line quotes (`could not import module "main"` names
     `main:app`; `"src"` names `src/index.ts`)."""
-    lines = [line for line in (error or "").lower().splitlines() if says_missing(line)]
+    lines = [line for line in (error or "").lower().splitlines() if _says_missing(line)]
     quoted = {q for line in lines for q in _quoted(line) if len(q) >= 3}
 
     def named(arg: str) -> bool:
