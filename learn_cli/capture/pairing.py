@@ -166,8 +166,6 @@ def _core_text(parts) -> str:
     return " ; ".join(" ".join([canonical_program(p[0]), *p[1:]]) for p in parts)
 
 
-
-
 # Options of multi-command tools that take a value before the subcommand.
 _GLOBAL_VALUE_OPTIONS = frozenset({
     "-C", "-c", "--dir", "--prefix", "--filter", "-F", "-w", "--workspace", "--git-dir",
@@ -615,8 +613,6 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
     return False
 
 
-
-
 def added_environment(failed: str, ok: str) -> str:
     """Rule 5 of is_retry: the setup steps `ok` added ("source .venv/bin/activate"), when
     inline code that starts by importing failed and the next inline code of that interpreter
@@ -839,7 +835,6 @@ def _parent_looked_at(failed_parts, ok_parts) -> bool:
             if parent and deeper.startswith(parent + "/"):
                 return True
     return False
-
 
 
 def _ran_without_the_work(parts, failed_parts) -> bool:
@@ -1142,8 +1137,6 @@ def mentions_path(text: str, path: str) -> bool:
     """
     base = _path_key(path).rsplit("/", 1)[-1]
     return bool(base) and base not in (".", "..") and base in (text or "")
-
-
 
 
 def found_by_search(failed_path: str, search_input, search_output) -> str | None:
