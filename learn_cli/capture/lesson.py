@@ -27,8 +27,11 @@ from __future__ import annotations
 from learn_cli.text.effects import is_read_only, only_reads
 from learn_cli.text.keys import missing_program, rejects_option, says_port_taken
 from learn_cli.text.shell import (
+    INLINE_CODE_FLAGS,
+    INTERPRETERS,
     JS_PACKAGE_MANAGERS,
     OUTPUT_SHAPERS,
+    PACKAGE_OPTIONS,
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
@@ -179,8 +182,6 @@ def _code_on_the_same_files(failed: Sequence[str], ok: Sequence[str]) -> bool:
     """`jq 'keys' paper.json` (jq not installed), then `python3 -c "import json;
     print(json.load(open('paper.json')).keys())"` (round 22): inline code that names every file
     the failed program was given does its job on them; what it does is the code's to say."""
-    from learn_cli.text.shell import INLINE_CODE_FLAGS, INTERPRETERS
-
     if len(ok) < 3 or canonical_program(ok[0]) not in INTERPRETERS or ok[1] not in INLINE_CODE_FLAGS:
         return False
     files = [arg for arg in _arguments(failed) if "." in path_name(arg).strip(".")]
@@ -263,8 +264,6 @@ def _options_the_usage_lacks(error: str, failed: Sequence[str], ok: Sequence[str
 def packages_none_matched(tokens: Sequence[str], error: str) -> set[str]:
     """The packages of a workspace the segment chose (`pnpm --filter @app/api lint`), when the
     error says nothing matched ("No projects matched the filters", round 21); else none."""
-    from learn_cli.text.shell import PACKAGE_OPTIONS
-
     options = PACKAGE_OPTIONS.get(canonical_program(tokens[0]) if tokens else "")
     if not options or not any(_says_missing(line) for line in (error or "").lower().splitlines()):
         return set()
