@@ -31,7 +31,6 @@ from learn_cli.text.shell import (
     INTERPRETERS,
     JS_PACKAGE_MANAGERS,
     OUTPUT_SHAPERS,
-    PACKAGE_OPTIONS,
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
@@ -264,10 +263,12 @@ def _options_the_usage_lacks(error: str, failed: Sequence[str], ok: Sequence[str
 def packages_none_matched(tokens: Sequence[str], error: str) -> set[str]:
     """The packages of a workspace the segment chose (`pnpm --filter @app/api lint`), when the
     error says nothing matched ("No projects matched the filters", round 21); else none."""
-    options = PACKAGE_OPTIONS.get(canonical_program(tokens[0]) if tokens else "")
-    if not options or not any(_says_missing(line) for line in (error or "").lower().splitlines()):
+    from learn_cli.engine.goals import chosen_packages
+
+    chosen = chosen_packages(tokens)
+    if not chosen or not any(_says_missing(line) for line in (error or "").lower().splitlines()):
         return set()
-    return {value for option, value in zip(tokens[1:], tokens[2:], strict=False) if option in options}
+    return chosen
 
 
 def _option_values(tokens: Sequence[str]) -> set[str]:

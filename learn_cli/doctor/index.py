@@ -93,11 +93,12 @@ def keys(store) -> Check:
     """Were the learnings keyed again since this release's key rules came (engine.rekey)? Only
     a prune does it: with every learning in one write, and their duplicates folded after."""
     from learn_cli.engine import rekey
+    from learn_cli.text.keys import ERROR_KEY
 
     last = rekey.last_rules(store)
     if last == rekey.rules_fingerprint():
         return Check("keys", OK, "keyed by this release's rules")
-    stored = store.index.count_of_key_kind(rekey.ERROR_KEY)
+    stored = store.index.count_of_key_kind(ERROR_KEY)
     if not stored:
         return Check("keys", OK, "no learning of an error to key")
     if last is None:

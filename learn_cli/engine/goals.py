@@ -280,11 +280,17 @@ def other_packages(a: Sequence[str], b: Sequence[str]) -> bool:
     name = canonical_program(a[0]) if a else ""
     if not b or name != canonical_program(b[0]) or name not in PACKAGE_OPTIONS:
         return False
-    chosen_a = {value.lower() for value in _option_values(a, PACKAGE_OPTIONS[name])}
-    chosen_b = {value.lower() for value in _option_values(b, PACKAGE_OPTIONS[name])}
+    chosen_a = {value.lower() for value in chosen_packages(a)}
+    chosen_b = {value.lower() for value in chosen_packages(b)}
     if not chosen_a or not chosen_b:
         return False
     return not any(x in y or y in x or within_ratio(x, y, _NAME_TYPO_RATIO) for x in chosen_a for y in chosen_b)
+
+
+def chosen_packages(tokens: Sequence[str]) -> set[str]:
+    """The packages of a workspace a segment chooses (`-p core`, `--filter=@app/web`)."""
+    options = PACKAGE_OPTIONS.get(canonical_program(tokens[0]) if tokens else "")
+    return _option_values(tokens, options) if options else set()
 
 
 def without_packages(tokens: Sequence[str]) -> list[str]:

@@ -61,7 +61,7 @@ def key_for(rec: dict) -> str:
 def give_key(rec: dict) -> None:
     """Key a record that has none from its own text, and note that its text gave that key
     (`key_from_text`: how engine.rekey tells that the key rules changed for it)."""
-    from learn_cli.engine.rekey import ERROR_KEY
+    from learn_cli.text.keys import ERROR_KEY
 
     rec["key"] = key_for(rec)
     if rec["key"].startswith(ERROR_KEY):

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-ERROR_KEY = "err:"
+from learn_cli.text.keys import ERROR_KEY
+
 RULES_FILE = "key-rules.json"
 
 

@@ -1588,8 +1588,10 @@ def fix_columns(rec: dict) -> tuple[str | None, str | None]:
     NULL for the others (no failure looks them up) and for a record whose facts might read
     otherwise once decoded from its `data` (a tuple, a set: not a value JSON gives back as it
     was), which the lookup then reads whole."""
+    from learn_cli.text.keys import ERROR_KEY  # (loaded once; whoever makes learnings has it already)
+
     key, evidence = rec.get("key"), rec.get("evidence")
-    if type(key) is not str or not key.startswith("err:") or type(evidence) not in (list, str, dict, type(None)):
+    if type(key) is not str or not key.startswith(ERROR_KEY) or type(evidence) not in (list, str, dict, type(None)):
         return None, None
     shape, state = fix_facts(rec)
     projects = state[5]

@@ -112,6 +112,11 @@ _SYSTEM_ROOTS = (
 _TEMP_ROOTS = ("/tmp/", "/private/tmp/", "/var/folders/", "/private/var/folders/", "/var/tmp/", "/dev/shm/")
 
 
+# What every error key starts with (a text key has another prefix): how the index and a prune
+# tell the learnings a failure can find.
+ERROR_KEY = "err:"
+
+
 def _sha16(material: str) -> str:
     from learn_cli.text.hashes import sha1_hex
 
@@ -697,9 +702,9 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
     signature, specific = _signature(error_text, _option_scope(command, tool))
     shape = _path_shape(signature)
     if shape.startswith(_DENIED) and command and _is_shell_tool(tool) and _runs_itself(command, shape[len(_DENIED):]):
-        return "err:" + _sha16(_DENIED + "<script>")  # the script is not executable: its fix fits any script
+        return ERROR_KEY + _sha16(_DENIED + "<script>")  # the script is not executable: its fix fits any script
     if signature.startswith("sed: ") and command and _bsd_sed_took_the_file(command, signature):
-        return "err:" + _sha16(_BSD_SED_IN_PLACE)
+        return ERROR_KEY + _sha16(_BSD_SED_IN_PLACE)
     masked = False
     if command and _is_shell_tool(tool) and not shape.startswith(_SUBJECT_IS_THE_LESSON):
         shape, before = _targets_masked(shape, command), shape
@@ -716,7 +721,7 @@ def error_key(error_text: str | None, command: str | None = None, tool: str | No
         step = _failing_step(command, signature)
         scope = "read" if shape == _MISSING_FILE and _only_shows(step) else _command_scope(step)
         material = f"{shape}\x1f{_targets_masked(scope, command) if masked else scope}"
-    return "err:" + _sha16(material)
+    return ERROR_KEY + _sha16(material)
 
 
 _MISSING_FILE = "no such file or directory: <path>"
