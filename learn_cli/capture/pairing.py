@@ -190,14 +190,14 @@ def _verb(tokens: Sequence[str]) -> str:
     return positional[0].lower() if positional else ""
 
 
-def _positional(tokens: Sequence[str], count: int) -> list[str]:
-    """The first `count` arguments that are not options (nor known option values)."""
+def _positional(tokens: Sequence[str], count: int, value_options: frozenset = _GLOBAL_VALUE_OPTIONS) -> list[str]:
+    """The first `count` arguments that are not options (nor the values of `value_options`)."""
     found: list[str] = []
     i = 1
     while i < len(tokens) and len(found) < count:
         tok = tokens[i]
         if tok.startswith("-"):
-            i += 2 if tok in _GLOBAL_VALUE_OPTIONS else 1
+            i += 2 if tok in value_options else 1
             continue
         found.append(tok)
         i += 1
@@ -689,10 +689,7 @@ _TREE_VALUE_OPTIONS = frozenset({"-L", "-I", "-P", "-o", "-H", "-T", "--filelimi
 
 def _first_folder(tokens: Sequence[str], value_options: frozenset) -> str:
     """The first folder a `tree`/`find` line names (`.` when none), without its trailing `/`."""
-    i = 1
-    while i < len(tokens) and tokens[i].startswith("-"):
-        i += 2 if tokens[i] in value_options else 1
-    return (tokens[i] if i < len(tokens) else ".").rstrip("/") or "/"
+    return (_positional(tokens, 1, value_options) or ["."])[0].rstrip("/") or "/"
 
 
 def same_program(failed: Sequence[str], ok: Sequence[str]) -> bool:
