@@ -72,6 +72,9 @@ def test_targets_name_what_a_job_is_about():
         ("pip install pandas", "apt-get install -y python3-venv", False),
         ("pip install pandas", "apt-get install -y pandas-tools", False),  # no language's prefix: the system's
         ("npm install semver", "apt-get install -y node-semver", True),
+        ("brew install supabase/tap/supabase", "npm install -g supabase", True),  # r19-b-001: the same package
+        ("brew install supabase/tap/supabase", "npm install -g supabase-js", False),  # by its very name only
+        ("cargo build", "npm install", False),  # another world, another job
     ],
 )
 def test_same_job(a, b, same):

@@ -223,16 +223,23 @@ def same_job(a: Sequence[str], b: Sequence[str]) -> bool:
     family = goal(a)
     if not family or family == VCS or family != goal(b):
         return False
-    eco_a, eco_b = ecosystem(a), ecosystem(b)
-    if eco_a != eco_b and canonical_program(a[0]) not in _GENERIC_BUILDERS:
-        return False  # `cargo build` vs `npm run build` in one monorepo are two jobs
     ta, tb = targets(a), targets(b)
+    if ecosystem(a) != ecosystem(b) and canonical_program(a[0]) not in _GENERIC_BUILDERS:
+        # `cargo build` vs `npm run build` in one monorepo are two jobs; but a package asked of
+        # another installer by its very name is the same want (`brew install supabase/tap/supabase`
+        # failing, then `npm install -g supabase`; not `pip install pandas`, then `pandas-tools`)
+        return family == INSTALL and bool(ta & tb)
     if family == TEST:  # `pytest -q`, `python -m unittest discover -s tests`: the whole suite both
         ta, tb = ta - _WHOLE_SUITE, tb - _WHOLE_SUITE
     if not ta and not tb:
         return True
     if not ta or not tb:
         return not tb  # widened to the project's own job; narrowed to a part, it is not done
+    return _same_targets(ta, tb)
+
+
+def _same_targets(ta: frozenset[str], tb: frozenset[str]) -> bool:
+    """Do two sets of targets share one (a name also matches one that contains it)?"""
     return bool(ta & tb) or any(x in y or y in x for x in ta for y in tb if min(len(x), len(y)) >= 4)
 
 
