@@ -46,7 +46,9 @@ data, Codex and opencode eval runs, .NET and TypeScript, git and Gemini CLI) and
 eval-harness trajectories), `harvest-round23.jsonl` 108 (87 retries; Windows shells, MySQL,
 a CLI behind permission hooks, macOS scripting) and `harvest-round24.jsonl` 103 (75 retries; Go,
 Laravel and Elixir backends in Claude Code, Codex on Windows, opencode, Kilo CLI, IBM Bob, LaTeX),
-each measured the same way.
+each measured the same way; `harvest-round25.jsonl` 122 (95 retries; session 47: Python and
+JS/TS projects in Claude Code, Codex on C/C++ and CUDA, Gemini CLI and Copilot CLI, a third of
+them on Windows), measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
