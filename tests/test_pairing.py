@@ -842,6 +842,8 @@ def test_a_trace_a_producer_alone_or_the_folder_above_is_a_look():
     assert not is_retry(parsed[:-30] + "…", 'docker exec r redis-cli --raw GET "job:7" | head -50')  # cut
     assert not is_retry("curl -s localhost:3000/api | python3 -m json.tool", "curl -s localhost:3000/api | head")
     assert not is_retry("ls -la /data/projects/ntm/", "ls -la /data/projects/")
+    assert not is_retry("ls -F /Users/d/tmp/session/exports_v2/", "ls -la /Users/d/tmp/session/")  # r25-d-022
+    assert is_retry("ls -F /Users/d/tmp/session/exports_v2/", "ls -la /Users/d/tmp/session/exports_v3/")
     stop = "Get-Process -Name x | Stop-Process -Force"
     assert is_retry(stop, f'powershell -command "{stop}"')
     logs = "aws lightsail get-container-log --service-name app --region us-east-1 --start-time "

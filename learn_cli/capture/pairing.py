@@ -819,19 +819,25 @@ def _parent_looked_at(failed_parts, ok_parts) -> bool:
     """`ls -la /data/projects/ntm/` (no such folder), then `ls -la /data/projects/` (or `… |
     grep -i ntm`): a look one folder up, not the look corrected (a path corrected is no parent:
     the other rules judge it). Any look of a failed chain (`ls A/ && ls A/it_4/`, then `ls`
-    of A's parent)."""
+    of A's parent), whatever flags show it (`ls -F A/x/`, then `ls -la A/`)."""
     look = ok_parts[0]
     if any(canonical_program(tokens[0]) not in OUTPUT_SHAPERS for tokens in ok_parts[1:]):
         return False
+    look_words = _words_not_flags(look)
     for tokens in failed_parts:
-        if len(tokens) != len(look) or tokens[0] != look[0] or not is_read_only(" ".join(tokens)):
+        words = _words_not_flags(tokens)  # how it is shown may change too (`ls -F A/x/`, `ls -la A/`)
+        if len(words) != len(look_words) or tokens[0] != look[0] or not is_read_only(" ".join(tokens)):
             continue
-        changed = [(a, b) for a, b in zip(tokens, look, strict=True) if a != b]
+        changed = [(a, b) for a, b in zip(words, look_words, strict=True) if a != b]
         if len(changed) == 1:
             deeper, parent = (word.rstrip("/") for word in changed[0])
             if parent and deeper.startswith(parent + "/"):
                 return True
     return False
+
+
+def _words_not_flags(tokens: Sequence[str]) -> list[str]:
+    return [token for token in tokens if not token.startswith("-")]
 
 
 def _ran_without_the_work(parts, failed_parts) -> bool:
