@@ -13,7 +13,7 @@ from learn_cli.text.shell import (
     canonical_program,
     inner_command,
     normalize_command,
-    powershell_then,
+    powershell_chained,
     program,
     split_segments,
     split_segments_ops,
@@ -363,12 +363,16 @@ def test_semicolon_separated():
     assert semicolons_for_ands("a && b", "a;  b") and not semicolons_for_ands("a && b", "a; c")
 
 
-def test_powershell_then_is_the_command_of_its_and_idiom():
-    """`a; if ($?) { b }` is Windows PowerShell's `a && b` (round 23); the line is kept as
-    written (PowerShell 5 has no `&&`), only compared as a chain."""
-    assert powershell_then("if ($?) { flutter analyze }") == "flutter analyze"
-    assert powershell_then("if($?){npm test}") == "npm test"
-    assert powershell_then("if ($LASTEXITCODE) { x }") == ""
-    assert powershell_then("flutter analyze") == ""
+def test_powershell_chained_is_its_and_idiom_written_as_a_chain():
+    """`a; if ($?) { b }` is Windows PowerShell's `a && b` (rounds 23 and 25), a pipe inside the
+    braces too; the line is kept as written (PowerShell 5 has no `&&`), only compared as a chain."""
+    assert powershell_chained("flutter pub get; if ($?) { flutter analyze }") == "flutter pub get && flutter analyze"
+    assert powershell_chained("a;if($?){npm test}") == "a && npm test"
+    assert powershell_chained("cd x; if ($?) { make 2>&1 | Select-Object -First 50 }") == \
+        "cd x && make 2>&1 | Select-Object -First 50"
+    assert powershell_chained("a; if ($LASTEXITCODE) { x }") == "a; if ($LASTEXITCODE) { x }"
+    assert powershell_chained("flutter analyze") == "flutter analyze"
+    assert normalize_command("make 2>&1 | Select-Object -First 50") == "make"  # PowerShell's head
+    assert normalize_command("Get-Process | Select-Object -First Name") == "Get-Process | Select-Object -First Name"
     assert normalize_command("flutter pub get; if ($?) { flutter analyze }") == \
         "flutter pub get; if ($?) { flutter analyze }"

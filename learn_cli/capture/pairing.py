@@ -39,7 +39,7 @@ from learn_cli.text.shell import (
     in_container,
     normalize_command,
     path_name,
-    powershell_then,
+    powershell_chained,
     program,
     script_name,
     shell_word,
@@ -127,8 +127,8 @@ def _parts(command: str) -> tuple[tuple[str, ...], ...]:
     stderr plumbing (`2>&1`, `2>/dev/null`) are removed.
     """
     parts: list[tuple[str, ...]] = []
-    for text, op in split_segments_ops(clean_command(command)):
-        tokens = unwrap_tokens(tokenize(powershell_then(text) or text))  # `a; if ($?) { b }`: `b`
+    for text, op in split_segments_ops(clean_command(powershell_chained(command))):
+        tokens = unwrap_tokens(tokenize(text))
         if not tokens:
             continue
         name = canonical_program(tokens[0])

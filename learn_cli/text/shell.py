@@ -248,13 +248,18 @@ def split_segments_ops(command: str) -> list[tuple[str, str]]:
     return out
 
 
-def powershell_then(text: str) -> str:
-    """The command of `if ($?) { b }`, Windows PowerShell's `&&` (`b` runs when the step before it
-    worked; Codex and Claude Code write it there, round 23), or ''."""
-    if not text.startswith("if") or not text.endswith("}"):
-        return ""
-    test, brace, body = text[2:].partition("{")
-    return body[:-1].strip() if brace and test.replace(" ", "") == "($?)" else ""
+def powershell_chained(command: str) -> str:
+    """`a; if ($?) { b }`, Windows PowerShell's `&&` (`b` runs when the step before it worked;
+    Codex and Claude Code write it there, rounds 23 and 25), written `a && b` to compare it; a
+    command without it as it is."""
+    if "$?" not in command:
+        return command
+    return _powershell_then_re().sub(lambda m: " && " + m.group(1).strip(), command)
+
+
+@lite.cache
+def _powershell_then_re() -> rx.Pattern[str]:
+    return rx.compile(r"\s*;\s*if\s*\(\s*\$\?\s*\)\s*\{([^{}]*)\}")
 
 
 def _option_follows(command: str, start: int) -> bool:
@@ -821,6 +826,8 @@ def _filter_kind(stage: str, producer: str) -> str:
         return "filter" if all(a.lstrip("+").isdigit() for a in args) else ""
     if name in ("less", "more") or name == "cat" and not args:
         return "filter"
+    if name.lower() in ("select-object", "select") and len(tokens) == 3 and tokens[1].lower() in ("-first", "-last"):
+        return "filter" if tokens[2].isdigit() else ""  # PowerShell's head and tail
     if name in _GREPS:
         from learn_cli.text.effects import only_reads
 
