@@ -807,6 +807,17 @@ def test_the_command_a_container_ran_is_the_job():
     assert not is_retry("docker-compose exec app npm install", "docker-compose exec -T app which npm")
 
 
+def test_a_line_run_in_another_environment_is_the_job():
+    """Round 25 (Codex): the build failed on Node 18; `npx -y -p node@20 -c 'node -v && yarn
+    workspace … build:ipfs'` ran it on Node 20. A nix shell's `--run` line likewise; another job
+    run there is not it."""
+    build = "yarn workspace @se-2/nextjs build:ipfs"
+    assert is_retry(build, f"npx -y -p node@20 -c 'node -v && {build}'")
+    assert is_retry("make test", "nix-shell -p gcc --run 'cd core && make test'")
+    assert is_retry("cargo build", "sudo bash -c 'cd /srv/app && cargo build'")
+    assert not is_retry("cargo build", "npx -y -p node@20 -c 'node -v && npm test'")
+
+
 def test_listing_programs_are_one_family():
     """`tree` is often not installed; `ls -R` of the same folder is its retry. Another look at
     the same file (`ls -l` after `sha256sum`) is not."""

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from learn_cli.text.shell import (
     canonical_program,
     inner_command,
+    line_run,
     normalize_command,
     powershell_chained,
     program,
@@ -361,6 +362,17 @@ def test_semicolon_separated():
     assert semicolon_separated("echo 'a && b'") is None  # quoted: no separator
     assert semicolon_separated("a; b") is None
     assert semicolons_for_ands("a && b", "a;  b") and not semicolons_for_ands("a && b", "a; c")
+
+
+def test_line_run_is_the_line_another_program_is_given_to_run():
+    """Round 25 (Codex): `yarn workspace @se-2/nextjs build:ipfs` failed on Node 18, and the
+    agent ran that line under Node 20 with `npx -p node@20 -c '…'`: the line is the job."""
+    assert line_run(tokenize("npx -y -p node@20 -c 'node -v && yarn build'")) == "node -v && yarn build"
+    assert line_run(tokenize("nix-shell -p gcc --run 'make test'")) == "make test"
+    assert line_run(tokenize("sudo env A=1 bash -lc 'cd x && make'")) == "cd x && make"
+    assert line_run(tokenize("bash -x run.sh")) == ""  # a script, not a line
+    assert line_run(tokenize("npx -p typescript tsc --noEmit")) == ""  # npx runs its words: unwrap's
+    assert line_run(tokenize("make test")) == ""
 
 
 def test_powershell_chained_is_its_and_idiom_written_as_a_chain():

@@ -37,6 +37,7 @@ from learn_cli.text.shell import (
     canonical_program,
     clean_command,
     in_container,
+    line_run,
     normalize_command,
     path_name,
     powershell_chained,
@@ -128,7 +129,12 @@ def _parts(command: str) -> tuple[tuple[str, ...], ...]:
     """
     parts: list[tuple[str, ...]] = []
     for text, op in split_segments_ops(clean_command(powershell_chained(command))):
-        tokens = unwrap_tokens(tokenize(text))
+        raw = tokenize(text)
+        line = line_run(raw) if len(raw) > 2 else ""
+        if line:  # `npx -p node@20 -c 'node -v && yarn build'`: the steps of that line
+            parts.extend(_parts(line))
+            continue
+        tokens = unwrap_tokens(raw)
         if not tokens:
             continue
         name = canonical_program(tokens[0])

@@ -549,6 +549,36 @@ def inner_command(command: str) -> str:
     return tokens[-1].strip()
 
 
+# Programs that run a whole command line given as one word, and the options that give it:
+# `npx -p node@20 -c 'node -v && yarn build'` (that line with Node 20), `nix-shell --run 'make
+# test'`, `bash -c 'cd web && npm test'`.
+_LINE_OPTIONS = {"npx": frozenset({"-c", "--call"}), "nix-shell": frozenset({"--run", "--command"})}
+
+
+def line_run(tokens: list[str] | tuple[str, ...]) -> str:
+    """The command line a segment hands to another program to run (`npx -y -p node@20 -c 'node
+    -v && yarn build'`, `sudo bash -c 'cd x && make'`, `nix-shell -p gcc --run 'make test'`), or
+    ''. unwrap_tokens reads only such a line's main step; comparing the job needs them all."""
+    for _ in range(12):  # `sudo env A=1 bash -c '…'`: the plain wrappers before it
+        name = path_name(tokens[0]).lower() if tokens else ""
+        if not tokens or name in _SHELLS or name in _LINE_OPTIONS or not (
+                _is_assignment(tokens[0]) or name in _PLAIN_WRAPPERS):
+            break
+        tokens = _unwrap_once(list(tokens)) or []
+    if not tokens:
+        return ""
+    name = path_name(tokens[0]).lower()
+    line = ""
+    for i, token in enumerate(tokens[1:-1], start=1):
+        if name in _SHELLS and token.startswith("-") and not token.startswith("--") and token.endswith("c"):
+            line = tokens[i + 1]
+        elif name in _LINE_OPTIONS and token in _LINE_OPTIONS[name]:
+            line = tokens[i + 1]
+        if line or name in _SHELLS and not token.startswith("-"):
+            break
+    return line.strip()
+
+
 def _unwrap_shell(tokens: list[str]) -> list[str] | None:
     """`bash -lc 'cmd'` -> tokens of cmd; `bash [-x] script.sh args` -> `script.sh args`."""
     i = 1
