@@ -244,6 +244,27 @@ def test_steps_put_before_the_failed_command_are_steps_to_run_first(home, proj):
     assert "run `git stash` first, then retry `git checkout develop`." in text
 
 
+def test_a_long_command_cut_short_still_gets_its_step_to_run_first(home, proj):
+    """Round 25 (Copilot CLI): a commit of a 1,300-character message failed ("Author identity
+    unknown") and worked with `git config user.email … && git config user.name …` first. Capture
+    keeps MAX_COMMAND characters of each, so the two were cut at different places of the message
+    and nothing was learned. A cut command ends in `…`, and two cut where both still are match."""
+    message = "Migrate tests " + " ".join(f"- Replace thing{i} with other{i}()" for i in range(40))
+    commit = f'git add -A && git commit -m "{message}"'
+    unknown = ("Author identity unknown\n\n*** Please tell me who you are.\n\nfatal: unable to auto-detect email "
+               "address (got 'dev@box.(none)')")
+    setup = 'git config user.email "dev@example.com" && git config user.name "Dev"'
+    s = Agent(home, proj("web"))
+    s.fail(commit, unknown, code=128)
+    s.ok(f"{setup} && {commit}")
+    s.end()
+    [rec] = learnings(home, proj("web"))
+    assert rec["fix_kind"] == "between" and rec["fix_command"] == setup
+    assert len(rec["command"]) <= learner.MAX_COMMAND and rec["command"].endswith("…")
+    text = context_of(Agent(home, proj("web")).fail(commit, unknown, code=128))
+    assert f"run `{setup}` first, then retry `git add -A && git commit -m" in text
+
+
 def test_work_done_in_between_is_not_part_of_a_changed_commands_lesson(home, proj):
     """The agent changed the command itself: that change is the lesson, and what it ran in
     between is other work (histories: leegmoore-codex, seq 322-324 and 709-714); after several

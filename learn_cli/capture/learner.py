@@ -90,12 +90,24 @@ class Capture:
 # Turning an event into a buffer entry (redacted, capped)
 
 
+def _capped(command: str) -> str:
+    """At most MAX_COMMAND characters; a longer command ends in the cut mark (`…`), as an
+    export's cut commands do, so that what was cut off is known not to be there: a failed
+    commit and its retry with `git config …` first cut at different places of one long
+    message are one commit (round 25)."""
+    if len(command) <= MAX_COMMAND:
+        return command
+    from learn_cli.text.shell import TRUNCATION
+
+    return command[:MAX_COMMAND - len(TRUNCATION)] + TRUNCATION
+
+
 def tool_entry(cap: Capture, event: ev.Event) -> dict:
     from learn_cli.text.redact import redact
 
     entry = {"id": event.tool_use_id or f"ev-{new_id()}", "at": cap.now, "kind": event.kind,
              "tool": event.tool, "pid": cap.project.id}
-    command = redact(event.command)[:MAX_COMMAND] if event.command else ""
+    command = _capped(redact(event.command)) if event.command else ""
     if event.is_shell and "-" in command:
         from learn_cli.text.shell import inner_command
 

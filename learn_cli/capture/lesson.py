@@ -1210,12 +1210,34 @@ def run_first(failed: str, ok: str) -> list[str]:
         # install && npm run build` after `cd web && npm run build`; the steps run there too
         first = run_first(rest, leading_cd(ok)[1])
         return [f"{cd_step} && " + " && ".join(first)] if first else []
-    if not failed or not ok.endswith(" && " + failed):
+    before = _steps_before(ok, failed) if failed else None
+    if before is None:
         return []
-    first = [step for step in ok[: -len(failed) - 4].split(" && ") if step.strip()]
+    first = [step for step in before.split(" && ") if step.strip()]
     if not first or any(program(step) in SETUP_PROGRAMS for step in first):
         return []
     return first
+
+
+def _steps_before(ok: str, failed: str) -> str | None:
+    """What `ok` runs before ` && ` and then `failed`, or None. Two long commands may have been
+    cut (capture keeps MAX_COMMAND characters, an export cuts with `…`): the retry's steps first
+    push its cut earlier in the failed command, so the two match where both still are (round 25:
+    a commit of a 1,300-character message, retried after `git config user.email …`)."""
+    if ok.endswith(" && " + failed):
+        return ok[: -len(failed) - 4]
+    if not failed.endswith(TRUNCATION) or not ok.endswith(TRUNCATION):
+        return None
+    start = ok.find(" && ")
+    while start >= 0:
+        shorter, longer = sorted((ok[start + 4: -len(TRUNCATION)], failed[: -len(TRUNCATION)]), key=len)
+        if len(shorter) >= _CUT_MATCH and longer.startswith(shorter):
+            return ok[:start]
+        start = ok.find(" && ", start + 4)
+    return None
+
+
+_CUT_MATCH = 40  # characters two cut commands must share to be one (a few prove nothing)
 
 
 def added_setup(failed: str, fix: str) -> tuple[str, str] | None:
