@@ -48,7 +48,9 @@ a CLI behind permission hooks, macOS scripting) and `harvest-round24.jsonl` 103 
 Laravel and Elixir backends in Claude Code, Codex on Windows, opencode, Kilo CLI, IBM Bob, LaTeX),
 each measured the same way; `harvest-round25.jsonl` 122 (95 retries; session 47: Python and
 JS/TS projects in Claude Code, Codex on C/C++ and CUDA, Gemini CLI and Copilot CLI, a third of
-them on Windows), measured the same way.
+them on Windows), measured the same way; `harvest-round26.jsonl` 109 (78 retries; DevOps work and
+data and ML in Claude Code, Codex on Python, JS and Go projects, Amp threads), measured the same
+way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
