@@ -27,6 +27,7 @@ def _t(command: str) -> list[str]:
         ("npm i -D x", "install"), ("sudo apt-get install -y libpq-dev", "install"), ("forge install x", "install"),
         ("python -m uvicorn app.main:app", "run"), ("npm run dev", "run"), ("cargo run --bin x", "run"),
         ("git push", "vcs"), ("gh pr view 12", "vcs"),
+        ("npm run mocha", "test"), ("yarn jest --ci", "test"), ("pnpm run tsc", "build"),  # named for the tool
         # not a job of a family
         ("make clean", ""), ("npm run lint", ""), ("ls -la", ""), ("./build.sh --mode=self-host", ""),
         ("cargo fuzz run x", ""), ("", ""),

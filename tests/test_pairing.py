@@ -818,6 +818,15 @@ def test_a_line_run_in_another_environment_is_the_job():
     assert not is_retry("cargo build", "npx -y -p node@20 -c 'node -v && npm test'")
 
 
+def test_a_test_script_named_for_its_runner_is_the_test_job():
+    """Round 26 (Codex): `npm test -- --grep "Prototype"` failed (nyc not installed); after an
+    install the suite ran as `npm run mocha`. Two variants of one script are other suites."""
+    assert is_retry('npm test -- --grep "Prototype"', "npm run mocha")
+    assert is_retry("npm start", "npm run dev")
+    assert not is_retry("npm run test:unit", "npm run test:e2e")
+    assert not is_retry("npm run lint", "npm run mocha")
+
+
 def test_listing_programs_are_one_family():
     """`tree` is often not installed; `ls -R` of the same folder is its retry. Another look at
     the same file (`ls -l` after `sha256sum`) is not."""

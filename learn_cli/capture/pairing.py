@@ -22,7 +22,7 @@ Stdlib only, cheap to import, nothing compiled at import time.
 from __future__ import annotations
 
 from learn_cli.engine.distance import RETRY_RATIO, edit_ratio, levenshtein, within_ratio
-from learn_cli.engine.goals import RUN, goal, option_mode, other_packages, other_tests, same_job, targets
+from learn_cli.engine.goals import RUN, TEST, goal, option_mode, other_packages, other_tests, same_job, targets
 from learn_cli.text import lite, rx
 from learn_cli.text.effects import is_mutating, is_read_only
 from learn_cli.text.shell import (
@@ -659,11 +659,18 @@ def _one_job(failed: Sequence[str], ok: Sequence[str]) -> bool:
     name a target they share (`pip install jose` -> `pip install python-jose`), or when both
     are a package manager's scripts that start the app (`start` in one project, `dev` in the
     next: npm's "Missing script: start", then `npm run dev`): the same program with nothing
-    named (`jest` -> `jest --clearCache`) is left to the edit rules."""
+    named (`jest` -> `jest --clearCache`) is left to the edit rules. Test scripts too (`npm
+    test -- --grep X`, nyc not installed, then `npm run mocha`; round 26), but not two variants of
+    one (`test:unit`, then `test:e2e`: another suite)."""
     if not same_job(failed, ok):
         return False
-    return not _identities(failed) & _identities(ok) or bool(targets(failed) and targets(ok)) or (
-        canonical_program(failed[0]) in JS_PACKAGE_MANAGERS and goal(failed) == RUN)
+    if not _identities(failed) & _identities(ok) or targets(failed) and targets(ok):
+        return True
+    if canonical_program(failed[0]) not in JS_PACKAGE_MANAGERS:
+        return False
+    scripts = _verb(failed).partition(":"), _verb(ok).partition(":")
+    return goal(failed) == RUN or goal(failed) == TEST and not (
+        scripts[0][0] == scripts[1][0] and scripts[0][2] and scripts[1][2] and scripts[0][2] != scripts[1][2])
 
 
 def _program_swapped(failed: Sequence[str], ok: Sequence[str]) -> bool:

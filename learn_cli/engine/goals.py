@@ -135,6 +135,8 @@ def goal(tokens: Sequence[str]) -> str:
         for family, verbs in _VERB_GOALS.items():
             if verb in verbs:
                 return family
+        if name in JS_PACKAGE_MANAGERS and verb in _PROGRAM_GOALS and _PROGRAM_GOALS[verb] != VCS:
+            return _PROGRAM_GOALS[verb]  # a script named for its tool: `npm run mocha`, `yarn jest`
     return ""
 
 
