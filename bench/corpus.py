@@ -50,6 +50,8 @@ each measured the same way; `harvest-round25.jsonl` 122 (95 retries; session 47:
 JS/TS projects in Claude Code, Codex on C/C++ and CUDA, Gemini CLI and Copilot CLI, a third of
 them on Windows), measured the same way; `harvest-round26.jsonl` 109 (78 retries; DevOps work and
 data and ML in Claude Code, Codex on Python, JS and Go projects, Amp threads), measured the same
+way; `harvest-round27.jsonl` 122 (97 retries; common tools' errors in Claude Code, Maven and .NET
+in Codex, git and GitHub work, Windows shells in Codex, Claude Code and Cursor), measured the same
 way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
