@@ -108,6 +108,8 @@ def test_lexing_never_raises(text):
          ["cp", '$(dirname "$0")/a b', "`git rev-parse --show-toplevel`/c"]),
         ("echo '$(not run)'", ["echo", "$(not run)"]),
         (r"C:\Python311\python.exe -m pip", [r"C:\Python311\python.exe", "-m", "pip"]),
+        (r"dir /O-D data\jld2\*.jld2", ["dir", "/O-D", r"data\jld2\*.jld2"]),  # a wildcard in a Windows path
+        (r"find . -name \*.py", ["find", ".", "-name", "*.py"]),  # an escaped glob is still one
     ],
 )
 def test_tokenize(segment, tokens):

@@ -367,8 +367,9 @@ def _split_words(segment: str, spellings: list[str] | None) -> list[str]:
             in_word, start = True, i
         if ch == "\\" and i + 1 < n:
             nxt = segment[i + 1]
-            if nxt.isalnum() or nxt in "._-":
-                # not an escape worth honouring: keep it (Windows paths such as C:\py\python.exe)
+            if nxt.isalnum() or nxt in "._-" or nxt in "*?" and "\\" in buf:
+                # not an escape worth honouring: keep it (Windows paths such as C:\py\python.exe,
+                # and a wildcard after one of their separators: `dir data\jld2\*.jld2`)
                 buf.append(ch)
                 i += 1
                 continue
