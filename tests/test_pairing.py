@@ -827,6 +827,16 @@ def test_a_test_script_named_for_its_runner_is_the_test_job():
     assert not is_retry("npm run lint", "npm run mocha")
 
 
+def test_the_same_files_given_to_another_interpreters_code_is_the_job():
+    """Round 27 (Codex): JSON files checked by `ruby -rjson -e '…' a.json b.json` (ruby not
+    installed), then by `node -e '…' a.json b.json`. Other files are another job."""
+    ruby = "ruby -rjson -e 'ARGV.each { |f| JSON.parse(File.read(f)) }' src/a.json src/b.json"
+    node = "node -e 'for (const f of process.argv.slice(1)) JSON.parse(require(\"fs\").readFileSync(f))'"
+    assert is_retry(ruby, f"{node} src/a.json src/b.json")
+    assert not is_retry(ruby, f"{node} src/c.json")
+    assert not is_retry("python3 -c 'print(1)'", "node -e 'console.log(1)'")  # no files: nothing shared
+
+
 def test_listing_programs_are_one_family():
     """`tree` is often not installed; `ls -R` of the same folder is its retry. Another look at
     the same file (`ls -l` after `sha256sum`) is not."""

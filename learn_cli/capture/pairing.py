@@ -609,7 +609,7 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
             if _close(text, _core_text([tokens])):
                 return True
         if any(_one_job(segment, tokens) or _program_swapped(segment, tokens) or _tree_by_find(segment, tokens)
-               for tokens in ok_parts):
+               or _same_files_other_code(segment, tokens) for tokens in ok_parts):
             return True
         if index == 0 and matching:
             if _close(_core_text(failed_parts), _core_text(ok_parts)):
@@ -685,6 +685,23 @@ def _program_swapped(failed: Sequence[str], ok: Sequence[str]) -> bool:
     return (min(len(words_failed), len(words_ok)) >= 16
             and within_ratio(words_failed[:_RATIO_SPAN], words_ok[:_RATIO_SPAN], 0.2)
             and not is_read_only(" ".join(failed)))
+
+
+def _same_files_other_code(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """Another interpreter's inline code given the very files the first one's was (`ruby -rjson
+    -e '…' a.json b.json`, ruby not installed, then `node -e '…' a.json b.json`; round 27): the
+    code is written again in another language, for one job on those files."""
+    files = [_code_files(tokens) for tokens in (failed, ok)]
+    return canonical_program(failed[0]) != canonical_program(ok[0]) and bool(files[0]) and files[0] == files[1]
+
+
+def _code_files(tokens: Sequence[str]) -> list[str]:
+    """The files an interpreter's inline code is given (the words after the code), or []."""
+    if canonical_program(tokens[0]) not in INTERPRETERS:
+        return []
+    flag = next((i for i, token in enumerate(tokens[1:], start=1) if token in INLINE_CODE_FLAGS), 0)
+    files = list(tokens[flag + 2:]) if flag else []
+    return files if files and all("." in path_name(word).strip(".") for word in files) else []
 
 
 def _tree_by_find(failed: Sequence[str], ok: Sequence[str]) -> bool:
