@@ -90,8 +90,17 @@ def load(paths: list[str], part: str) -> list[dict]:
 
 def _one_line(text: str | None) -> str:
     """The text on one line, as transcripts that wrap long commands are read; a line ended by a
-    backslash is continued, as the shell reads it (`aws ssm get-parameters \\⏎  --path x`)."""
-    return " ".join(re.sub(r"\\\n", " ", text or "").split())
+    backslash is continued, as the shell reads it (`aws ssm get-parameters \\⏎  --path x`). A
+    comment line keeps the newline that ends it (`# check the version⏎python --version`): a
+    display does not wrap into one, and flattened, the comment would swallow the command."""
+    lines = re.sub(r"\\\n", " ", text or "").split("\n")
+    out = ""
+    for line in lines:
+        words = " ".join(line.split())
+        if words:
+            out += ("" if not out or out.endswith("\n") else " ") + words
+            out += "\n" if words.startswith("#") else ""
+    return out.strip()
 
 
 def as_sent(command: str | None) -> str:

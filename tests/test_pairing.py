@@ -837,6 +837,14 @@ def test_the_same_files_given_to_another_interpreters_code_is_the_job():
     assert not is_retry("python3 -c 'print(1)'", "node -e 'console.log(1)'")  # no files: nothing shared
 
 
+def test_commented_commands_are_compared_by_their_steps():
+    """Round 27 (Codex on Windows): two commands that start with a comment line are compared by
+    what they run, not by their comments."""
+    assert not is_retry("# Check for Python\npython --version; python3 --version",
+                        '# Check for Git Bash\nGet-ChildItem "C:\\Program Files\\Git\\bin\\bash.exe"')
+    assert is_retry("# build it\nnpm run biuld", "# build it again\nnpm run build")
+
+
 def test_listing_programs_are_one_family():
     """`tree` is often not installed; `ls -R` of the same folder is its retry. Another look at
     the same file (`ls -l` after `sha256sum`) is not."""

@@ -59,6 +59,20 @@ def test_split_segments_reports_operators():
     ]
 
 
+def test_a_comment_is_no_step():
+    """Agents start commands with a comment line (`# check the version⏎python --version`); as
+    the shell reads it, a word that starts with `#` begins a comment to the end of its line. A
+    `#` inside a word or quotes is none (round 27: two commented commands of other programs were
+    once compared by their comments, `#` taken for their program)."""
+    assert split_segments_ops("# check the version\npython --version") == [("python --version", "")]
+    assert split_segments("npm test # the whole suite") == ["npm test"]
+    assert split_segments("ls; # look\nls -la") == ["ls", "ls -la"]
+    assert split_segments('git commit -m "fix #12" && curl http://a/#frag') == ['git commit -m "fix #12"',
+                                                                              "curl http://a/#frag"]
+    assert split_segments("echo ${#a} $#") == ["echo ${#a} $#"]
+    assert split_segments("# nothing but a comment") == []
+
+
 def test_heredoc_body_is_not_split():
     command = "cat > f.py <<'EOF'\nimport a; a.b() && c\nEOF\npython f.py && echo ok"
     assert split_segments(command) == ["cat > f.py <<'EOF'\nimport a; a.b() && c\nEOF", "python f.py", "echo ok"]

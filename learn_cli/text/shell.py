@@ -225,6 +225,10 @@ def split_segments_ops(command: str) -> list[tuple[str, str]]:
                 pending.clear()
                 i = end
                 continue
+            if ch == "#" and (not buf or command[i - 1] in " \t"):
+                end = command.find("\n", i)  # a comment, to the end of its line (`# check
+                i = n if end < 0 else end  # the version⏎python --version`): no word of any step
+                continue
             if two in ("&&", "||", "|&"):
                 flush(two)
                 i += 2
