@@ -52,6 +52,8 @@ them on Windows), measured the same way; `harvest-round26.jsonl` 109 (78 retries
 data and ML in Claude Code, Codex on Python, JS and Go projects, Amp threads), measured the same
 way; `harvest-round27.jsonl` 122 (97 retries; common tools' errors in Claude Code, Maven and .NET
 in Codex, git and GitHub work, Windows shells in Codex, Claude Code and Cursor), measured the same
+way; `harvest-round28.jsonl` 107 (86 retries; monorepos, Codex failures by exit status, research
+runs in Claude Code, Roo Code and IBM Bob on Windows, less common languages), measured the same
 way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
