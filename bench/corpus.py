@@ -247,7 +247,11 @@ class _Sessions:
 
 
 def _uncut(command: str) -> str:
-    return command.rstrip().removesuffix("…").rstrip()
+    """The command without an export's cut mark, and without its comment lines (`# try a custom
+    path⏎PLAYWRIGHT_BROWSERS_PATH=… npx playwright install`): the kit would take `#` for the
+    program the agent ran."""
+    lines = [line for line in command.split("\n") if not line.lstrip().startswith("#")]
+    return "\n".join(lines).rstrip().removesuffix("…").rstrip()
 
 
 def _judge(kit, answer: str, failed: str, fix: str) -> str:
