@@ -54,7 +54,8 @@ way; `harvest-round27.jsonl` 122 (97 retries; common tools' errors in Claude Cod
 in Codex, git and GitHub work, Windows shells in Codex, Claude Code and Cursor), measured the same
 way; `harvest-round28.jsonl` 107 (86 retries; monorepos, Codex failures by exit status, research
 runs in Claude Code, Roo Code and IBM Bob on Windows, less common languages), measured the same
-way.
+way; `harvest-round29.jsonl` 87 (72 retries; mobile apps, databases and migrations, macOS tooling,
+usage errors that exit 2), measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
