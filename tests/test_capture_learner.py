@@ -265,6 +265,20 @@ def test_a_long_command_cut_short_still_gets_its_step_to_run_first(home, proj):
     assert f"run `{setup}` first, then retry `git add -A && git commit -m" in text
 
 
+def test_a_cd_that_failed_dropped_is_the_fix_even_with_a_grep_added(home, proj):
+    """Round 29: `cd backend && uv run alembic history` failed at its `cd` (the shell was in
+    backend already); `uv run alembic history | grep -E '^[a-f0-9]{12}'` worked. The job never ran,
+    so the grep is no second look at a failure: "drop `cd backend`" is the lesson."""
+    failed = "cd backend && uv run alembic history"
+    missing = "(eval):cd:1: no such file or directory: backend"
+    s = Agent(home, proj("api"))
+    s.fail(failed, missing)
+    s.ok("uv run alembic history | grep -E '^[a-f0-9]{12}'", stdout="4f2a9c1b7d3e -> 9b8c7d6e5f4a (head)")
+    s.end()
+    text = context_of(Agent(home, proj("api")).fail(failed, missing))
+    assert "drop `cd backend`" in text
+
+
 def test_work_done_in_between_is_not_part_of_a_changed_commands_lesson(home, proj):
     """The agent changed the command itself: that change is the lesson, and what it ran in
     between is other work (histories: leegmoore-codex, seq 322-324 and 709-714); after several

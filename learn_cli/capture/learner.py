@@ -851,7 +851,19 @@ def retried_step(failed_cmd: str, ok_cmd: str, error: str | None, category: str 
     producer = _before_a_missing_consumer(failed_cmd, ok_cmd, error)
     if producer and pairing.is_retry(producer, ok_cmd) or _package_chosen_again(failed_cmd, ok_cmd, error):
         return failed_cmd
-    return None
+    return failed_cmd if _ran_without_the_failed_cd(failed_cmd, ok_cmd, error) else None
+
+
+def _ran_without_the_failed_cd(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
+    """`cd backend && uv run alembic history` failed at its `cd` (the shell was in backend
+    already), then `uv run alembic history | grep -E …` worked (round 29). The job never ran, so
+    the grep is no second look at its failure: the line without the `cd` is the retry."""
+    if not failed_cmd.startswith("cd "):
+        return False
+    from learn_cli.capture.lesson import cd_failed, dropped_cd
+
+    folder = dropped_cd(failed_cmd, ok_cmd)
+    return folder is not None and cd_failed(error or "", folder)
 
 
 def _package_chosen_again(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
