@@ -106,12 +106,23 @@ def _one_line(text: str | None) -> str:
     return out.strip()
 
 
-def as_sent(command: str | None) -> str:
+# Agents whose transcripts show a command as it was sent, its newlines real (a heredoc, a
+# script of several lines); Claude Code's terminal export wraps long lines for the display.
+RAW_AGENTS = frozenset({"codex", "gemini-cli", "opencode", "copilot-cli", "amp"})
+
+
+def _as_written(text: str | None) -> str:
+    """The text as the agent wrote it (a heredoc's indentation matters), its ends trimmed."""
+    return (text or "").strip()
+
+
+def as_sent(command: str | None, agent: str | None = None) -> str:
     """The command as an agent's hook receives it. Codex's transcripts show every command in
     its shell wrapper and folder (`/bin/zsh -lc 'pytest -q' in /home/x/app`), but its hooks
     carry the command alone (`pytest -q`: ../shared/reference/real-payloads/codex-*). Gemini
     CLI's show the tool's arguments (`{"command": "npm i", "directory": "web"}`), and its hooks
-    carry them as they are, the command in `command` (the folder is not sent here)."""
+    carry them as they are, the command in `command` (the folder is not sent here). The lines
+    of a RAW_AGENTS command are kept; any other is read on one line (`_one_line`)."""
     from learn_cli.text.shell import inner_command
 
     try:
@@ -120,11 +131,11 @@ def as_sent(command: str | None) -> str:
         arguments = None
     if isinstance(arguments, dict) and isinstance(arguments.get("command"), str):
         command = arguments["command"]
-    line = _one_line(command)
-    wrapped = re.match(r"^(\S*(?:ba|z)?sh -l?c .*?['\"]) in (/\S+|<[^<>]+>)$", line)
+    line = _as_written(command) if agent in RAW_AGENTS else _one_line(command)
+    wrapped = re.match(r"^(\S*(?:ba|z)?sh -l?c .*?['\"]) in (/\S+|<[^<>]+>)$", line, re.S)
     if not wrapped:  # on Windows: `"C:\…\powershell.exe" -Command '…' in D:\proj` (a folder may hold spaces)
         wrapped = re.match(r"^((?:\"[^\"]*|\S*)(?:powershell|pwsh)(?:\.exe)?\"? -Command .*?['\"]) in [A-Za-z]:\\",
-                           line, re.I)
+                           line, re.I | re.S)
         if wrapped:
             return _powershell_script(wrapped.group(1))
     return inner_command(wrapped.group(1) if wrapped else line)
@@ -171,9 +182,11 @@ def pairing(rows: list[dict], verbose: bool) -> dict:
     retries = [r for r in rows if r["label"] == "retry" and r.get("retry_command")]
     others = [r for r in rows if r["label"] != "retry" and r.get("next_command")]
     missed = [r for r in retries
-              if not paired(as_sent(r["failed_command"]), as_sent(r["retry_command"]), error_text(r))]
+              if not paired(as_sent(r["failed_command"], r.get("agent")), as_sent(r["retry_command"], r.get("agent")),
+                            error_text(r))]
     false = [r for r in others
-             if paired(as_sent(r["failed_command"]), as_sent(r["next_command"]), error_text(r))]
+             if paired(as_sent(r["failed_command"], r.get("agent")), as_sent(r["next_command"], r.get("agent")),
+                       error_text(r))]
     found = len(retries) - len(missed)
     if verbose:
         for title, group, second in (("missed", missed, "retry_command"), ("false pair", false, "next_command")):
@@ -275,7 +288,8 @@ def recurrence(rows: list[dict], learn: str, verbose: bool) -> dict:
     tally = {"same": {"right": 0, "wrong": 0, "none": 0}, "third": {"right": 0, "wrong": 0, "none": 0}}
     try:
         for r in cases:
-            failed, fix, error = as_sent(r["failed_command"]), as_sent(r["retry_command"]), error_text(r)
+            agent = r.get("agent")
+            failed, fix, error = as_sent(r["failed_command"], agent), as_sent(r["retry_command"], agent), error_text(r)
             pair = [(failed, "fail", error), (fix, "ok", "")]
             sessions.start_case()
             sessions.session("a", pair)

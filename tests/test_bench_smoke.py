@@ -271,6 +271,11 @@ def test_the_corpus_sends_a_codex_transcripts_command_as_its_hook_carries_it():
                    'in C:\\Users\\m\\source\\repos\\New project 2') == 'rg -n "x|y" docs'
     assert as_sent("powershell.exe -Command 'py -3 -m pytest -q' in D:\\Github\\agent") == "py -3 -m pytest -q"
     assert as_sent("/usr/bin/bash -lc 'python3 run.py' in <scratchpad>") == "python3 run.py"  # a folder withheld
+    # a Codex command's newlines are real (a heredoc, a script); Claude Code's export wraps lines
+    script = "/bin/bash -lc \"python - <<'PY'\nimport json\n  print(1)\nPY\" in /home/x/app"
+    assert as_sent(script, "codex") == "python - <<'PY'\nimport json\n  print(1)\nPY"
+    assert as_sent("npm run\n      build 2>&1", "claude-code") == "npm run build 2>&1"
+    assert as_sent("# check it\nnpm test", "claude-code") == "# check it\nnpm test"  # a comment line ends
 
 
 def test_the_corpus_reads_gemini_clis_shell_fields_as_its_hook_does():
