@@ -82,6 +82,8 @@ def test_run_it_from_the_project_root_is_learned_and_applied_to_the_new_command(
     assert rec["context"].endswith("run it from the project's root folder.")  # not "from `.`"
     text = context_of(Agent(home, sub).fail("git add docs/c.md", error.format("c.md"), 128))
     assert text.splitlines()[0].endswith(f"`cd {a} && git add docs/c.md` instead of `git add docs/c.md`.")
+    # then in the words the digest and recall use (session 47)
+    assert text.splitlines()[1] == "learn: the change: run it from the project's root folder."
     # From the root itself the lesson does not apply.
     assert Agent(home, a).fail("git add docs/c.md", error.format("c.md"), 128) is None
 

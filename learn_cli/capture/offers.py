@@ -704,8 +704,8 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     lines = [f"{head}{body}."]
     said = (current, best.rewrite) if best is not None and best.rewrite and current else (
         rec.get("command") or "", _fix_of_record(rec))  # the change as made to this command
-    change = essential_change(*said, kind) if kind == "retry" else ""
-    if change:
+    change = essential_change(*said, kind) if kind == "retry" else wording.action(rec) if kind == "cwd" else ""
+    if change:  # (a `cwd` fix in the words the digest and recall use: "run it from `web`")
         lines.append(f"learn: the change: {sanitize(change, 160)}.")
     for other in (fixes or [])[1:]:
         orec = other.representative(cap.store.index, cap.project.id)[1]

@@ -11,8 +11,10 @@ record's own `context` all phrase a fix through here, so they say the same thing
 | `path`    | the right path for a file tool          | "`Read x` fails: use `y` instead."     | "use `y` instead"                             |
 | `cwd`     | the folder the same command works from  | "`X` fails: run it from `dir`." (the root: "from the project's root folder.") | "`cd /abs/dir && X` instead of `X`" (X: the command that just failed) |
 
-A fix that is prose (a correction, a hand-written rule) is shown as it is. Stdlib only: the
-hook path imports it.
+The hook's answer then says the change in words: a `retry` its essential change ("drop `-q`",
+engine.fixwords), a `cwd` the rule's words ("run it from the project's root folder"). A fix
+that is prose (a correction, a hand-written rule) is shown as it is. Stdlib only: the hook
+path imports it.
 """  # noqa: E501 - a Markdown table, one row a line
 
 from __future__ import annotations
