@@ -121,6 +121,9 @@ def test_sanitize_collapses_whitespace_and_caps_length():
     assert len(capped) <= 50 and capped.endswith("…")
     assert sanitize("x" * 10, 10) == "x" * 10
     assert sanitize(None) == "" and sanitize(b"bytes \xff") == "bytes \ufffd" and sanitize(12) == "12"
+    # a continued line is one line (round 22, Gemini CLI): not `&& \ make`, which the shell
+    # would read as an escaped space
+    assert sanitize("export A=1 && \\\n  make -C build && \\\r\n  ./t") == "export A=1 && make -C build && ./t"
 
 
 hostile_bits = st.sampled_from([

@@ -59,6 +59,14 @@ def test_split_segments_reports_operators():
     ]
 
 
+def test_a_continued_line_is_one_line():
+    """`export A=1 && \\⏎  make` (Gemini CLI, round 22): the backslash-newline is no character
+    of the command; a learning stored it as `&& \\ make`, an escaped space to the shell."""
+    assert split_segments_ops("export A=1 && \\\n  make -C build && \\\n  ./t") == [
+        ("export A=1", "&&"), ("make -C build", "&&"), ("./t", "")]
+    assert normalize_command("npm run \\\n  build") == "npm run build"
+
+
 def test_a_comment_is_no_step():
     """Agents start commands with a comment line (`# check the version⏎python --version`); as
     the shell reads it, a word that starts with `#` begins a comment to the end of its line. A

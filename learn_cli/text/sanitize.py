@@ -127,6 +127,8 @@ def sanitize(text, limit: int | None = None) -> str:
     if not isinstance(text, str):
         text = text.decode("utf-8", "replace") if isinstance(text, (bytes, bytearray)) else str(text)
     table, ansi, tag, frame_tag, comment, fences, frame_phrase, instruction = _sanitizer()
+    if "\\\n" in text:  # a line continued (`&& \⏎ make`) is one line: no `\ ` left in it
+        text = text.replace("\\\r\n", " ").replace("\\\n", " ")
     if "\x1b" in text or "\x9b" in text:
         text = ansi.sub("", text)
     text = text.translate(table)

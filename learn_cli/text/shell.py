@@ -188,7 +188,8 @@ def split_segments_ops(command: str) -> list[tuple[str, str]]:
     while i < n:
         ch = command[i]
         if ch == "\\" and quote != "'" and i + 1 < n:
-            buf.append(command[i : i + 2])
+            # a line continued (`&& \⏎  make`) is one line, as the shell reads it
+            buf.append(" " if command[i + 1] == "\n" else command[i : i + 2])
             i += 2
             continue
         if quote:
