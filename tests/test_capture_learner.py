@@ -740,6 +740,23 @@ def test_guard_needs_a_fix_that_helped(home, proj):
     assert Agent(home, a).pre("ls", guard=True) is None
 
 
+def test_guard_knows_a_long_command_as_capture_stored_it(home, proj):
+    """A command longer than MAX_COMMAND is stored cut, ending in `…`; the guard cuts the
+    command it is asked about the same way, or it would never find it."""
+    a = proj("api")
+    files = " ".join(f"src/module_{i:03d}/handler.ts" for i in range(60))
+    failed, fix = f"npx eslint --fix-dry {files}", f"npx eslint --fix {files}"
+    assert len(failed) > learner.MAX_COMMAND
+    missing = "Invalid option '--fix-dry' - perhaps you meant '--fix'?"
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail(failed, missing, 2)
+        s.ok(fix)
+        s.end()
+    out = Agent(home, a).pre(failed, guard=True)
+    assert out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
 def test_corrections_become_pending_preferences_with_negation(home, proj):
     a = proj("api")
     s = Agent(home, a)

@@ -48,7 +48,7 @@ def known_bad(cap, command: str) -> dict | None:
     from learn_cli.text.redact import redact
     from learn_cli.text.shell import inner_command
 
-    normalized = learner._normalize(inner_command(redact(command)[:learner.MAX_COMMAND]), cap.project.root)
+    normalized = learner._normalize(inner_command(learner._capped(redact(command))), cap.project.root)  # as stored
     words = re.findall(r"[^\W_]+", normalized)[:12]
     if not words:
         return None
