@@ -845,6 +845,16 @@ def test_commented_commands_are_compared_by_their_steps():
     assert is_retry("# build it\nnpm run biuld", "# build it again\nnpm run build")
 
 
+def test_pnpms_workspace_root_flag_takes_no_value():
+    """Round 28: `cd apps/x && pnpm add @scope/pkg` failed; `pnpm -w add @scope/pkg --filter=…`
+    was its retry. pnpm's `-w` is a flag (the workspace root); npm's `-w` names a workspace."""
+    from learn_cli.capture.pairing import _verb
+
+    assert _verb(["pnpm", "-w", "add", "@scope/pkg"]) == "add"
+    assert _verb(["npm", "-w", "web", "install"]) == "install"
+    assert is_retry("cd apps/x && pnpm add @scope/pkg", "pnpm -w add @scope/pkg --filter=@scope/x")
+
+
 def test_listing_programs_are_one_family():
     """`tree` is often not installed; `ls -R` of the same folder is its retry. Another look at
     the same file (`ls -l` after `sha256sum`) is not."""

@@ -203,8 +203,8 @@ def _positional(tokens: Sequence[str], count: int, value_options: frozenset = _G
     while i < len(tokens) and len(found) < count:
         tok = tokens[i]
         if tok.startswith("-"):
-            i += 2 if tok in value_options else 1
-            continue
+            i += 2 if tok in value_options and not (tok == "-w" and canonical_program(tokens[0]) == "pnpm") else 1
+            continue  # (pnpm's `-w` is its workspace root, a flag: npm's names a workspace)
         found.append(tok)
         i += 1
     return found
