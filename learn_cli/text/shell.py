@@ -574,26 +574,32 @@ def line_run(tokens: list[str] | tuple[str, ...]) -> str:
     if not tokens:
         return ""
     name = path_name(tokens[0]).lower()
-    line = ""
-    for i, token in enumerate(tokens[1:-1], start=1):
-        if name in _SHELLS and token.startswith("-") and not token.startswith("--") and token.endswith("c"):
-            line = tokens[i + 1]
-        elif name in _LINE_OPTIONS and token in _LINE_OPTIONS[name]:
-            line = tokens[i + 1]
-        if line or name in _SHELLS and not token.startswith("-"):
-            break
-    return line.strip()
+    if name in _SHELLS:
+        at, given = _past_shell_options(tokens)
+        return tokens[at].strip() if given and at < len(tokens) else ""
+    options = _LINE_OPTIONS.get(name, ())
+    at = next((i + 1 for i, token in enumerate(tokens[1:-1], start=1) if token in options), 0)
+    return tokens[at].strip() if at else ""
 
 
-def _unwrap_shell(tokens: list[str]) -> list[str] | None:
-    """`bash -lc 'cmd'` -> tokens of cmd; `bash [-x] script.sh args` -> `script.sh args`."""
+def _past_shell_options(tokens: list[str] | tuple[str, ...]) -> tuple[int, bool]:
+    """(where a shell's own options end, whether one of them was `-c`: then a command line is
+    given there) for `bash -lc 'cmd'`, `bash -x script.sh args`."""
     i = 1
     while i < len(tokens) and tokens[i].startswith("-") and tokens[i] != "-":
         tok = tokens[i]
         if not tok.startswith("--") and "c" in tok:
-            return (unwrap(tokens[i + 1]) or None) if i + 1 < len(tokens) else None
+            return i + 1, True
         i += 2 if tok in ("-o", "+o", "-O") else 1
-    return tokens[i:] or None
+    return i, False
+
+
+def _unwrap_shell(tokens: list[str]) -> list[str] | None:
+    """`bash -lc 'cmd'` -> tokens of cmd; `bash [-x] script.sh args` -> `script.sh args`."""
+    at, given = _past_shell_options(tokens)
+    if given:
+        return (unwrap(tokens[at]) or None) if at < len(tokens) else None
+    return tokens[at:] or None
 
 
 def _unwrap_python_module(tokens: list[str]) -> list[str] | None:
@@ -862,7 +868,7 @@ def _filter_kind(stage: str, producer: str) -> str:
         return "filter" if all(a.lstrip("+").isdigit() for a in args) else ""
     if name in ("less", "more") or name == "cat" and not args:
         return "filter"
-    if name.lower() in ("select-object", "select") and len(tokens) == 3 and tokens[1].lower() in ("-first", "-last"):
+    if name in ("select-object", "select") and len(tokens) == 3 and tokens[1].lower() in ("-first", "-last"):
         return "filter" if tokens[2].isdigit() else ""  # PowerShell's head and tail
     if name in _GREPS:
         from learn_cli.text.effects import only_reads
