@@ -55,7 +55,10 @@ in Codex, git and GitHub work, Windows shells in Codex, Claude Code and Cursor),
 way; `harvest-round28.jsonl` 107 (86 retries; monorepos, Codex failures by exit status, research
 runs in Claude Code, Roo Code and IBM Bob on Windows, less common languages), measured the same
 way; `harvest-round29.jsonl` 87 (72 retries; mobile apps, databases and migrations, macOS tooling,
-usage errors that exit 2), measured the same way.
+usage errors that exit 2), measured the same way; `harvest-round30.jsonl` 119 (88 retries; session 48:
+Claude Code found by its error headers, Codex by its output, unread leads (system-spec-kit, ParEval),
+missing programs and modules) and `harvest-round31.jsonl` 103 (78 retries; ai-inventor research runs
+and Codex on PowerShell, cloud and deploy CLIs, environments, test runners), each measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
