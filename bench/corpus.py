@@ -135,7 +135,8 @@ def as_sent(command: str | None, agent: str | None = None) -> str:
     if isinstance(arguments, dict) and isinstance(arguments.get("command"), str):
         command = arguments["command"]
     line = _as_written(command) if agent in RAW_AGENTS else _one_line(command)
-    wrapped = re.match(r"^(\S*(?:ba|z)?sh -l?c .*?['\"]) in (/\S+|<[^<>]+>)$", line, re.S)
+    # `/bin/zsh -lc '…' in /Users/m/Opencode Env` (a folder may hold spaces)
+    wrapped = re.match(r"^(\S*(?:ba|z)?sh -l?c .*?['\"]) in (/[^'\"]+|<[^<>]+>)$", line, re.S)
     if not wrapped:  # on Windows: `"C:\…\powershell.exe" -Command '…' in D:\proj` (a folder may hold spaces)
         wrapped = re.match(r"^((?:\"[^\"]*|\S*)(?:powershell|pwsh)(?:\.exe)?\"? -Command .*?['\"]) in [A-Za-z]:\\",
                            line, re.I | re.S)

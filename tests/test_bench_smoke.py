@@ -263,6 +263,7 @@ def test_the_corpus_sends_a_codex_transcripts_command_as_its_hook_carries_it():
     assert as_sent("/bin/zsh -lc 'pytest --collect-only -q' in /Users/r/vol2") == "pytest --collect-only -q"
     assert as_sent('/bin/bash -lc "rtk python3 -c \\"import json\\""') == 'rtk python3 -c "import json"'
     assert as_sent("bash -lc 'make' && echo in /tmp") == "bash -lc 'make' && echo in /tmp"  # not one wrapper
+    assert as_sent("/bin/zsh -lc \"rg -n x\" in /Users/m/Opencode Env/Public") == "rg -n x"  # a folder with a space
     assert as_sent("git log  -3\n") == "git log -3"
     assert as_sent('{"command":"npm install axios","directory":"Frontend"}') == "npm install axios"  # Gemini's
     assert as_sent('{"directory": "x"}') == '{"directory": "x"}' and as_sent("[1]") == "[1]"  # (no command)

@@ -2520,7 +2520,8 @@ def test_session_43s_readers_never_raise(failed, then, text):
     from learn_cli.text.failure import found_nothing
 
     assert isinstance(found_nothing(failed, text, 1), bool) and isinstance(found_nothing(then, "Exit code 1"), bool)
-    for command in (failed, "ssh h " + failed, "pnpm --dir " + failed):
+    for command in (failed, "ssh h " + failed, "pnpm --dir " + failed, "fly ssh console -C " + failed,
+                    "gcloud compute ssh " + failed):
         assert _on_one_host(command) is None or len(_on_one_host(command)) == 2
         assert isinstance(_folder_as_cd(command), str)
     assert isinstance(_other_port(failed, then), bool)

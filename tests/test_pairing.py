@@ -920,3 +920,37 @@ def test_throwing_away_is_no_retry_of_keeping():
     assert is_retry("git stash pop", "git stash pop 2>&1")
     assert is_retry('git worktree remove "/p/.guardkit/worktrees/FEAT-3DEB" --force',
                     "rm -rf .git/worktrees/FEAT-3DEB && git worktree prune && git branch -D autobuild/FEAT-3DEB")
+
+
+def test_a_remote_shell_given_its_command_by_an_option_runs_the_job():
+    """Round 31: `fly ssh console --app a -C "grep …"` found nothing, then `-C "sed -i …"` on the
+    same app: the command run there is the job (as for `ssh host command`), and a look followed
+    by an edit is no retry; the app's name shared is no job shared. The same command there
+    again, corrected, is."""
+    fly = 'fly ssh console --app test-99 -C '
+    assert not is_retry(fly + "\"grep -A2 '^model:' /root/.hermes/config.yaml | head -5\" 2>&1",
+                        fly + "\"sed -i 's|opus|haiku|' /root/.hermes/config.yaml\"")
+    assert not is_retry(fly + '"hermes pairing approve telegram 74TF" 2>&1',
+                        fly + '"cat /root/.hermes/pairing/telegram-pending.json" 2>&1')
+    approve = fly + '"hermes pairing approve telegram 74TF'
+    assert is_retry(approve + '"', approve + ' --yes"')
+    assert is_retry('gcloud compute ssh vm1 --zone us-central1-a --command "systemctl restart app"',
+                    'gcloud compute ssh vm1 --zone us-central1-a --command="sudo systemctl restart app"')
+
+
+def test_a_shell_mode_bang_typed_into_the_command_is_the_program_after_it():
+    """Round 30: Claude Code's `!` (its shell mode) passed on literally: `!pwd` is not found,
+    `pwd` is the same command meant. A `!` alone still negates a pipeline."""
+    from learn_cli.text.shell import canonical_program
+
+    assert is_retry("!pwd", "pwd") and is_retry("!ls -la src", "ls -la src")
+    assert canonical_program("!pwd") == "pwd" and canonical_program("!") == "!"
+    assert not is_retry("!ls -la src", "ls -la lib")
+
+
+def test_a_test_runner_given_another_file_by_an_option_is_another_job():
+    """Round 30: yarn not found for `yarn test --testPathPattern="Footer.test.tsx"`, then the
+    Newsletter test's run: another test, not the first one's retry. The path corrected is."""
+    run = "cd /w/docusaurus && yarn test --no-coverage --testPathPattern="
+    assert not is_retry(run + '"Footer.test.tsx"', run + '"Newsletter.test.tsx"')
+    assert is_retry(run + '"src/Footer.tset.tsx"', run + '"src/Footer.test.tsx"')

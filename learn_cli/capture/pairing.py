@@ -536,14 +536,19 @@ _SSH_VALUE_OPTIONS = frozenset("-b -B -c -D -E -e -F -I -i -J -L -l -m -O -o -p 
 
 
 def _on_one_host(command: str) -> tuple[str, str] | None:
-    """(host, the command run there) of a line that is one `ssh [options] host command`, else None."""
+    """(host, the command run there) of a line that is one remote shell with its command: `ssh
+    [options] host command`, `fly ssh console -a app -C command`, `gcloud compute ssh vm
+    --command command`; else None."""
     if "ssh" not in command:
         return None
     segments = split_segments_ops(clean_command(command))
     if len(segments) != 1:
         return None
     tokens = unwrap_tokens(tokenize(segments[0][0]))
-    if not tokens or canonical_program(tokens[0]) != "ssh":
+    name = canonical_program(tokens[0]) if tokens else ""
+    if name in _REMOTE_VERBS:
+        return _by_command_option(tokens)
+    if name != "ssh":
         return None
     i = 1
     while i < len(tokens) and tokens[i].startswith("-"):
@@ -551,6 +556,32 @@ def _on_one_host(command: str) -> tuple[str, str] | None:
     if i + 1 >= len(tokens) or tokens[i + 1].startswith("<"):
         return None  # a login, or a script on its standard input (`ssh h << 'EOF'`)
     return tokens[i].rsplit("@", 1)[-1].lower(), " ".join(tokens[i + 1:])
+
+
+# Remote shells told their host (app, vm) and their command by options.
+_REMOTE_VERBS = {"fly": ("ssh", "console"), "flyctl": ("ssh", "console"), "gcloud": ("compute", "ssh")}
+_REMOTE_PLACE_OPTIONS = ("-a", "--app", "--zone", "--project")
+_REMOTE_COMMAND_OPTIONS = ("-C", "--command")
+
+
+def _by_command_option(tokens: list[str]) -> tuple[str, str] | None:
+    """(host, command) of `fly ssh console … -C command` or `gcloud compute ssh vm … --command
+    command` (`--command=command` too); None for a login without a command."""
+    if tuple(tokens[1:3]) != _REMOTE_VERBS[canonical_program(tokens[0])]:
+        return None
+    place, run, i = [], "", 3
+    while i < len(tokens):
+        option, _, value = tokens[i].partition("=")
+        taken = value or (tokens[i + 1] if i + 1 < len(tokens) else "")
+        if option in _REMOTE_COMMAND_OPTIONS:
+            run = taken
+        elif option in _REMOTE_PLACE_OPTIONS:
+            place.append(taken)
+        elif not tokens[i].startswith("-"):
+            place.append(tokens[i])  # gcloud's vm
+        takes_value = option in _REMOTE_COMMAND_OPTIONS + _REMOTE_PLACE_OPTIONS and not value
+        i += 2 if takes_value else 1
+    return (" ".join(place).lower(), run) if run.strip() else None
 
 
 def _written_then_run(failed_parts, ok_parts) -> bool:
@@ -666,8 +697,8 @@ def _one_job(failed: Sequence[str], ok: Sequence[str]) -> bool:
         return False
     if not _identities(failed) & _identities(ok) or targets(failed) and targets(ok):
         return True
-    if canonical_program(failed[0]) not in JS_PACKAGE_MANAGERS:
-        return False
+    if canonical_program(failed[0]) not in JS_PACKAGE_MANAGERS or _other_target(failed, ok):
+        return False  # (`yarn test --testPathPattern=Footer.test.tsx`, then the Newsletter test's)
     scripts = _verb(failed).partition(":"), _verb(ok).partition(":")
     return goal(failed) == RUN or goal(failed) == TEST and not (
         scripts[0][0] == scripts[1][0] and scripts[0][2] and scripts[1][2] and scripts[0][2] != scripts[1][2])
@@ -1043,6 +1074,9 @@ def _other_target(a: Sequence[str], b: Sequence[str]) -> bool:
     if len(diffs) != 1:
         return False
     x, y = diffs[0]
+    option_x, equals, value_x = x.partition("=")
+    if equals and x.startswith("-") and y.startswith(option_x + "="):
+        x, y = value_x, y[len(option_x) + 1:]  # `--testPathPattern=Footer.test.tsx`: the path it is given
     if not (path_like(x) and path_like(y)):
         return False
     if same_path(x, y) or _other_port(x, y):

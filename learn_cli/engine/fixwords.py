@@ -225,8 +225,8 @@ def _words(tokens) -> str:
 
 
 def _quote(token: str) -> str:
-    if token and not any(c.isspace() or c in "'\"`$;&|<>(){}*?!#" for c in token):
-        return token
+    if token and token != "!" and not any(c.isspace() or c in "'\"`$;&|<>(){}*?#" for c in token):
+        return token  # (a `!` in a word is history expansion only at an interactive prompt)
     return "'" + token.replace("'", "'\\''") + "'"
 
 

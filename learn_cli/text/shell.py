@@ -690,8 +690,10 @@ def in_container(tokens: list[str] | tuple[str, ...]) -> list[str] | None:
 @lite.lru_cache(maxsize=1024)
 def program_as_named(name: str) -> str:
     """Lower-cased basename, `.exe` dropped (and a Windows shim's `.cmd`/`.bat`: `npm.cmd`,
-    `gradlew.bat`): the program as the command names it, version and all (`python3.11`, `py`)."""
-    base = path_name(name).lower()
+    `gradlew.bat`): the program as the command names it, version and all (`python3.11`, `py`).
+    A leading `!` is Claude Code's shell-mode prefix typed into the command (`!pwd`: "command
+    not found: !pwd"); the program meant is the one after it."""
+    base = path_name(name[1:] if name[:1] == "!" and name[1:2].isalnum() else name).lower()
     return base[:-4] if base.endswith((".exe", ".cmd", ".bat")) else base
 
 
