@@ -954,3 +954,16 @@ def test_a_test_runner_given_another_file_by_an_option_is_another_job():
     run = "cd /w/docusaurus && yarn test --no-coverage --testPathPattern="
     assert not is_retry(run + '"Footer.test.tsx"', run + '"Newsletter.test.tsx"')
     assert is_retry(run + '"src/Footer.tset.tsx"', run + '"src/Footer.test.tsx"')
+
+
+def test_a_package_asked_of_python_itself_retries_pip_show():
+    """Round 32: a venv made by uv has no pip ("No module named pip"), so `pip show
+    pyannote.audio | grep Version` failed and Python was asked instead, by import or by
+    distribution name. Another package asked is another question."""
+    assert is_retry("python -m pip show pyannote.audio | grep Version",
+                    "python -c \"import pkg_resources; print(pkg_resources.get_distribution('pyannote.audio').version)\"")
+    assert is_retry('source .venv/bin/activate && pip show torchaudio torch 2>/dev/null | grep -E "^(Name|Version)"',
+                    "python -c \"import torchaudio; print('torchaudio:', torchaudio.__version__)\" 2>&1")
+    assert is_retry("pip show python-dateutil", 'python3 -c "import python_dateutil"')
+    assert not is_retry("pip show requests", 'python -c "import flask"')
+    assert not is_retry("pip show torch", 'python -c "import torchaudio"')

@@ -640,7 +640,8 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
             if _close(text, _core_text([tokens])):
                 return True
         if any(_one_job(segment, tokens) or _program_swapped(segment, tokens) or _tree_by_find(segment, tokens)
-               or _same_files_other_code(segment, tokens) for tokens in ok_parts):
+               or _same_files_other_code(segment, tokens) or _package_asked_of_python(segment, tokens)
+               for tokens in ok_parts):
             return True
         if index == 0 and matching:
             if _close(_core_text(failed_parts), _core_text(ok_parts)):
@@ -724,6 +725,31 @@ def _same_files_other_code(failed: Sequence[str], ok: Sequence[str]) -> bool:
     code is written again in another language, for one job on those files."""
     files = [_code_files(tokens) for tokens in (failed, ok)]
     return canonical_program(failed[0]) != canonical_program(ok[0]) and bool(files[0]) and files[0] == files[1]
+
+
+def _package_asked_of_python(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """`pip show pyannote.audio` (a venv made by uv has no pip: "No module named pip"), then
+    `python -c "import torchaudio; print(torchaudio.__version__)"` or `…get_distribution(
+    'pyannote.audio')…`: the installed package asked of Python itself (round 32)."""
+    if canonical_program(failed[0]) != "pip" or list(failed[1:2]) != ["show"]:
+        return False
+    if canonical_program(ok[0]) != "python" or not set(ok[1:]) & INLINE_CODE_FLAGS:
+        return False
+    packages = [word for word in failed[2:] if not word.startswith("-")]
+    return any(_names(ok[-1], name) for package in packages for name in {package, package.replace("-", "_")})
+
+
+def _names(code: str, name: str) -> bool:
+    """Does the code hold `name` as a whole name (`torchaudio` in `import torchaudio`, not in
+    `torchaudio_ext` nor `x.torchaudio`)? (No regex: a pattern made here would bring `re` onto
+    the hook path.)"""
+    start = code.find(name)
+    while start >= 0:
+        before, after = code[start - 1:start], code[start + len(name):start + len(name) + 1]
+        if not (before.isalnum() or before and before in "_.") and not (after.isalnum() or after and after in "_-"):
+            return True
+        start = code.find(name, start + 1)
+    return False
 
 
 def _code_files(tokens: Sequence[str]) -> list[str]:
