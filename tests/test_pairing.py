@@ -960,10 +960,29 @@ def test_a_package_asked_of_python_itself_retries_pip_show():
     """Round 32: a venv made by uv has no pip ("No module named pip"), so `pip show
     pyannote.audio | grep Version` failed and Python was asked instead, by import or by
     distribution name. Another package asked is another question."""
-    assert is_retry("python -m pip show pyannote.audio | grep Version",
-                    "python -c \"import pkg_resources; print(pkg_resources.get_distribution('pyannote.audio').version)\"")
+    version = "print(pkg_resources.get_distribution('pyannote.audio').version)"
+    assert is_retry("python -m pip show pyannote.audio | grep Version", f'python -c "import pkg_resources; {version}"')
     assert is_retry('source .venv/bin/activate && pip show torchaudio torch 2>/dev/null | grep -E "^(Name|Version)"',
                     "python -c \"import torchaudio; print('torchaudio:', torchaudio.__version__)\" 2>&1")
     assert is_retry("pip show python-dateutil", 'python3 -c "import python_dateutil"')
     assert not is_retry("pip show requests", 'python -c "import flask"')
     assert not is_retry("pip show torch", 'python -c "import torchaudio"')
+
+
+def test_one_port_freed_another_way_is_a_retry():
+    """Round 33: `fuser -k 11501/tcp` (fuser not installed), then `lsof -ti:11501 | xargs kill
+    -9`: the port freed by another program. Another port is another job, and a look at the
+    port that kills nothing frees nothing."""
+    assert is_retry("fuser -k 11501/tcp", "lsof -ti:11501 | xargs kill -9")
+    assert is_retry("npx kill-port 3000", "kill $(lsof -t -i :3000) 2>/dev/null; sleep 1")
+    assert is_retry("fuser -k 8001/tcp", "lsof -ti:8001,8002 | xargs -r kill -9")
+    assert not is_retry("fuser -k 11501/tcp", "lsof -ti:3000 | xargs kill -9")
+    assert not is_retry("fuser -k 11501/tcp", "lsof -i :11501")
+
+
+def test_a_virtualenv_made_another_way_is_a_retry():
+    """Round 33: `python3 -m venv venv` (Debian without ensurepip), then `pip install --user
+    virtualenv && python3 -m virtualenv venv`; `uv venv` makes one too."""
+    assert is_retry("python3 -m venv venv", "python3 -m pip install --user virtualenv && python3 -m virtualenv venv")
+    assert is_retry("python3 -m venv .venv", "uv venv .venv")
+    assert not is_retry("python3 -m venv .venv", "uv pip install requests")

@@ -222,6 +222,12 @@ def test_spellings_are_the_words_of_tokenize(segment):
         ("rtk read src/app.py", ["cat", "src/app.py"]),
         ("rtk python3 -m pytest", ["pytest"]),
         ("rtk gain", ["gain"]),
+        # Windows PowerShell reads a first word that is no option as -Command's; pwsh as -File's
+        ('powershell "Get-Process -Id 17352 | Select-Object Id"', ["Get-Process", "-Id", "17352"]),
+        ('powershell -NoProfile -ExecutionPolicy Bypass "Stop-Process -Id 4 -Force"',
+         ["Stop-Process", "-Id", "4", "-Force"]),
+        ("powershell .\\deploy.ps1", ["powershell", ".\\deploy.ps1"]),
+        ('pwsh "a b"', ["pwsh", "a b"]),
         ("", []),
     ],
 )

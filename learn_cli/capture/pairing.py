@@ -102,6 +102,7 @@ _FAMILIES = {
     "mv": "move", "move": "move", "move-item": "move",  # cmd's `move` in Git Bash: command not found
     "cp": "copy", "copy": "copy", "copy-item": "copy",
     "cat": "show", "type": "show", "get-content": "show", "gc": "show",  # cmd's `type` in Git Bash (round 18)
+    "venv": "venv", "virtualenv": "venv",  # `python3 -m venv` without ensurepip (Debian), then virtualenv
 }
 # Subcommands that are the package manager itself; any other first word of
 # `yarn X`/`pnpm X`/`bun X` runs a script or a binary named X (`yarn prettier`).
@@ -261,8 +262,8 @@ def _identities(tokens: Sequence[str]) -> set[str]:
     script = _script_stem(name, tokens[0], args)
     if script:
         names.add("script:" + script)
-    if name == "uv" and args[:1] == ["pip"]:
-        names.add("pip")
+    if name == "uv" and args[:1] in (["pip"], ["venv"]):
+        names.add(args[0])  # `uv pip install` is pip's job, `uv venv` venv's
     elif name == "git" and args[:1] in (["mv"], ["rm"]):
         names.add(args[0])  # `git mv` refused (untracked) -> plain `mv`
     elif name in JS_PACKAGE_MANAGERS and args:
@@ -493,7 +494,36 @@ def is_retry(failed: str, ok: str) -> bool:
         return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
     return (_retry_rules(failed_parts, ok_parts) or bool(added_environment(failed, ok))
             or _shares_a_cut_word(failed, ok, failed_parts, ok_parts) or _written_then_run(failed_parts, ok_parts)
-            or _same_job_in_a_container(failed_parts, ok_parts))
+            or _same_job_in_a_container(failed_parts, ok_parts) or _one_port_freed(failed, ok))
+
+
+def _one_port_freed(failed: str, ok: str) -> bool:
+    """`fuser -k 11501/tcp` (fuser not installed), then `lsof -ti:11501 | xargs kill -9` (or
+    `kill $(lsof -t -i :11501)`, `npx kill-port 11501`): the same port freed another way
+    (round 33)."""
+    return bool(_ports_freed(failed) & _ports_freed(ok))
+
+
+def _ports_freed(line: str) -> frozenset[str]:
+    """The ports a line kills the listeners of: `fuser -k P/tcp`, `lsof … :P` fed to `kill`,
+    `kill-port P`."""
+    if "kill" not in line and "fuser" not in line:
+        return frozenset()  # (most lines)
+    ports: set[str] = set()
+    for match in _port_tool_re().finditer(line):
+        tool, words = match.group(1), match.group(2).split()
+        if tool == "lsof" and "kill" in line:
+            ports.update(port for word in words for part in word.split(":")[1:] for port in part.split(","))
+        elif tool == "fuser" and "-k" in words:
+            ports.update(word.split("/")[0] for word in words if word.endswith(("/tcp", "/udp")))
+        elif tool == "kill-port":
+            ports.update(words)
+    return frozenset(port for port in ports if port.isdigit())
+
+
+@lite.cache
+def _port_tool_re() -> rx.Pattern[str]:
+    return rx.compile(r"\b(lsof|fuser|kill-port)\b([^|;&)]*)")
 
 
 # Options of the JS package managers that run them in another folder, as a `cd` would.

@@ -506,9 +506,25 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     if len(tokens) >= 3 and (canonical_program(head), tokens[1].lower()) in _WINDOWS_SHELL_RUNS:
         # Git Bash's `cmd //c "taskkill /PID 4120 /F"`; `cmd /c npm install` runs the rest of the line
         return unwrap(tokens[2] if len(tokens) == 3 else " ".join(tokens[2:])) or None
+    script = _powershell_positional_script(tokens)
+    if script:
+        return unwrap(script) or None
     if _is_python(head):
         return _unwrap_python_module(tokens)
     return None
+
+
+def _powershell_positional_script(tokens: list[str]) -> str:
+    """The script of `powershell "Get-Process -Id 17352 | Select-Object Id"`: Windows
+    PowerShell reads a first word that is no option as -Command's (pwsh reads it as -File's).
+    Its switches may come first (`-NoProfile`, `-ExecutionPolicy Bypass`); '' for anything else."""
+    if canonical_program(tokens[0]) != "powershell":
+        return ""
+    i = 1
+    while i < len(tokens) and tokens[i].startswith("-"):
+        i += 2 if tokens[i].lower() in ("-executionpolicy", "-ep") else 1
+    rest = tokens[i:]
+    return rest[0] if len(rest) == 1 and " " in rest[0] and not rest[0].lower().endswith(".ps1") else ""
 
 
 def _unwrap_rtk(tokens: list[str]) -> list[str] | None:
