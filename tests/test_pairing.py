@@ -986,3 +986,33 @@ def test_a_virtualenv_made_another_way_is_a_retry():
     assert is_retry("python3 -m venv venv", "python3 -m pip install --user virtualenv && python3 -m virtualenv venv")
     assert is_retry("python3 -m venv .venv", "uv venv .venv")
     assert not is_retry("python3 -m venv .venv", "uv pip install requests")
+
+
+def test_kin_given_nothing_but_options_do_one_job():
+    """Round 34: PowerShell's `ls -la` ("A parameter cannot be found that matches parameter
+    name 'la'"), then `Get-ChildItem -Force`; `tree` not installed, then `ls -R`. Both list
+    where they run. A program of another family is another job."""
+    assert is_retry("ls -la", "Get-ChildItem -Force")
+    assert is_retry("tree", "ls -R")
+    assert not is_retry("ls -la", "cat README.md")
+    assert not is_retry("ls", "git status")
+
+
+def test_rg_files_lists_files():
+    """Round 34: rg is not installed on the Windows machine, so `rg --files candidates/a`
+    became `Get-ChildItem -Recurse -File candidates\\a`: the same listing. A search by rg is no
+    listing."""
+    listed = "Get-ChildItem -Recurse -File candidates\\cosmic_coin_probe | Select-Object -ExpandProperty FullName"
+    assert is_retry("rg --files candidates/cosmic_coin_probe candidates/dial_engine", listed)
+    assert is_retry("rg --files -g AGENTS.md -g CLAUDE.md",
+                    "Get-ChildItem -Path . -Recurse -File -Include AGENTS.md,CLAUDE.md")
+    assert not is_retry("rg -n TODO src", "Get-ChildItem -Recurse -File src")
+
+
+def test_a_powershell_environment_variable_set_first_is_setup():
+    """Round 34: `cd my-react-app; npm run dev` hit Node 17's OpenSSL error, then
+    `$env:NODE_OPTIONS='--openssl-legacy-provider'; cd my-react-app; npm run dev`: an
+    environment set first, as `NODE_OPTIONS=… npm run dev` is."""
+    legacy = "$env:NODE_OPTIONS='--openssl-legacy-provider'"
+    assert is_retry('powershell -Command "cd my-react-app; npm run dev"',
+                    f'powershell -Command "{legacy}; cd my-react-app; npm run dev"')

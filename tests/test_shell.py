@@ -228,6 +228,7 @@ def test_spellings_are_the_words_of_tokenize(segment):
          ["Stop-Process", "-Id", "4", "-Force"]),
         ("powershell .\\deploy.ps1", ["powershell", ".\\deploy.ps1"]),
         ('pwsh "a b"', ["pwsh", "a b"]),
+        ("$env:NODE_OPTIONS='--openssl-legacy-provider'; cd web; npm run dev", ["npm", "run", "dev"]),
         ("", []),
     ],
 )

@@ -264,6 +264,8 @@ def _identities(tokens: Sequence[str]) -> set[str]:
         names.add("script:" + script)
     if name == "uv" and args[:1] in (["pip"], ["venv"]):
         names.add(args[0])  # `uv pip install` is pip's job, `uv venv` venv's
+    elif name == "rg" and "--files" in tokens:
+        names.add("list")  # `rg --files` lists files (rg missing on Windows, then `Get-ChildItem -Recurse -File`)
     elif name == "git" and args[:1] in (["mv"], ["rm"]):
         names.add(args[0])  # `git mv` refused (untracked) -> plain `mv`
     elif name in JS_PACKAGE_MANAGERS and args:
@@ -671,7 +673,7 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
                 return True
         if any(_one_job(segment, tokens) or _program_swapped(segment, tokens) or _tree_by_find(segment, tokens)
                or _same_files_other_code(segment, tokens) or _package_asked_of_python(segment, tokens)
-               for tokens in ok_parts):
+               or _kin_on_nothing_named(segment, tokens) for tokens in ok_parts):
             return True
         if index == 0 and matching:
             if _close(_core_text(failed_parts), _core_text(ok_parts)):
@@ -755,6 +757,16 @@ def _same_files_other_code(failed: Sequence[str], ok: Sequence[str]) -> bool:
     code is written again in another language, for one job on those files."""
     files = [_code_files(tokens) for tokens in (failed, ok)]
     return canonical_program(failed[0]) != canonical_program(ok[0]) and bool(files[0]) and files[0] == files[1]
+
+
+def _kin_on_nothing_named(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """Two programs of one family, neither given anything but options (`tree`, not installed,
+    then `ls -R`; PowerShell's `ls -la`, "A parameter cannot be found that matches parameter
+    name 'la'", then `Get-ChildItem -Force`; round 34): both do the family's job where they
+    run. Given words (`tree -L 2`, `ls src`), the other rules compare those."""
+    if canonical_program(failed[0]) == canonical_program(ok[0]) or not _identities(failed) & _identities(ok):
+        return False
+    return all(word.startswith("-") for word in [*failed[1:], *ok[1:]])
 
 
 def _package_asked_of_python(failed: Sequence[str], ok: Sequence[str]) -> bool:

@@ -133,7 +133,7 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _WINDOWS_SHELL_RUNS = frozenset({("cmd", "/c"), ("cmd", "//c"), ("powershell", "-command"), ("powershell", "-c"),
                                  ("pwsh", "-command"), ("pwsh", "-c")})  # (by canonical_program: `cmd.exe` too)
 _PYTHON_RE_SRC = r"(?:python(?:\d+(?:\.\d+)*)?[tw]?|py|pypy\d*(?:\.\d+)?)"
-_ASSIGNMENT_RE_SRC = r"[A-Za-z_][A-Za-z0-9_]*\+?=.*"
+_ASSIGNMENT_RE_SRC = r"(?:\$[Ee][Nn][Vv]:)?[A-Za-z_][A-Za-z0-9_]*\+?=.*"  # PowerShell's `$env:NODE_OPTIONS='…'` too
 # Python options that take a value before `-m` (`python -X importtime -m mod`).
 _PYTHON_VALUE_OPTS = frozenset({"-X", "-W", "-Q"})
 
