@@ -1016,3 +1016,14 @@ def test_a_powershell_environment_variable_set_first_is_setup():
     legacy = "$env:NODE_OPTIONS='--openssl-legacy-provider'"
     assert is_retry('powershell -Command "cd my-react-app; npm run dev"',
                     f'powershell -Command "{legacy}; cd my-react-app; npm run dev"')
+
+
+def test_cmds_if_exist_runs_its_command():
+    """Rounds 9 and 29: cmd's `if not exist HRM (git clone … HRM) else (echo …)` sent to bash on
+    Windows is a syntax error; `[ -d HRM ] || git clone … HRM` (or PowerShell's `New-Item
+    -Path …` for cmd's `mkdir`) is its retry: the command the `if` runs is the job."""
+    assert is_retry("cd C:\\Users\\m\\github && if not exist HRM (git clone https://github.com/s/HRM.git HRM) "
+                    'else (echo "Already exists")',
+                    "cd /c/Users/m/github && [ -d HRM ] || git clone https://github.com/s/HRM.git HRM")
+    assert is_retry('if not exist "D:\\car pool\\src\\db" mkdir "D:\\car pool\\src\\db"',
+                    'New-Item -ItemType Directory -Force -Path "D:\\car pool\\src\\db"')

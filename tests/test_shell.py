@@ -229,6 +229,16 @@ def test_spellings_are_the_words_of_tokenize(segment):
         ("powershell .\\deploy.ps1", ["powershell", ".\\deploy.ps1"]),
         ('pwsh "a b"', ["pwsh", "a b"]),
         ("$env:NODE_OPTIONS='--openssl-legacy-provider'; cd web; npm run dev", ["npm", "run", "dev"]),
+        # cmd's `if [not] exist PATH command`, sent to bash on Windows
+        ('if not exist "D:\\app\\db" mkdir "D:\\app\\db"', ["mkdir", "D:\\app\\db"]),
+        ('if not exist lib (git clone https://x/lib.git lib) else (echo "there")',
+         ["git", "clone", "https://x/lib.git", "lib"]),
+        ("if [ -d x ]; then ls; fi", ["if", "[", "-d", "x", "]"]),
+        # a package manager's own options before `exec`
+        ("pnpm --filter @x/api exec tsc --noEmit", ["tsc", "--noEmit"]),
+        ("pnpm -C web exec vite build", ["vite", "build"]),
+        ("npm -w pkg exec jest", ["jest"]),
+        ("pnpm --filter api typecheck", ["pnpm", "--filter", "api", "typecheck"]),
         ("", []),
     ],
 )

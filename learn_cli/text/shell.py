@@ -122,6 +122,11 @@ _SUB_WRAPPERS: dict[tuple[str, str], frozenset[str]] = {
     ("dotenv", "run"): frozenset({"-f", "--file"}),
 }
 
+# Options a package manager takes before its subcommand, with a value (`pnpm --filter api exec
+# tsc`, `pnpm -C web exec vite`, `npm -w pkg exec jest`), as far as they pick where it runs.
+_PM_FIRST_OPTIONS = {"pnpm": frozenset({"--filter", "-F", "-C", "--dir"}),
+                     "npm": frozenset({"-w", "--workspace", "--prefix"}), "yarn": frozenset({"--cwd"})}
+
 # rtk (rtk-ai/rtk) runs the command after it and shortens its output for the model; its agent
 # hook rewrites `git status` to `rtk git status`, so a user of it sends every command so. Its
 # `proxy`, `test`, `err` and `summary` run the command after them too, and `rtk read f` is its `cat f`.
@@ -488,6 +493,10 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     if name == "timeout":
         i = _skip_options(tokens, 1, frozenset({"-s", "-k", "--signal", "--kill-after"}))
         return tokens[i + 1 :] or None  # skip the duration
+    if name in _PM_FIRST_OPTIONS and len(tokens) > 3 and tokens[1].startswith("-"):
+        at = _skip_options(tokens, 1, _PM_FIRST_OPTIONS[name])  # `pnpm --filter @x/api exec tsc`
+        if at < len(tokens) and (name, tokens[at]) in _SUB_WRAPPERS:
+            tokens = [tokens[0], *tokens[at:]]
     if len(tokens) >= 2 and (name, tokens[1]) in _SUB_WRAPPERS:
         i = _skip_options(tokens, 2, _SUB_WRAPPERS[(name, tokens[1])])
         if name == "uv" and tokens[1] == "tool":
@@ -509,6 +518,8 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     script = _powershell_positional_script(tokens)
     if script:
         return unwrap(script) or None
+    if head.lower() == "if":
+        return _cmd_if_exist(tokens)
     if _is_python(head):
         return _unwrap_python_module(tokens)
     return None
@@ -525,6 +536,23 @@ def _powershell_positional_script(tokens: list[str]) -> str:
         i += 2 if tokens[i].lower() in ("-executionpolicy", "-ep") else 1
     rest = tokens[i:]
     return rest[0] if len(rest) == 1 and " " in rest[0] and not rest[0].lower().endswith(".ps1") else ""
+
+
+def _cmd_if_exist(tokens: list[str]) -> list[str] | None:
+    """The command of cmd's `if [not] exist PATH command` (`(command) else (…)` too), which agents
+    send to bash on Windows (a syntax error there), then write as `[ -d PATH ] || command` or
+    PowerShell's `New-Item … -Path PATH`; None for any other `if`."""
+    at = 2 if tokens[1:2] and tokens[1].lower() == "not" else 1
+    if tokens[at:at + 1] == [] or tokens[at].lower() != "exist":
+        return None
+    rest = tokens[at + 2:]
+    if rest and rest[0].startswith("("):  # `(git clone … x) else (echo …)`
+        end = next((i for i, token in enumerate(rest) if token.endswith(")")), len(rest) - 1)
+        rest = [rest[0][1:], *rest[1:end + 1]]
+        rest[-1] = rest[-1].removesuffix(")")
+    elif "else" in rest:
+        rest = rest[:rest.index("else")]
+    return [token for token in rest if token] or None
 
 
 def _unwrap_rtk(tokens: list[str]) -> list[str] | None:
