@@ -2650,3 +2650,25 @@ def test_a_fix_with_backticks_is_offered_as_it_ran(home, proj):
     s.ok(fix)
     first = context_of(Agent(home, a).fail(failed, error, 1)).splitlines()[0]
     assert first.endswith(f"`` {fix} `` instead of `{failed}`.")
+
+
+def test_session_48s_retries_are_answered_in_the_hook(home, proj):
+    """Rounds 30 and 33, captured through the hook: Claude Code's `!` typed into a command is
+    answered with the change in plain words (no quoting for the `!`), and a port freed by
+    `lsof … | xargs kill` after `fuser` was not installed is the known fix for the next time."""
+    a = proj("tools")
+    bang = "(eval):1: command not found: !pwd"
+    lines = context_of(_agent_after(home, a, "!pwd", "pwd", bang).fail("!pwd", bang, 127)).splitlines()
+    assert lines[0].endswith("`pwd` instead of `!pwd`.") and "`!pwd` → `pwd`" in lines[1]
+    gone = "bash: fuser: command not found"
+    freed = "lsof -ti:11501 | xargs kill -9"
+    first = _first_answer(home, proj("server"), "fuser -k 11501/tcp", freed, gone, "fuser -k 11501/tcp")
+    assert f"`{freed}` instead of `fuser -k 11501/tcp`" in first
+
+
+def _agent_after(home, project, failed: str, fix: str, error: str) -> Agent:
+    """A second session of `project`, after `fix` worked where `failed` had failed with `error`."""
+    s = Agent(home, project)
+    s.fail(failed, error, 127)
+    s.ok(fix)
+    return Agent(home, project)
