@@ -228,6 +228,7 @@ def test_spellings_are_the_words_of_tokenize(segment):
          ["Stop-Process", "-Id", "4", "-Force"]),
         ("powershell .\\deploy.ps1", ["powershell", ".\\deploy.ps1"]),
         ('pwsh "a b"', ["pwsh", "a b"]),
+        ('pwsh -NoProfile -c "npm test"', ["npm", "test"]),  # its switches before -Command
         ("$env:NODE_OPTIONS='--openssl-legacy-provider'; cd web; npm run dev", ["npm", "run", "dev"]),
         # cmd's `if [not] exist PATH command`, sent to bash on Windows
         ('if not exist "D:\\app\\db" mkdir "D:\\app\\db"', ["mkdir", "D:\\app\\db"]),

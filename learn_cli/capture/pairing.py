@@ -31,6 +31,7 @@ from learn_cli.text.shell import (
     INTERPRETERS,
     JS_PACKAGE_MANAGERS,
     OUTPUT_SHAPERS,
+    PM_FOLDER_OPTIONS,
     RUN_SCRIPT,
     SETUP_PROGRAMS,
     TRUNCATION,
@@ -528,14 +529,12 @@ def _port_tool_re() -> rx.Pattern[str]:
     return rx.compile(r"\b(lsof|fuser|kill-port)\b([^|;&)]*)")
 
 
-# Options of the JS package managers that run them in another folder, as a `cd` would.
-_FOLDER_OPTIONS = frozenset({"--dir", "-C", "--prefix", "--cwd"})
 
 
 def _folder_as_cd(command: str) -> str:
     """`pnpm --dir api lint` as `cd api && pnpm lint` (npm's `--prefix`, yarn's `--cwd`), for a
     line that is that command alone; any other line as it is."""
-    if not any(option in command for option in _FOLDER_OPTIONS):
+    if not any(option in command for option in PM_FOLDER_OPTIONS):
         return command  # (most lines: asked of every candidate pair on the hook path)
     segments = split_segments_ops(clean_command(command))
     if len(segments) != 1:
@@ -544,7 +543,7 @@ def _folder_as_cd(command: str) -> str:
     if len(tokens) < 3 or canonical_program(tokens[0]) not in JS_PACKAGE_MANAGERS:
         return command
     option, eq, value = tokens[1].partition("=")
-    if option not in _FOLDER_OPTIONS:
+    if option not in PM_FOLDER_OPTIONS:
         return command
     folder, rest = (value, tokens[2:]) if eq else (tokens[2], tokens[3:])
     return f"cd {shell_word(folder)} && " + " ".join([tokens[0], *(shell_word(t) for t in rest)])

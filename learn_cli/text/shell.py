@@ -24,6 +24,7 @@ __all__ = [
     "strip_plumbing",
     "Plumbing",
     "SETUP_PROGRAMS",
+    "PM_FOLDER_OPTIONS",
     "JS_PACKAGE_MANAGERS",
     "RUN_SCRIPT",
     "script_name",
@@ -122,10 +123,8 @@ _SUB_WRAPPERS: dict[tuple[str, str], frozenset[str]] = {
     ("dotenv", "run"): frozenset({"-f", "--file"}),
 }
 
-# Options a package manager takes before its subcommand, with a value (`pnpm --filter api exec
-# tsc`, `pnpm -C web exec vite`, `npm -w pkg exec jest`), as far as they pick where it runs.
-_PM_FIRST_OPTIONS = {"pnpm": frozenset({"--filter", "-F", "-C", "--dir"}),
-                     "npm": frozenset({"-w", "--workspace", "--prefix"}), "yarn": frozenset({"--cwd"})}
+# Options of the JS package managers that run them in another folder, as a `cd` would.
+PM_FOLDER_OPTIONS = frozenset({"--dir", "-C", "--prefix", "--cwd"})
 
 # rtk (rtk-ai/rtk) runs the command after it and shortens its output for the model; its agent
 # hook rewrites `git status` to `rtk git status`, so a user of it sends every command so. Its
@@ -135,8 +134,7 @@ _RTK_RUNNERS = frozenset({"proxy", "test", "err", "summary"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 # Windows shells asked to run one command line (`cmd //c` is `cmd /c` past Git Bash's path
 # conversion, which turns a lone `/c` into `C:/`).
-_WINDOWS_SHELL_RUNS = frozenset({("cmd", "/c"), ("cmd", "//c"), ("powershell", "-command"), ("powershell", "-c"),
-                                 ("pwsh", "-command"), ("pwsh", "-c")})  # (by canonical_program: `cmd.exe` too)
+_WINDOWS_SHELL_RUNS = frozenset({("cmd", "/c"), ("cmd", "//c")})  # (by canonical_program: `cmd.exe` too)
 _PYTHON_RE_SRC = r"(?:python(?:\d+(?:\.\d+)*)?[tw]?|py|pypy\d*(?:\.\d+)?)"
 _ASSIGNMENT_RE_SRC = r"(?:\$[Ee][Nn][Vv]:)?[A-Za-z_][A-Za-z0-9_]*\+?=.*"  # PowerShell's `$env:NODE_OPTIONS='…'` too
 # Python options that take a value before `-m` (`python -X importtime -m mod`).
@@ -493,8 +491,9 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     if name == "timeout":
         i = _skip_options(tokens, 1, frozenset({"-s", "-k", "--signal", "--kill-after"}))
         return tokens[i + 1 :] or None  # skip the duration
-    if name in _PM_FIRST_OPTIONS and len(tokens) > 3 and tokens[1].startswith("-"):
-        at = _skip_options(tokens, 1, _PM_FIRST_OPTIONS[name])  # `pnpm --filter @x/api exec tsc`
+    if name in JS_PACKAGE_MANAGERS and len(tokens) > 3 and tokens[1].startswith("-"):
+        # where it runs, said before the subcommand: `pnpm --filter @x/api exec tsc`, `pnpm -C web exec vite`
+        at = _skip_options(tokens, 1, PACKAGE_OPTIONS.get(name, frozenset()) | PM_FOLDER_OPTIONS)
         if at < len(tokens) and (name, tokens[at]) in _SUB_WRAPPERS:
             tokens = [tokens[0], *tokens[at:]]
     if len(tokens) >= 2 and (name, tokens[1]) in _SUB_WRAPPERS:
@@ -515,7 +514,7 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     if len(tokens) >= 3 and (canonical_program(head), tokens[1].lower()) in _WINDOWS_SHELL_RUNS:
         # Git Bash's `cmd //c "taskkill /PID 4120 /F"`; `cmd /c npm install` runs the rest of the line
         return unwrap(tokens[2] if len(tokens) == 3 else " ".join(tokens[2:])) or None
-    script = _powershell_positional_script(tokens)
+    script = _powershell_script(tokens)
     if script:
         return unwrap(script) or None
     if head.lower() == "if":
@@ -525,17 +524,24 @@ def _unwrap_once(tokens: list[str]) -> list[str] | None:
     return None
 
 
-def _powershell_positional_script(tokens: list[str]) -> str:
-    """The script of `powershell "Get-Process -Id 17352 | Select-Object Id"`: Windows
-    PowerShell reads a first word that is no option as -Command's (pwsh reads it as -File's).
-    Its switches may come first (`-NoProfile`, `-ExecutionPolicy Bypass`); '' for anything else."""
-    if canonical_program(tokens[0]) != "powershell":
+def _powershell_script(tokens: list[str]) -> str:
+    """The script a `powershell` or `pwsh` line runs: past its switches (`-NoProfile`,
+    `-ExecutionPolicy Bypass`), the words of -Command (`-c`); for Windows PowerShell also a
+    first word that is no option (`powershell "Get-Process -Id 1 | …"`: pwsh reads that as
+    -File's). '' for a file run, or anything else."""
+    name = canonical_program(tokens[0])
+    if name not in ("powershell", "pwsh"):
         return ""
     i = 1
     while i < len(tokens) and tokens[i].startswith("-"):
-        i += 2 if tokens[i].lower() in ("-executionpolicy", "-ep") else 1
+        option = tokens[i].lower()
+        if option in ("-command", "-c"):
+            return " ".join(tokens[i + 1:])
+        i += 2 if option in ("-executionpolicy", "-ep") else 1
     rest = tokens[i:]
-    return rest[0] if len(rest) == 1 and " " in rest[0] and not rest[0].lower().endswith(".ps1") else ""
+    if name != "powershell" or len(rest) != 1 or " " not in rest[0] or rest[0].lower().endswith(".ps1"):
+        return ""
+    return rest[0]
 
 
 def _cmd_if_exist(tokens: list[str]) -> list[str] | None:
