@@ -63,7 +63,9 @@ and Codex on PowerShell, cloud and deploy CLIs, environments, test runners), eac
 Claude Code sessions, TypeScript tooling), measured the same way; `harvest-round33.jsonl` 90 (69
 retries; servers and ports, headless and CI runs, Linux administration, Ruby and Rails), measured the
 same way; `harvest-round34.jsonl` 94 (72 retries; Claude Code found by common errors, Copilot CLI and IBM
-Bob, Codex on Windows PowerShell), measured the same way.
+Bob, Codex on Windows PowerShell), measured the same way; `harvest-round35.jsonl` 142 (116 retries;
+session 49: databases and migrations, Codex on Python and TypeScript, mobile and desktop apps, git
+and GitHub, agents other than Claude Code and Codex, less common toolchains), measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part

@@ -1027,3 +1027,47 @@ def test_cmds_if_exist_runs_its_command():
                     "cd /c/Users/m/github && [ -d HRM ] || git clone https://github.com/s/HRM.git HRM")
     assert is_retry('if not exist "D:\\car pool\\src\\db" mkdir "D:\\car pool\\src\\db"',
                     'New-Item -ItemType Directory -Force -Path "D:\\car pool\\src\\db"')
+
+
+def test_the_command_the_error_spells_out_is_the_retry():
+    """Round 35: a chain the export cut short before its push failed "The current branch main has
+    no upstream branch … use⏎⏎    git push --set-upstream origin main", and the agent ran exactly
+    that; round 10: the Vercel CLI answered `vercel ls app` with a hint `"command": "vercel list
+    --all"`. Not a retry: a look the error names, an install it names as a step first, a command
+    of another program, nor a next step git's status lines mention in prose."""
+    from learn_cli.capture.learner import retried_step
+
+    chain = 'cd "F:\\Claude\\venue" && git add . && git commit -m "Security: Implement CSRF protection…'
+    no_upstream = ("Exit code 128\nfatal: The current branch main has no upstream branch.\nTo push the current "
+                   "branch and set the remote as upstream, use\n\n    git push --set-upstream origin main\n")
+    push = 'cd "F:\\Claude\\venue" && git push --set-upstream origin main'
+    assert retried_step(chain, push, no_upstream) == chain
+    assert retried_step(chain, push, "Exit code 128\nfatal: unable to access remote") is None
+    hint = '{\n  "next": [\n    {\n      "command": "vercel list --all",\n      "when": "List deployments"\n'
+    assert retried_step("vercel ls notebooklm-clone 2>&1 | tail -10", "vercel list --all 2>&1 | head -3", hint)
+    status = ("Exit code 1\nOn branch main\nYour branch is ahead of 'origin/main' by 1 commit.\n"
+              '  (use "git push" to publish your local commits)\n\nnothing to commit, working tree clean')
+    assert retried_step('git add -A && git commit -m "docs: move"', "git push", status) is None
+    missing = "Exit code 1\nsh: vite: command not found\nRun `npm install` to install the dependencies."
+    assert retried_step("npm run dev", "npm install", missing) is None
+    helped = "Error: Either --url or --schema must be provided.\nSee `prisma db execute -h`"
+    assert retried_step("npx prisma db execute --stdin", "npx prisma db execute -h", helped) is None
+
+
+def test_writing_the_file_a_look_missed_is_no_retry_of_the_look():
+    """Round 35: `cat .env` (No such file or directory), then `cat > .env << 'EOF' …`: the file
+    was written, not read again."""
+    write = "cat > .env << 'EOF'\nDATABASE_URL=file:./dev.db\nEOF"
+    assert not is_retry("cat .env", write)
+    assert not is_retry('ssh root@host "cd app/backend && cat .env"', f'ssh root@host "cd app/backend && {write}"')
+
+
+def test_files_found_by_name_with_rg_or_find_are_one_search():
+    """Round 35: `rtk grep --files -g AGENTS.md -g project.godot /home/flax` (GNU grep has no
+    --files: the agent meant rg's), then `find /home/flax/games -name AGENTS.md -o -name
+    project.godot`: the same files found by name. `find -name` after `ls` failed is looking
+    for what was not there."""
+    assert is_retry("rtk grep --files -g 'AGENTS.md' -g 'project.godot' /home/flax",
+                    "rtk proxy find /home/flax/games -name AGENTS.md -o -name project.godot")
+    assert is_retry("rg --files -g '*.godot'", "find . -name '*.godot'")
+    assert not is_retry("ls src/config.yaml", "find . -name config.yaml")

@@ -851,7 +851,33 @@ def retried_step(failed_cmd: str, ok_cmd: str, error: str | None, category: str 
     producer = _before_a_missing_consumer(failed_cmd, ok_cmd, error)
     if producer and pairing.is_retry(producer, ok_cmd) or _package_chosen_again(failed_cmd, ok_cmd, error):
         return failed_cmd
-    return failed_cmd if _ran_without_the_failed_cd(failed_cmd, ok_cmd, error) else None
+    if _ran_without_the_failed_cd(failed_cmd, ok_cmd, error) or _ran_as_the_error_said(failed_cmd, ok_cmd, error):
+        return failed_cmd
+    return None
+
+
+def _ran_as_the_error_said(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
+    """The error named the command to run instead, and the agent ran it: git's "To push the
+    current branch and set the remote as upstream, use⏎⏎    git push --set-upstream origin main"
+    after a chain the export cut short before its push (round 35); the Vercel CLI's hint
+    `"command": "vercel list --all"` after `vercel ls app` (round 10). That is the retry, whatever
+    the failed command looked like, when it runs the same program: a step the error names
+    for another program, or an install ("run `npm install`"), is a step before a retry; a
+    look it names (`git status`, `prisma db execute -h`) is no retry of work."""
+    work = [step.split() for step in ok_cmd.split("&&") if not step.strip().startswith("cd ")]
+    if not error or not work or len(work[0]) < 2 or " ".join(work[0][:2]) not in error:
+        return False  # (a string test first: most errors name no command)
+    from learn_cli.capture.lesson import told_to_run
+    from learn_cli.engine.goals import INSTALL, goal
+    from learn_cli.text import effects
+    from learn_cli.text.shell import tokenize, unwrap_tokens
+
+    ok, failed = unwrap_tokens(tokenize(ok_cmd.split("&&")[-1])), unwrap_tokens(tokenize(failed_cmd.split("&&")[-1]))
+    if not ok or not failed or ok[0] != failed[0] or goal(ok) == INSTALL != goal(failed):
+        return False
+    if effects.is_read_only(ok_cmd) and not effects.is_read_only(failed_cmd):
+        return False
+    return told_to_run(error, ok_cmd, failed_cmd)
 
 
 def _ran_without_the_failed_cd(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:

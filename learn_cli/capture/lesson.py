@@ -49,9 +49,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "same_work", "moved_to", "option_change",
-           "apply_option_change", "changed_segment", "dropped_cd", "apply_dropped_cd", "cd_failed", "program_change",
-           "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
+__all__ = ["is_lesson", "edit_did_it", "suggested_by", "suggested_again", "told_to_run", "same_work", "moved_to",
+           "option_change", "apply_option_change", "changed_segment", "dropped_cd", "apply_dropped_cd", "cd_failed",
+           "program_change", "apply_program_change", "run_first", "added_setup", "apply_added_setup", "missing_job",
            "quoted_words", "script_interpreter", "apply_script_interpreter", "step_for_script", "step_for_error",
            "program_path", "script_run", "repathed", "replaced_target", "apply_replaced_target", "by_analogy"]
 
@@ -152,6 +152,38 @@ def suggested_again(error: str, fix: str) -> str:
             if window[:2] == want[:2] and sum(a != b for a, b in zip(window, want, strict=True)) <= 2:
                 return " ".join(window)
     return ""
+
+
+def told_to_run(error: str, ok: str, failed: str) -> bool:
+    """Does the error spell `ok` out as a command of its own, other than `failed`: on a line of
+    its own (indented, or after `$ `), in backticks, or as a JSON "command" value? Stricter
+    than suggested_by, for pairing, which it decides: a command in double quotes in prose is
+    not one (git's status lines, `(use "git push" to publish your local commits)`, name every
+    next step there is, not a way past the error)."""
+    steps, was = _working(ok), _working(failed)
+    if not steps or steps == was:
+        return False
+    program = steps[0][0]
+    n = len(steps)
+    for text in _commands_in(error, program):
+        said = _working(text)
+        if said != was and any(said[i:i + n] == steps for i in range(len(said) - n + 1)):
+            return True
+    return False
+
+
+def _commands_in(error: str, program: str) -> list[str]:
+    """The commands an error's lines hold that run `program` (told_to_run)."""
+    found = []
+    for line in error.split("\n"):
+        if program not in line:
+            continue
+        text = line.strip().removeprefix("$ ").removeprefix("> ")
+        found.append(text)
+        found.extend(span for span in text.split("`")[1::2] if program in span)
+        if text.startswith('"command": "'):
+            found.append(text[12:].rstrip(",").rstrip('"'))
+    return found
 
 
 _LOOK_WORDS = ("to see", "list", "show", "details", "more information", "help", "inspect", "debug")

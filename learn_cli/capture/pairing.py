@@ -265,8 +265,13 @@ def _identities(tokens: Sequence[str]) -> set[str]:
         names.add("script:" + script)
     if name == "uv" and args[:1] in (["pip"], ["venv"]):
         names.add(args[0])  # `uv pip install` is pip's job, `uv venv` venv's
-    elif name == "rg" and "--files" in tokens:
-        names.add("list")  # `rg --files` lists files (rg missing on Windows, then `Get-ChildItem -Recurse -File`)
+    elif name in ("rg", "grep") and "--files" in tokens:
+        # `rg --files` lists files (rg missing on Windows, then `Get-ChildItem -Recurse -File`);
+        # by their names it finds them, as `find -name` does: `rtk grep --files -g AGENTS.md`
+        # (GNU grep has no --files), then `find … -name AGENTS.md` (round 35)
+        names.update(("list", "find-files"))
+    elif name == "find" and "-name" in tokens:
+        names.add("find-files")  # (not "list": `find -name x` after `ls x` failed is looking for it)
     elif name == "git" and args[:1] in (["mv"], ["rm"]):
         names.add(args[0])  # `git mv` refused (untracked) -> plain `mv`
     elif name in JS_PACKAGE_MANAGERS and args:
@@ -495,9 +500,21 @@ def is_retry(failed: str, ok: str) -> bool:
         return False
     if is_read_only(ok) and not is_read_only(failed):
         return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
+    if _writes_what_was_read(failed, failed_parts, ok_parts):
+        return False
     return (_retry_rules(failed_parts, ok_parts) or bool(added_environment(failed, ok))
             or _shares_a_cut_word(failed, ok, failed_parts, ok_parts) or _written_then_run(failed_parts, ok_parts)
             or _same_job_in_a_container(failed_parts, ok_parts) or _one_port_freed(failed, ok))
+
+
+def _writes_what_was_read(failed: str, failed_parts, ok_parts) -> bool:
+    """`cat .env` (no such file), then `cat > .env << 'EOF' …`: a look that failed, then the file
+    it looked for written (round 35). The file was created, not read again: no retry."""
+    if not is_read_only(failed):
+        return False
+    read = {word for tokens in failed_parts for word in tokens[1:] if not word.startswith("-")}
+    return any(tokens[i] in (">", ">>") and tokens[i + 1] in read
+               for tokens in ok_parts for i in range(len(tokens) - 1))
 
 
 def _one_port_freed(failed: str, ok: str) -> bool:
