@@ -65,7 +65,9 @@ retries; servers and ports, headless and CI runs, Linux administration, Ruby and
 same way; `harvest-round34.jsonl` 94 (72 retries; Claude Code found by common errors, Copilot CLI and IBM
 Bob, Codex on Windows PowerShell), measured the same way; `harvest-round35.jsonl` 142 (116 retries;
 session 49: databases and migrations, Codex on Python and TypeScript, mobile and desktop apps, git
-and GitHub, agents other than Claude Code and Codex, less common toolchains), measured the same way.
+and GitHub, agents other than Claude Code and Codex, less common toolchains), measured the same way;
+`harvest-round36.jsonl` 176 (135 retries; Claude Code's VS Code panel exports, projects in other
+languages, saved histories, OpenHands and Codex raw logs), measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part
@@ -117,8 +119,16 @@ def _one_line(text: str | None) -> str:
 
 
 # Agents whose transcripts show a command as it was sent, its newlines real (a heredoc, a
-# script of several lines); Claude Code's terminal export wraps long lines for the display.
-RAW_AGENTS = frozenset({"codex", "gemini-cli", "opencode", "copilot-cli", "amp"})
+# script of several lines); Claude Code's terminal export wraps long lines for the display, its
+# VS Code panel's export (`IN` / the command / `OUT`, round 36) does not.
+RAW_AGENTS = frozenset({"codex", "gemini-cli", "opencode", "copilot-cli", "amp", "claude-code-vscode"})
+
+
+def export_of(row: dict) -> str | None:
+    """The agent whose export a case was read from, as as_sent takes it: Claude Code's VS Code
+    panel is told apart by the source the case names."""
+    agent = row.get("agent")
+    return "claude-code-vscode" if agent == "claude-code" and "VS Code" in (row.get("source") or "") else agent
 
 
 def _as_written(text: str | None) -> str:
@@ -193,10 +203,10 @@ def pairing(rows: list[dict], verbose: bool) -> dict:
     retries = [r for r in rows if r["label"] == "retry" and r.get("retry_command")]
     others = [r for r in rows if r["label"] != "retry" and r.get("next_command")]
     missed = [r for r in retries
-              if not paired(as_sent(r["failed_command"], r.get("agent")), as_sent(r["retry_command"], r.get("agent")),
+              if not paired(as_sent(r["failed_command"], export_of(r)), as_sent(r["retry_command"], export_of(r)),
                             error_text(r))]
     false = [r for r in others
-             if paired(as_sent(r["failed_command"], r.get("agent")), as_sent(r["next_command"], r.get("agent")),
+             if paired(as_sent(r["failed_command"], export_of(r)), as_sent(r["next_command"], export_of(r)),
                        error_text(r))]
     found = len(retries) - len(missed)
     if verbose:
@@ -299,7 +309,7 @@ def recurrence(rows: list[dict], learn: str, verbose: bool) -> dict:
     tally = {"same": {"right": 0, "wrong": 0, "none": 0}, "third": {"right": 0, "wrong": 0, "none": 0}}
     try:
         for r in cases:
-            agent = r.get("agent")
+            agent = export_of(r)
             failed, fix, error = as_sent(r["failed_command"], agent), as_sent(r["retry_command"], agent), error_text(r)
             pair = [(failed, "fail", error), (fix, "ok", "")]
             sessions.start_case()

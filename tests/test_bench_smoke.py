@@ -277,6 +277,12 @@ def test_the_corpus_sends_a_codex_transcripts_command_as_its_hook_carries_it():
     assert as_sent(script, "codex") == "python - <<'PY'\nimport json\n  print(1)\nPY"
     assert as_sent("npm run\n      build 2>&1", "claude-code") == "npm run build 2>&1"
     assert as_sent("# check it\nnpm test", "claude-code") == "# check it\nnpm test"  # a comment line ends
+    # Claude Code's VS Code panel export (`IN` / command / `OUT`) keeps the command's own lines
+    from bench.corpus import export_of
+
+    panel = {"agent": "claude-code", "source": "index file id 1 (char ~9): claude-code VS Code transcript, x"}
+    assert as_sent("cd /x/app\npython3 run.py 2>&1", export_of(panel)) == "cd /x/app\npython3 run.py 2>&1"
+    assert export_of({"agent": "claude-code", "source": "a terminal export"}) == "claude-code"
 
 
 def test_the_corpus_reads_gemini_clis_shell_fields_as_its_hook_does():

@@ -969,6 +969,18 @@ def test_a_package_asked_of_python_itself_retries_pip_show():
     assert not is_retry("pip show torch", 'python -c "import torchaudio"')
 
 
+def test_a_program_missing_asked_of_its_python_module():
+    """Round 36: no sqlite3 program on Windows ("sqlite3: command not found"), so the query went
+    through Python's sqlite3 module on the same database file. The module without that file,
+    or the file without the module, is another job."""
+    query = 'sqlite3 autopack.db "SELECT run_id, status FROM runs LIMIT 5;"'
+    code = "import sqlite3\nconn = sqlite3.connect('autopack.db')\nprint(conn.execute('SELECT 1').fetchall())"
+    assert is_retry(f"cd /c/dev/Autopack && {query}", f'cd /c/dev/Autopack && PYTHONPATH=src python -c "\n{code}\n"')
+    assert is_retry(query, "python3 -c \"from sqlite3 import connect; print(connect('autopack.db'))\"")
+    assert not is_retry(query, "python -c \"import sqlite3; print(sqlite3.sqlite_version)\"")
+    assert not is_retry(query, "python -c \"import json; print(open('autopack.db').read(9))\"")
+
+
 def test_one_port_freed_another_way_is_a_retry():
     """Round 33: `fuser -k 11501/tcp` (fuser not installed), then `lsof -ti:11501 | xargs kill
     -9`: the port freed by another program. Another port is another job, and a look at the
@@ -1071,3 +1083,13 @@ def test_files_found_by_name_with_rg_or_find_are_one_search():
                     "rtk proxy find /home/flax/games -name AGENTS.md -o -name project.godot")
     assert is_retry("rg --files -g '*.godot'", "find . -name '*.godot'")
     assert not is_retry("ls src/config.yaml", "find . -name config.yaml")
+
+
+def test_a_compiler_whose_output_is_run_runs_the_job():
+    """Round 36: `ts-node reproduce.ts` failed, then `tsc reproduce.ts && node reproduce.js`:
+    compiled, then run, the same job in two steps. Another compiler alone on the source is a
+    second opinion on it, a look."""
+    assert is_retry("ts-node reproduce.ts", "./node_modules/.bin/tsc reproduce.ts && node reproduce.js")
+    assert not is_retry("ts-node reproduce.ts", "./node_modules/.bin/tsc reproduce.ts")
+    assert not is_retry("./build/ccompiler t.c -o /tmp/t.s", "gcc t.c -o /tmp/t && /tmp/t")
+    assert not is_retry("./build/mycc t.c", "clang t.c")

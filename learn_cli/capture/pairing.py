@@ -688,7 +688,7 @@ def _retry_rules(failed_parts, ok_parts) -> bool:
             if _close(text, _core_text([tokens])):
                 return True
         if any(_one_job(segment, tokens) or _program_swapped(segment, tokens) or _tree_by_find(segment, tokens)
-               or _same_files_other_code(segment, tokens) or _package_asked_of_python(segment, tokens)
+               or _same_files_other_code(segment, tokens) or _asked_of_python(segment, tokens)
                or _kin_on_nothing_named(segment, tokens) for tokens in ok_parts):
             return True
         if index == 0 and matching:
@@ -785,16 +785,24 @@ def _kin_on_nothing_named(failed: Sequence[str], ok: Sequence[str]) -> bool:
     return all(word.startswith("-") for word in [*failed[1:], *ok[1:]])
 
 
-def _package_asked_of_python(failed: Sequence[str], ok: Sequence[str]) -> bool:
-    """`pip show pyannote.audio` (a venv made by uv has no pip: "No module named pip"), then
-    `python -c "import torchaudio; print(torchaudio.__version__)"` or `…get_distribution(
-    'pyannote.audio')…`: the installed package asked of Python itself (round 32)."""
-    if canonical_program(failed[0]) != "pip" or list(failed[1:2]) != ["show"]:
-        return False
+def _asked_of_python(failed: Sequence[str], ok: Sequence[str]) -> bool:
+    """The failed command's question put to Python itself, in inline code that names what it
+    asked about:
+    - `pip show pyannote.audio` (a venv made by uv has no pip: "No module named pip"), then
+      `python -c "import torchaudio; print(torchaudio.__version__)"` or `…get_distribution(
+      'pyannote.audio')…`: the installed package (round 32);
+    - `sqlite3 autopack.db "SELECT …"` (no sqlite3 program on Windows), then `python -c "import
+      sqlite3; conn = sqlite3.connect('autopack.db') …"`: the program's own module, given the
+      same file (round 36)."""
     if canonical_program(ok[0]) != "python" or not set(ok[1:]) & INLINE_CODE_FLAGS:
         return False
-    packages = [word for word in failed[2:] if not word.startswith("-")]
-    return any(_names(ok[-1], name) for package in packages for name in {package, package.replace("-", "_")})
+    program, code = canonical_program(failed[0]), ok[-1]
+    if program == "pip":
+        packages = [word for word in failed[2:] if not word.startswith("-")] if list(failed[1:2]) == ["show"] else []
+        return any(_names(code, name) for package in packages for name in {package, package.replace("-", "_")})
+    files = [word for word in failed[1:] if not word.startswith("-") and "." in path_name(word).strip(".")]
+    imported = _names(code, "import " + program) or _names(code, "from " + program)
+    return program.isidentifier() and imported and any(_names(code, file) for file in files)
 
 
 def _names(code: str, name: str) -> bool:
@@ -920,7 +928,7 @@ def _looks_at(failed: str, ok: str, failed_parts, ok_parts, same_only: bool = Fa
         if canonical_program(tokens[0]) == canonical_program(main[0]) and (
                 _only_diagnostic_flags_added(main, tokens) or _asks_help(tokens) and not asked_help):
             return True
-        if _other_compiler_same_source(main, tokens):
+        if _other_compiler_same_source(main, tokens) and not _runs_what_it_built(main, tokens, ok_parts):
             return True
     return False
 
@@ -1074,6 +1082,30 @@ def _other_compiler_same_source(failed: Sequence[str], ok: Sequence[str]) -> boo
     sources_f = {_path_key(t).rsplit("/", 1)[-1] for t in failed[1:] if t.endswith(_SOURCE_SUFFIXES)}
     sources_o = {_path_key(t).rsplit("/", 1)[-1] for t in ok[1:] if t.endswith(_SOURCE_SUFFIXES)}
     return bool(sources_f & sources_o)
+
+
+def _runs_what_it_built(failed: Sequence[str], compile_step: Sequence[str], parts) -> bool:
+    """Was the failed segment an interpreter running the source (`ts-node reproduce.ts`), and
+    does a later step run what `compile_step` built from it (`tsc reproduce.ts && node
+    reproduce.js`)? Then the compiler is no second opinion on the source but the first half of
+    running it, the same job in two steps (round 36). After a compiler of its own (`./build/cc
+    t.c`), `gcc t.c -o t && ./t` shows what the program should do: a look."""
+    if canonical_program(failed[0]) not in INTERPRETERS:
+        return False
+    built = {_stem(t) for t in compile_step[1:] if t.endswith(_SOURCE_SUFFIXES)}
+    if "-o" in compile_step[:-1]:
+        built.add(_stem(compile_step[compile_step.index("-o") + 1]))
+    parts = list(parts)
+    for tokens in parts[parts.index(compile_step) + 1:]:  # (compile_step is one of parts)
+        name = canonical_program(tokens[0])
+        run = tokens[1] if name in INTERPRETERS and len(tokens) > 1 else tokens[0]
+        if _stem(run) in built:
+            return True
+    return False
+
+
+def _stem(path: str) -> str:
+    return path_name(path).rsplit(".", 1)[0]
 
 
 # Edit distance is quadratic-ish: long scripts and heredocs are compared by their start,
