@@ -2672,3 +2672,20 @@ def _agent_after(home, project, failed: str, fix: str, error: str) -> Agent:
     s.fail(failed, error, 127)
     s.ok(fix)
     return Agent(home, project)
+
+
+def test_session_49s_retries_are_answered_in_the_hook(home, proj):
+    """Rounds 35 and 36, captured through the hook: PowerShell's call operator stays on the fix
+    (`"C:\\Program Files\\…\\git.exe" init` alone is a parse error there), and the push git
+    spelled out for a branch with no upstream is the known fix for that push."""
+    a = proj("windows")
+    missing = ("git : The term 'git' is not recognized as the name of a cmdlet, function, script file, or "
+               "operable program.")
+    git = '& "C:\\Program Files\\Git\\cmd\\git.exe" init'
+    lines = context_of(_agent_after(home, a, "git init", git, missing).fail("git init", missing, 1)).splitlines()
+    assert lines[0].endswith(f"`{git}` instead of `git init`.")
+    no_upstream = ("fatal: The current branch main has no upstream branch.\nTo push the current branch and set the "
+                   "remote as upstream, use\n\n    git push --set-upstream origin main\n")
+    chain = 'git add . && git commit -m "Security: CSRF protection" && git push'
+    first = _first_answer(home, proj("web"), chain, "git push --set-upstream origin main", no_upstream, chain)
+    assert "`git push --set-upstream origin main`" in first

@@ -430,3 +430,16 @@ def test_powershell_chained_is_its_and_idiom_written_as_a_chain():
     assert normalize_command("Get-Process | Select-Object -First Name") == "Get-Process | Select-Object -First Name"
     assert normalize_command("flutter pub get; if ($?) { flutter analyze }") == \
         "flutter pub get; if ($?) { flutter analyze }"
+
+
+def test_powershells_call_operator_stays_with_its_command():
+    """`& "C:\\Program Files\\Git\\cmd\\git.exe" init` (round 35, 36): the `&` that starts a step is
+    PowerShell's call operator, which a quoted program needs there; bash has no `&` to start a
+    step with. It is kept in the step, and the program is the one it calls. An `&` after a
+    command still sends that command to the background."""
+    git = '& "C:\\Program Files\\Git\\cmd\\git.exe" init'
+    assert split_segments_ops(git) == [(git, "")]
+    assert normalize_command(git) == git
+    assert unwrap(git) == ["git.exe", "init"] and canonical_program(unwrap(git)[0]) == "git"
+    assert split_segments_ops(f"cd C:\\x; {git}") == [("cd C:\\x", ";"), (git, "")]
+    assert split_segments_ops("server & sleep 2") == [("server", "&"), ("sleep 2", "")]

@@ -81,6 +81,7 @@ _PLAIN_WRAPPERS: dict[str, frozenset[str]] = {
     "nice": frozenset({"-n", "--adjustment"}),
     "ionice": frozenset({"-c", "-n", "-p", "--class", "--classdata"}),
     "nohup": frozenset(),
+    "&": frozenset(),  # PowerShell's call operator runs the command named after it
     "command": frozenset(),
     "exec": frozenset({"-a"}),
     "builtin": frozenset(),
@@ -236,6 +237,10 @@ def split_segments_ops(command: str) -> list[tuple[str, str]]:
             if two in ("&&", "||", "|&"):
                 flush(two)
                 i += 2
+                continue
+            if ch == "&" and not "".join(buf).strip() and command[i + 1 : i + 2] in (" ", "\t"):
+                buf.append(ch)  # PowerShell's call operator (`& "C:\Program Files\Git\cmd\git.exe"
+                i += 1  # init`): a word of the step, which needs it; bash has no `&` to start one
                 continue
             if ch == "&" and command[i - 1 : i] not in (">", "<") and command[i + 1 : i + 2] != ">":
                 flush("&")  # `server & sleep 2` (but not `2>&1`, `&>file`)
