@@ -67,7 +67,9 @@ Bob, Codex on Windows PowerShell), measured the same way; `harvest-round35.jsonl
 session 49: databases and migrations, Codex on Python and TypeScript, mobile and desktop apps, git
 and GitHub, agents other than Claude Code and Codex, less common toolchains), measured the same way;
 `harvest-round36.jsonl` 176 (135 retries; Claude Code's VS Code panel exports, projects in other
-languages, saved histories, OpenHands and Codex raw logs), measured the same way.
+languages, saved histories, OpenHands and Codex raw logs), measured the same way; `harvest-round37.jsonl`
+170 (134 retries; more VS Code panel exports, other Claude Code export formats, half-read leads,
+OpenHands and SWE-agent trajectories), measured the same way.
 
 The split into a tune part and a held-out part is the test suite's (tests/test_pairing.py): a
 case is held out when the SHA-256 of its id ends in 6–9 (as a number, modulo 10). Use `--part

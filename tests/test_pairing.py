@@ -212,6 +212,9 @@ RETRIES = [
     # round 20: `tree` not installed, the same folder listed by `find` (its options' values skipped)
     ("tree -L 3 -I 'node_modules|build' src/", "find src -type f -name '*.py' | sort"),
     ('tree /srv/app/src -I "__pycache__"', 'find /srv/app/src -type f -name "*.py" | sort'),
+    # round 37: a folder in the one tree was asked to list; cmd's `tree /F` in Git Bash names no folder
+    ("tree -L 3 -I 'node_modules' /home/chad/mc-agent", 'find /home/chad/mc-agent/src -name "*.js" | sort'),
+    ('cd "c:\\Users\\m\\templates" && tree /F', 'cd "c:\\Users\\m\\templates" && find . -type f -name "*.html"'),
     # a looking aid the failed line had already is none added (round 11)
     ("cargo test 2>&1 | tail -22 && cargo run -q -- --help", "cargo test 2>&1 | tail -20 && cargo run -q -- --help"),
     # round 21: a check of one file, then the project's own check (which knows its config)
@@ -229,6 +232,7 @@ NOT_RETRIES = [
     # round 24: another test file, with a looking aid added (`-vvv` makes no difference to the target)
     ("forge test --match-path test/VaultFindings.t.sol", "forge test --match-path test/VaultMainnetFork.t.sol -vvv"),
     ("tree src", "find lib -type f"),  # another folder
+    ("tree /home/chad/app", "find /home/chad/application -type f"),  # a folder of another name, not one in it
     ("ls src/missing", "find . -name missing"),  # a `find` after another look searches elsewhere
     ("gh pr view 48 --json state", "gh pr view 49"),
     ("cargo fmt --check", "cargo fmt"),  # a flag alone dropped: the check became the formatting, a step

@@ -829,11 +829,15 @@ def _code_files(tokens: Sequence[str]) -> list[str]:
 
 def _tree_by_find(failed: Sequence[str], ok: Sequence[str]) -> bool:
     """`tree src -I '__pycache__'` (tree not installed), then `find src -type f | sort`: the same
-    folder listed by `find` (round 20, two sources). Only after `tree`: a `find` after another
-    look is a search elsewhere."""
+    folder listed by `find` (round 20, two sources), or a folder in it (`tree -L 3 app`, then
+    `find app/src -name "*.js"`, round 37). cmd's switches (`tree /F`, sent to bash on Windows)
+    name no folder. Only after `tree`: a `find` after another look is a search elsewhere."""
     if canonical_program(failed[0]) != "tree" or canonical_program(ok[0]) != "find":
         return False
-    return _first_folder(failed, _TREE_VALUE_OPTIONS) == _first_folder(ok, frozenset())
+    switches = [word for word in failed if len(word) == 2 and word[0] == "/" and word[1].isalpha()]
+    listed = _first_folder([word for word in failed if word not in switches], _TREE_VALUE_OPTIONS)
+    found = _first_folder(ok, frozenset())
+    return found == listed or found.startswith(listed.rstrip("/") + "/")
 
 
 # Options of `tree` that take a value (`-L 3`, `-I 'node_modules|build'`), not the folder.
