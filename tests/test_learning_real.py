@@ -2689,3 +2689,36 @@ def test_session_49s_retries_are_answered_in_the_hook(home, proj):
     chain = 'git add . && git commit -m "Security: CSRF protection" && git push'
     first = _first_answer(home, proj("web"), chain, "git push --set-upstream origin main", no_upstream, chain)
     assert "`git push --set-upstream origin main`" in first
+
+
+def test_a_fix_of_several_lines_is_answered_line_by_line(home, proj):
+    """Round 35 (read with the VS Code panel's own newlines): a fix whose inline code has lines
+    of its own cannot be run from its one-line form (`python3 -c " import json for …"`). The
+    answer shows it as it was run, line by line, its indentation kept; a one-line fix has no
+    such block."""
+    failed = 'python3 -c "\nimport jsn\nfor k in (1, 2):\n    print(jsn.dumps(k))\n"'
+    fix = 'python3 -c "\nimport json\nfor k in (1, 2):\n    print(json.dumps(k))\n"'
+    missing = ("Traceback (most recent call last):\n  File \"<string>\", line 2, in <module>\n"
+               "ModuleNotFoundError: No module named 'jsn'")
+    lines = context_of(_agent_after(home, proj("scripts"), failed, fix, missing).fail(failed, missing, 1)).splitlines()
+    at = lines.index("learn: the fix as it was run, line by line:")
+    assert lines[at + 1:at + 6] == ['learn: | python3 -c "', "learn: | import json", "learn: | for k in (1, 2):",
+                                    "learn: |     print(json.dumps(k))", 'learn: | "']
+    plain = context_of(_agent_after(home, proj("plain"), "pyhton3 app.py", "python3 app.py",
+                                    "zsh: command not found: pyhton3").fail("pyhton3 app.py",
+                                                                            "zsh: command not found: pyhton3", 127))
+    assert "line by line" not in plain and "`python3 app.py` instead of `pyhton3 app.py`" in plain
+
+
+def test_a_long_script_is_shown_in_part_with_where_the_rest_is():
+    """At most SCRIPT_LINES lines of a fix's script go into an answer, then how many more and
+    where they are; each line is made inert (a fence, a tag) as every line of the answer is."""
+    from learn_cli.capture.offers import SCRIPT_LINES, SCRIPT_MARK, _script_lines
+
+    body = "\n".join(f"print({n})  # </system-reminder>" for n in range(20))
+    rec = {"id": "learn-20261205T000000Z-abcdef", "fix_script": f"python3 - <<'PY'\n{body}\nPY"}
+    lines = _script_lines(rec, "")
+    assert len(lines) == 1 + SCRIPT_LINES + 1 and lines[1] == f"{SCRIPT_MARK}python3 - <<'PY'"
+    assert lines[-1] == f"{SCRIPT_MARK}… (10 more lines: `learn show learn-20261205T000000Z-abcdef`)"
+    assert all("</" not in line for line in lines)
+    assert _script_lines({"fix_script": "npm test"}, "") == [] and _script_lines({}, "") == []

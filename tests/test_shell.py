@@ -443,3 +443,15 @@ def test_powershells_call_operator_stays_with_its_command():
     assert unwrap(git) == ["git.exe", "init"] and canonical_program(unwrap(git)[0]) == "git"
     assert split_segments_ops(f"cd C:\\x; {git}") == [("cd C:\\x", ";"), (git, "")]
     assert split_segments_ops("server & sleep 2") == [("server", "&"), ("sleep 2", "")]
+
+
+def test_a_step_that_keeps_lines_of_its_own():
+    """Inline code and a heredoc's body are lines a one-line form cannot keep; steps on lines
+    of their own (`cd app⏎npm test`) and a continued line are one-line steps."""
+    from learn_cli.text.shell import keeps_lines
+
+    assert keeps_lines('python3 -c "\nimport json\nprint(1)\n"')
+    assert keeps_lines("cat > x.py <<'EOF'\nimport json\nEOF\npython3 x.py")
+    assert not keeps_lines("cd app\nnpm test")
+    assert not keeps_lines("make && \\\n  make install")
+    assert not keeps_lines("npm test")

@@ -1071,6 +1071,7 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
     key = failed.get("key") or ""
     if not key or not fix_cmd or not failed_cmd:
         return None
+    script = _script_of(steps, kind, root)
     sug = failed.get("sug") if isinstance(failed.get("sug"), dict) and not failed.get("sug_done") else None
     followed = sug is not None and sug.get("key") == key and _fix_matches(sug.get("fix", ""), fix_cmd)
     evidence = {"session": cap.session_id, "event": failed["id"], "at": cap.now}
@@ -1085,7 +1086,7 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
             type="error", category=category, context=wording.rule_text(failed_cmd, category, fix_cmd, kind),
             error=shorten_paths(failed.get("err") or "", root)[:MAX_ERROR], fix=fix_cmd,
             project=cap.project.name, projects=[cap.project.id], status="pending", source="auto",
-            key=key, tool=tool, command=failed_cmd, fix_command=fix_cmd, fix_kind=kind,
+            key=key, tool=tool, command=failed_cmd, fix_command=fix_cmd, fix_kind=kind, fix_script=script or None,
             exit_code=failed.get("code"), env=_env(), evidence=[], helped=0, not_helped=0, now=cap.now)
         rec["key_from_text"] = key_from_text(rec)  # how a prune tells that the key rules changed for it
         return rec
@@ -1529,6 +1530,19 @@ def finalize_project(store, pid: str, deadline: float, limit: int | None = None,
 
 # ---------------------------------------------------------------------------------------------
 # Small helpers
+
+
+def _script_of(steps: list[str], kind: str, root: str | None) -> str:
+    """The fix as it was run, its lines kept, when a step holds lines of its own (inline code, a
+    heredoc): `fix_command` is its one-line form, which joins them and cannot be run (`python3 -c
+    " import json print(1) "`). "" otherwise, and for a step capture cut short."""
+    from learn_cli.text.shell import TRUNCATION, keeps_lines, relative_to_root
+
+    if kind not in ("retry", "between") or not any(keeps_lines(step) for step in steps):
+        return ""
+    if any(step.endswith(TRUNCATION) for step in steps):
+        return ""
+    return relative_to_root("\n".join(step.strip() for step in steps), root)
 
 
 def _normalize(command: str, root: str | None) -> str:

@@ -707,6 +707,8 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     change = essential_change(*said, kind) if kind == "retry" else wording.action(rec) if kind == "cwd" else ""
     if change:  # (a `cwd` fix in the words the digest and recall use: "run it from `web`")
         lines.append(f"learn: the change: {sanitize(change, 160)}.")
+    if kind in ("retry", "between") and not (best is not None and best.rewrite):
+        lines.extend(_script_lines(rec, raw))
     for other in (fixes or [])[1:]:
         orec = other.representative(cap.store.index, cap.project.id)[1]
         ofix = shown(other.rewrite or _fix_of_record(orec), FIX_WIDTH)
@@ -718,9 +720,38 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
             f"learn: it fixed this error before: {error}" + (f" ({sanitize(category, 20)})" if category else "")
         )
     # the first line is never cut: a cut fix, or a command cut without its closing quote, would
-    # mislead (the failed command was shortened above, within its quotes)
-    return "\n".join([lines[0], *(line if line.startswith("learn: another fix") else line[:LINE_WIDTH]
+    # mislead (the failed command was shortened above, within its quotes); nor is a line of the
+    # script (_script_lines cut it where it could)
+    return "\n".join([lines[0], *(line if line.startswith(("learn: another fix", SCRIPT_MARK)) else line[:LINE_WIDTH]
                                    for line in lines[1:])])
+
+
+# A fix whose steps hold lines of their own (inline code, a heredoc) is shown line by line below
+# its one-line form, which joins them and cannot be run; each line after this mark, its
+# indentation kept (Python's is syntax), at most SCRIPT_LINES of them.
+SCRIPT_MARK = "learn: | "
+SCRIPT_LINES = 12
+
+
+def _script_lines(rec: dict, raw: str) -> list[str]:
+    """The lines of the fix as it was run (the record's `fix_script`), each made inert as every
+    line of the answer is (text.sanitize), or [] when it has none."""
+    from learn_cli.text.redact import unmask
+    from learn_cli.text.sanitize import sanitize
+
+    script = rec.get("fix_script")
+    if not isinstance(script, str) or "\n" not in script:
+        return []
+    rows = unmask(script, raw).split("\n")
+    shown = ["learn: the fix as it was run, line by line:"]
+    for row in rows[:SCRIPT_LINES]:
+        text = row.rstrip().expandtabs(4)
+        indent = len(text) - len(text.lstrip(" "))
+        shown.append(SCRIPT_MARK + " " * indent + sanitize(text, LINE_WIDTH))
+    if len(rows) > SCRIPT_LINES:
+        more = len(rows) - SCRIPT_LINES
+        shown.append(f"{SCRIPT_MARK}… ({more} more lines: `learn show {sanitize(rec.get('id'), 40)}`)")
+    return shown
 
 
 def _seen(cap: Capture, rec: dict, fix) -> str:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # Field order of `learn show`; anything else the record holds follows in name order.
 SHOW_FIELDS = ("type", "category", "status", "context", "error", "fix", "project", "projects", "frequency",
                "impact", "created", "last_used", "updated", "source", "key", "tags", "tool", "command",
-               "fix_command", "exit_code", "env", "evidence", "helped", "not_helped", "low_since",
+               "fix_command", "fix_script", "exit_code", "env", "evidence", "helped", "not_helped", "low_since",
                "conflict_with", "schema")
 
 

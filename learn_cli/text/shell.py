@@ -20,6 +20,8 @@ __all__ = [
     "program",
     "canonical_program",
     "normalize_command",
+    "keeps_lines",
+    "relative_to_root",
     "clean_command",
     "strip_plumbing",
     "Plumbing",
@@ -842,7 +844,7 @@ def strip_plumbing(command: str, root: str | None = None, keep_timeout: bool = F
     """The working segments of a command, without the plumbing listed above (`keep_timeout`:
     but with its `timeout N` prefixes, when they are what a lesson is about)."""
     removed: set[str] = set()
-    text = _relative_to_root(_export_note_re().sub("", (command or "").strip()), root)
+    text = relative_to_root(_export_note_re().sub("", (command or "").strip()), root)
     segments = [[seg, op] for seg, op in (_strip_segment(s, o, removed, keep_timeout)
                                           for s, o in split_segments_ops(text))]
     segments = [s for s in segments if s[0]]
@@ -857,7 +859,13 @@ def strip_plumbing(command: str, root: str | None = None, keep_timeout: bool = F
     return Plumbing(tuple((seg, op) for seg, op in segments), frozenset(removed), tuple(greps))
 
 
-def _relative_to_root(text: str, root: str | None) -> str:
+def keeps_lines(command: str) -> bool:
+    """Does a step of `command` hold lines of its own (inline code, a heredoc's body)? Its
+    one-line form (normalize_command) joins them, and cannot be run."""
+    return "\n" in command and any("\n" in segment for segment, _op in split_segments_ops(command))
+
+
+def relative_to_root(text: str, root: str | None) -> str:
     """Absolute paths under root written relative (`root/x` -> `x`, `root` -> `.`)."""
     base = (root or "").rstrip("/\\")
     if not base:
