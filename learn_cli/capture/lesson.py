@@ -172,6 +172,9 @@ def told_to_run(error: str, ok: str, failed: str) -> bool:
     return False
 
 
+_JSON_COMMAND = '"command": "'  # a CLI's hint as JSON (the Vercel CLI's `"next": [{"command": …}]`)
+
+
 def _commands_in(error: str, program: str) -> list[str]:
     """The commands an error's lines hold that run `program` (told_to_run)."""
     found = []
@@ -181,8 +184,8 @@ def _commands_in(error: str, program: str) -> list[str]:
         text = line.strip().removeprefix("$ ").removeprefix("> ")
         found.append(text)
         found.extend(span for span in text.split("`")[1::2] if program in span)
-        if text.startswith('"command": "'):
-            found.append(text[12:].rstrip(",").rstrip('"'))
+        if text.startswith(_JSON_COMMAND):
+            found.append(text[len(_JSON_COMMAND):].rstrip(",").rstrip('"'))
     return found
 
 
