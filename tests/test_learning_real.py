@@ -2722,3 +2722,22 @@ def test_a_long_script_is_shown_in_part_with_where_the_rest_is():
     assert lines[-1] == f"{SCRIPT_MARK}… (10 more lines: `learn show learn-20261205T000000Z-abcdef`)"
     assert all("</" not in line for line in lines)
     assert _script_lines({"fix_script": "npm test"}, "") == [] and _script_lines({}, "") == []
+
+
+def test_an_install_run_first_is_learned_when_the_retry_changed_its_words(home, proj):
+    """Round 37: a module missing (`python3 -c "import markdown; print(markdown.__version__)"`),
+    `pip3 install markdown`, then the check again in other words (`print('ok', …)`). The install
+    was the lesson, the new words no fix; the next time the check fails so, it is offered as a
+    step to run first. Before, the changed words made the pair "moved on", and nothing was
+    learned."""
+    missing = ("Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+               "ModuleNotFoundError: No module named 'markdown'")
+    check = 'python3 -c "import markdown; print(markdown.__version__)"'
+    again = "python3 -c \"import markdown; print('ok', markdown.__version__)\""
+    a = proj("docs")
+    s = Agent(home, a)
+    s.fail(check, missing, 1)
+    s.ok("pip3 install markdown")
+    s.ok(again)
+    first = context_of(Agent(home, a).fail(check, missing, 1)).splitlines()[0]
+    assert "run `pip3 install markdown` first" in first

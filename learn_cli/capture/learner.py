@@ -646,6 +646,8 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
                 if ok.get("mut") and _installs_what_the_error_names(ok_cmd, failed.get("err") or ""):
                     return None  # `pip install wheel` after `pip install -e .` failed "building wheel": a
                     # step, for the same command again (the pair it makes then), not the work done
+                if steps:  # the environment was missing something, and a step gave it: `pip install
+                    return steps, "between"  # flask`, then `python app.py --debug` (the words changed, not the lesson)
                 return [], ""  # the agent moved on to the next piece of work: resolved, no lesson
             return steps + [ok_cmd], "retry"
         edits = [b["path"] for b in changed if b.get("tool") in EDIT_TOOLS and b.get("path")]
