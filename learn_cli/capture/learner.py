@@ -870,15 +870,7 @@ def _ran_as_the_error_said(failed_cmd: str, ok_cmd: str, error: str | None) -> b
     if not error or not work or len(work[0]) < 2 or " ".join(work[0][:2]) not in error:
         return False  # (a string test first: most errors name no command)
     from learn_cli.capture.lesson import told_to_run
-    from learn_cli.engine.goals import INSTALL, goal
-    from learn_cli.text import effects
-    from learn_cli.text.shell import tokenize, unwrap_tokens
 
-    ok, failed = unwrap_tokens(tokenize(ok_cmd.split("&&")[-1])), unwrap_tokens(tokenize(failed_cmd.split("&&")[-1]))
-    if not ok or not failed or ok[0] != failed[0] or goal(ok) == INSTALL != goal(failed):
-        return False
-    if effects.is_read_only(ok_cmd) and not effects.is_read_only(failed_cmd):
-        return False
     return told_to_run(error, ok_cmd, failed_cmd)
 
 

@@ -155,13 +155,19 @@ def suggested_again(error: str, fix: str) -> str:
 
 
 def told_to_run(error: str, ok: str, failed: str) -> bool:
-    """Does the error spell `ok` out as a command of its own, other than `failed`: on a line of
-    its own (indented, or after `$ `), in backticks, or as a JSON "command" value? Stricter
-    than suggested_by, for pairing, which it decides: a command in double quotes in prose is
-    not one (git's status lines, `(use "git push" to publish your local commits)`, name every
-    next step there is, not a way past the error)."""
+    """Does the error spell `ok` out as a command of its own, other than `failed`, for the
+    failed command's program: on a line of its own (indented, or after `$ `), in backticks, or
+    as a JSON "command" value? Stricter than suggested_by, for pairing, which it decides: a
+    command in double quotes in prose is not one (git's status lines, `(use "git push" to
+    publish your local commits)`, name every next step there is, not a way past the error);
+    nor an install it names for another command (a step before the retry), nor a look."""
+    from learn_cli.engine.goals import INSTALL, goal
+    from learn_cli.text.effects import is_read_only
+
     steps, was = _working(ok), _working(failed)
-    if not steps or steps == was:
+    if not steps or not was or steps == was or steps[0][0] != was[-1][0]:
+        return False
+    if goal(steps[0]) == INSTALL != goal(was[-1]) or is_read_only(ok) and not is_read_only(failed):
         return False
     program = steps[0][0]
     n = len(steps)

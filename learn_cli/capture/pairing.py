@@ -498,20 +498,19 @@ def is_retry(failed: str, ok: str) -> bool:
         return True
     if not failed_parts or not ok_parts:
         return False
-    if is_read_only(ok) and not is_read_only(failed):
+    failed_reads = is_read_only(failed)
+    if is_read_only(ok) and not failed_reads:
         return False  # looking around after a failure (`git status`, `docker logs`) is not a retry
-    if _writes_what_was_read(failed, failed_parts, ok_parts):
+    if failed_reads and _writes_what_was_read(failed_parts, ok_parts):
         return False
     return (_retry_rules(failed_parts, ok_parts) or bool(added_environment(failed, ok))
             or _shares_a_cut_word(failed, ok, failed_parts, ok_parts) or _written_then_run(failed_parts, ok_parts)
             or _same_job_in_a_container(failed_parts, ok_parts) or _one_port_freed(failed, ok))
 
 
-def _writes_what_was_read(failed: str, failed_parts, ok_parts) -> bool:
+def _writes_what_was_read(failed_parts, ok_parts) -> bool:
     """`cat .env` (no such file), then `cat > .env << 'EOF' …`: a look that failed, then the file
     it looked for written (round 35). The file was created, not read again: no retry."""
-    if not is_read_only(failed):
-        return False
     read = {word for tokens in failed_parts for word in tokens[1:] if not word.startswith("-")}
     return any(tokens[i] in (">", ">>") and tokens[i + 1] in read
                for tokens in ok_parts for i in range(len(tokens) - 1))
