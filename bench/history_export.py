@@ -62,8 +62,9 @@ PAGE_CHARS = 16_000  # the most text the search index's read_file returns at onc
 #
 # repo, remote: where the transcripts come from. roots: the project root as the transcripts write it (replaced by
 # <ROOT>; the first absolute one is where sessions start). home: for `cd`, `cd ~/x`. paths, include: the folders
-# read and the regex a file's path must match to be a session. order, selection, transcription: copied into
-# meta.json, to say how the sessions were ordered, chosen and copied.
+# read and the regex a file's path must match to be a session; first (optional): files that come before all others
+# whatever their names. order, selection, transcription: copied into meta.json, to say how the sessions were
+# ordered, chosen and copied.
 
 HISTORIES: dict[str, dict] = {
     "sflicker-claudec99": {
@@ -90,6 +91,39 @@ HISTORIES: dict[str, dict] = {
                          "length-neutral slip (one character for another) would not be caught. Session 38's helpers "
                          "copied the same way, each page's decoded length checked against the stored one; long runs "
                          "of one character (spaces, box lines) were filled by a script to the lines' known width.",
+    },
+    "sticky-finger-ankihelper-pc": {
+        "repo": "Sticky-Finger/ankihelper-pc",
+        "remote": "https://github.com/Sticky-Finger/ankihelper-pc.git",
+        "roots": ["/Users/a1/Codes/ankihelper-pc", "~/Codes/ankihelper-pc"],
+        "home": "/Users/a1",
+        "paths": ["chat-logs-sanitized"],
+        "include": r"chat-logs-sanitized/2026-[0-9-]+-.*\.txt$",
+        "order": "the date and time in each file name (`/export`'s default name, YYYY-MM-DD-HHMM[SS]-<slug>.txt)",
+        "selection": "Every /export transcript under `chat-logs-sanitized/` that the index lists (27 files, "
+                     "2026-05-15 .. 2026-08-02); found by session 50's scout, copied blind (not read before "
+                     "the first measurement). Claude Code 2.1.x driving GLM, MiMo and Qwen models (its `/model`); "
+                     "a Flutter desktop app; prose mostly Chinese.",
+        "transcription": "As sflicker-claudec99's: 16,000-char pages read from the search index's stored copy, "
+                         "copied by helpers from the JSON-escaped page text, each page's decoded length checked "
+                         "against the stored one (`savepart`).",
+    },
+    "sticky-finger-vidsum": {
+        "repo": "Sticky-Finger/VIDSUM",
+        "remote": "https://github.com/Sticky-Finger/VIDSUM.git",
+        "roots": ["/Users/a1/Codes/VidSum", "~/Codes/VidSum"],
+        "home": "/Users/a1",
+        "paths": ["chat-logs-sanitized"],
+        "include": r"chat-logs-sanitized/2026-[0-9-]+-.*\.txt$",
+        "first": ["chat-logs-sanitized/2026-04-23-caveat-the-messages-below-were-generated-by-the-u.txt"],
+        "order": "the date and time in each file name (YYYY-MM-DD-HHMM-<slug>.txt); the one name without a time, "
+                 "2026-04-23-caveat-…, is the first session (the project's docs/tutorial/Tutorial.md tells the "
+                 "sessions in order), so it is put first",
+        "selection": "Every /export transcript under `chat-logs-sanitized/` that the index lists (24 files, "
+                     "2026-04-23 .. 2026-05-02); found by session 50's scout, copied blind. Claude Code 2.0.x "
+                     "driving Qwen, DeepSeek and GLM models; a Tauri app (Rust back end, React front end); prose "
+                     "mostly Chinese. Same author as sticky-finger-ankihelper-pc, another project.",
+        "transcription": "As sticky-finger-ankihelper-pc's.",
     },
 }
 
@@ -744,9 +778,9 @@ def _error_fields(tool: str, err: str) -> dict:
 # A history
 
 
-def list_exports(raw_dir: str, include: str) -> list[dict]:
+def list_exports(raw_dir: str, include: str, first=()) -> list[dict]:
     """The files of RAW_DIR's manifest that are stored under RAW_DIR/files and match `include`, in natural order of
-    their names, with their text and whether it has the stored length."""
+    their names (those named in `first` before all others), with their text and whether it has the stored length."""
     with open(os.path.join(raw_dir, "manifest.json"), encoding="utf-8") as fh:
         manifest = json.load(fh)
     include_re = re.compile(include)
@@ -759,7 +793,7 @@ def list_exports(raw_dir: str, include: str) -> list[dict]:
             text = fh.read()
         files.append({"name": path, "commit": info["commit"], "chars": len(text), "total": info["total"],
                       "complete": len(text) == info["total"], "text": text})
-    files.sort(key=lambda f: natural_key(f["name"]))
+    files.sort(key=lambda f: (f["name"] not in first, natural_key(f["name"])))
     return files
 
 
@@ -902,7 +936,7 @@ class HistoryBuilder:
 def build(raw_dir: str, out_dir: str, name: str, conf: dict) -> dict:
     """RAW_DIR (manifest.json, files/) -> OUT_DIR/events.jsonl and meta.json of history `name`; returns the meta."""
     builder = HistoryBuilder(ProjectRoot(conf["roots"], conf["home"]))
-    for export in list_exports(raw_dir, conf["include"]):
+    for export in list_exports(raw_dir, conf["include"], conf.get("first", ())):
         builder.add_session(export)
     meta = builder.meta(name, conf)
     os.makedirs(out_dir, exist_ok=True)

@@ -160,3 +160,18 @@ def test_a_space_at_a_wrap_point_is_kept(second, third, command):
     assert len(first) == 79 and len(second) == 80  # (a soft wrap after the first: `&&` would not fit)
     header, _inline, _next = history_export._read_header(lines, 0, 80)
     assert header.endswith(command + ")")
+
+
+def test_files_named_first_come_before_the_natural_order(tmp_path):
+    """A session whose file name has no time (`2026-04-23-caveat…`) sorts after that day's timed ones;
+    a history's `first` puts it where it belongs."""
+    raw = tmp_path / "raw"
+    names = ["logs/2026-04-23-1503-a.txt", "logs/2026-04-23-caveat.txt", "logs/2026-04-24-0051-b.txt"]
+    for name in names:
+        (raw / "files" / "logs").mkdir(parents=True, exist_ok=True)
+        (raw / "files" / name).write_text("x", encoding="utf-8")
+    (raw / "manifest.json").write_text(json.dumps({n: {"total": 1, "commit": "c1"} for n in names}), encoding="utf-8")
+    natural = [f["name"] for f in history_export.list_exports(str(raw), r"\.txt$")]
+    assert natural == names
+    pinned = [f["name"] for f in history_export.list_exports(str(raw), r"\.txt$", first=["logs/2026-04-23-caveat.txt"])]
+    assert pinned == [names[1], names[0], names[2]]
