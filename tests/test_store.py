@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 
 from learn_cli.store import jsonl
 from learn_cli.store.project import identify, normalize_remote
@@ -437,3 +438,21 @@ def test_a_kept_digest_or_regex_cache_cut_short_leaves_a_temp_that_is_cleared(st
     monkeypatch.undo()
     assert len(store.remove_stale_temps(older_than_s=0)) == 2
     assert not [p for p in store.home.rglob("*.tmp")]
+
+
+def test_a_worktree_of_a_repository_without_a_remote_is_its_project(tmp_path):
+    """`git worktree add` (the worktree workflow agents use) checks a branch out in a folder of its
+    own whose `.git` is a file; with a remote the two were one project already, without one the
+    worktree was a project of its own and learned nothing from the main checkout."""
+    main = tmp_path / "app"
+    env = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull, "HOME": str(tmp_path),
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q", str(main)], ["-C", str(main), "commit", "-q", "--allow-empty", "-m", "start"],
+                 ["-C", str(main), "worktree", "add", "-q", str(main / ".worktrees" / "feature")]):
+        subprocess.run(["git", *args], check=True, env=env, capture_output=True)
+    worktree = identify(main / ".worktrees" / "feature")
+    assert worktree.root == str((main / ".worktrees" / "feature").resolve())
+    assert worktree.id == identify(main).id and worktree.remote is None
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True, env=env)
+    assert identify(other).id != identify(main).id

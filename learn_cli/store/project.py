@@ -26,9 +26,18 @@ def identify(path: str | os.PathLike | None = None) -> Project:
         start = os.path.abspath(start)
     root, git_dir = find_git_root(start)
     remote = origin_url(git_dir) if git_dir else None
-    material = normalize_remote(remote) if remote else root
+    material = normalize_remote(remote) if remote else main_checkout(root, git_dir)
     pid = sha256_hex(material.encode("utf-8", "replace"))[:12]
     return Project(id=pid, name=os.path.basename(root) or root, root=root, remote=without_userinfo(remote))
+
+
+def main_checkout(root: str, git_dir: str | None) -> str:
+    """The folder that names a repository without a remote: its main checkout, whose `.git` a
+    worktree shares (`git worktree add .worktrees/feature`: one project, not one per branch, as
+    with a remote). A bare repository's worktrees, and a folder outside git, name themselves."""
+    if git_dir and os.path.basename(git_dir) == ".git":
+        return os.path.dirname(git_dir)
+    return root
 
 
 def without_userinfo(url: str | None) -> str | None:
