@@ -342,9 +342,10 @@ def redact(text: str) -> tuple[str, int]:
 
 
 def width_of(lines: list[str]) -> int:
-    """Terminal width the export was wrapped at: the longest tool/assistant header line."""
-    cand = [len(line) for line in lines if line.startswith(BULLET) and "⎿" not in line]
-    return max(cand) if cand else 80
+    """Terminal width the export was wrapped at: its longest line. (Its longest header line, as it was
+    until session 50, can be far short of it: in a short session of Sticky-Finger/VIDSUM, 70 of 80
+    columns, and `Checking vidsum (…)` and the `error[E0432]` below it were read as one wrapped line.)"""
+    return max((len(line) for line in lines), default=0) or 80
 
 
 def output_width(lines: list[str], width: int) -> int:
@@ -628,9 +629,37 @@ def _read_header(lines: list[str], i: int, width: int) -> tuple[str, str | None,
     # one deeper, the source's space fell on a hard break (`| tail` / ` -5)`) and is kept.
     indents = [len(line) - len(line.lstrip()) for line in rest]
     base = min([first.find("(") if "(" in first else 6, *indents])
+    first, rest, width = _without_label_column(first, rest, width)
     parts = [(first[2:], len(first))] + [(line.lstrip(), len(line), indent == base + 1)
                                          for line, indent in zip(rest, indents, strict=True)]
     return join_lines(parts, width), inline_result, i
+
+
+# Claude Code 2.0 sets a header's ` timeout: 3m 0s` in a column of its own at the right when the
+# header takes several lines: `⏺ Bash(cd app && cargo check 2>&1 |   timeout: 3m ` over
+# `      head -100)                                  0s`. The arguments then wrap at that column,
+# two spaces before the label (`…/input-task-creation/sr  timeout: 5m ` over `      c-tauri && …`
+# is one word). A one-line header's label follows its `)` and is left to parse_header_args.
+LABEL_START_RE = re.compile(r"^(.*?\S)(\s+)timeout: ([0-9hms ]*?)\s*$")
+LABEL_REST_RE = re.compile(r"^(.*?\S)\s{2,}([0-9]+[hms](?: [0-9]+[hms])*)\s*$")
+LABEL_WIDTH = len("timeout: 10m 0s")
+
+
+def _without_label_column(first: str, rest: list[str], width: int) -> tuple[str, list[str], int]:
+    """The header's lines without the label column's words, and the width the arguments wrap at."""
+    start = LABEL_START_RE.match(first) if rest else None
+    if start is None:
+        return first, rest, width
+    lines, label = [], start.group(3).split()
+    for line in rest:
+        more = LABEL_REST_RE.match(line) if len(label) < 2 else None
+        if more:
+            line, label = more.group(1), label + more.group(2).split()
+        lines.append(line.rstrip())
+    column = start.end(2)
+    # The label stands just right of the widest line; only when that is as far right as it goes did
+    # the arguments wrap there (`pnpm tauri dev 2>&1 & timeout: 3m 0s` over `sleep 60…)` is two lines).
+    return start.group(1), lines, column - 2 if column >= width - LABEL_WIDTH else width
 
 
 def _tool_name(name: str, is_mcp: bool) -> str | None:

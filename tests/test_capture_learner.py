@@ -675,6 +675,22 @@ def test_same_failure_right_after_a_suggestion_did_not_help(home, proj):
     assert stats(home)["not_helped"] == 1
 
 
+def test_the_failed_command_run_again_as_it_was_ignored_the_suggestion(home, proj):
+    """Sticky-Finger/VIDSUM: `cargo check` run 21 times in a row under its two known fixes. The
+    fix was not tried, so it did not fail: its standing is kept, and only this session stops
+    hearing it."""
+    a, b = proj("api"), proj("cli")
+    _teach(home, a)
+    s = Agent(home, b)
+    assert s.fail("pytest tests", NOT_FOUND, 127) is not None
+    before = learnings(home, a)[0]["impact"]
+    assert s.fail("pytest tests", NOT_FOUND, 127) is None  # not suggested again here
+    [source] = learnings(home, a)
+    assert source.get("not_helped", 0) == 0 and source["impact"] == before and not source.get("failed_at")
+    assert stats(home).get("not_helped", 0) == 0
+    assert "python -m pytest tests" in context_of(Agent(home, b).fail("pytest tests", NOT_FOUND, 127))
+
+
 def test_ignored_suggestion_is_neither_helped_nor_not(home, proj):
     a, b = proj("api"), proj("cli")
     _teach(home, a)

@@ -175,3 +175,46 @@ def test_files_named_first_come_before_the_natural_order(tmp_path):
     assert natural == names
     pinned = [f["name"] for f in history_export.list_exports(str(raw), r"\.txt$", first=["logs/2026-04-23-caveat.txt"])]
     assert pinned == [names[1], names[0], names[2]]
+
+
+@pytest.mark.parametrize(("lines", "command"), [
+    # the label's column as far right as it goes: the arguments wrap two columns before it
+    (["⏺ Bash(cd /Users/a1/Codes/VidSum/.worktrees/input-task-creation/sr  timeout: 5m ",
+      "      c-tauri && cargo check 2>&1)                                  0s"],
+     "cd /Users/a1/Codes/VidSum/.worktrees/input-task-creation/src-tauri && cargo check 2>&1"),
+    (["⏺ Bash(cargo check --manifest-path                                  timeout: ",
+      "      /Users/a1/Codes/VidSum/src-tauri/Cargo.toml 2>&1)             5m 0s"],
+     "cargo check --manifest-path /Users/a1/Codes/VidSum/src-tauri/Cargo.toml 2>&1"),
+    (["⏺ Bash(cd /Users/a1/Codes/VidSum/src-tauri && cargo check 2>&1 |   timeout: 3m ",
+      "      head -100)                                                   0s"],
+     "cd /Users/a1/Codes/VidSum/src-tauri && cargo check 2>&1 | head -100"),
+    # just right of a short line: the lines are the command's own
+    (["⏺ Bash(pnpm tauri dev 2>&1 & timeout: 3m 0s", "      sleep 60)"], "pnpm tauri dev 2>&1 &\nsleep 60"),
+    (["⏺ Bash(cargo check 2>&1) timeout: 3m 0s"], "cargo check 2>&1"),
+])
+def test_a_timeout_label_in_a_column_of_its_own_is_not_part_of_the_command(lines, command):
+    """Claude Code 2.0 sets a long header's ` timeout: 3m 0s` in a column at the right (Sticky-Finger/VIDSUM)."""
+    prose = "⏺ " + "w" * 78  # an assistant line as wide as the terminal: the export's width is 80
+    export = [prose, "", *lines, "  ⎿  Error: Exit code 101", "     error: x", ""]
+    items, _ = history_export.parse_export("\n".join(export))
+    bash = [(item["tool"], item["command"], item["outcome"]) for item in items if item.get("kind") == "tool"]
+    assert bash == [("Bash", command, "fail")]
+
+
+def test_the_width_is_the_longest_line_not_the_longest_header():
+    """A short session whose headers are all short (Sticky-Finger/VIDSUM): its output lines show the
+    terminal's width, and a short output line ends where the command's own line ended."""
+    export = "\n".join([
+        "⏺ Bash(cd /Users/a1/app && cargo check 2>&1)",
+        "  ⎿  Error: Exit code 101",
+        "         Checking app v0.1.0 (/Users/a1/app)",
+        "     error[E0432]: unresolved import `reqwest::multipart`",
+        "",
+        "⏺ The build fails on an import that a feature of reqwest turns on; I will add it",
+        "  to Cargo.toml.",
+        ""])
+    items, stats = history_export.parse_export(export)
+    assert stats["width"] == 80
+    bash = next(item for item in items if item.get("tool") == "Bash")
+    assert bash["error"].splitlines()[1:] == ["    Checking app v0.1.0 (/Users/a1/app)",
+                                              "error[E0432]: unresolved import `reqwest::multipart`"]

@@ -44,6 +44,7 @@ NOT_HELPED_IMPACT_STEP = 0.15
 MIN_IMPACT = 0.05
 LINE_WIDTH = 220
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+NOT_HELPED, IGNORED = "not_helped", "ignored"  # what became of a suggestion (an entry's `sug_done`)
 # Repairs by file edit only make a learning for environment failures: for a failing test or a
 # syntax error, editing the code is the ordinary work loop, not a reusable lesson.
 EDIT_FIX_CATEGORIES = frozenset({"config", "dependency", "permission"})
@@ -207,7 +208,7 @@ def run_todo(cap: Capture, entry: dict) -> dict:
         outcome = learn_pair(work, entry, steps, str(todo.get("kind") or ""))
         if outcome:
             settled["sug_done"] = outcome
-    elif op == "not_helped" and isinstance(entry.get("sug"), dict):
+    elif op == NOT_HELPED and isinstance(entry.get("sug"), dict):
         _not_helped(work, entry["sug"], entry["id"])
     elif op == "corrections":
         for item in (todo.get("items") or [])[:MAX_CORRECTIONS]:
@@ -220,8 +221,8 @@ def _todo_keys(entry: dict, todo: dict) -> list[str] | None:
     """The keys of the learnings a piece of owed work writes (run_todo's ops), or None when
     that is not known (the session's end then checks the whole project)."""
     op, keys = todo.get("op"), []
-    if op == "pair" or op == "not_helped":
-        sug = entry.get("sug") if op == "not_helped" else None
+    if op == "pair" or op == NOT_HELPED:
+        sug = entry.get("sug") if op == NOT_HELPED else None
         keys.append((sug.get("key") if isinstance(sug, dict) else entry.get("key")) or "")
     elif op == "corrections":
         from learn_cli.text.keys import text_key
@@ -280,11 +281,13 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
         updates = []
         if any(e.get("kind") == ev.FAILURE and e.get("key") == entry["key"] for e in window):
             cap.count("repeated")
-        answered = _unanswered_suggestion(window, entry)
-        if answered is not None:
-            updates.append(_owing(cap, dict(answered, sug_done="not_helped"), {"op": "not_helped"}))
-        skip = {e["sug"].get("id") for e in events + updates
-                if e.get("sug_done") == "not_helped" and isinstance(e.get("sug"), dict)}
+        answered, outcome = _unanswered_suggestion(window, entry)
+        if outcome == NOT_HELPED:
+            updates.append(_owing(cap, dict(answered, sug_done=NOT_HELPED), {"op": NOT_HELPED}))
+        elif outcome == IGNORED:
+            updates.append(dict(answered, sug_done=IGNORED))
+        skip = {e["sug"].get("id") for e in events + updates  # (an ignored one: the next best, in this session)
+                if e.get("sug_done") in (NOT_HELPED, IGNORED) and isinstance(e.get("sug"), dict)}
         for pair, fix in _got_past(cap, window, entry):  # this failure is another one: the last got fixed
             updates.append(_owing(cap, dict(pair[0], done=True), {"op": "pair", "steps": fix[0], "kind": fix[1]}))
         hit = offers.known_fix(cap, entry, skip) if cap.suggest else None
@@ -318,24 +321,35 @@ def _append_counted(cap: Capture, entries: list[dict], *kinds: str) -> None:
             cap.count(kind)
 
 
-def _unanswered_suggestion(window: list[dict], entry: dict) -> dict | None:
-    """The earlier failure whose suggestion this failure shows did not help, if any.
-
-    The same error again, or the suggested fix itself failing, right after the suggestion.
-    """
-    for prev in reversed(window):
+def _unanswered_suggestion(window: list[dict], entry: dict) -> tuple[dict | None, str]:
+    """(the earlier failure whose suggestion this failure answers, how): NOT_HELPED when the
+    same error came back, or the suggested fix itself failed, right after the suggestion;
+    IGNORED when the agent ran the failed command again as it was, having tried nothing in
+    between (Sticky-Finger/VIDSUM: `cargo check` 21 times in a row, under both of its fixes):
+    the fix was not tried, so it did not fail. (None, "") otherwise."""
+    for at in range(len(window) - 1, -1, -1):
+        prev = window[at]
         sug = prev.get("sug")
         if prev.get("kind") != ev.FAILURE or not isinstance(sug, dict) or prev.get("sug_done") or prev.get("done"):
             continue
         if prev.get("tool") != entry["tool"]:
             continue
         if prev.get("key") == entry["key"]:
-            return prev
+            return prev, IGNORED if _run_again_as_it_was(prev, window[at + 1:], entry) else NOT_HELPED
         command = _normalize(entry.get("cmd") or "", None)
         if command and any(_normalize(step, None) == command for step in _steps(sug.get("fix", ""))):
-            return prev
-        return None
-    return None
+            return prev, NOT_HELPED
+        return None, ""
+    return None, ""
+
+
+def _run_again_as_it_was(prev: dict, between: list[dict], entry: dict) -> bool:
+    """The same command in the same folder, and no command run nor file edited between the two."""
+    if not entry.get("cmd") or entry.get("cwd") != prev.get("cwd"):
+        return False
+    if any(e.get("tool") in ev.SHELL_TOOLS or e.get("tool") in EDIT_TOOLS for e in between):
+        return False
+    return _normalize(entry["cmd"], None) == _normalize(prev.get("cmd") or "", None)
 
 
 def _fresh(store, *paths) -> None:
