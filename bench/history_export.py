@@ -63,8 +63,8 @@ PAGE_CHARS = 16_000  # the most text the search index's read_file returns at onc
 # repo, remote: where the transcripts come from. roots: the project root as the transcripts write it (replaced by
 # <ROOT>; the first absolute one is where sessions start). home: for `cd`, `cd ~/x`. paths, include: the folders
 # read and the regex a file's path must match to be a session; first (optional): files that come before all others
-# whatever their names. order, selection, transcription: copied into meta.json, to say how the sessions were
-# ordered, chosen and copied.
+# whatever their names; width (optional): the terminal's, when a session's own lines may not show it. order,
+# selection, transcription: copied into meta.json, to say how the sessions were ordered, chosen and copied.
 
 HISTORIES: dict[str, dict] = {
     "sflicker-claudec99": {
@@ -99,6 +99,7 @@ HISTORIES: dict[str, dict] = {
         "home": "/Users/a1",
         "paths": ["chat-logs-sanitized"],
         "include": r"chat-logs-sanitized/2026-[0-9-]+-.*\.txt$",
+        "width": 80,
         "order": "the date and time in each file name (`/export`'s default name, YYYY-MM-DD-HHMM[SS]-<slug>.txt)",
         "selection": "Every /export transcript under `chat-logs-sanitized/` that the index lists (27 files, "
                      "2026-05-15 .. 2026-08-02); found by session 50's scout, copied blind (not read before "
@@ -115,6 +116,7 @@ HISTORIES: dict[str, dict] = {
         "home": "/Users/a1",
         "paths": ["chat-logs-sanitized"],
         "include": r"chat-logs-sanitized/2026-[0-9-]+-.*\.txt$",
+        "width": 80,
         "first": ["chat-logs-sanitized/2026-04-23-caveat-the-messages-below-were-generated-by-the-u.txt"],
         "order": "the date and time in each file name (YYYY-MM-DD-HHMM-<slug>.txt); the one name without a time, "
                  "2026-04-23-caveat-…, is the first session (the project's docs/tutorial/Tutorial.md tells the "
@@ -341,11 +343,14 @@ def redact(text: str) -> tuple[str, int]:
 # Text helpers
 
 
-def width_of(lines: list[str]) -> int:
-    """Terminal width the export was wrapped at: its longest line. (Its longest header line, as it was
-    until session 50, can be far short of it: in a short session of Sticky-Finger/VIDSUM, 70 of 80
-    columns, and `Checking vidsum (…)` and the `error[E0432]` below it were read as one wrapped line.)"""
-    return max((len(line) for line in lines), default=0) or 80
+def width_of(lines: list[str], at_least: int = 0) -> int:
+    """Terminal width the export was wrapped at: the longest tool/assistant header line, or the
+    history's terminal width when that is more. (A short session's headers can be far short of it:
+    in one of Sticky-Finger/VIDSUM's, 70 of 80 columns, and `Checking vidsum (…)` and the
+    `error[E0432]` below it were read as one wrapped line. Its longest line is no measure either:
+    Claude Code 2.1 does not wrap its `※ recap:` lines.)"""
+    cand = [len(line) for line in lines if line.startswith(BULLET) and "⎿" not in line]
+    return max([*cand, at_least]) if cand or at_least else 80
 
 
 def output_width(lines: list[str], width: int) -> int:
@@ -501,11 +506,12 @@ def is_item_start(line: str) -> bool:
             or line.startswith("※ ") or bool(GROUP_RE.match(line)) or line.startswith("═"))
 
 
-def parse_export(text: str) -> tuple[list[dict], dict]:
-    """One export -> items (prompt/tool dicts without session/seq) and per-file stats (`width`: the terminal's).
-    Lines that are none of prompt, collapsed group or tool call (assistant prose, banners) are skipped."""
+def parse_export(text: str, terminal_width: int = 0) -> tuple[list[dict], dict]:
+    """One export -> items (prompt/tool dicts without session/seq) and per-file stats (`width`: the terminal's;
+    `terminal_width`: the history's, when its entry says). Lines that are none of prompt, collapsed group or tool
+    call (assistant prose, banners) are skipped."""
     lines = text.split("\n")
-    width = width_of(lines)
+    width = width_of(lines, terminal_width)
     ok_width = output_width(lines, width)
     items: list[dict] = []
     stats: collections.Counter = collections.Counter()
@@ -829,8 +835,9 @@ def list_exports(raw_dir: str, include: str, first=()) -> list[dict]:
 class HistoryBuilder:
     """The events of a history as its sessions are added, and what meta.json counts of them."""
 
-    def __init__(self, root: ProjectRoot):
+    def __init__(self, root: ProjectRoot, terminal_width: int = 0):
         self.root = root
+        self.terminal_width = terminal_width
         self.events: list[dict] = []
         self.sessions: list[dict] = []
         self.stats: collections.Counter = collections.Counter()
@@ -844,7 +851,7 @@ class HistoryBuilder:
 
     def add_session(self, export: dict) -> None:
         """One transcript (an entry of list_exports) -> a `session` event and its prompt and tool events."""
-        items, file_stats = parse_export(export["text"])
+        items, file_stats = parse_export(export["text"], self.terminal_width)
         session = export["name"]
         self.events.append({"kind": "session", "session": session, "time": None, "cwd": "."})
         cwd = self.root.abs_root
@@ -964,7 +971,7 @@ class HistoryBuilder:
 
 def build(raw_dir: str, out_dir: str, name: str, conf: dict) -> dict:
     """RAW_DIR (manifest.json, files/) -> OUT_DIR/events.jsonl and meta.json of history `name`; returns the meta."""
-    builder = HistoryBuilder(ProjectRoot(conf["roots"], conf["home"]))
+    builder = HistoryBuilder(ProjectRoot(conf["roots"], conf["home"]), conf.get("width", 0))
     for export in list_exports(raw_dir, conf["include"], conf.get("first", ())):
         builder.add_session(export)
     meta = builder.meta(name, conf)

@@ -201,19 +201,19 @@ def test_a_timeout_label_in_a_column_of_its_own_is_not_part_of_the_command(lines
     assert bash == [("Bash", command, "fail")]
 
 
-def test_the_width_is_the_longest_line_not_the_longest_header():
-    """A short session whose headers are all short (Sticky-Finger/VIDSUM): its output lines show the
-    terminal's width, and a short output line ends where the command's own line ended."""
+def test_a_history_s_terminal_width_holds_for_a_session_of_short_headers():
+    """A short session whose headers are all short (Sticky-Finger/VIDSUM) is read at its history's
+    terminal width: a short output line ends where the command's own line ended."""
     export = "\n".join([
         "⏺ Bash(cd /Users/a1/app && cargo check 2>&1)",
         "  ⎿  Error: Exit code 101",
         "         Checking app v0.1.0 (/Users/a1/app)",
         "     error[E0432]: unresolved import `reqwest::multipart`",
         "",
-        "⏺ The build fails on an import that a feature of reqwest turns on; I will add it",
-        "  to Cargo.toml.",
+        "⏺ The import needs a feature of reqwest.",
         ""])
-    items, stats = history_export.parse_export(export)
+    assert history_export.parse_export(export)[1]["width"] == 44  # its longest header
+    items, stats = history_export.parse_export(export, terminal_width=80)
     assert stats["width"] == 80
     bash = next(item for item in items if item.get("tool") == "Bash")
     assert bash["error"].splitlines()[1:] == ["    Checking app v0.1.0 (/Users/a1/app)",
