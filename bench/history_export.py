@@ -127,6 +127,53 @@ HISTORIES: dict[str, dict] = {
                      "mostly Chinese. Same author as sticky-finger-ankihelper-pc, another project.",
         "transcription": "As sticky-finger-ankihelper-pc's.",
     },
+    "tomshtern-backup-framework": {
+        "repo": "TomShtern/client-server-encrypted-backup-framework-clean",
+        "remote": "https://github.com/TomShtern/client-server-encrypted-backup-framework-clean.git",
+        "roots": ["C:\\Users\\tom7s\\Desktopp\\Claude_Folder_2\\Client_Server_Encrypted_Backup_Framework",
+                  "C:/Users/tom7s/Desktopp/Claude_Folder_2/Client_Server_Encrypted_Backup_Framework",
+                  "/c/Users/tom7s/Desktopp/Claude_Folder_2/Client_Server_Encrypted_Backup_Framework"],
+        "home": "/c/Users/tom7s",
+        "paths": [".", "FletV2"],
+        "include": r"^(?:FletV2/)?2025-[0-9-]+-.*\.txt$",
+        "order": "the date in each file name (`/export`'s YYYY-MM-DD-<slug>.txt, some slugs the user's own); two "
+                 "sessions of one day in the natural order of their names",
+        "selection": "The /export transcripts at the repository's root and in FletV2/ that session 50's scout listed "
+                     "(23 files, 2025-08-01 .. 2025-10-03; a 407-character one of 2025-10-10 left out), copied blind. "
+                     "Claude Code 1.0.x (Claude models) on Windows, its commands run by Git Bash; a C++ client and "
+                     "a Python server, later a Flet GUI; English.",
+        "transcription": "As sflicker-claudec99's.",
+    },
+    "sandahltim-rfid3": {
+        "repo": "sandahltim/RFID3",
+        "remote": "https://github.com/sandahltim/RFID3.git",
+        "roots": ["/home/tim/RFID3", "~/RFID3"],
+        "home": "/home/tim",
+        "paths": [".", "operations_ui"],
+        "include": r"^(?:operations_ui/)?2025-09-.*\.txt$",
+        "order": "the date in each file name (YYYY-MM-DD-<slug>.txt); two sessions of 2025-09-12 in the natural "
+                 "order of their names",
+        "selection": "The /export transcripts that session 50's scout listed (15 files, 2025-09-02 .. 2025-09-23), "
+                     "copied blind, less one of 334,000 characters (2025-09-18, 21 pages) left out for the copying "
+                     "budget. Claude Code 1.0.x (Claude models) on a Raspberry Pi; a Flask inventory dashboard "
+                     "with MariaDB and systemd services; English.",
+        "transcription": "As sflicker-claudec99's.",
+    },
+    "selecto-elixir-selecto-test": {
+        "repo": "selecto-elixir/selecto_test",
+        "remote": "https://github.com/selecto-elixir/selecto_test.git",
+        "roots": ["/data/chris/projects/selecto_test", "/Users/chris/es/selecto_test"],
+        "home": "/data/chris",
+        "paths": ["."],
+        "include": r"^2025-[0-9-]+-.*\.txt$",
+        "order": "the date in each file name (YYYY-MM-DD-<slug>.txt); sessions of one day in the natural order of "
+                 "their names (the index keeps one version of a name that several sessions were saved under)",
+        "selection": "The /export transcripts at the repository's root that session 50's scout listed (12 files, "
+                     "2025-08-10 .. 2025-09-03), copied blind. Claude Code 1.0.x (Claude models) on two machines "
+                     "(the project at /data/chris/projects and at /Users/chris/es); an Elixir/Phoenix test app of a "
+                     "query builder; English.",
+        "transcription": "As sflicker-claudec99's.",
+    },
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -285,11 +332,12 @@ VALIDATION_RE = (r"^(File must be read first|File has not been read yet|String t
 BULLET = ("● ", "⏺ ")
 HEAD_RE = re.compile(r"^[●⏺] (?P<name>[A-Za-z][A-Za-z0-9 _.:-]*?)(?: \((?P<mcp>MCP)\))?\((?P<args>.*)$")
 HEAD_RE_S = re.compile(HEAD_RE.pattern, re.S)
-GROUP_RE = re.compile(r"^  ((?:Read|Searched for|Listed|read|searched for|listed) .*?) \(ctrl\+o to expand\)\s*$")
+GROUP_RE = re.compile(r"^  ((?:Read|Searched for|Listed|read|searched for|listed) .*?) \(ctrl\+[or] to expand\)\s*$")
 GROUP_PART_RE = re.compile(r"(read|searched for|listed)\s+(\d+)\s+(files?|patterns?|director(?:y|ies))", re.I)
 # what each part of a collapsed group stands for: (tool, command) of its synthetic events
 GROUP_TOOLS = {"read": ("Read", ""), "searched for": ("Grep", ""), "listed": ("Bash", "ls")}
-ELIDED_RE = re.compile(r"…\s*\+(\d+) lines? \(ctrl\+o to (?:expand|see all)\)")
+EXIT_CODE_RE = re.compile(r"⎿  Error: Exit code \d+")
+ELIDED_RE = re.compile(r"…\s*\+(\d+) lines? \(ctrl\+[or] to (?:expand|see all)\)")  # ctrl+r before 2.0
 PROMPT_RE = re.compile(r"^(?:❯|>) ?(.*)$")
 CUSTOM_AGENT_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$")
 PROGRESS_RE = re.compile(r"^(Initializing…|Running…|Waiting…)\s*$")
@@ -308,6 +356,10 @@ SECRET_RES = [
     re.compile(r"(?i)\b(?:password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key)\s*[=:]\s*"
                r"[\"']?([^\s\"'&;]{6,})"),
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+    # a signed URL's credentials (Sticky-Finger/ankihelper-pc: `?UCloudPublicKey=TOKEN_…&Signature=…`)
+    re.compile(r"(?i)[?&](?:[a-z]*publickey|signature|x-amz-[a-z-]+|sig|access_token|token|key)=([^&\s\"'<>]{6,})"),
+    # a MySQL password given with its flag (sandahltim/RFID3: `mysql -u user -p'…'`)
+    re.compile(r"\b(?:mysql|mysqldump|mariadb)\b[^\n|;&]*?\s-p'?([^\s']{3,})"),
 ]
 
 
@@ -321,7 +373,7 @@ def redact(text: str) -> tuple[str, int]:
 
     Deliberately not `learn_cli.text.redact`: a history is data that `learn` is measured on, so it must not change
     with the code under test (learn redacts what the replay sends it anyway). These few shapes keep a published
-    credential out of the repository; the histories built so far held none."""
+    credential out of the repository."""
     count = 0
     if not text:
         return text, 0
@@ -513,6 +565,9 @@ def parse_export(text: str, terminal_width: int = 0) -> tuple[list[dict], dict]:
     lines = text.split("\n")
     width = width_of(lines, terminal_width)
     ok_width = output_width(lines, width)
+    # Before Claude Code 2.0 a failed command's result was `Error: <its stderr>`, with no `Exit code N`
+    # line; since, `Error: …` without one is a command's own output (exit 0, e.g. piped to tail).
+    exit_codes = bool(EXIT_CODE_RE.search(text))
     items: list[dict] = []
     stats: collections.Counter = collections.Counter()
     i = 0
@@ -530,7 +585,7 @@ def parse_export(text: str, terminal_width: int = 0) -> tuple[list[dict], dict]:
             stats["synthetic"] += len(synthetic)
             i += 1
         elif line.startswith(BULLET) and (head := HEAD_RE.match(line)):
-            item, i = _read_tool_call(lines, i, head, width, ok_width)
+            item, i = _read_tool_call(lines, i, head, (width, ok_width), exit_codes)
             if item is not None:
                 items.append(item)
         else:
@@ -577,13 +632,14 @@ def _group_items(summary: str, line_no: int) -> list[dict]:
     return items
 
 
-def _read_tool_call(lines: list[str], i: int, head: re.Match, width: int, ok_width: int) -> tuple[dict | None, int]:
+def _read_tool_call(lines: list[str], i: int, head: re.Match, widths: tuple[int, int],
+                    exit_codes: bool) -> tuple[dict | None, int]:
     """The tool call whose header starts on line i (head: HEAD_RE's match of that line): its header, result blocks
     and outcome; and the index of the line after it. None when the bullet line was assistant prose that happens to
     contain "(" (those lines are consumed all the same)."""
     start = i
     name = head.group("name").strip()
-    header, inline_result, i = _read_header(lines, i, width)
+    header, inline_result, i = _read_header(lines, i, widths[0])
     full_header = HEAD_RE_S.match("● " + header)
     args_raw = full_header.group("args") if full_header else ""
     tool = _tool_name(name, bool(head.group("mcp")))
@@ -605,7 +661,7 @@ def _read_tool_call(lines: list[str], i: int, head: re.Match, width: int, ok_wid
     # progress lines ("Initializing…", "Running…") come before the real result block
     while len(blocks) > 1 and PROGRESS_RE.match(blocks[0][0][0]):
         blocks = blocks[1:]
-    item.update(_judge_result(tool, blocks, width, ok_width))
+    item.update(_judge_result(tool, blocks, widths, exit_codes))
     for block in blocks:
         m = re.match(r"^Shell cwd was reset to (\S+)", block[0][0])
         if m:
@@ -754,22 +810,22 @@ def _elided_lines(blocks: list[list]) -> int:
     return elided
 
 
-def _judge_result(tool: str, blocks: list[list], width: int, ok_width: int) -> dict:
+def _judge_result(tool: str, blocks: list[list], widths: tuple[int, int], exit_codes: bool) -> dict:
     """Outcome, exit, error, output and flags from the result blocks (the first one says the outcome)."""
     if not blocks:
         return {"outcome": "noresult"}
     first_text = blocks[0][0][0]
     body = [(t, ln) for t, ln in blocks[0] if not ELIDED_RE.search(t)]
     is_err = bool(re.match(r"^(Error|Exit code \d+)", first_text))
-    full = join_lines(body, width if is_err else ok_width)
-    fields = _outcome_fields(tool, first_text, full)
+    full = join_lines(body, widths[0] if is_err else widths[1])
+    fields = _outcome_fields(tool, first_text, full, exit_codes)
     extra = [b for b in blocks[1:] if not re.match(r"^\((?:timeout [0-9hms ]+)\)$", b[0][0])]
     if any(re.search(r"Interrupted", b[0][0]) for b in extra) and fields["outcome"] == "ok":
         fields["interrupted_after"] = True
     return fields
 
 
-def _outcome_fields(tool: str, first_text: str, full: str) -> dict:
+def _outcome_fields(tool: str, first_text: str, full: str, exit_codes: bool = True) -> dict:
     """The fields the first result block sets; first_text: its first line, full: its text unwrapped."""
     if re.match(r"^Interrupted", first_text):
         return {"outcome": "interrupted"}
@@ -779,7 +835,7 @@ def _outcome_fields(tool: str, first_text: str, full: str) -> dict:
         return {"outcome": "rejected"}
     if re.match(r"^(Error: )?Permission to use .* (has been )?denied", full.replace("\n", " ")):
         return {"outcome": "denied", "error": re.sub(r"^Error:\s*", "", full, count=1)}
-    if tool == "Bash" and re.match(
+    if tool == "Bash" and exit_codes and re.match(
             r"^Error: (?!Exit code \d+|Command timed out|Command failed|.*(?:interrupted|killed|blocked))", first_text):
         # a Bash command whose own output starts with "Error:" (exit 0, e.g. piped to tail)
         return {"outcome": "ok", "output": full}
@@ -815,7 +871,8 @@ def _error_fields(tool: str, err: str) -> dict:
 
 def list_exports(raw_dir: str, include: str, first=()) -> list[dict]:
     """The files of RAW_DIR's manifest that are stored under RAW_DIR/files and match `include`, in natural order of
-    their names (those named in `first` before all others), with their text and whether it has the stored length."""
+    their file names, whatever their folders (those named in `first` before all others), with their text and whether
+    it has the stored length."""
     with open(os.path.join(raw_dir, "manifest.json"), encoding="utf-8") as fh:
         manifest = json.load(fh)
     include_re = re.compile(include)
@@ -828,7 +885,7 @@ def list_exports(raw_dir: str, include: str, first=()) -> list[dict]:
             text = fh.read()
         files.append({"name": path, "commit": info["commit"], "chars": len(text), "total": info["total"],
                       "complete": len(text) == info["total"], "text": text})
-    files.sort(key=lambda f: (f["name"] not in first, natural_key(f["name"])))
+    files.sort(key=lambda f: (f["name"] not in first, natural_key(os.path.basename(f["name"])), natural_key(f["name"])))
     return files
 
 

@@ -218,3 +218,32 @@ def test_a_history_s_terminal_width_holds_for_a_session_of_short_headers():
     bash = next(item for item in items if item.get("tool") == "Bash")
     assert bash["error"].splitlines()[1:] == ["    Checking app v0.1.0 (/Users/a1/app)",
                                               "error[E0432]: unresolved import `reqwest::multipart`"]
+
+
+def test_an_export_from_before_exit_codes_reads_error_as_a_failure():
+    """Claude Code before 2.0 showed a failed command as `Error: <its stderr>` (sandahltim/RFID3,
+    TomShtern/client-server-encrypted-backup-framework-clean); `ctrl+r` then opened a result."""
+    export = "\n".join([
+        "● Bash(Get-ChildItem -Path . -Filter *.py)",
+        "  ⎿  Error: /usr/bin/bash: line 1: Get-ChildItem: command not found",
+        "",
+        "● Bash(find . -name '*.py')",
+        "  ⎿  ./server.py",
+        "     ./client.py",
+        "     … +7 lines (ctrl+r to expand)",
+        ""])
+    items, _ = history_export.parse_export(export)
+    failed, found = items
+    assert (failed["outcome"], failed["exit"]) == ("fail", None)
+    assert failed["error"] == "/usr/bin/bash: line 1: Get-ChildItem: command not found"
+    assert (found["outcome"], found["elided"], found["output"]) == ("ok", 7, "./server.py\n./client.py")
+
+
+def test_signed_urls_and_mysql_passwords_are_redacted():
+    signed = 'curl -sL "https://x.example/a.png?UCloudPublicKey=TOKEN_e15ba47a-d098&Signature=abcDEF123%3D&Expires=1779"'
+    assert history_export.redact(signed) == (
+        'curl -sL "https://x.example/a.png?UCloudPublicKey=<REDACTED>&Signature=<REDACTED>&Expires=1779"', 2)
+    assert history_export.redact("mysql -u app -p'hunter22' -D inv -e 'SHOW TABLES'")[0] == (
+        "mysql -u app -p'<REDACTED>' -D inv -e 'SHOW TABLES'")
+    assert history_export.redact("mkdir -p build && mysql -u root -p -e 'SHOW'") == (
+        "mkdir -p build && mysql -u root -p -e 'SHOW'", 0)
