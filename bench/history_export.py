@@ -63,7 +63,8 @@ PAGE_CHARS = 16_000  # the most text the search index's read_file returns at onc
 # repo, remote: where the transcripts come from. roots: the project root as the transcripts write it (replaced by
 # <ROOT>; the first absolute one is where sessions start). home: for `cd`, `cd ~/x`. paths, include: the folders
 # read and the regex a file's path must match to be a session; first (optional): files that come before all others
-# whatever their names; width (optional): the terminal's, when a session's own lines may not show it. order,
+# whatever their names; width (optional): the terminal's, when a session's own lines may not show it; cwd_resets
+# (optional): every shell call starts in the project root, a `cd` lasting for its own call only. order,
 # selection, transcription: copied into meta.json, to say how the sessions were ordered, chosen and copied.
 
 HISTORIES: dict[str, dict] = {
@@ -135,6 +136,8 @@ HISTORIES: dict[str, dict] = {
                   "/c/Users/tom7s/Desktopp/Claude_Folder_2/Client_Server_Encrypted_Backup_Framework"],
         "home": "/c/Users/tom7s",
         "paths": [".", "FletV2"],
+        # its calls start in the root: `cd FletV2 && python x.py` works call after call in one session
+        "cwd_resets": True,
         "include": r"^(?:FletV2/)?2025-[0-9-]+-.*\.txt$",
         "order": "the date in each file name (`/export`'s YYYY-MM-DD-<slug>.txt, some slugs the user's own); two "
                  "sessions of one day in the natural order of their names",
@@ -478,6 +481,13 @@ class ProjectRoot:
             text = re.sub(re.escape(r) + r"(?=/|\b|$)", "<ROOT>", text)
         return text
 
+    def in_posix(self, path: str) -> str:
+        """A path under a Windows spelling of the root (`C:\\Users\\…\\proj\\FletV2`) as one under the absolute root."""
+        for spelling in self.roots:
+            if spelling != self.abs_root and path.startswith(spelling) and ":" in spelling[:3]:
+                return self.abs_root + path[len(spelling):].replace("\\", "/")
+        return path
+
     def rel_cwd(self, absdir: str) -> str:
         """A folder relative to the root (`.`, `src/x`), or `@outside/<path with / as _>` outside it."""
         absdir = os.path.normpath(absdir)
@@ -514,6 +524,7 @@ def apply_cd(cwd_abs: str, cmd: str, root: ProjectRoot, ok: bool, error: str) ->
             continue
         if target.startswith("~"):
             target = root.home + target[1:]
+        target = root.in_posix(target)
         new = os.path.normpath(target if target.startswith("/") else os.path.join(cwd_abs, target))
         if not ok and re.search(r"cd: .*(No such file|Not a directory)", error or ""):
             break
@@ -892,9 +903,10 @@ def list_exports(raw_dir: str, include: str, first=()) -> list[dict]:
 class HistoryBuilder:
     """The events of a history as its sessions are added, and what meta.json counts of them."""
 
-    def __init__(self, root: ProjectRoot, terminal_width: int = 0):
+    def __init__(self, root: ProjectRoot, terminal_width: int = 0, cwd_resets: bool = False):
         self.root = root
         self.terminal_width = terminal_width
+        self.cwd_resets = cwd_resets
         self.events: list[dict] = []
         self.sessions: list[dict] = []
         self.stats: collections.Counter = collections.Counter()
@@ -921,6 +933,8 @@ class HistoryBuilder:
                 continue
             self.seq += 1
             tool_events += 1
+            if self.cwd_resets and item["tool"] == "Bash":
+                cwd = self.root.abs_root
             event, cwd = self._tool_event(item, session, n, cwd)
             self.events.append(event)
             self._count(item)
@@ -1028,7 +1042,8 @@ class HistoryBuilder:
 
 def build(raw_dir: str, out_dir: str, name: str, conf: dict) -> dict:
     """RAW_DIR (manifest.json, files/) -> OUT_DIR/events.jsonl and meta.json of history `name`; returns the meta."""
-    builder = HistoryBuilder(ProjectRoot(conf["roots"], conf["home"]), conf.get("width", 0))
+    builder = HistoryBuilder(ProjectRoot(conf["roots"], conf["home"]), conf.get("width", 0),
+                             conf.get("cwd_resets", False))
     for export in list_exports(raw_dir, conf["include"], conf.get("first", ())):
         builder.add_session(export)
     meta = builder.meta(name, conf)

@@ -247,3 +247,22 @@ def test_signed_urls_and_mysql_passwords_are_redacted():
         "mysql -u app -p'<REDACTED>' -D inv -e 'SHOW TABLES'")
     assert history_export.redact("mkdir -p build && mysql -u root -p -e 'SHOW'") == (
         "mkdir -p build && mysql -u root -p -e 'SHOW'", 0)
+
+
+@pytest.mark.parametrize(("cwd_resets", "second_cwd"), [(False, "sub"), (True, ".")])
+def test_a_windows_cd_is_followed_and_a_history_may_start_each_call_at_its_root(tmp_path, cwd_resets, second_cwd):
+    """TomShtern/client-server-encrypted-backup-framework-clean: Git Bash on Windows, `cd "C:\\…\\proj\\sub"`;
+    its calls start at the root (`cd FletV2 && python x.py` works call after call)."""
+    export = "\n".join(["● Bash(cd \"C:\\Users\\me\\proj\\sub\" && python x.py)", "  ⎿  ok", "",
+                        "● Bash(python y.py)", "  ⎿  ok", ""])
+    raw = tmp_path / "raw"
+    (raw / "files").mkdir(parents=True)
+    (raw / "files" / "2025-08-01-a.txt").write_text(export, encoding="utf-8")
+    (raw / "manifest.json").write_text(json.dumps({"2025-08-01-a.txt": {"total": len(export), "commit": "c"}}))
+    conf = dict(CONF, roots=["C:\\Users\\me\\proj", "/c/Users/me/proj"], home="/c/Users/me", include=r"\.txt$",
+                cwd_resets=cwd_resets)
+    history_export.build(str(raw), str(tmp_path / "out"), "demo", conf)
+    events = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+    first, second = [e for e in events if e["kind"] == "tool"]
+    assert (first["cwd"], first["cwd_post"], first["command"]) == (".", "sub", 'cd "<ROOT>\\sub" && python x.py')
+    assert second["cwd"] == second_cwd
