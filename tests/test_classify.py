@@ -374,3 +374,14 @@ def test_script_echo_finds_the_line_a_package_manager_ran(error, lines):
     from learn_cli.text.failure import script_echo
 
     assert script_echo(error) == lines
+
+
+def test_a_traceback_cut_off_before_its_error_has_a_meaningful_line():
+    """TomShtern/client-server-encrypted-backup-framework-clean (session 50): a traceback whose
+    output stops inside its frames raised IndexError in the failure hook, and the pair it was
+    judging was lost. Its last frame is where it was when cut."""
+    cut = ('Traceback (most recent call last):\n  File "<string>", line 6, in <module>\n'
+           '    from utils.server_bridge import ServerBridge\n'
+           '  File "C:\\\\app\\\\utils\\\\__init__.py", line 23, in <module>')
+    assert meaningful_line(cut) == 'File "C:\\\\app\\\\utils\\\\__init__.py", line 23, in <module>'
+    assert meaningful_lines(cut) == ""  # (no line states an error)

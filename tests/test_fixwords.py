@@ -58,6 +58,9 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "ag
         ("pytest", "", "retry", ""),
         # input piped in is no step run first; a command an export cut has lost its words
         ('uv run python main.py', 'echo "beijing" | uv run python main.py', "retry", ""),
+        # the output no longer piped into a last step (jq not installed: sandahltim/RFID3)
+        ("curl -s http://pi5:6801/api/kpis | jq .", "curl -s http://pi5:6801/api/kpis", "retry", "drop `| jq .`"),
+        ("curl -s http://x/m | jq -r '.m | keys'", "curl -s http://x/m", "retry", "drop `| jq -r '.m | keys'`"),
         ("cd app && .venv/bin/pip install pytest…", "cd app && .venv/bin/pip install -e . && .venv/bin/pytest",
          "retry", ""),
     ],

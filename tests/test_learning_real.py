@@ -2041,12 +2041,17 @@ def test_options_added_among_the_kept_ones_go_before_the_image(home, proj):
 def test_a_missing_pipe_program_dropped_is_the_change_not_the_options_beside_it():
     """`head -5 f.jsonl | jq '.'` failed "jq: command not found"; `head -3 f.jsonl` worked (round
     17). The comparisons leave `| jq` out as output shaping, so the change read as "`-5` ->
-    `-3`" and answered `head -3 f.jsonl | jq '.'`, jq again. The jq dropped was the change: no
-    general rule; the fix is offered as it was run. `timeout` keeps its own change."""
-    from learn_cli.capture.offers import _change_of_lesson
+    `-3`" and answered `head -3 f.jsonl | jq '.'`, jq again. The jq dropped is the change, and
+    it travels to any command piped into jq (session 50: sandahltim/RFID3 met it three times,
+    each time with another URL). jq replaced by another shaper is no such change: that fix is
+    offered as it was run. `timeout` keeps its own change."""
+    from learn_cli.capture.offers import _change_of_lesson, apply_change
 
     jq = "/bin/bash: line 1: jq: command not found"
-    assert _change_of_lesson("head -5 f.jsonl | jq '.'", "head -3 f.jsonl", jq) is None
+    assert _change_of_lesson("head -5 f.jsonl | jq '.'", "head -3 f.jsonl", jq) == ("not piped", "jq")
+    assert apply_change(("not piped", "jq"), "curl -s 'http://x/api/kpis' | jq .items") == "curl -s 'http://x/api/kpis'"
+    assert apply_change(("not piped", "jq"), "curl -s http://x/a | jq . && echo ok") == "curl -s http://x/a && echo ok"
+    assert apply_change(("not piped", "jq"), "jq . f.json") is None  # jq run, not piped into
     assert _change_of_lesson("cat a.json | jq .x", "cat a.json | python3 -m json.tool", jq) is None
     assert _change_of_lesson("timeout 60 npm test", "npm test", "zsh:1: command not found: timeout") == ("no timeout",)
     assert _change_of_lesson("head -5 f.jsonl | jq '.'", "head -3 f.jsonl | jq '.'", "jq: error: x") is not None
@@ -2588,6 +2593,39 @@ def test_a_package_chosen_again_after_none_matched_is_the_retry():
     assert retried_step(failed, "pnpm build --filter=./packages/app", "No projects matched the filters") is None
     assert retried_step("cargo check -p landro-daemon", "cargo check -p landro-sync",
                         "error: package ID specification `landro-daemon` did not match any packages") is not None
+
+
+def test_a_shaper_not_installed_is_dropped_from_the_next_command_piped_into_it(home, proj):
+    """sandahltim/RFID3 (session 50): `curl -s URL | jq .`, jq not installed, then the same curl
+    without it; twice more, each time another URL. The lesson travels: "drop `| jq .`"."""
+    a = proj("dash")
+    error = "/bin/bash: line 1: jq: command not found"
+    s = Agent(home, a)
+    s.fail("curl -s http://localhost:6801/executive/api/financial-kpis | jq .", error, 127)
+    s.ok("curl -s http://localhost:6801/executive/api/financial-kpis", '{"kpis": []}')
+    again = 'curl -s "http://localhost:6801/config/api/labor-cost-configuration" | jq .'
+    lines = context_of(Agent(home, a).fail(again, error, 127)).splitlines()
+    assert lines[0].endswith('`curl -s "http://localhost:6801/config/api/labor-cost-configuration"` instead of '
+                             f"`{again}`.")
+    assert lines[1] == "learn: the change: drop `| jq .`."
+    assert Agent(home, a).fail("jq . report.json", error, 127) is None  # jq itself: nothing to drop
+
+
+def test_the_argument_an_error_names_as_missing_replaced_is_a_retry():
+    """`sudo systemctl restart rfid3.service`: "Unit rfid3.service not found"; the agent listed
+    the units, then restarted `rfid_dash_dev.service` (sandahltim/RFID3, three times): the name
+    shares nothing with the one that failed, but it replaced what the error said was missing.
+    Not a look at another file, nor another goal (`npm run lint` → `npm run build` after "eslint: not
+    found", r32-d-026)."""
+    from learn_cli.capture.learner import retried_step
+
+    unit = "Failed to restart rfid3.service: Unit rfid3.service not found."
+    failed = "sudo systemctl restart rfid3.service"
+    assert retried_step(failed, "sudo systemctl restart rfid_dash_dev.service", unit) == failed
+    assert retried_step(failed, "sudo systemctl restart rfid_dash_dev.service", "Job failed: timeout") is None
+    assert retried_step("cat notes.txt", "cat todo.txt", "cat: notes.txt: No such file or directory") is None
+    lint = "sh: 1: eslint: not found\n\n> itilv4@1.0.0 lint\n> eslint . --ext ts,tsx"
+    assert retried_step("npm run lint", "npm run build", lint) is None
 
 
 def test_inline_code_on_the_same_file_replaces_a_program_not_installed(home, proj):

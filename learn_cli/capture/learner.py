@@ -869,7 +869,27 @@ def retried_step(failed_cmd: str, ok_cmd: str, error: str | None, category: str 
         return failed_cmd
     if _ran_without_the_failed_cd(failed_cmd, ok_cmd, error) or _ran_as_the_error_said(failed_cmd, ok_cmd, error):
         return failed_cmd
+    if _replaced_what_was_missing(failed_cmd, ok_cmd, error):
+        return failed_cmd
     return None
+
+
+def _replaced_what_was_missing(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:
+    """The same command with the one argument the error named as missing replaced: `sudo
+    systemctl restart rfid3.service` ("Unit rfid3.service not found"), then `sudo systemctl
+    restart rfid_dash_dev.service` (sandahltim/RFID3), a name the text of the two shares
+    nothing of. Not a look at another file (`cat a.txt`, then `cat b.txt`): that is looking; nor
+    another goal (`npm run lint`, no such script, then `npm run build`: round 32)."""
+    if not error or "not" not in error.lower() and "unknown" not in error.lower():
+        return False  # (a string test first: most errors name nothing missing)
+    from learn_cli.capture.lesson import replaced_target
+    from learn_cli.engine.goals import goal
+    from learn_cli.text.effects import only_reads
+    from learn_cli.text.shell import tokenize, unwrap_tokens
+
+    if only_reads(failed_cmd) or replaced_target(failed_cmd, ok_cmd, error) is None:
+        return False
+    return goal(unwrap_tokens(tokenize(failed_cmd))) == goal(unwrap_tokens(tokenize(ok_cmd)))
 
 
 def _ran_as_the_error_said(failed_cmd: str, ok_cmd: str, error: str | None) -> bool:

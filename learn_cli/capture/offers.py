@@ -393,6 +393,9 @@ def change_of(rec: dict) -> tuple | None:
       use of the program;
     - ("no timeout",): a `timeout N` prefix dropped after `command not found: timeout` (a Mac
       without coreutils), whatever the command behind it;
+    - ("not piped", program): the output no longer piped into a shaper the error says is not
+      installed (`curl -s URL | jq .` → `curl -s URL`, "jq: command not found"), whatever the
+      command in front of it (sandahltim/RFID3: three times in one project);
     - ("quote",): the bare glob words quoted after zsh's `no matches found` (`pip install
       "fastapi[all]"`), whatever the command;
     - ("semicolons",): steps joined by `;`, not `&&` (Windows PowerShell 5 has no `&&`),
@@ -422,8 +425,9 @@ def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
 
     if suggested_by(error, fix):
         return ("suggested", *fix.split()[:2])
-    if _dropped_the_missing(failed, fix, error):
-        return None  # `head -5 f | jq .` (jq not installed) -> `head -3 f`: not "-5 -> -3" (round 17)
+    missing = _dropped_the_missing(failed, fix, error)
+    if missing:  # `head -5 f | jq .` (jq not installed) -> `head -3 f`: "drop `| jq`", not "-5 -> -3" (round 17)
+        return ("not piped", missing)
     change = _change_of_pair(failed, fix)
     if change is None:
         target = replaced_target(failed, fix, error)
@@ -433,14 +437,23 @@ def _change_of_lesson(failed: str, fix: str, error: str) -> tuple | None:
     return change
 
 
-def _dropped_the_missing(failed: str, fix: str, error: str) -> bool:
-    """Did the fix stop running the program the error says is not installed, which the failed
-    line piped its output into (`| jq '.'`: the comparisons leave such shapers out)? Then that
-    was the change, whatever else moved. (`timeout` has a change of its own, "no timeout".)"""
+def _dropped_the_missing(failed: str, fix: str, error: str) -> str:
+    """The program the error says is not installed, which the failed line piped its output into
+    and the fix no longer runs (`| jq '.'`: the comparisons leave such shapers out), else "".
+    That was the change, whatever else moved. (`timeout` has a change of its own, "no timeout".)"""
     from learn_cli.text.keys import dropped_missing_program
-    from learn_cli.text.shell import OUTPUT_SHAPERS
+    from learn_cli.text.shell import OUTPUT_SHAPERS, drop_piped
 
-    return dropped_missing_program(failed, fix, error) in OUTPUT_SHAPERS
+    missing = dropped_missing_program(failed, fix, error)
+    if missing not in OUTPUT_SHAPERS or not drop_piped(failed, missing):
+        return ""
+    return missing if _piped(fix) < _piped(failed) else ""  # (not `| python3 -m json.tool` in its place)
+
+
+def _piped(command: str) -> int:
+    from learn_cli.text.shell import split_segments_ops
+
+    return sum(op in ("|", "|&") for _seg, op in split_segments_ops(command))
 
 
 def _gives_back(change: tuple, failed: str, fix: str) -> bool:
@@ -582,6 +595,10 @@ def apply_change(change: tuple, command: str) -> str | None:
         from learn_cli.text.shell import drop_timeout
 
         return drop_timeout(command)
+    if change[0] == "not piped":
+        from learn_cli.text.shell import drop_piped
+
+        return drop_piped(command, change[1])
     if change[0] == "quote":
         from learn_cli.text.shell import quote_words
 

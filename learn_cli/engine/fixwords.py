@@ -10,7 +10,8 @@ than the full command, else returns "":
   - steps added before a step that stays: "run `git fetch origin b` first" (a lone `cd X`:
     "run it from `X`"); added at the end: "then run `X`";
   - steps dropped: "drop `cd circuits/vote`"; steps added after that only read (`&& ls`)
-    are left out: they look, they do not fix;
+    are left out: they look, they do not fix; the last step the output was piped into,
+    dropped: "drop `| jq .`";
   - inside a step: words only removed -> "drop `-q`"; only added -> "add `--release`" (the
     same change to several steps is said once);
     added in front of the program -> "`pytest` → `python -m pytest`"; replaced ->
@@ -50,6 +51,8 @@ def essential_change(failed: str, fix: str, kind: str) -> str:
     (old, old_pipes), (new, new_pipes) = _steps(failed), _steps(fix)
     if old == new:  # the same work: only its plumbing or its quoting can have changed
         return _timeout_phrase(failed, fix) or _quote_phrase(failed, fix) or _semicolon_phrase(failed, fix)
+    if old_pipes == new_pipes + 1 and old[:len(new)] == new and len(old) == len(new) + 1 and new:
+        return f"drop {_code('| ' + _words(old[-1]))}"  # `curl -s URL | jq .` -> `curl -s URL`
     if not old or not new or old_pipes != new_pipes:
         return ""  # (a step piped in, `echo beijing | python main.py`, is no step run first)
     phrases = _step_phrases(old, new)

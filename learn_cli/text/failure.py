@@ -556,6 +556,8 @@ def meaningful_line(text) -> str:
         return text.strip().splitlines()[0].strip()
     strong, weak, rest = _tiers(lines)
     chosen = strong or weak or rest
+    if not chosen:  # a traceback cut off before its error (frames only): where it was when cut
+        return lines[-1]
     said = _npm_message(chosen)
     if said:
         return said

@@ -1037,6 +1037,19 @@ def drop_timeout(command: str) -> str | None:
     return _join(out, "\n") if changed else None
 
 
+def drop_piped(command: str, name: str) -> str | None:
+    """`command` without the steps its output is piped into that run program `name` (canonical):
+    `curl -s URL | jq .` -> `curl -s URL` when jq is not installed; None when it pipes into none."""
+    segments = split_segments_ops(command or "")
+    kept: list[tuple[str, str]] = []
+    for seg, op in segments:
+        if kept and kept[-1][1] in _PIPES and canonical_program(program(seg)) == name:
+            kept[-1] = (kept[-1][0], op)  # the step before now ends where the dropped one did
+            continue
+        kept.append((seg.strip(), op))
+    return _join(kept, "\n") if len(kept) < len(segments) else None
+
+
 # Words a shell takes apart when they are left unquoted; quoting them is the fix. zsh stops a
 # command whose unquoted glob matches nothing (`zsh: no matches found: fastapi[all]`; bash
 # passes the word on as it is); bash (Git Bash, on Windows) reads a Windows path's backslashes
