@@ -2624,6 +2624,7 @@ def test_the_argument_an_error_names_as_missing_replaced_is_a_retry():
     assert retried_step(failed, "sudo systemctl restart rfid_dash_dev.service", unit) == failed
     assert retried_step(failed, "sudo systemctl restart rfid_dash_dev.service", "Job failed: timeout") is None
     assert retried_step("cat notes.txt", "cat todo.txt", "cat: notes.txt: No such file or directory") is None
+    assert retried_step("codex auth status", "codex auth --help", "error: unrecognized subcommand 'status'") is None
     lint = "sh: 1: eslint: not found\n\n> itilv4@1.0.0 lint\n> eslint . --ext ts,tsx"
     assert retried_step("npm run lint", "npm run build", lint) is None
 

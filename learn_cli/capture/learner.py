@@ -879,16 +879,19 @@ def _replaced_what_was_missing(failed_cmd: str, ok_cmd: str, error: str | None) 
     systemctl restart rfid3.service` ("Unit rfid3.service not found"), then `sudo systemctl
     restart rfid_dash_dev.service` (sandahltim/RFID3), a name the text of the two shares
     nothing of. Not a look at another file (`cat a.txt`, then `cat b.txt`): that is looking; nor
-    another goal (`npm run lint`, no such script, then `npm run build`: round 32)."""
-    if not error or "not" not in error.lower() and "unknown" not in error.lower():
-        return False  # (a string test first: most errors name nothing missing)
+    another goal (`npm run lint` after "eslint: not found", then `npm run build`: r32-d-026)."""
+    before, after = failed_cmd.split(), ok_cmd.split()
+    changed = [old for old, new in zip(before, after) if old != new] if len(before) == len(after) else []
+    if not error or len(changed) != 1 or changed[0].strip("'\"") not in error:
+        return False  # (string tests first: one word replaced, and the error names it)
     from learn_cli.capture.lesson import replaced_target
     from learn_cli.engine.goals import goal
     from learn_cli.text.effects import only_reads
     from learn_cli.text.shell import tokenize, unwrap_tokens
 
-    if only_reads(failed_cmd) or replaced_target(failed_cmd, ok_cmd, error) is None:
-        return False
+    target = None if only_reads(failed_cmd) else replaced_target(failed_cmd, ok_cmd, error)
+    if target is None or target[2].startswith("-"):
+        return False  # (`codex auth status`, unrecognized, then `codex auth --help`: asking, r11-d-041)
     return goal(unwrap_tokens(tokenize(failed_cmd))) == goal(unwrap_tokens(tokenize(ok_cmd)))
 
 
