@@ -881,7 +881,7 @@ def _replaced_what_was_missing(failed_cmd: str, ok_cmd: str, error: str | None) 
     nothing of. Not a look at another file (`cat a.txt`, then `cat b.txt`): that is looking; nor
     another goal (`npm run lint` after "eslint: not found", then `npm run build`: r32-d-026)."""
     before, after = failed_cmd.split(), ok_cmd.split()
-    changed = [old for old, new in zip(before, after) if old != new] if len(before) == len(after) else []
+    changed = [old for old, new in zip(before, after, strict=True) if old != new] if len(before) == len(after) else []
     if not error or len(changed) != 1 or changed[0].strip("'\"") not in error:
         return False  # (string tests first: one word replaced, and the error names it)
     from learn_cli.capture.lesson import replaced_target
