@@ -142,7 +142,9 @@ HISTORIES: dict[str, dict] = {
         "order": "the date in each file name (`/export`'s YYYY-MM-DD-<slug>.txt, some slugs the user's own); two "
                  "sessions of one day in the natural order of their names",
         "selection": "The /export transcripts at the repository's root and in FletV2/ that session 50's scout listed "
-                     "(23 files, 2025-08-01 .. 2025-10-03; a 407-character one of 2025-10-10 left out), copied blind. "
+                     "(23 files, 2025-08-01 .. 2025-10-03; a 407-character one of 2025-10-10 left out), copied blind "
+                     "less two left out for the copying budget (2025-08-03, 694,000 characters; "
+                     "2025-09-28-trying_to_fix_dashboard, 382,000). "
                      "Claude Code 1.0.x (Claude models) on Windows, its commands run by Git Bash; a C++ client and "
                      "a Python server, later a Flet GUI; English.",
         "transcription": "As sflicker-claudec99's.",
@@ -157,9 +159,9 @@ HISTORIES: dict[str, dict] = {
         "order": "the date in each file name (YYYY-MM-DD-<slug>.txt); two sessions of 2025-09-12 in the natural "
                  "order of their names",
         "selection": "The /export transcripts that session 50's scout listed (15 files, 2025-09-02 .. 2025-09-23), "
-                     "copied blind, less one of 334,000 characters (2025-09-18, 21 pages) left out for the copying "
-                     "budget. Claude Code 1.0.x (Claude models) on a Raspberry Pi; a Flask inventory dashboard "
-                     "with MariaDB and systemd services; English.",
+                     "copied blind, less two left out for the copying budget (2025-09-18, 334,000 characters; "
+                     "2025-09-23, 583,000). Claude Code 1.0.x (Claude models) on a Raspberry Pi; a Flask "
+                     "inventory dashboard with MariaDB and systemd services; English.",
         "transcription": "As sflicker-claudec99's.",
     },
     "selecto-elixir-selecto-test": {
