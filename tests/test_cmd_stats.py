@@ -75,6 +75,19 @@ def test_counts_top_learnings_and_capture_health(learn):
     assert "(helped 5, did not help 1)" in out
 
 
+def test_ignored_suggestions_are_repeated_failures_of_their_own(learn):
+    """A suggestion ignored (the failed command run again as it was) did not fail, but the same
+    failure came right back all the same: the rate counts it, the outcome names it."""
+    seed(learn)
+    day = {"events": 1204, "failures": 87, "pairs": 23, "suggestions": 31, "helped": 19, "not_helped": 4, "ignored": 2}
+    learn.home.joinpath("analytics", "stats.json").write_text(
+        json.dumps({"schema": 1, "days": {time.strftime("%Y-%m-%d"): day}}))
+    out = learn("stats", check=0).stdout
+    assert "  Outcome: 19 helped, 4 did not, 2 ignored\n  Repeated-failure rate: 19% (6 of 31)\n" in out
+    capture = learn.json("stats")["capture"]
+    assert (capture["ignored"], capture["repeated_failure_rate"]) == (2, 0.194)
+
+
 def test_json_document(learn):
     ids = seed(learn)
     doc = learn.json("stats")
@@ -83,7 +96,7 @@ def test_json_document(learn):
     assert doc["statuses"] == {"active": 3, "global": 1, "pending": 1}
     assert [t["score"] for t in doc["top"]] == [0.9, 0.72] and doc["top"][1]["id"] == ids["docker"]["id"]
     assert doc["capture"] == {"days": 7, "events": 1204, "failures": 87, "pairs": 23, "suggestions": 31,
-                              "helped": 19, "not_helped": 4, "repeated_failure_rate": 0.129,
+                              "helped": 19, "not_helped": 4, "ignored": 0, "repeated_failure_rate": 0.129,
                               "deferred": 0, "replayed": 0, "dropped": 0, "spooled": 0}
     assert doc["helpful"]["helped"] == 5 and doc["helpful"]["top"][0]["id"] == ids["local"]["id"]
     assert doc["context"]["budget"] == 2000 and 0 < doc["context"]["tokens"] <= 2000

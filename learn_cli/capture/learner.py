@@ -286,6 +286,7 @@ def on_failure(cap: Capture, event: ev.Event) -> str | None:
             updates.append(_owing(cap, dict(answered, sug_done=NOT_HELPED), {"op": NOT_HELPED}))
         elif outcome == IGNORED:
             updates.append(dict(answered, sug_done=IGNORED))
+            cap.count(IGNORED)
         skip = {e["sug"].get("id") for e in events + updates  # (an ignored one: the next best, in this session)
                 if e.get("sug_done") in (NOT_HELPED, IGNORED) and isinstance(e.get("sug"), dict)}
         for pair, fix in _got_past(cap, window, entry):  # this failure is another one: the last got fixed

@@ -4,11 +4,12 @@ Counts come from one aggregate scan of the index (GROUP BY scope/type/category/s
 top learnings and helped counts from one more, in which SQLite extracts only the few fields
 needed; just the handful of records shown are parsed whole. Capture health comes from
 analytics/stats.json (last 7 days), whose counters the capture path bumps: events, failures,
-pairs, suggestions, helped, not_helped, and the spool's deferred, replayed, dropped (events a
-hook had no time for; `spooled` is how many wait in it now).
+pairs, suggestions, helped, not_helped, ignored, and the spool's deferred, replayed, dropped
+(events a hook had no time for; `spooled` is how many wait in it now).
 
-    repeated-failure rate = not_helped / suggestions
-    (suggested fixes after which the same failure came right back)
+    repeated-failure rate = (not_helped + ignored) / suggestions
+    (suggested fixes after which the same failure came right back: tried and failed, or the
+    failed command run again as it was, the suggestion not tried)
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from learn_cli.engine import scoring
 from learn_cli.store.record import TYPES as TYPE_ORDER
 from learn_cli.text import jsonlite
 
-HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_helped",
+HEALTH_COUNTERS = ("events", "failures", "pairs", "suggestions", "helped", "not_helped", "ignored",
                    "deferred", "replayed", "dropped")
 WINDOW_DAYS = 7
 TOP = 3
@@ -36,7 +37,8 @@ def gather(store, project=None, now=None, loads: Callable = jsonlite.loads) -> d
     window = analytics.window(analytics.read(store.layout.stats), WINDOW_DAYS)
     health = {name: int(window.get(name, 0)) for name in HEALTH_COUNTERS}
     suggestions = health["suggestions"]
-    health["repeated_failure_rate"] = round(health["not_helped"] / suggestions, 3) if suggestions else None
+    repeated = health["not_helped"] + health["ignored"]
+    health["repeated_failure_rate"] = round(repeated / suggestions, 3) if suggestions else None
     health["days"] = WINDOW_DAYS
     health["spooled"] = _spooled(store)
     doc["capture"] = health

@@ -84,13 +84,15 @@ def _lines(doc: dict, box: bool) -> list:
             ("Pairs learned", cap["pairs"]), ("Suggestions shown", cap["suggestions"])]
     for label, value in rows:
         out.append(f"   {label + ':':<22}{n(value)}" if box else f"  {label}: {value}")
+    ignored = cap.get("ignored", 0)  # (said only when there are some: most stores never ignore)
     helped = f"{n(cap['helped'])} helped, {n(cap['not_helped'])} did not"
+    helped += f", {n(ignored)} ignored" if ignored else ""
     out.append(f"   {'Outcome:':<22}{helped}" if box else f"  Outcome: {helped}")
     rate = cap["repeated_failure_rate"]
     shown = (
         ("n/a (no suggestions)" if box else "n/a (no suggestions yet)")
         if rate is None
-        else f"{rate:.0%} ({n(cap['not_helped'])} of {n(cap['suggestions'])})"
+        else f"{rate:.0%} ({n(cap['not_helped'] + ignored)} of {n(cap['suggestions'])})"
     )
     out.append(f"   {'Repeated failures:':<22}{shown}" if box else f"  Repeated-failure rate: {shown}")
     waiting = f", {n(cap['spooled'])} waiting" if cap["spooled"] else ""
