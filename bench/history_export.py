@@ -179,6 +179,24 @@ HISTORIES: dict[str, dict] = {
                      "query builder; English.",
         "transcription": "As sflicker-claudec99's.",
     },
+    "ikigaiina-sembalun-mind": {
+        "repo": "ikigaiina/Sembalun-Mind",
+        "remote": "https://github.com/ikigaiina/Sembalun-Mind.git",
+        "roots": ["D:\\pengembangan siy\\4\\sembalun", "D:/pengembangan siy/4/sembalun",
+                  "/d/pengembangan siy/4/sembalun"],
+        "home": "/c/Users/user",
+        "paths": ["."],
+        "include": r"^2025-[0-9-]+-.*\.txt$",
+        "cwd_resets": True,  # (Claude Code 1.0 on Windows, as tomshtern-backup-framework)
+        "order": "the date in each file name (YYYY-MM-DD-<slug>.txt); sessions of one day in the natural order of "
+                 "their names (the index keeps one version of a name that several sessions were saved under: the "
+                 "one the scout listed is read)",
+        "selection": "The /export transcripts at the repository's root that session 50's scout listed (15 files, "
+                     "2025-08-01 .. 2025-08-10), copied blind. Claude Code 1.0.x (Claude models) on Windows with "
+                     "claude-flow hooks that fail after every tool call (their lines are not tool calls and are "
+                     "skipped); a React, Vite and Supabase app.",
+        "transcription": "As sflicker-claudec99's.",
+    },
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -363,6 +381,10 @@ SECRET_RES = [
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
     # a signed URL's credentials (Sticky-Finger/ankihelper-pc: `?UCloudPublicKey=TOKEN_…&Signature=…`)
     re.compile(r"(?i)[?&](?:[a-z]*publickey|signature|x-amz-[a-z-]+|sig|access_token|token|key)=([^&\s\"'<>]{6,})"),
+    # a JWT (ikigaiina/Sembalun-Mind: a Supabase key), whole or its header and payload, and the rest
+    # of one an export's wrap put on the next line (`MjA3…NX0.64GZ…`: payload's end, signature)
+    re.compile(r"\b(eyJ[A-Za-z0-9_-]{16,}(?:\.[A-Za-z0-9_-]+){0,2})"),
+    re.compile(r"(?m)^[\s+|>-]{0,12}([A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{40,})\b"),
     # a MySQL password given with its flag (sandahltim/RFID3: `mysql -u user -p'…'`)
     re.compile(r"\b(?:mysql|mysqldump|mariadb)\b[^\n|;&]*?\s-p'?([^\s']{3,})"),
 ]

@@ -247,6 +247,11 @@ def test_signed_urls_and_mysql_passwords_are_redacted():
         "mysql -u app -p'<REDACTED>' -D inv -e 'SHOW TABLES'")
     assert history_export.redact("mkdir -p build && mysql -u root -p -e 'SHOW'") == (
         "mkdir -p build && mysql -u root -p -e 'SHOW'", 0)
+    header_payload = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZSIsInJlZiI6InJtb21i"
+    wrapped = f"   6 +  VITE_SUPABASE_ANON_KEY={header_payload}\n     + MjA3MDI5Mzg2NX0.{'S' * 43}\n   7"
+    assert history_export.redact(wrapped)[0] == (
+        "   6 +  VITE_SUPABASE_ANON_KEY=<REDACTED>\n     + <REDACTED>\n   7")
+    assert history_export.redact("see docs.example.com/a.b and v1.2.3")[1] == 0
 
 
 @pytest.mark.parametrize(("cwd_resets", "second_cwd"), [(False, "sub"), (True, ".")])
