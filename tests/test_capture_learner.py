@@ -663,14 +663,22 @@ def test_own_learning_followed_is_credited_once(home, proj):
     assert rec["helped"] == 2 and rec["frequency"] == 3 and len(rec["evidence"]) == 3  # sessions 2 and 3
 
 
-def test_same_failure_right_after_a_suggestion_did_not_help(home, proj):
+def _failed_after_a_suggestion(home, proj, again: str):
+    """The lesson taught in api; in cli its suggestion, then `again` failing the same way:
+    (the source learning, its impact before, cli, the answer to `again`)."""
     a, b = proj("api"), proj("cli")
     _teach(home, a)
     s = Agent(home, b)
     assert s.fail("pytest tests", NOT_FOUND, 127) is not None
     before = learnings(home, a)[0]["impact"]
-    assert s.fail("python -m pytest tests", NOT_FOUND, 127) is None  # not suggested again here
+    answer = s.fail(again, NOT_FOUND, 127)
     [source] = learnings(home, a)
+    return source, before, b, answer
+
+
+def test_same_failure_right_after_a_suggestion_did_not_help(home, proj):
+    source, before, _cli, answer = _failed_after_a_suggestion(home, proj, "python -m pytest tests")
+    assert answer is None  # not suggested again here
     assert source["not_helped"] == 1 and source["impact"] < before
     assert stats(home)["not_helped"] == 1
 
@@ -679,13 +687,8 @@ def test_the_failed_command_run_again_as_it_was_ignored_the_suggestion(home, pro
     """Sticky-Finger/VIDSUM: `cargo check` run 21 times in a row under its two known fixes. The
     fix was not tried, so it did not fail: its standing is kept, and only this session stops
     hearing it."""
-    a, b = proj("api"), proj("cli")
-    _teach(home, a)
-    s = Agent(home, b)
-    assert s.fail("pytest tests", NOT_FOUND, 127) is not None
-    before = learnings(home, a)[0]["impact"]
-    assert s.fail("pytest tests", NOT_FOUND, 127) is None  # not suggested again here
-    [source] = learnings(home, a)
+    source, before, b, answer = _failed_after_a_suggestion(home, proj, "pytest tests")
+    assert answer is None  # not suggested again here
     assert source.get("not_helped", 0) == 0 and source["impact"] == before and not source.get("failed_at")
     assert stats(home).get("not_helped", 0) == 0 and stats(home)["ignored"] == 1  # a repeated failure all the same
     assert "python -m pytest tests" in context_of(Agent(home, b).fail("pytest tests", NOT_FOUND, 127))

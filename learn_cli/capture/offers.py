@@ -442,18 +442,12 @@ def _dropped_the_missing(failed: str, fix: str, error: str) -> str:
     and the fix no longer runs (`| jq '.'`: the comparisons leave such shapers out), else "".
     That was the change, whatever else moved. (`timeout` has a change of its own, "no timeout".)"""
     from learn_cli.text.keys import dropped_missing_program
-    from learn_cli.text.shell import OUTPUT_SHAPERS, drop_piped
+    from learn_cli.text.shell import OUTPUT_SHAPERS, drop_piped, pipes
 
     missing = dropped_missing_program(failed, fix, error)
     if missing not in OUTPUT_SHAPERS or not drop_piped(failed, missing):
         return ""
-    return missing if _piped(fix) < _piped(failed) else ""  # (not `| python3 -m json.tool` in its place)
-
-
-def _piped(command: str) -> int:
-    from learn_cli.text.shell import split_segments_ops
-
-    return sum(op in ("|", "|&") for _seg, op in split_segments_ops(command))
+    return missing if pipes(fix) < pipes(failed) else ""  # (not `| python3 -m json.tool` in its place)
 
 
 def _gives_back(change: tuple, failed: str, fix: str) -> bool:

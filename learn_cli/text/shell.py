@@ -1037,6 +1037,11 @@ def drop_timeout(command: str) -> str | None:
     return _join(out, "\n") if changed else None
 
 
+def pipes(command: str) -> int:
+    """How many of the command's steps feed their output to the next (`a | b | c`: 2)."""
+    return sum(op in _PIPES for _seg, op in split_segments_ops(command))
+
+
 def drop_piped(command: str, name: str) -> str | None:
     """`command` without the steps its output is piped into that run program `name` (canonical):
     `curl -s URL | jq .` -> `curl -s URL` when jq is not installed; None when it pipes into none."""
