@@ -154,7 +154,8 @@ def test_unrelated_successes_make_no_learning(home, proj):
     for command in ("ls -la", "git status", "echo hello", "cat README.md", "docker ps"):
         s.ok(command)
     s.ok("python -m pytest tests")  # outside the 5-event lookback now
-    assert learnings(home, a) == []
+    # No lesson; the way tests run here, after another way failed, is a fact of the project.
+    assert [(r["type"], r["fix"]) for r in learnings(home, a)] == [("workflow", "python -m pytest")]
     assert stats(home).get("pairs", 0) == 0
 
 
@@ -1165,7 +1166,8 @@ def _corpus_lessons(tmp_path, part: str) -> dict[str, int]:
         s.send(s._tool("PostToolUseFailure", "Bash", {"command": _norm(row["failed_command"])},
                        error=error if error.startswith("Exit code") else f"Exit code 1\n{error}", is_interrupt=False))
         s.ok(_norm(follow))
-        lessons = [r for r in learnings(home, cwd) if r.get("fix")] if (home / "projects").is_dir() else []
+        lessons = [r for r in learnings(home, cwd) if r.get("fix") and r.get("type") == "error"] if (
+            home / "projects").is_dir() else []  # (not "This project runs its tests with …", learned from success)
         kind, total = ("retry", "retries") if row["label"] == "retry" else ("other", "others")
         counts[total] += 1
         counts[kind] += bool(lessons)
@@ -1178,10 +1180,12 @@ def test_corpus_retries_are_learned_through_the_hooks(tmp_path):
     command after an unrelated or abandoned failure never does. Measured (tune / held-out):
     22/34 / 13/23 before the rules of session 23 (a `cd` dropped with a looking aid, plumbing
     and cut snippets in lessons, an argument too many), 25/34 / 14/23 after (the held-out case
-    gained, case-049, came from a rule read off tune case-048); 0 lessons from 5 / 11 others."""
+    gained, case-049, came from a rule read off tune case-048); 0 lessons from 5 / 11 others.
+    Counted until session 51 with the project facts learned from success: one of the 25 was
+    "This project runs its tests with `forge test --match-path --fork-url …`" (case-071)."""
     tune, held = _corpus_lessons(tmp_path / "tune", "tune"), _corpus_lessons(tmp_path / "held", "held")
     print(f"lessons: tune {tune['retry']}/{tune['retries']}, held-out {held['retry']}/{held['retries']}; "
           f"from others {tune['other'] + held['other']}/{tune['others'] + held['others']}")
     assert tune["retries"] >= 30 and held["retries"] >= 20
-    assert tune["retry"] >= 25 and held["retry"] >= 14
+    assert tune["retry"] >= 24 and held["retry"] >= 14
     assert tune["other"] == held["other"] == 0

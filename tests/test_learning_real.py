@@ -640,6 +640,54 @@ def test_the_command_a_project_settled_on_is_learned_from_success(home, proj):
     assert "runs its tests with `cargo test --features c-fallback" in digest
 
 
+def test_the_way_a_project_settled_on_later_in_the_session_is_learned(home, proj):
+    """rjpower/zopfli: the tests failed to build, the agent edited code and ran them
+    again another way several calls later. Before, only the success right after the
+    failure counted, and nine real sessions left the digest empty."""
+    from learn_cli.engine.digest import session_digest
+    from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
+
+    a = proj("zopfli")
+    undeclared = "error[E0433]: failed to resolve: use of undeclared crate"
+    for target in ("lz77::tests", "deflate::tests"):
+        s = Agent(home, a)
+        s.fail(f"cd {a}/zopfli-rs && cargo test {target}", undeclared, 101)
+        s.edit_ok(str(a / "zopfli-rs" / "src" / "lib.rs"))
+        s.ok("git status --short")
+        s.ok(f"cd {a}/zopfli-rs && cargo test --features c-fallback {target} -- --nocapture 2>&1 | tail -5")
+        s.ok(f"cd {a}/zopfli-rs && cargo test --features c-fallback")  # the same way again: said once a session
+    [rec] = [r for r in learnings(home, a) if r["type"] == "workflow"]
+    assert rec["status"] == "active" and len(rec["evidence"]) == 2
+    digest = session_digest(Store(home, warn_stderr=False), identify(a)).text
+    assert "- This project runs its tests with `cd zopfli-rs && cargo test --features c-fallback` (seen 2×)" in digest
+
+
+def test_the_same_way_failing_and_then_working_is_no_fact(home, proj):
+    a = proj("api")
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail("cargo test", "error[E0425]: cannot find value `x` in this scope", 101)
+        s.edit_ok(str(a / "src" / "lib.rs"))
+        s.ok("cargo test 2>&1 | tail -3")  # the code was fixed, not the way it runs
+    assert [r for r in learnings(home, a) if r["type"] == "workflow"] == []
+
+
+@pytest.mark.parametrize("command, cwd, way", [
+    ("cargo check 2>&1 | head -50", "src-tauri", "cd src-tauri && cargo check"),  # the folder it ran in
+    ("cd zopfli-rs && cargo test lz77::tests", "zopfli-rs", "cd zopfli-rs && cargo test"),  # its cd says where
+    ("cargo check --manifest-path src-tauri/Cargo.toml", ".", "cargo check --manifest-path src-tauri/Cargo.toml"),
+    ("source .venv/bin/activate && pytest tests/test_api.py -k slow -v", ".", "source .venv/bin/activate && pytest"),
+    ("forge test --match-test testDeposit -vvv", ".", "forge test"),
+    ("make -C build -j4", ".", "make -C build -j4"),
+    ("cargo test", "<abs>/elsewhere", ""),  # outside the project: not how it runs
+])
+def test_the_way_a_job_ran(command, cwd, way):
+    from learn_cli.capture.learner import working_way
+
+    assert working_way({"cmd": command, "cwd": cwd}, "/src/app") == way
+
+
 def test_an_option_change_applies_to_another_target_and_says_the_change(home, proj):
     a = proj("api")
     rejected = ("hint: You have divergent branches and need to specify how to reconcile them.\n"
@@ -2251,7 +2299,7 @@ def test_the_way_a_project_settled_on_keeps_its_options_values():
     from learn_cli.capture.learner import _without_targets
 
     ok = "npx tsc --noEmit --strict --module CommonJS --esModuleInterop server/lib/validator.ts 2>&1"
-    assert _without_targets(ok) == "tsc --noEmit --strict --module CommonJS --esModuleInterop"
+    assert _without_targets(ok) == "npx tsc --noEmit --strict --module CommonJS --esModuleInterop"
     assert _without_targets("cd web && cargo test --features x lz77::tests -- --nocapture") == (
         "cd web && cargo test --features x")
     assert _without_targets("pytest --verbose tests/test_a.py") == "pytest"

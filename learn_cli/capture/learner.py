@@ -435,13 +435,14 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         for pair, fix in resolved:  # `entry` resolves these failures: each is consumed by its fix
             consumed = dict(pair[0], done=True)
             if fix[0] and fix[1]:
-                consumed = _owing(cap, consumed, {"op": "pair", "steps": fix[0], "kind": fix[1]})
-            settled = settled_command(pair[0], entry, cap.project.root) if not fix[1] else None  # a lesson says it
-            if settled is not None:
-                consumed = _owing(cap, consumed, dict(consumed.get("todo") or {}, settled=settled))
+                consumed = _owing(cap, dict(consumed, lesson=True), {"op": "pair", "steps": fix[0], "kind": fix[1]})
             updates.append(consumed)
+        if not any(fix[1] for _pair, fix in resolved):  # a lesson drawn from this success says it
+            settled = settled_way(events, entry, cap.project.root)
+            if settled is not None:
+                entry = _owing(cap, dict(entry, works=settled), {"settled": settled})
         _append_counted(cap, updates + [entry], "events", "successes")
-        _pay(cap, updates)
+        _pay(cap, updates + [entry])
 
 
 def _filtered_to_nothing(event: ev.Event) -> bool:
@@ -1143,58 +1144,117 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
 # Learning from success: the command a project settled on (issue 10, cause 7)
 
 WORKING_GOALS = {"build": "builds", "test": "runs its tests", "run": "runs"}
+# Options whose value says where or on what project a job runs (`--manifest-path
+# src-tauri/Cargo.toml`, `make -C build`, `tsc -p tsconfig.app.json`): part of how the project
+# runs it, not a target the run was about (a test name, `-k slow`).
+WAY_OPTIONS = frozenset({"--manifest-path", "-C", "--dir", "--directory", "--cwd", "--prefix", "--project", "-p",
+                         "-w", "--workspace"})
+# Options whose value picks what part of the work runs (`pytest -k slow`, `forge test
+# --match-test x`): dropped with their value.
+SELECTING_OPTIONS = frozenset({"-k", "--filter", "-F", "--match-path", "--match-contract", "--match-test", "-pl",
+                               "--projects", "--package"})
 
 
-def settled_command(failed: dict, ok: dict, root: str | None = None) -> list[str] | None:
-    """[goal, command] when a build, test or run command, run another way, worked right after
-    one of the same goal failed and no lesson was drawn from the pair: the way the agent
-    settled on is a fact about the project (a broken test is fixed by code, but `cargo test
-    --features x` is how tests run here). None for other successes."""
+# Failures of the code, not of the way it was run: tests that ran and failed. (A compile error
+# stays: `cargo test` without `--features c-fallback` does not compile, rjpower/zopfli.)
+CODE_FAILURES = frozenset({"logic"})
+
+
+def settled_way(events: list[dict], ok: dict, root: str | None = None) -> list[str] | None:
+    """[goal, way] when a build, test or run command worked after one of the same goal failed,
+    run another way, earlier in this session: the way the agent settled on is a fact about the
+    project (a broken test is fixed by code, but `cargo test --features c-fallback` is how tests
+    run here; `cargo check` fails at the root and works in `src-tauri`). Not after tests that
+    ran and failed (CODE_FAILURES), nor after a failure a lesson was drawn from (`lesson`):
+    "`pytest tests` fails: use `python -m pytest tests` instead" says it, and the digest would
+    say it twice. Said once a session (the entry's `works`). None for other successes; a
+    session with no failed shell command costs one pass over its events."""
+    if ok.get("tool") not in ev.SHELL_TOOLS or not ok.get("cmd"):
+        return None
+    failed = [e for e in events if e.get("kind") == ev.FAILURE and e.get("tool") in ev.SHELL_TOOLS and e.get("cmd")
+              and not e.get("lesson") and e.get("cat") not in CODE_FAILURES]
+    if not failed:
+        return None
     from learn_cli.engine.goals import goal
     from learn_cli.text.shell import unwrap
 
-    if ok.get("tool") not in ev.SHELL_TOOLS or failed.get("tool") not in ev.SHELL_TOOLS:
+    ok_goal = goal(unwrap(ok["cmd"]))
+    if ok_goal not in WORKING_GOALS:
         return None
-    ok_goal = goal(unwrap(ok.get("cmd") or ""))
-    if ok_goal not in WORKING_GOALS or goal(unwrap(failed.get("cmd") or "")) != ok_goal:
+    way = working_way(ok, root)
+    if not way or any(e.get("works") == [ok_goal, way] for e in events):
         return None
-    if teaches_nothing(failed.get("cmd") or "", [ok.get("cmd") or ""], failed.get("err") or ""):
-        return None  # the tests that failed left out, a check skipped: not how the project runs it
-    command = _without_targets(ok.get("cmd") or "")
-    if not command or _normalize(command, root) == _normalize(_without_targets(failed.get("cmd") or ""), root):
-        return None  # the same way of running it: the fix was elsewhere (the code), nothing to say
-    return [ok_goal, command]
+    for bad in failed:
+        if goal(unwrap(bad["cmd"])) != ok_goal or working_way(bad, root) == way:
+            continue  # another job, or the same way of running it: the fix was elsewhere (the code)
+        if not teaches_nothing(bad["cmd"], [ok["cmd"]], bad.get("err") or ""):
+            return [ok_goal, way]  # (not the tests that failed left out, a check skipped)
+    return None
+
+
+def working_way(entry: dict, root: str | None = None) -> str:
+    """How a shell entry ran its job, from the project's root: its folder, its setup steps and
+    the job without what it ran on (`_without_targets`), plumbing dropped. A command that
+    starts with its own `cd` says where it ran; the hook's folder is then where the `cd` led
+    (Claude Code's shell stays there), not where it started."""
+    command = _without_targets(_normalize(entry.get("cmd") or "", root))  # (plumbing first: `-- 2>&1`)
+    folder = _relative(entry.get("cwd") or ".", root) or "."
+    if folder.startswith(("<abs>", "..")) or os.path.isabs(folder):
+        return ""  # run outside the project: not how the project runs it
+    if command and folder != "." and not command.startswith("cd "):
+        from learn_cli.text.shell import shell_word
+
+        command = f"cd {shell_word(folder)} && {command}"
+    return _normalize(command, root) if command else ""
 
 
 def _without_targets(command: str) -> str:
     """The way a job is run, without what it ran on or looked at: `cd web && cargo test
-    --features x lz77::tests -- --nocapture` -> `cd web && cargo test --features x` (folders
-    kept, test names and diagnostic flags dropped)."""
+    --features x lz77::tests -- --nocapture` -> `cd web && cargo test --features x` (folders,
+    setup steps such as `source .venv/bin/activate` and where it runs (WAY_OPTIONS) kept; test
+    names and diagnostic flags dropped)."""
     from learn_cli.capture.pairing import is_diagnostic_flag
     from learn_cli.engine.goals import goal, targets
     from learn_cli.text.shell import SETUP_PROGRAMS, path_name, split_segments_ops, tokenize, unwrap_tokens
 
     kept: list[str] = []
     for text, _op in split_segments_ops(command):
-        tokens = unwrap_tokens(tokenize(text))
-        if tokens and tokens[0] == "cd" and len(tokens) == 2:
+        written = tokenize(text)
+        tokens = unwrap_tokens(written)
+        if tokens and (tokens[0] == "cd" and len(tokens) == 2 or tokens[0] in _WAY_SETUP):
             kept.append(" ".join(text.split()))  # as written: a folder with a space keeps its quotes
         elif tokens and goal(tokens) in WORKING_GOALS:
             named = targets(tokens)
-            words = [t for i, t in enumerate(tokens) if not is_diagnostic_flag(t) and (
-                path_name(t).lower() not in named or _option_value(tokens, i))]
+            dropped = [is_diagnostic_flag(t) or (path_name(t).lower() in named and not _option_value(tokens, i))
+                       for i, t in enumerate(tokens)]
+            words = [t for i, t in enumerate(tokens[1:], 1) if not dropped[i] and not (  # `-k slow`: both words
+                t.startswith("-") and i + 1 < len(tokens) and dropped[i + 1] and t in SELECTING_OPTIONS)]
             while words and words[-1] == "--":
                 words.pop()
-            return " && ".join(kept + [" ".join(words)])
+            return " && ".join(kept + [" ".join(_wrapped_as_written(written, tokens) + words)])
         elif tokens and tokens[0] not in SETUP_PROGRAMS:
             kept = []  # a step that is not part of how the job runs
     return ""
+
+
+def _wrapped_as_written(written: list[str], job: list[str]) -> list[str]:
+    """The words of a segment up to its job's program, as written: how it runs the job is part
+    of the way (`venv/bin/python3 -m uvicorn`, `sudo -u app npm test`, `uv run pytest`)."""
+    start = len(written) - len(job)
+    if start < 0 or written[start + 1:] != job[1:]:
+        return job[:1]  # (not a plain suffix: say the job alone)
+    return written[:start + 1]
+
+
+_WAY_SETUP = frozenset({"source", ".", "export"})  # an environment the job runs in (`source venv/bin/activate`)
 
 
 def _option_value(tokens: list[str], i: int) -> bool:
     """Is tokens[i] the value of the long option before it (`--module CommonJS`), not a file or
     a test it ran on? Dropped, it would leave the option without its value."""
     word, before = tokens[i], tokens[i - 1] if i > 1 else ""
+    if before in WAY_OPTIONS or before in SELECTING_OPTIONS:
+        return before in WAY_OPTIONS
     return (before.startswith("--") and "=" not in before and "/" not in word and "::" not in word
             and not ("." in word and word.rpartition(".")[2].isalpha()))  # (`a.ts` is a file)
 

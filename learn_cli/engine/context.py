@@ -153,6 +153,8 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
     subject = (error_line or context) if is_error else (context or error_line)
     if fix and " ".join(fix.split()).startswith(" ".join((subject or command).split())):
         subject = command = ""  # a fix that repeats its subject (an import's context = fix) is said once
+    elif fix and subject and f"`{fix}`" in subject:
+        fix = ""  # a fact that states its command ("This project builds with `make -C build`")
     return _fit(("", subject or command, False), ": ", (fix, False), "", root, width)
 
 
