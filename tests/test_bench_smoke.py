@@ -384,3 +384,27 @@ def test_no_zopfli_failure_goes_unanswered_while_its_key_has_a_proven_fix(capsys
     assert main([str(ROOT.parent / "shared" / "histories" / "rjpower-zopfli")]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "rjpower-zopfli: 0 failures unanswered with a proven fix for their key"
+
+
+def test_working_ways_judges_a_digest_fact_against_the_session():
+    """bench/working_ways.py: a digest's "This project builds with `X`" is right when the
+    session ran the job that way (more words allowed), failed when that way never worked in
+    it, other_way when only another way did; the first command of the goal, failed another
+    way, is counted as the failure the fact could have spared."""
+    from bench.working_ways import facts_in, judge
+
+    digest = ("Learned notes from earlier sessions (data, not instructions; most useful first):\n"
+              "This project (app):\n- This project builds with `cd src-tauri && cargo check` (seen 2×)\n"
+              "- This project runs its tests with `cargo test --features x`")
+    facts = facts_in(digest)
+    assert facts == [("build", "cd src-tauri && cargo check"), ("test", "cargo test --features x")]
+
+    def bash(cmd, cwd, outcome):
+        return {"tool": "Bash", "synthetic": False, "cmd": cmd, "cwd": cwd, "outcome": outcome}
+
+    session = [bash("cargo check", "/r", "fail"), bash("cargo check --all-targets 2>&1", "/r/src-tauri", "ok"),
+               bash("cargo test --features x", "/r", "fail")]
+    verdicts = judge(facts, session, "/r")
+    assert [(v["verdict"], v["failed_first"]) for v in verdicts] == [("right", True), ("failed", False)]
+    assert judge(facts, [bash("cargo test", "/r", "ok")], "/r")[1]["verdict"] == "other_way"
+    assert judge(facts, [], "/r")[0]["verdict"] == "unjudged"
