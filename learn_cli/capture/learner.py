@@ -170,6 +170,8 @@ def _owing(cap: Capture, entry: dict, todo: dict) -> dict:
     keys of the learnings that work writes (the session's end checks those: _todo_keys)."""
     cap.buffer.add_todo(cap.project.id, _todo_keys(entry, todo))
     project = [cap.project.id, cap.project.name, cap.project.root]
+    if todo.get("op") == "pair":
+        entry = dict(entry, lesson=True)  # a failure a lesson is drawn from (settled_way leaves it to the lesson)
     return dict(entry, todo=dict(todo, proj=project))
 
 
@@ -435,7 +437,7 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         for pair, fix in resolved:  # `entry` resolves these failures: each is consumed by its fix
             consumed = dict(pair[0], done=True)
             if fix[0] and fix[1]:
-                consumed = _owing(cap, dict(consumed, lesson=True), {"op": "pair", "steps": fix[0], "kind": fix[1]})
+                consumed = _owing(cap, consumed, {"op": "pair", "steps": fix[0], "kind": fix[1]})
             updates.append(consumed)
         if not any(fix[1] for _pair, fix in resolved):  # a lesson drawn from this success says it
             settled = settled_way(events, entry, cap.project.root)
@@ -1155,6 +1157,7 @@ SELECTING_OPTIONS = frozenset({"-k", "--filter", "-F", "--match-path", "--match-
                                "--projects", "--package"})
 
 
+MAX_SETTLED_FAILURES = 100  # the session's latest failures a success is compared with (settled_way)
 # Failures of the code, not of the way it was run: tests that ran and failed. (A compile error
 # stays: `cargo test` without `--features c-fallback` does not compile, rjpower/zopfli.)
 CODE_FAILURES = frozenset({"logic"})
@@ -1184,7 +1187,7 @@ def settled_way(events: list[dict], ok: dict, root: str | None = None) -> list[s
     way = working_way(ok, root)
     if not way or any(e.get("works") == [ok_goal, way] for e in events):
         return None
-    for bad in failed:
+    for bad in reversed(failed[-MAX_SETTLED_FAILURES:]):  # (each is parsed: a bound on a long session's cost)
         if goal(unwrap(bad["cmd"])) != ok_goal or working_way(bad, root) == way:
             continue  # another job, or the same way of running it: the fix was elsewhere (the code)
         if not teaches_nothing(bad["cmd"], [ok["cmd"]], bad.get("err") or ""):
