@@ -600,95 +600,114 @@ def fix_for(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[
     None when `ok` is not a retry of it at all. kind: retry | between | edit | path | cwd.
     When `ok` retries only the step of a chain that the error names (text.keys.failing_step),
     that step is set as `failed["step"]`: the learning says it failed, not the whole chain."""
-    from learn_cli.capture import pairing
-    from learn_cli.text.keys import failing_step
-
     if ok.get("tool") in ev.SHELL_TOOLS:
-        failed_cmd, ok_cmd = failed.get("cmd") or "", ok.get("cmd") or ""
-        retried = retried_step(failed_cmd, ok_cmd, failed.get("err"), failed.get("cat"))
-        if retried is None:
-            return None
-        step = None  # the step the error names, worked out only when it is needed (~0.5 ms)
-        if retried != failed_cmd:
-            failed_cmd = failed["step"] = step = retried
-        changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
-        steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")
-                 and not _bookkeeping(b["cmd"], failed_cmd, failed.get("err") or "")]
-        if teaches_nothing(failed_cmd, [*steps, ok_cmd], failed.get("err") or ""):
-            return [], ""  # it worked, by a force push, a skipped hook, `kill -9 48213`: no lesson
-        folder = _moved_to(cap, failed, ok_cmd)
-        if folder is None and all(_only_moves(b.get("cmd") or "") for b in changed):
-            folder = _ran_elsewhere(failed, ok, failed_cmd, ok_cmd, cap.project.root)
-        if folder is not None:
-            return [f"cd {folder}"], "cwd"
-        root = cap.project.root  # `cd ROOT && X` after `X` failed at the root is X again
-        # X again without the looking aid the failed run had (`RUST_BACKTRACE=1`, `-v`) is X
-        # again too: dropping the aid fixed nothing, whatever happened in between did
-        same = (_normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.only_looked(failed_cmd, ok_cmd)
-                or _runs_on_after(failed_cmd, ok_cmd))
-        if same:
-            if "timeout" in failed_cmd and _failed_timeout(failed_cmd, ok_cmd, failed.get("err")):
-                return [ok_cmd], "retry"  # `timeout` not installed: doing without it was the fix
-            if _refused_aid(failed_cmd, ok_cmd, failed.get("err") or ""):
-                return [ok_cmd], "retry"  # the program refused the `-v`: it never ran, dropping it was the fix
-        else:
-            from learn_cli.capture.lesson import edit_did_it, is_lesson, run_first, with_setup
-
-            if any(b.get("tool") in EDIT_TOOLS for b in changed) and edit_did_it(failed_cmd, ok_cmd, failed.get("err")):
-                return [], ""  # the code was fixed, then run with other options
-            if failed.get("cat") not in ENVIRONMENT_CATEGORIES:
-                # the agent changed the command itself: that change is the lesson, and what it
-                # ran in between (`git merge main` before `git fetch origin B && git checkout
-                # B`) is other work, unless what failed was the environment (an install, a
-                # config step may be needed besides the change). After several changes the
-                # retry may have worked because of them (a conflicted pull resolved by hand,
-                # committed, then pulled without `--no-rebase`): no lesson then.
-                if len(steps) > 1:
-                    return [], ""
-                steps = []
-
-            setup = pairing.added_environment(failed_cmd, ok_cmd)
-            if setup:  # another snippet ran in the set-up environment: the setup is the lesson
-                return steps + [with_setup(failed_cmd, setup)], "retry"
-            first = run_first(_normalize(failed_cmd, root), _normalize(ok_cmd, root))
-            if not first and step is None:
-                step = failing_step(failed_cmd, failed.get("err"))
-                if step == failed_cmd:
-                    step = _last_step_retried(failed_cmd, ok_cmd, root) or step
-                first = run_first(_normalize(step, root), _normalize(ok_cmd, root)) if step != failed_cmd else []
-                if first:
-                    failed["step"] = step
-            if first:  # `git stash && git checkout main` after `git checkout main`
-                return steps + first, "between"
-            if not is_lesson(failed_cmd, ok_cmd, failed.get("err") or ""):
-                if ok.get("mut") and _installs_what_the_error_names(ok_cmd, failed.get("err") or ""):
-                    return None  # `pip install wheel` after `pip install -e .` failed "building wheel": a
-                    # step, for the same command again (the pair it makes then), not the work done
-                if steps:  # the environment was missing something, and a step gave it: `pip install
-                    return steps, "between"  # flask`, then `python app.py --debug` (the words changed, not the lesson)
-                return [], ""  # the agent moved on to the next piece of work: resolved, no lesson
-            return steps + [ok_cmd], "retry"
-        edits = [b["path"] for b in changed if b.get("tool") in EDIT_TOOLS and b.get("path")]
-        if steps and (not edits or failed.get("cat") in ENVIRONMENT_CATEGORIES):
-            return steps, "between"  # (after an edit, a test or a build that failed was fixed by
-            # the edit: `cargo fmt` run on the way is not the lesson; an install still is)
-        if edits and failed.get("cat") in EDIT_FIX_CATEGORIES:
-            return [f"edit {_relative(p, root)}" for p in dict.fromkeys(edits)], "edit"
-        from learn_cli.text.projectfiles import is_project_config
-
-        if edits and all(is_project_config(p) for p in edits):
-            # whatever the error looked like (a SyntaxError for an ESM import), only the
-            # project's settings changed and the same command worked (with code edited too,
-            # which of them fixed it is anyone's guess)
-            return [f"edit {_relative(p, root)}" for p in dict.fromkeys(edits)], "edit"
-        return [], ""  # the same command worked again by itself (flaky, or a code fix)
+        return _shell_fix(cap, failed, between, ok)
     if ok.get("tool") in ev.PATH_TOOLS:
+        from learn_cli.capture import pairing
+
         failed_path, ok_path = failed.get("path") or "", ok.get("path") or ""
         if pairing.same_path(failed_path, ok_path):
             return [], ""
         if pairing.paths_related(failed_path, ok_path):
             return [ok_path], "path"
     return None
+
+
+def _shell_fix(cap: Capture, failed: dict, between: list[dict], ok: dict) -> tuple[list[str], str] | None:
+    """fix_for of a shell command that worked after a failed one."""
+    from learn_cli.capture import pairing
+
+    failed_cmd, ok_cmd = failed.get("cmd") or "", ok.get("cmd") or ""
+    retried = retried_step(failed_cmd, ok_cmd, failed.get("err"), failed.get("cat"))
+    if retried is None:
+        return None
+    step = None  # the step the error names, worked out only when it is needed (~0.5 ms)
+    if retried != failed_cmd:
+        failed_cmd = failed["step"] = step = retried
+    changed = [b for b in between if b.get("kind") == ev.SUCCESS and b.get("mut")]
+    steps = [b["cmd"] for b in changed if b.get("tool") in ev.SHELL_TOOLS and b.get("cmd")
+             and not _bookkeeping(b["cmd"], failed_cmd, failed.get("err") or "")]
+    if teaches_nothing(failed_cmd, [*steps, ok_cmd], failed.get("err") or ""):
+        return [], ""  # it worked, by a force push, a skipped hook, `kill -9 48213`: no lesson
+    folder = _moved_to(cap, failed, ok_cmd)
+    if folder is None and all(_only_moves(b.get("cmd") or "") for b in changed):
+        folder = _ran_elsewhere(failed, ok, failed_cmd, ok_cmd, cap.project.root)
+    if folder is not None:
+        return [f"cd {folder}"], "cwd"
+    root = cap.project.root  # `cd ROOT && X` after `X` failed at the root is X again
+    # X again without the looking aid the failed run had (`RUST_BACKTRACE=1`, `-v`) is X
+    # again too: dropping the aid fixed nothing, whatever happened in between did
+    same = (_normalize(failed_cmd, root) == _normalize(ok_cmd, root) or pairing.only_looked(failed_cmd, ok_cmd)
+            or _runs_on_after(failed_cmd, ok_cmd))
+    if not same:
+        return _changed_command_fix(failed, ok, (failed_cmd, ok_cmd), steps, changed, step, root)
+    if "timeout" in failed_cmd and _failed_timeout(failed_cmd, ok_cmd, failed.get("err")):
+        return [ok_cmd], "retry"  # `timeout` not installed: doing without it was the fix
+    if _refused_aid(failed_cmd, ok_cmd, failed.get("err") or ""):
+        return [ok_cmd], "retry"  # the program refused the `-v`: it never ran, dropping it was the fix
+    return _fix_in_between(failed, changed, steps, root)
+
+
+def _changed_command_fix(failed: dict, ok: dict, commands: tuple[str, str], steps: list[str], changed: list[dict],
+                         step: str | None, root: str | None) -> tuple[list[str], str] | None:
+    """fix_for when the agent changed the command itself (`commands`: the failed one, or the
+    step of it that was retried, and the one that worked)."""
+    from learn_cli.capture import pairing
+    from learn_cli.capture.lesson import edit_did_it, is_lesson, run_first, with_setup
+    from learn_cli.text.keys import failing_step
+
+    failed_cmd, ok_cmd = commands
+    if any(b.get("tool") in EDIT_TOOLS for b in changed) and edit_did_it(failed_cmd, ok_cmd, failed.get("err")):
+        return [], ""  # the code was fixed, then run with other options
+    if failed.get("cat") not in ENVIRONMENT_CATEGORIES:
+        # the agent changed the command itself: that change is the lesson, and what it
+        # ran in between (`git merge main` before `git fetch origin B && git checkout
+        # B`) is other work, unless what failed was the environment (an install, a
+        # config step may be needed besides the change). After several changes the
+        # retry may have worked because of them (a conflicted pull resolved by hand,
+        # committed, then pulled without `--no-rebase`): no lesson then.
+        if len(steps) > 1:
+            return [], ""
+        steps = []
+    setup = pairing.added_environment(failed_cmd, ok_cmd)
+    if setup:  # another snippet ran in the set-up environment: the setup is the lesson
+        return steps + [with_setup(failed_cmd, setup)], "retry"
+    first = run_first(_normalize(failed_cmd, root), _normalize(ok_cmd, root))
+    if not first and step is None:
+        step = failing_step(failed_cmd, failed.get("err"))
+        if step == failed_cmd:
+            step = _last_step_retried(failed_cmd, ok_cmd, root) or step
+        first = run_first(_normalize(step, root), _normalize(ok_cmd, root)) if step != failed_cmd else []
+        if first:
+            failed["step"] = step
+    if first:  # `git stash && git checkout main` after `git checkout main`
+        return steps + first, "between"
+    if not is_lesson(failed_cmd, ok_cmd, failed.get("err") or ""):
+        if ok.get("mut") and _installs_what_the_error_names(ok_cmd, failed.get("err") or ""):
+            return None  # `pip install wheel` after `pip install -e .` failed "building wheel": a
+            # step, for the same command again (the pair it makes then), not the work done
+        if steps:  # the environment was missing something, and a step gave it: `pip install
+            return steps, "between"  # flask`, then `python app.py --debug` (the words changed, not the lesson)
+        return [], ""  # the agent moved on to the next piece of work: resolved, no lesson
+    return steps + [ok_cmd], "retry"
+
+
+def _fix_in_between(failed: dict, changed: list[dict], steps: list[str], root: str | None) -> tuple[list[str], str]:
+    """fix_for when the same command worked again: what was done in between, if anything."""
+    edits = [b["path"] for b in changed if b.get("tool") in EDIT_TOOLS and b.get("path")]
+    if steps and (not edits or failed.get("cat") in ENVIRONMENT_CATEGORIES):
+        return steps, "between"  # (after an edit, a test or a build that failed was fixed by
+        # the edit: `cargo fmt` run on the way is not the lesson; an install still is)
+    if edits and failed.get("cat") in EDIT_FIX_CATEGORIES:
+        return [f"edit {_relative(p, root)}" for p in dict.fromkeys(edits)], "edit"
+    from learn_cli.text.projectfiles import is_project_config
+
+    if edits and all(is_project_config(p) for p in edits):
+        # whatever the error looked like (a SyntaxError for an ESM import), only the
+        # project's settings changed and the same command worked (with code edited too,
+        # which of them fixed it is anyone's guess)
+        return [f"edit {_relative(p, root)}" for p in dict.fromkeys(edits)], "edit"
+    return [], ""  # the same command worked again by itself (flaky, or a code fix)
 
 
 def _last_step_retried(failed_cmd: str, ok_cmd: str, root: str | None) -> str:
