@@ -197,6 +197,36 @@ HISTORIES: dict[str, dict] = {
                      "skipped); a React, Vite and Supabase app.",
         "transcription": "As sflicker-claudec99's.",
     },
+    "niiniyare-erp": {
+        "repo": "niiniyare/erp",
+        "remote": "https://github.com/niiniyare/erp.git",
+        "roots": ["/data/data/com.termux/files/home/project/erp", "~/project/erp"],
+        "home": "/data/data/com.termux/files/home",
+        "paths": ["."],
+        "include": r"^2025-[0-9-]+-.*\.txt$",
+        "order": "the date in each file name (YYYY-MM-DD-<slug>.txt); a file whose whole text begins a later one "
+                 "(the same session exported again after it went on) is replayed once, as the later file",
+        "selection": "The eight /export transcripts at the repository's root that session 51's scout listed "
+                     "(2025-07-16 .. 2025-09-14), copied and replayed blind. Claude Code 1.0.x in Termux on "
+                     "Android; a Go ERP back end (go test, sqlc, Goa, Redis).",
+        "transcription": "As sflicker-claudec99's.",
+    },
+    "provide-io-flavorpack": {
+        "repo": "provide-io/flavorpack",
+        "remote": "https://github.com/provide-io/flavorpack.git",
+        "roots": ["/Users/tim/code/gh/provide-io/flavorpack", "~/code/gh/provide-io/flavorpack", "/REDACTED_ABS_PATH"],
+        "home": "/Users/tim",
+        "paths": [".", "scraps", "helpers", "ingredients", "src"],
+        "include": r"(^|/)(2025-[0-9-]+-.*|2025[0-9]{4}-[0-9]{4}-.*)\.txt$",
+        "order": "the date and time in each file name (YYYYMMDD-HHMM-<title>.txt, one YYYY-MM-DD-<slug>.txt), "
+                 "whatever its folder; a file whose whole text begins another one is replayed once, as that one",
+        "selection": "The 17 /export transcripts in the repository's root, scraps/, helpers/, ingredients/ and "
+                     "src/ that session 51's scout listed (2025-08-10 .. 2025-11-01), copied and replayed blind. "
+                     "Claude Code 1.0.x on macOS; a packaging tool in Python, Rust and Go (make, cargo, go, "
+                     "pytest). The project committed them with most absolute paths replaced by "
+                     "`/REDACTED_ABS_PATH`, read here as the project root.",
+        "transcription": "As sflicker-claudec99's.",
+    },
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -924,6 +954,21 @@ def list_exports(raw_dir: str, include: str, first=()) -> list[dict]:
     return files
 
 
+def without_earlier_copies(exports: list[dict]) -> tuple[list[dict], dict[str, str]]:
+    """The exports without those whose whole text begins another one: a session exported, then
+    continued and exported again under another name, is in the second file whole (niiniyare/erp,
+    provide-io/flavorpack). Replayed twice, its failures would all come back as recurring.
+    Returns (the exports kept, {name dropped: name of the file that holds it})."""
+    superseded = {}
+    for export in exports:
+        text = export["text"].rstrip()
+        holder = next((other["name"] for other in exports if other is not export and len(other["text"]) > len(text)
+                       and other["text"].startswith(text)), None)
+        if text and holder is not None:
+            superseded[export["name"]] = holder
+    return [e for e in exports if e["name"] not in superseded], superseded
+
+
 class HistoryBuilder:
     """The events of a history as its sessions are added, and what meta.json counts of them."""
 
@@ -1068,9 +1113,12 @@ def build(raw_dir: str, out_dir: str, name: str, conf: dict) -> dict:
     """RAW_DIR (manifest.json, files/) -> OUT_DIR/events.jsonl and meta.json of history `name`; returns the meta."""
     builder = HistoryBuilder(ProjectRoot(conf["roots"], conf["home"]), conf.get("width", 0),
                              conf.get("cwd_resets", False))
-    for export in list_exports(raw_dir, conf["include"], conf.get("first", ())):
+    exports, superseded = without_earlier_copies(list_exports(raw_dir, conf["include"], conf.get("first", ())))
+    for export in exports:
         builder.add_session(export)
     meta = builder.meta(name, conf)
+    if superseded:
+        meta["superseded"] = superseded
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "events.jsonl"), "w", encoding="utf-8") as fh:
         for event in builder.events:

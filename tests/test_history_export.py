@@ -177,6 +177,18 @@ def test_files_named_first_come_before_the_natural_order(tmp_path):
     assert pinned == [names[1], names[0], names[2]]
 
 
+def test_a_session_exported_again_after_it_went_on_is_replayed_once():
+    """niiniyare/erp: the 07-18 export begins with the whole 07-16 one (the session went on and
+    was exported again). Replayed both, every failure of 07-16 would come back as recurring. A
+    file that is all in another one adds nothing, however short."""
+    first = {"name": "2025-07-16-a.txt", "text": "welcome\n⏺ Bash(go test ./...)\n  ⎿  Error: x\n"}
+    later = {"name": "2025-07-18-b.txt", "text": first["text"] + "⏺ Bash(go build)\n"}
+    other = {"name": "2025-07-21-c.txt", "text": "welcome\n⏺ Bash(make)\n"}
+    kept, superseded = history_export.without_earlier_copies([first, later, other])
+    assert [e["name"] for e in kept] == ["2025-07-18-b.txt", "2025-07-21-c.txt"]
+    assert superseded == {"2025-07-16-a.txt": "2025-07-18-b.txt"}
+
+
 @pytest.mark.parametrize(("lines", "command"), [
     # the label's column as far right as it goes: the arguments wrap two columns before it
     (["⏺ Bash(cd /Users/a1/Codes/VidSum/.worktrees/input-task-creation/sr  timeout: 5m ",
