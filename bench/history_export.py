@@ -580,8 +580,8 @@ def apply_cd(cwd_abs: str, cmd: str, root: ProjectRoot, ok: bool, error: str) ->
             target = root.home + target[1:]
         target = root.in_posix(target)
         new = os.path.normpath(target if target.startswith("/") else os.path.join(cwd_abs, target))
-        if not ok and re.search(r"cd: .*(No such file|Not a directory)", error or ""):
-            break
+        if not ok and re.search(r"cd(?::\d+)?: .*(no such file|not a directory)", error or "", re.IGNORECASE):
+            break  # (bash `cd: x: No such file or directory`, zsh `(eval):cd:1: no such file or directory: x`)
         cwd_abs = new
     return cwd_abs
 

@@ -385,3 +385,20 @@ def test_a_traceback_cut_off_before_its_error_has_a_meaningful_line():
            '  File "C:\\\\app\\\\utils\\\\__init__.py", line 23, in <module>')
     assert meaningful_line(cut) == 'File "C:\\\\app\\\\utils\\\\__init__.py", line 23, in <module>'
     assert meaningful_lines(cut) == ""  # (no line states an error)
+
+
+def test_a_tools_info_log_is_not_its_error():
+    """provide-io/flavorpack: a builder's `[INFO]` greeting was the failure's line (the export cut
+    the error after it), and two unrelated failures of the tool shared a key. A summary that says
+    what failed stays, whatever its level (Bazel's `INFO: Build completed, 1 test FAILED`)."""
+    from learn_cli.text.failure import meaningful_lines
+    from learn_cli.text.keys import names_what_is_wrong
+
+    greeting = ("Finished `release` profile [optimized] target(s) in 0.08s\n"
+                "🐹 2025-08-29T20:51:34Z [INFO]  flavor-go-builder: Hello from Flavor's PSPF Builder\n"
+                "🐹 2025-08-29T20:51:34Z [INFO]  flavor-go-builder: PSPF Go Builder starting...")
+    assert "[INFO]" not in meaningful_lines(greeting) and not names_what_is_wrong(greeting)
+    assert meaningful_lines("time=1 level=debug msg=loading\nError: no such table: users") == \
+        "Error: no such table: users"
+    bazel = "INFO: Analyzed target //x:y (1 packages loaded)\nINFO: Build completed, 1 test FAILED, 2 total actions"
+    assert meaningful_lines(bazel) == "INFO: Build completed, 1 test FAILED, 2 total actions"

@@ -283,3 +283,14 @@ def test_a_windows_cd_is_followed_and_a_history_may_start_each_call_at_its_root(
     first, second = [e for e in events if e["kind"] == "tool"]
     assert (first["cwd"], first["cwd_post"], first["command"]) == (".", "sub", 'cd "<ROOT>\\sub" && python x.py')
     assert second["cwd"] == second_cwd
+
+
+@pytest.mark.parametrize("error", ["(eval):cd:1: no such file or directory: tests/taster",
+                                   "bash: line 1: cd: tests/taster: No such file or directory"])
+def test_a_cd_that_failed_does_not_move_the_shell(error):
+    """provide-io/flavorpack (zsh on macOS): `cd tests/taster && …` failed at its `cd`, the
+    shell being there already; read as moved, the folder became tests/taster/tests/taster."""
+    root = history_export.ProjectRoot(["/src/app"], "/home/me")
+    cwd = "/src/app/tests/taster"
+    assert history_export.apply_cd(cwd, "cd tests/taster && ./dist/taster.psp env", root, False, error) == cwd
+    assert history_export.apply_cd("/src/app", "cd tests/taster && make", root, False, "make: *** [all] Error 2") == cwd

@@ -745,6 +745,28 @@ def test_a_cd_into_the_folder_the_shell_is_already_in_is_dropped_from_any_comman
     assert Agent(home, a).fail("cd web && npm run build", "npm error Missing script: \"build\"", 1) is None
 
 
+def test_a_failed_cd_dropped_is_its_lesson_when_the_job_then_meets_another_error(home, proj):
+    """provide-io/flavorpack: `cd tests/taster && ./dist/taster.psp env` failed at its `cd` (the
+    shell was there), the line without the `cd` met "permission denied", and `chmod +x` then
+    made it work. The chmod is the second error's lesson; the first one's is "drop the cd".
+    Before, both errors learned the chmod, and every `cd` into a missing folder was answered
+    with it."""
+    root = proj("pack")
+    (root / ".git").mkdir()
+    sub = root / "tests" / "taster"
+    sub.mkdir(parents=True)
+    job = "FLAVOR_SKIP_KEY_VERIFICATION=1 ./dist/taster.psp env"
+    s = Agent(home, sub)
+    s.fail(f"cd tests/taster && {job}", "(eval):cd:1: no such file or directory: tests/taster", 1)
+    s.fail(job, "(eval):1: permission denied: ./dist/taster.psp", 126)
+    s.ok(f"chmod +x dist/taster.psp && {job}")
+    lessons = {r["error"].split(":")[1]: (r["fix_kind"], r["fix_command"]) for r in learnings(home, root)}
+    assert lessons == {"cd": ("retry", job), "1": ("between", "chmod +x dist/taster.psp")}
+    # another folder missing: not this lesson, and no chmod (it was offered here before)
+    assert Agent(home, sub).fail("cd helpers/taster && ./taster.pspf --help",
+                                 "(eval):cd:1: no such file or directory: helpers/taster", 1) is None
+
+
 def test_another_program_for_the_same_arguments_travels_to_other_commands(home, proj):
     """`python a.py` → `python3 a.py`, then `python b.py` → `python3 b.py`: one fix (the
     program), whatever the script; offered for the next script in the project's words."""

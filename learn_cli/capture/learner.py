@@ -467,16 +467,22 @@ def _got_past(cap: Capture, window: list[dict], entry: dict) -> list[tuple]:
     (the compiler taught `extern`) and no success came in the window. Not when files were edited
     in between (the edit may be what changed the error), nor when the first error said nothing
     specific, nor when the retry itself could not run (an option refused, a program missing, a
-    usage line): that is a wrong retry, not progress."""
+    usage line): that is a wrong retry, not progress. A `cd` that failed (the shell was there
+    already) and the same line without it is progress whatever the job then met: `cd
+    tests/taster && ./dist/taster.psp env`, then `./dist/taster.psp env` "permission denied"
+    (provide-io/flavorpack); the `chmod +x` that fixed that is the second error's lesson, not
+    the first's."""
     if entry.get("tool") not in ev.SHELL_TOOLS or not entry.get("cmd"):
         return []
     candidate = next(unresolved_failures(window, entry), None)
     if candidate is None or candidate[0].get("key") == entry.get("key"):
         return []
     failed, between = candidate
-    if any(e.get("tool") in EDIT_TOOLS for e in between) or not _moved_past(failed.get("err") or "",
-                                                                             entry.get("err") or ""):
+    if any(e.get("tool") in EDIT_TOOLS for e in between):
         return []
+    if not _ran_without_the_failed_cd(failed.get("cmd") or "", entry["cmd"], failed.get("err")) and \
+            not _moved_past(failed.get("err") or "", entry.get("err") or ""):
+        return []  # (a `cd` that failed, dropped, and the job then ran: past it, whatever the job met next)
     if not _same_program_or_file(failed.get("cmd") or "", entry["cmd"]):
         return []  # (checked before fix_for, whose modules a failure does not load otherwise: ~18 M
         # instructions for every failure that follows another)

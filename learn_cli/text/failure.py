@@ -300,6 +300,8 @@ def _tiers(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
             continue
         if boiler_re.search(line):
             rest.append(line)
+        elif _info_record_re().search(line) and not strong_re.search(line):
+            continue  # a program's log at INFO level says what it did, not what went wrong
         elif strong_re.search(line):
             strong.append(line)
         elif weak_re.search(line):
@@ -307,6 +309,12 @@ def _tiers(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
         else:
             rest.append(line)
     return strong, weak, rest
+
+
+# A log record below warning level: `2025-08-29T20:51:34Z [INFO] builder: starting`,
+# `INFO: Analyzed target`, `level=debug msg=…` (provide-io/flavorpack: two unrelated failures of
+# one tool shared their key, its greeting, when the export cut the error that followed it).
+_info_record_re = _lazy(r"(?:^|[\s\]|])\[?(?:INFO|DEBUG|TRACE)\]?(?::|\s)|\blevel=(?:info|debug|trace)\b")
 
 
 def _looks_like_frame_code(line: str) -> bool:
