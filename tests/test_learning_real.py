@@ -767,6 +767,23 @@ def test_a_failed_cd_dropped_is_its_lesson_when_the_job_then_meets_another_error
                                  "(eval):cd:1: no such file or directory: helpers/taster", 1) is None
 
 
+def test_run_it_from_a_folder_learned_at_a_failed_cd_fits_only_that_cd(home, proj):
+    """The key of "(eval):cd:1: no such file or directory: web" masks the folder (it is the
+    error's shape), so `cd api && go test` failing met the lesson of `web`, which lives in
+    `frontend/web`, and was told to run from there (provide-io/flavorpack had it, on its
+    replay's folders)."""
+    root = proj("mono")
+    (root / ".git").mkdir()
+    (root / "frontend" / "web").mkdir(parents=True)
+    for _ in range(2):
+        s = Agent(home, root)
+        s.fail("cd web && npm test", "(eval):cd:1: no such file or directory: web", 1)
+        s.ok("cd frontend/web && npm test")
+    text = context_of(Agent(home, root).fail("cd web && npm run lint", "(eval):cd:1: no such file or directory: web"))
+    assert "the change: run it from `frontend/web`" in text
+    assert Agent(home, root).fail("cd api && go test ./...", "(eval):cd:1: no such file or directory: api") is None
+
+
 def test_another_program_for_the_same_arguments_travels_to_other_commands(home, proj):
     """`python a.py` → `python3 a.py`, then `python b.py` → `python3 b.py`: one fix (the
     program), whatever the script; offered for the next script in the project's words."""

@@ -208,7 +208,8 @@ class Fix:
         rec = self.shapes[0]
         kind = fix_kind(rec)
         if kind == "cwd":
-            return bool(command) and os.path.normpath(shown_fix(_fix_of_record(rec), kind)) != os.path.normpath(cwd)
+            return bool(command) and os.path.normpath(shown_fix(_fix_of_record(rec), kind)) != os.path.normpath(
+                cwd) and self._same_failed_cd(command)
         if kind == "edit" and self._edits_project_config():
             return bool(command)  # the project's settings, for whichever command meets the error
         if kind == "between" and rec.get("tool") in ev.SHELL_TOOLS:
@@ -251,6 +252,18 @@ class Fix:
                 return True  # the same step failed, at the end of another chain
             return bool(self.rewrite) or kind == "retry" and self._option_refused()
         return True
+
+    def _same_failed_cd(self, command: str) -> bool:
+        """Learned where a `cd D` failed ("no such file or directory: D"), "run it from E" fits a
+        command whose `cd` is D: `cd api && go test` failing is another folder missing, not the
+        `web` that lives in `frontend/web` (the key masks the folder: it is the error's shape)."""
+        from learn_cli.capture.lesson import cd_failed, leading_cd
+
+        rec = self.shapes[0]
+        folder, _rest = leading_cd(rec.get("command") or "")
+        if folder is None or not cd_failed(rec.get("error") or "", folder):
+            return True
+        return leading_cd(command)[0] == folder
 
     def analogize(self, command: str) -> None:
         """No rewrite for `command`, which failed as one of its records did on other targets:
