@@ -1171,17 +1171,7 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
 # Learning from success: the command a project settled on (issue 10, cause 7)
 
 WORKING_GOALS = {"build": "builds", "test": "runs its tests", "run": "runs"}
-# Options whose value says where or on what project a job runs (`--manifest-path
-# src-tauri/Cargo.toml`, `make -C build`, `tsc -p tsconfig.app.json`): part of how the project
-# runs it, not a target the run was about (a test name, `-k slow`).
-WAY_OPTIONS = frozenset({"--manifest-path", "-C", "--dir", "--directory", "--cwd", "--prefix", "--project", "-p",
-                         "-w", "--workspace"})
-# Options whose value picks what part of the work runs (`pytest -k slow`, `forge test
-# --match-test x`): dropped with their value.
-SELECTING_OPTIONS = frozenset({"-k", "--filter", "-F", "--match-path", "--match-contract", "--match-test", "-pl",
-                               "--projects", "--package"})
-
-
+_WAY_SETUP = frozenset({"source", ".", "export"})  # an environment the job runs in (`source venv/bin/activate`)
 MAX_SETTLED_FAILURES = 100  # the session's latest failures a success is compared with (settled_way)
 # Failures of the code, not of the way it was run: tests that ran and failed. (A compile error
 # stays: `cargo test` without `--features c-fallback` does not compile, rjpower/zopfli.)
@@ -1239,10 +1229,10 @@ def working_way(entry: dict, root: str | None = None) -> str:
 def _without_targets(command: str) -> str:
     """The way a job is run, without what it ran on or looked at: `cd web && cargo test
     --features x lz77::tests -- --nocapture` -> `cd web && cargo test --features x` (folders,
-    setup steps such as `source .venv/bin/activate` and where it runs (WAY_OPTIONS) kept; test
-    names and diagnostic flags dropped)."""
+    setup steps such as `source .venv/bin/activate` and where it runs (engine.goals.PLACE_OPTIONS)
+    kept; test names, selections (SELECTING_OPTIONS) and diagnostic flags dropped)."""
     from learn_cli.capture.pairing import is_diagnostic_flag
-    from learn_cli.engine.goals import goal, targets
+    from learn_cli.engine.goals import SELECTING_OPTIONS, goal, targets
     from learn_cli.text.shell import SETUP_PROGRAMS, path_name, split_segments_ops, tokenize, unwrap_tokens
 
     kept: list[str] = []
@@ -1274,15 +1264,14 @@ def _wrapped_as_written(written: list[str], job: list[str]) -> list[str]:
     return written[:start + 1]
 
 
-_WAY_SETUP = frozenset({"source", ".", "export"})  # an environment the job runs in (`source venv/bin/activate`)
-
-
 def _option_value(tokens: list[str], i: int) -> bool:
     """Is tokens[i] the value of the long option before it (`--module CommonJS`), not a file or
     a test it ran on? Dropped, it would leave the option without its value."""
+    from learn_cli.engine.goals import PLACE_OPTIONS, SELECTING_OPTIONS
+
     word, before = tokens[i], tokens[i - 1] if i > 1 else ""
-    if before in WAY_OPTIONS or before in SELECTING_OPTIONS:
-        return before in WAY_OPTIONS
+    if before in PLACE_OPTIONS or before in SELECTING_OPTIONS:
+        return before in PLACE_OPTIONS
     return (before.startswith("--") and "=" not in before and "/" not in word and "::" not in word
             and not ("." in word and word.rpartition(".")[2].isalpha()))  # (`a.ts` is a file)
 

@@ -82,10 +82,15 @@ _ECOSYSTEM_OF = {prog: name for name, progs in _ECOSYSTEMS.items() for prog in p
 # Build drivers that serve any language: one of them fits whatever the project is written in.
 _GENERIC_BUILDERS = frozenset({"make", "gmake", "cmake", "ninja", "bazel", "scons"})
 
-# Options whose value names the project or package a job is about.
-_PROJECT_OPTIONS = frozenset({"-p", "--project", "--dir", "-C", "--directory", "--cwd", "--prefix",
-                              "--manifest-path", "--filter", "-F", "-w", "--workspace", "--package",
-                              "--match-path", "--match-contract", "--match-test", "-k", "-pl", "--projects"})
+# Options whose value names the project or package a job is about: where it runs
+# (`--manifest-path src-tauri/Cargo.toml`, `make -C build`, `tsc -p tsconfig.app.json`: part of
+# how a project runs its jobs, capture.learner.working_way) and what part of the work it picks
+# (`pytest -k slow`, `forge test --match-test x`: what one run was about).
+PLACE_OPTIONS = frozenset({"-p", "--project", "--dir", "-C", "--directory", "--cwd", "--prefix", "--manifest-path",
+                           "-w", "--workspace"})
+SELECTING_OPTIONS = frozenset({"--filter", "-F", "--package", "--match-path", "--match-contract", "--match-test", "-k",
+                               "-pl", "--projects"})
+_PROJECT_OPTIONS = PLACE_OPTIONS | SELECTING_OPTIONS
 # Options that take a value that is not a target (`-o out`, `-j 4`, `--build build`).
 _VALUE_OPTIONS = frozenset({"--features", "--profile", "--target", "-o", "-j", "--jobs", "-B", "-S", "--build",
                             "--target-dir", "--config", "-c", "--out-dir", "--outDir", "-D", "-G", "-l", "-r",
