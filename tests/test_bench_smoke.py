@@ -408,3 +408,43 @@ def test_working_ways_judges_a_digest_fact_against_the_session():
     assert [(v["verdict"], v["failed_first"]) for v in verdicts] == [("right", True), ("failed", False)]
     assert judge(facts, [bash("cargo test", "/r", "ok")], "/r")[1]["verdict"] == "other_way"
     assert judge(facts, [], "/r")[0]["verdict"] == "unjudged"
+
+
+def _history(folder: Path, sessions: list[list[tuple[str, str, str]]]) -> str:
+    """A history in the kit's format: sessions of (command, outcome, error) Bash calls."""
+    folder.mkdir(parents=True)
+    lines = []
+    for k, calls in enumerate(sessions):
+        name = f"s{k}.txt"
+        lines.append({"kind": "session", "session": name, "cwd": "."})
+        for n, (command, outcome, error) in enumerate(calls, 1):
+            lines.append({"kind": "tool", "session": name, "n": n, "tool": "Bash", "command": command,
+                          "outcome": outcome, "error": error, "output": "", "cwd": ".", "cwd_post": "."})
+    (folder / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(folder)
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "tools" / "replay.py").is_file(), reason="needs ../shared")
+def test_one_store_sees_a_fix_from_two_projects_answer_a_third(tmp_path, monkeypatch):
+    """bench/one_store.py: histories share one store, their sessions interleaved; an answer whose
+    evidence is only in other projects is counted as from elsewhere, and judged as the kit does."""
+    from bench.corpus import replay_kit
+    from bench.one_store import interleaved, judged, replay_all, tally, where_seen
+    from conftest import learn_executable
+
+    assert where_seen("learn: known fix (seen 2× in 2 projects: api, cli): `x`") == "elsewhere"
+    assert where_seen("learn: known fix (seen 3× in this project and 1 other): `x`") == "here"
+    long, short = {"sessions": ["l1", "l2", "l3", "l4"]}, {"sessions": ["s1", "s2"]}
+    assert [s for _h, s in interleaved([long, short])] == ["l1", "l2", "s1", "l3", "l4", "s2"]
+
+    missing = "Exit code 127\nbash: pytest: command not found"
+    pair = [("pytest tests", "fail", missing), ("python -m pytest tests", "ok", "")]
+    paths = [_history(tmp_path / name, [pair]) for name in ("api", "cli", "web")]
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    kit = replay_kit()
+    replayed = replay_all(kit, learn_executable(), paths)
+    assert replayed["hook_problems"] == []
+    assert tally(judged(kit, replayed["events"]["api"]))["elsewhere"]["right"] == 0
+    [answer] = judged(kit, replayed["events"]["web"])
+    assert (answer["seen"], answer["verdict"]) == ("elsewhere", "right")
+    assert "`python -m pytest tests` instead of `pytest tests`" in answer["offer"]
