@@ -507,12 +507,18 @@ def test_a_short_line_cuts_the_failed_command_before_the_change():
     whole, the change is said whole and the failed command gives way."""
     rec = learning("d", command="cd codex-ts && git diff --name-only --diff-filter=U",
                    fix_command="git diff --name-only --diff-filter=U", fix_kind="retry", category="runtime",
-                   error="(eval):cd:1: no such file or directory: codex-ts")
+                   error="fatal: not a git repository (or any of the parent directories): .git")
     line = summarize(rec, width=60)
     assert line.endswith("` fails: drop `cd codex-ts`.") and line.startswith("`cd codex-ts && git diff")
     assert len(line) <= 60
     assert summarize(rec) == ("`cd codex-ts && git diff --name-only --diff-filter=U` fails (runtime): "
                               "use `git diff --name-only --diff-filter=U` instead.")
+    # the `cd` itself failed (the shell was in codex-ts already): a rule about where the shell is
+    failed_cd = dict(rec, error="(eval):cd:1: no such file or directory: codex-ts")
+    assert summarize(failed_cd) == ("`cd codex-ts && git diff --name-only --diff-filter=U` fails (runtime): "
+                                    "drop `cd codex-ts` when the shell is in it.")
+    assert summarize(failed_cd, width=70) == "`cd codex-ts &&…` fails: drop `cd codex-ts` when the shell is in it."
+    assert summarize(failed_cd, width=60) == line
 
 
 def test_a_short_line_keeps_what_fails_and_says_the_project_root_in_words():

@@ -608,6 +608,40 @@ def test_a_learning_is_said_the_same_way_everywhere(home, proj):
     assert title(rec, 60).endswith("`npm install express` first.")  # stats and graph, shortened
 
 
+def test_a_cd_that_failed_because_the_shell_was_there_is_said_as_such_everywhere(home, proj):
+    """provide-io/flavorpack, sflicker/claudec99: `cd helpers/taster && ./taster.pspf --help`
+    failed at its `cd` (the shell was in helpers/taster already), the same without the `cd`
+    worked. The digest said "use `./taster.pspf --help` instead." at the start of 8 of 16
+    sessions, which start at the project's root, where that fails and the `cd` is needed. The
+    rule is where the shell is: every place says "drop `cd helpers/taster` when the shell is in
+    it", and the hook's first line still shows the command that works here."""
+    from learn_cli.engine.promotion import title
+    from learn_cli.engine.wording import action
+
+    a = proj("flavor")
+    missing = "(eval):cd:1: no such file or directory: helpers/taster"
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail("cd helpers/taster && ./taster.pspf --help 2>&1 | head", missing)
+        s.ok("./taster.pspf --help 2>&1 | head", "usage: taster")
+    [rec] = learnings(home, a)
+    said = "drop `cd helpers/taster` when the shell is in it"
+    text = context_of(Agent(home, a).fail("cd helpers/taster && ./taster.pspf run", missing))
+    assert text.splitlines()[0].endswith("`./taster.pspf run` instead of `cd helpers/taster && ./taster.pspf run`.")
+    assert f"learn: the change: {said}." in text
+    assert summarize(rec).endswith(f": {said}.")  # the session digest and CLAUDE.md (flush)
+    assert rec["context"].endswith(f": {said}.")  # the record itself
+    assert action(rec) == said  # recall's and show's "Fix:" line
+    assert title(rec, 80).endswith(f"{said}.")  # stats and graph, shortened
+    # a `cd` that worked, and the job after it failed, fixed from the root: a corrected command
+    b = proj("c99")
+    s = Agent(home, b)
+    s.fail("cd build && make", "make: *** No targets specified and no makefile found.  Stop.")
+    s.ok("make", "built")
+    [other] = learnings(home, b)
+    assert summarize(other).endswith(": use `make` instead.")
+
+
 def test_prune_and_promote_keep_both_alternatives(home, proj):
     from learn_cli.engine.promotion import run_promotion
     from learn_cli.engine.prune import run_prune

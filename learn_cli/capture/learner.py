@@ -1143,7 +1143,8 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
         from learn_cli.text.keys import shorten_paths
 
         rec = make_record(
-            type="error", category=category, context=wording.rule_text(failed_cmd, category, fix_cmd, kind),
+            type="error", category=category, context=wording.rule_text(failed_cmd, category, fix_cmd, kind,
+                                                                         error=failed.get("err") or ""),
             error=shorten_paths(failed.get("err") or "", root)[:MAX_ERROR], fix=fix_cmd,
             project=cap.project.name, projects=[cap.project.id], status="pending", source="auto",
             key=key, tool=tool, command=failed_cmd, fix_command=fix_cmd, fix_kind=kind, fix_script=script or None,

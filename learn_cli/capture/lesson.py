@@ -34,6 +34,10 @@ from learn_cli.text.shell import (
     SETUP_PROGRAMS,
     TRUNCATION,
     canonical_program,
+    cd_failed,
+    dropped_cd,
+    leading_cd,
+    leading_cd_step,
     path_name,
     program_as_named,
     script_name,
@@ -699,48 +703,10 @@ def _path_word(token: str) -> bool:
         c in token for c in "$`'\"=(){}|&;<>*?")
 
 
-def leading_cd(command: str) -> tuple[str | None, str]:
-    """(D, X) for `cd D && X` (or `cd D; X`), else (None, command)."""
-    folder, _step, rest = _leading_cd_step(command)
-    return folder, rest
-
-
-def _leading_cd_step(command: str) -> tuple[str | None, str, str]:
-    """(D, the `cd D` step as written, X) for `cd D && X` (or `cd D; X`), else (None, "", command).
-    A command rebuilt around the step keeps it as written (`cd "D:/My Work/app"`: its quotes),
-    so that it runs in the same folder."""
-    parts = split_segments_ops(command or "")
-    if len(parts) >= 2 and parts[0][1] in ("&&", ";"):
-        first = tokenize(parts[0][0])
-        if len(first) == 2 and first[0] == "cd":
-            return first[1], " ".join(parts[0][0].split()), command.split(parts[0][1], 1)[1].strip()
-    return None, "", command or ""
-
-
-def dropped_cd(failed: str, fix: str) -> str | None:
-    """The folder D when `fix` is `failed = cd D && X` without its `cd D` (X unchanged), else
-    None. Agents' shells keep their folder between calls: `cd sub && X` fails once they are
-    already in `sub`, and X alone is the fix for any X (it is the `cd` that is wrong)."""
-    from learn_cli.text.shell import normalize_command
-
-    folder, rest = leading_cd(failed)
-    if folder is None or normalize_command(rest) != normalize_command(fix or ""):
-        return None  # compared without plumbing: `X 2>&1 | tail` is X
-    return folder
-
-
 def apply_dropped_cd(command: str, folder: str) -> str | None:
     """`command` without its leading `cd folder`, or None when it does not start with that."""
     found, rest = leading_cd(command)
     return rest or None if found == folder else None
-
-
-def cd_failed(error: str, folder: str) -> bool:
-    """Does the error say that `cd folder` itself failed (the folder is not there)?"""
-    name = _file_name(folder)
-    return any("cd" in line and name in line and ("no such file" in line.lower() or "can't cd" in line.lower()
-                                                   or "not a directory" in line.lower())
-               for line in (error or "").splitlines())
 
 
 def option_change(failed: str, fix: str) -> tuple[list[str], list[str]] | None:
@@ -1043,7 +1009,7 @@ def apply_run_prefix(command: str, prefix: Sequence[str]) -> str | None:
     steps = _raw_steps(command)
     if len(steps) != 1 or tuple(steps[0][:len(prefix)]) == tuple(prefix):
         return None
-    folder, cd_step, rest = _leading_cd_step(command)
+    folder, cd_step, rest = leading_cd_step(command)
     head = " ".join(prefix)
     return f"{cd_step} && {head} {rest}" if folder is not None else f"{head} {command.strip()}"
 
@@ -1246,7 +1212,7 @@ def run_first(failed: str, ok: str) -> list[str]:
     another lesson (moved_to, added_setup); [] otherwise."""
     from learn_cli.text.shell import program
 
-    folder, cd_step, rest = _leading_cd_step(failed)
+    folder, cd_step, rest = leading_cd_step(failed)
     if folder is not None and leading_cd(ok)[0] == folder:  # both in one folder: `cd web && npm
         # install && npm run build` after `cd web && npm run build`; the steps run there too
         first = run_first(rest, leading_cd(ok)[1])
@@ -1313,7 +1279,7 @@ def apply_added_setup(command: str, setup: str, program: str) -> str | None:
     steps = _raw_steps(command)
     if len(steps) != 1 or steps[0][0] != program or setup in command:
         return None
-    folder, cd_step, rest = _leading_cd_step(command)
+    folder, cd_step, rest = leading_cd_step(command)
     return f"{cd_step} && {setup} && {rest}" if folder is not None else f"{setup} && {command.strip()}"
 
 

@@ -728,8 +728,10 @@ def describe_fix(cap: Capture, rec: dict, fixes: list | None = None, current: st
     lines = [f"{head}{body}."]
     said = (current, best.rewrite) if best is not None and best.rewrite and current else (
         rec.get("command") or "", _fix_of_record(rec))  # the change as made to this command
-    change = essential_change(*said, kind) if kind == "retry" else wording.action(rec) if kind == "cwd" else ""
-    if change:  # (a `cwd` fix in the words the digest and recall use: "run it from `web`")
+    rule_words = kind == "cwd" or kind == "retry" and wording.cd_dropped_of(rec)
+    change = wording.action(rec) if rule_words else essential_change(*said, kind) if kind == "retry" else ""
+    if change:  # (a `cwd` fix, a `cd` dropped, in the words the digest and recall use: "run it
+        # from `web`", "drop `cd web` when the shell is in it")
         lines.append(f"learn: the change: {sanitize(change, 160)}.")
     if kind in ("retry", "between") and not (best is not None and best.rewrite):
         lines.extend(_script_lines(rec, raw))

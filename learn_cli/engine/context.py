@@ -132,14 +132,20 @@ def summarize(rec: dict, root=None, width: int = LINE_WIDTH) -> str:
         if kind == "advice" and fix != " ".join(command.split()) and _looks_like_command(fix):
             kind = "retry"  # a command given as the fix's prose (`learn add … --fix "pip install x"`)
         if kind != "advice":
-            before, shown, after, code = wording.rule_parts(kind, fix)
+            cd_dropped = wording.cd_dropped_of(rec)
+            before, shown, after, code = wording.rule_parts(kind, fix, cd_dropped)
+            # the fix whole, and a few characters of the subject (of a `cd` dropped, whose rule
+            # ends in words, its head: `cd api && git…`)
+            need = len(before) + len(shown) + len(after) + (_head(command) + 10 if cd_dropped else 16)
             # Where the rule does not fit whole, a corrected command is said by its change when
-            # that fits with the command whole ("`python -m train` fails: add `--chunked`.").
-            change = _essential_change(command, fix, kind) if (
-                len(command) + len(before) + len(shown) + len(after) + 10 + len(label) > width) else ""
-            need = len(before) + len(shown) + len(after) + 16  # the fix whole, and a few characters of the subject
+            # that fits with the command whole ("`python -m train` fails: add `--chunked`."); a
+            # `cd` dropped is said so already, and loses "when the shell is in it" only when the
+            # folder would not show whole with it.
+            too_long = need > width if cd_dropped else (
+                len(command) + len(before) + len(shown) + len(after) + 10 + len(label) > width)
+            change = _essential_change(command, fix, kind) if too_long else ""
             said = len(command) + len(change) + 11  # "`<command>` fails: <change>." whole
-            if change and (said <= width or need > width >= said - len(command) + _head(command)):
+            if change and (said <= width and not cd_dropped or need > width >= said - len(command) + _head(command)):
                 # the change whole beats the corrected command cut: "`cd api && git di…` fails:
                 # drop `cd api`.", not "`cd…` fails: use `git diff --name-only…` instead."
                 label = label if said + len(label) <= width else ""

@@ -11,6 +11,12 @@ record's own `context` all phrase a fix through here, so they say the same thing
 | `path`    | the right path for a file tool          | "`Read x` fails: use `y` instead."     | "use `y` instead"                             |
 | `cwd`     | the folder the same command works from  | "`X` fails: run it from `dir`." (the root: "from the project's root folder.") | "`cd /abs/dir && X` instead of `X`" (X: the command that just failed) |
 
+A `retry` that dropped a `cd D` that failed (`cd D && X` failed at its `cd`, X alone worked) is
+a rule about where the shell is: agents' shells keep their folder between calls, and `cd D`
+fails once the shell is in D already. Said as "use `X` instead." it would mislead a session that
+starts at the project's root, where the `cd` is needed: the rule says "drop `cd D` when the
+shell is in it." everywhere (the hook's change line too).
+
 The hook's answer then says the change in words: a `retry` its essential change ("drop `-q`",
 engine.fixwords), a `cwd` the rule's words ("run it from the project's root folder"). A fix
 that is prose (a correction, a hand-written rule) is shown as it is. Stdlib only: the hook
@@ -100,12 +106,15 @@ def shown_fix(fix: str, kind: str) -> str:
     return fix
 
 
-def rule_parts(kind: str, fix: str) -> tuple[str, str, str, bool]:
+def rule_parts(kind: str, fix: str, cd_dropped: str = "") -> tuple[str, str, str, bool]:
     """The rule's words before the fix, the fix as shown, the words after it, and whether the
     fix is code: ("use `", "python -m pytest", "` instead.", True). The project's own folder, a
     `cwd` fix of `.`, is said in words: "run it from the project's root folder." (not "from
-    `.`", which says nothing in a digest)."""
+    `.`", which says nothing in a digest). `cd_dropped`: the folder of a `cd` that failed,
+    which the fix dropped (failed_cd_dropped)."""
     kind = kind if kind in _PHRASES else "retry"
+    if kind == "retry" and cd_dropped:
+        return "drop `", f"cd {cd_dropped}", ALREADY_THERE, True
     shown = shown_fix(fix, kind)
     if kind == "cwd" and shown == ".":
         return "run it from the project's ", ROOT_FOLDER, ".", False
@@ -114,6 +123,25 @@ def rule_parts(kind: str, fix: str) -> tuple[str, str, str, bool]:
 
 
 ROOT_FOLDER = "root folder"
+ALREADY_THERE = "` when the shell is in it."
+
+
+def failed_cd_dropped(command: str, fix: str, error: str) -> str:
+    """The folder D when the lesson is "drop `cd D`": `command` is `cd D && X`, the error says
+    the `cd` itself failed, and the fix is X alone; "" otherwise (a `cd build && make` that
+    failed in `make`, fixed by `make` from the root, is a corrected command at any time)."""
+    from learn_cli.text.shell import cd_failed, dropped_cd
+
+    folder = dropped_cd(command, fix) if command.startswith("cd") else None
+    return folder if folder and cd_failed(error, folder) else ""
+
+
+def cd_dropped_of(rec: dict) -> str:
+    """failed_cd_dropped of a record: the folder of the `cd` its fix dropped, or ""."""
+    if fix_kind(rec) != "retry":
+        return ""
+    error = rec.get("error") if isinstance(rec.get("error"), str) else ""
+    return failed_cd_dropped(_text(rec.get("command")), stated_fix(rec), error)
 
 
 def action(rec: dict, width: int = 200) -> str:
@@ -122,16 +150,17 @@ def action(rec: dict, width: int = 200) -> str:
     fix, kind = stated_fix(rec), fix_kind(rec)
     if kind == "advice" or not fix:
         return fix[:width]
-    return _rule_end(kind, fix, width).rstrip(".")
+    return _rule_end(kind, fix, width, cd_dropped_of(rec)).rstrip(".")
 
 
-def rule_text(failed: str, category: str, fix: str, kind: str, width: int = 160) -> str:
+def rule_text(failed: str, category: str, fix: str, kind: str, width: int = 160, error: str = "") -> str:
     """The rule a learning states: "`<failed>` fails (<category>): <what to do>"."""
-    return f"{quote(failed, 120)} fails ({category}): {_rule_end(kind, fix, width)}"
+    cd_dropped = failed_cd_dropped(failed, fix, error) if kind == "retry" else ""
+    return f"{quote(failed, 120)} fails ({category}): {_rule_end(kind, fix, width, cd_dropped)}"
 
 
-def _rule_end(kind: str, fix: str, width: int) -> str:
-    before, shown, after, _code = rule_parts(kind, fix)
+def _rule_end(kind: str, fix: str, width: int, cd_dropped: str = "") -> str:
+    before, shown, after, _code = rule_parts(kind, fix, cd_dropped)
     return "".join(fenced(before, _bare(shown, width), after))
 
 

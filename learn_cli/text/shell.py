@@ -315,6 +315,42 @@ def _heredoc_body_end(command: str, newline: int, delimiters: list[str]) -> int:
     return pos - 1
 
 
+def leading_cd(command: str) -> tuple[str | None, str]:
+    """(D, X) for `cd D && X` (or `cd D; X`), else (None, command)."""
+    folder, _step, rest = leading_cd_step(command)
+    return folder, rest
+
+
+def leading_cd_step(command: str) -> tuple[str | None, str, str]:
+    """(D, the `cd D` step as written, X) for `cd D && X` (or `cd D; X`), else (None, "", command).
+    A command rebuilt around the step keeps it as written (`cd "D:/My Work/app"`: its quotes),
+    so that it runs in the same folder."""
+    parts = split_segments_ops(command or "")
+    if len(parts) >= 2 and parts[0][1] in ("&&", ";"):
+        first = tokenize(parts[0][0])
+        if len(first) == 2 and first[0] == "cd":
+            return first[1], " ".join(parts[0][0].split()), command.split(parts[0][1], 1)[1].strip()
+    return None, "", command or ""
+
+
+def dropped_cd(failed: str, fix: str) -> str | None:
+    """The folder D when `fix` is `failed = cd D && X` without its `cd D` (X unchanged), else
+    None. Agents' shells keep their folder between calls: `cd sub && X` fails once they are
+    already in `sub`, and X alone is the fix for any X (it is the `cd` that is wrong)."""
+    folder, rest = leading_cd(failed)
+    if folder is None or normalize_command(rest) != normalize_command(fix or ""):
+        return None  # compared without plumbing: `X 2>&1 | tail` is X
+    return folder
+
+
+def cd_failed(error: str, folder: str) -> bool:
+    """Does the error say that `cd folder` itself failed (the folder is not there)?"""
+    name = folder.rstrip("/").rsplit("/", 1)[-1]
+    return any("cd" in line and name in line and ("no such file" in line.lower() or "can't cd" in line.lower()
+                                                   or "not a directory" in line.lower())
+               for line in (error or "").splitlines())
+
+
 def tokenize(segment: str) -> list[str]:
     """POSIX-like word splitting with quotes removed; tolerant (never raises).
 
