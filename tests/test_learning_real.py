@@ -154,6 +154,14 @@ def test_a_path_changed_otherwise_is_no_folder_lesson(home, proj, failed, ok, er
     ("bash test/run_all_tests.sh", "bash: test/run_all_tests.sh: No such file or directory", ""),  # no pipe:
     # the status is the job's own, and a success is one
     ("bash run.sh | tee log.txt", "", ""),
+    # make gave up itself ("*** … Stop.": it ran nothing); sflicker/claudec99 ran `make 2>&1 |
+    # tail -5` at the root 23 times, where only cmake's build folders have a makefile
+    ("make 2>&1 | tail -5", "make: *** No targets specified and no makefile found.  Stop.",
+     "make: *** No targets specified and no makefile found.  Stop."),
+    ("make -C build -s 2>&1 | tail -3", "make[1]: *** No rule to make target 'x'.  Stop.\nmake: *** [all] Error 2",
+     "make[1]: *** No rule to make target 'x'.  Stop."),
+    ("make 2>&1 | tail -5", "gcc -c a.c\nmake: *** [Makefile:3: a.o] Error 1", ""),  # a recipe failed: the code
+    ("cat build.log | tail", "make: *** No targets specified and no makefile found.  Stop.", ""),  # not the job's
 ])
 def test_a_job_that_could_not_run_behind_a_pipe_is_seen(command, output, line):
     from learn_cli.text.failure import failed_behind_a_pipe
@@ -384,6 +392,25 @@ def test_a_success_whose_pipe_hid_the_failure_is_a_failure_and_no_fix(home, proj
     answer = _in_test_already(home, a, failed, hidden)
     assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
     assert "`bash run_all_tests.sh" in context_of(answer)
+
+
+def test_make_that_gave_up_behind_a_pipe_is_a_failure_answered_and_no_fact(home, proj):
+    """sflicker/claudec99 builds with cmake into build folders; `make 2>&1 | tail -5` at the root
+    printed "make: *** No targets specified and no makefile found.  Stop." and exited 0 (tail's
+    status), 23 times. Taken as a success it became the fact "This project builds with `make`";
+    it is a failure, answered with the way the project builds."""
+    stopped = "make: *** No targets specified and no makefile found.  Stop."
+    a = proj("c99")
+    for _ in range(2):
+        s = Agent(home, a)
+        s.fail("make", stopped, 2)
+        s.ok("cmake --build cmake-build-debug 2>&1 | tail -3", "[100%] Built target ccompiler")
+    s = Agent(home, a)
+    answer = s.ok("make 2>&1 | tail -5", stopped)
+    assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    assert "`cmake --build cmake-build-debug` instead of `make`" in context_of(answer)
+    s.ok("cmake --build cmake-build-debug 2>&1 | tail -3", "[100%] Built target ccompiler")
+    assert not [rec for rec in learnings(home, a) if rec.get("fix_command") == "make" or rec.get("fix") == "make"]
 
 
 def test_a_success_filtered_to_nothing_resolves_nothing(home, proj):

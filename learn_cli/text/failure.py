@@ -391,19 +391,29 @@ def failed_behind_a_pipe(command: str | None, output: str | None) -> str:
         return ""
     head = output[:2000]
     low = head.lower()
-    if "no such file" not in low and "not found" not in low and "denied" not in low:
+    if "no such file" not in low and "not found" not in low and "denied" not in low and "*** " not in head:
         return ""
-    from learn_cli.text.shell import strip_plumbing, tokenize
+    from learn_cli.text.shell import path_name, strip_plumbing, tokenize
 
     plumbing = strip_plumbing(command)
     if not plumbing.segments or not ({"filter", "grep"} & plumbing.removed):
         return ""
-    job = {word.removeprefix("./") for word in tokenize(plumbing.segments[-1][0]) if not word.startswith("-")}
+    words = tokenize(plumbing.segments[-1][0])
+    job = {word.removeprefix("./") for word in words if not word.startswith("-")}
     for match in _not_run_re().finditer(head):
         named = (match.group("first") or match.group("last") or "").removeprefix("./")
         if named and named in job:
             return match.group(0).strip()
+    if words and path_name(words[0]) in _MAKES:  # make itself gave up: "make: *** No targets
+        match = _make_stopped_re().search(head)  # specified and no makefile found.  Stop."
+        if match:
+            return match.group(0).strip()
     return ""
+
+
+# GNU make's fatal errors end in "Stop.": it ran nothing (no makefile, no rule for the target).
+_MAKES = frozenset({"make", "gmake", "mingw32-make"})
+_make_stopped_re = _lazy(r"^(?:g?make|mingw32-make)(?:\[\d+\])?: \*\*\* .*Stop\.[ \t]*$", rx.MULTILINE)
 
 
 # Programs that search text and say "nothing matched" by exit status 1 alone (`git grep` too).
