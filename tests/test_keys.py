@@ -127,6 +127,10 @@ def test_not_found_words_that_are_not_programs():
          "cat: /Users/bob/code/README.mdx: No such file or directory"),
         # quotes
         ("error: unknown type name ‘TypeKind’", "error: unknown type name 'TypeKind'"),
+        # the character a Windows console could not print (harvest rounds 9-37: ✓, ✅, 📍, →)
+        ("UnicodeEncodeError: 'charmap' codec can't encode character '\\u2705' in position 0: character maps to "
+         "<undefined>", "UnicodeEncodeError: 'charmap' codec can't encode character '\\U0001f4cd' in position 3: "
+         "character maps to <undefined>"),
     ],
 )
 def test_variable_parts_are_removed(first, second):

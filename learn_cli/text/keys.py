@@ -447,6 +447,10 @@ def _norm_res() -> dict[str, rx.Pattern[str]]:
         # 0.0.0.0:5432 failed: port is already allocated`): freeing it or another port is the
         # lesson, whichever port (a step naming it is read for this one: lesson.step_for_error)
         "inuse": rx.compile(r"(address already in use\s+|bind for\s+|bind on address \(.*?, )(\d{2,5})\b", rx.I),
+        # the character a console's codec could not print (Python on Windows, `print("✅ done")`
+        # under cp1252): the codec's limit is the failure (and `PYTHONIOENCODING=utf-8` the fix
+        # for every character), not which emoji met it
+        "codec": rx.compile(r"(codec can't encode characters?\s+)'[^']{1,12}'", rx.I),
         "space": rx.compile(r"\s+"),
     }
 
@@ -510,6 +514,8 @@ def _normalize_line(line: str) -> str:
     s = res["count"].sub(_masked_count, s)
     if "no matches" in lowered:
         s = res["noglob"].sub(_masked_glob, s)
+    if "codec can't encode" in lowered:
+        s = res["codec"].sub(_masked_character, s)
     if says_port_taken(lowered):
         s = res["inuse"].sub(_masked_port, without_listen_host(s))
     s = res["space"].sub(" ", s).strip().lower()
@@ -539,6 +545,10 @@ def _masked_count(match: rx.Match[str]) -> str:
 
 def _masked_glob(match: rx.Match[str]) -> str:
     return match.group(1) + "<glob>"
+
+
+def _masked_character(match: rx.Match[str]) -> str:
+    return match.group(1) + "<char>"
 
 
 @cache
