@@ -162,6 +162,16 @@ def test_a_path_changed_otherwise_is_no_folder_lesson(home, proj, failed, ok, er
      "make[1]: *** No rule to make target 'x'.  Stop."),
     ("make 2>&1 | tail -5", "gcc -c a.c\nmake: *** [Makefile:3: a.o] Error 1", ""),  # a recipe failed: the code
     ("cat build.log | tail", "make: *** No targets specified and no makefile found.  Stop.", ""),  # not the job's
+    # the program's own word that it ran nothing: cargo without a manifest (Sticky-Finger/VIDSUM),
+    # npm without the script (leegmoore/codex), Python without the script (sflicker/claudec99)
+    ("cargo check 2>&1 | tail -10", "error: could not find `Cargo.toml` in `/w/app` or any parent directory",
+     "error: could not find `Cargo.toml` in `/w/app` or any parent directory"),
+    ("npm test 2>&1 | tail -20", 'npm error Missing script: "test"\nnpm error', 'npm error Missing script: "test"'),
+    ("python3 test/run_tests.py 2>&1 | tail -5",
+     "/usr/bin/python3: can't open file '/w/test/run_tests.py': [Errno 2] No such file or directory",
+     "/usr/bin/python3: can't open file '/w/test/run_tests.py': [Errno 2] No such file or directory"),
+    ("python3 run.py | tail", "FileNotFoundError: [Errno 2] No such file or directory: 'data.csv'", ""),  # it ran
+    ("cargo test 2>&1 | tail", "error: could not compile `app` (lib test) due to 2 previous errors", ""),
 ])
 def test_a_job_that_could_not_run_behind_a_pipe_is_seen(command, output, line):
     from learn_cli.text.failure import failed_behind_a_pipe

@@ -383,17 +383,18 @@ _not_run_re = _lazy(
 
 
 def failed_behind_a_pipe(command: str | None, output: str | None) -> str:
-    """The shell's line that the job of `job | tail -20` (grep, head, …) could not run, when the
-    output says so; else "". Without `pipefail` the exit status is the last filter's, so the
-    call "succeeded": the agent saw the error only in the output (a real history learned
-    `bash test/run_all_tests.sh` as a fix from one such "success")."""
+    """The line saying that the job of `job | tail -20` (grep, head, …) could not run, when the
+    output says so: the shell's (its program or script is not there), or the program's own
+    that it ran nothing (`_gave_up_res`); else "". Without `pipefail` the exit status is the
+    last filter's, so the call "succeeded": the agent saw the error only in the output (a real
+    history learned `bash test/run_all_tests.sh` as a fix from one such "success")."""
     if not command or not output or "|" not in command:
         return ""
     head = output[:2000]
     low = head.lower()
-    if "no such file" not in low and "not found" not in low and "denied" not in low and "*** " not in head:
+    if not any(marker in low for marker in _NOT_RUN_MARKERS):
         return ""
-    from learn_cli.text.shell import path_name, strip_plumbing, tokenize
+    from learn_cli.text.shell import canonical_program, path_name, strip_plumbing, tokenize
 
     plumbing = strip_plumbing(command)
     if not plumbing.segments or not ({"filter", "grep"} & plumbing.removed):
@@ -404,16 +405,27 @@ def failed_behind_a_pipe(command: str | None, output: str | None) -> str:
         named = (match.group("first") or match.group("last") or "").removeprefix("./")
         if named and named in job:
             return match.group(0).strip()
-    if words and path_name(words[0]) in _MAKES:  # make itself gave up: "make: *** No targets
-        match = _make_stopped_re().search(head)  # specified and no makefile found.  Stop."
-        if match:
-            return match.group(0).strip()
-    return ""
+    gave_up = _gave_up_res().get(canonical_program(path_name(words[0]))) if words else None
+    match = gave_up.search(head) if gave_up is not None else None
+    return match.group(0).strip() if match else ""
 
 
-# GNU make's fatal errors end in "Stop.": it ran nothing (no makefile, no rule for the target).
-_MAKES = frozenset({"make", "gmake", "mingw32-make"})
-_make_stopped_re = _lazy(r"^(?:g?make|mingw32-make)(?:\[\d+\])?: \*\*\* .*Stop\.[ \t]*$", rx.MULTILINE)
+# Words one of the lines below holds: an output with none of them is not asked further.
+_NOT_RUN_MARKERS = ("no such file", "not found", "denied", "*** ", "missing script", "could not find")
+
+
+@cache
+def _gave_up_res() -> dict[str, rx.Pattern[str]]:
+    """How a program says it ran nothing of the job, by program: make's fatal "*** … Stop." (no
+    makefile, no rule for the target), cargo's missing manifest, npm's missing script, Python's
+    missing script. (A recipe, a test or a compile that failed is the job's own failure, which
+    its output shows: not this.)"""
+    return {name: rx.compile(pattern, rx.MULTILINE) for names, pattern in (
+        (("make", "gmake", "mingw32-make"), r"^(?:g?make|mingw32-make)(?:\[\d+\])?: \*\*\* .*Stop\.[ \t]*$"),
+        (("cargo",), r"^error: could not find `Cargo\.toml` in .*$"),
+        (("npm",), r"^npm (?:ERR!|error) Missing script: .*$"),
+        (("python",), r"^\S*: can't open file .*\[Errno 2\] No such file or directory[ \t]*$"),
+    ) for name in names}
 
 
 # Programs that search text and say "nothing matched" by exit status 1 alone (`git grep` too).
