@@ -14,7 +14,8 @@ Each answer to a failure is judged as the kit judges it (right / wrong / unjudge
 where its evidence came from, read from the answer's "seen …" clause:
 - here: seen in this project (perhaps elsewhere too);
 - elsewhere: seen only in other projects: the answer sharing the store made possible.
-`-v` lists every answer from elsewhere, with what the agent did next.
+`-v` lists every answer from elsewhere, with what the agent did next. The learnings made global
+at the end are listed too: every project's session start is given them.
 """
 
 from __future__ import annotations
@@ -133,6 +134,10 @@ def main(argv: list[str]) -> int:
     print("all", json.dumps(tally(total)), f"hook problems: {len(replayed['hook_problems'])}")
     print(f"failures met in more than one project: {len(shared)} keys, a fix learned for "
           f"{sum(1 for s in shared if s['learned'])}")
+    made_global = [rec for rec in replayed["records"] if rec.get("status") == "global"]
+    print(f"global learnings at the end: {len(made_global)}")
+    for rec in made_global:  # what every project's session start is given
+        print(f"  {rec.get('type')} seen {rec.get('frequency')}×: {str(rec.get('context'))[:120]!r}")
     if args.verbose:
         for item in shared:
             print(f"  {item['key']} met in {sorted(item['met'])}")
@@ -141,7 +146,7 @@ def main(argv: list[str]) -> int:
                 print(f"    learned in {rec['project']} ({rec['status']}): {fix!r} for {rec['error']!r}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"histories": results, "all": tally(total), "shared": shared,
+            json.dump({"histories": results, "all": tally(total), "shared": shared, "global": made_global,
                        "hook_problems": replayed["hook_problems"]},
                       fh, indent=1)
     return 1 if replayed["hook_problems"] else 0

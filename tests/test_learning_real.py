@@ -734,6 +734,45 @@ def test_the_way_a_project_settled_on_later_in_the_session_is_learned(home, proj
     assert "- This project runs its tests with `cd zopfli-rs && cargo test --features c-fallback` (seen 2×)" in digest
 
 
+def test_a_projects_way_is_never_made_global(home, proj):
+    """Every project's "This project builds with …" has one key per goal, and promotion grouped
+    copies by key: with all the replayed histories in one store (bench/one_store.py), claudec99's
+    `gcc -E …` became a global fact "seen 14×", shown at every project's session start. A
+    project's own fact stays in its project; one an older version made global is archived."""
+    from learn_cli.engine.digest import session_digest
+    from learn_cli.engine.promotion import run_promotion
+    from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
+
+    undeclared = "error[E0433]: failed to resolve: use of undeclared crate"
+    ways = {"web": "cargo build --features a", "api": "cargo build --features b", "cli": "cargo build --features c"}
+    for name, way in ways.items():
+        for _ in range(2):
+            s = Agent(home, proj(name))
+            s.fail("cargo build", undeclared, 101)
+            s.edit_ok(str(proj(name) / "src" / "lib.rs"))
+            s.ok("git status --short")
+            s.ok(f"{way} 2>&1 | tail -3", "Finished `dev` profile")
+    store = Store(home, warn_stderr=False)
+    run_promotion(store)
+    facts = [r for name in ways for r in learnings(home, proj(name)) if r["type"] == "workflow"]
+    assert {r["status"] for r in facts} == {"active"} and len(facts) == 3
+    in_global = [json.loads(line) for path in (home / "global").glob("*.jsonl")
+                 for line in path.read_text().splitlines() if line.strip()]
+    assert not [rec for rec in in_global if rec.get("type") == "workflow"]
+    web = session_digest(Store(home, warn_stderr=False), identify(proj("web"))).text
+    assert "builds with `cargo build --features a`" in web and "--features b" not in web
+    # a global copy left by an older version goes to the archive
+    stray = dict(facts[1], id="learn-20260101T000000Z-abcdef", status="global", projects=[])
+    path = store.global_file(stray)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(stray) + "\n")
+    report = run_promotion(Store(home, warn_stderr=False))
+    assert [item["id"] for item in report.archived] == [stray["id"]]
+    web = session_digest(Store(home, warn_stderr=False), identify(proj("web"))).text
+    assert "--features b" not in web
+
+
 def test_the_same_way_failing_and_then_working_is_no_fact(home, proj):
     a = proj("api")
     for _ in range(2):

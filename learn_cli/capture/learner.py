@@ -30,7 +30,7 @@ from learn_cli.capture.session import SessionBuffer, deferred_path, pending_todo
 from learn_cli.store import deadline as store_deadline
 from learn_cli.store.locks import file_lock
 from learn_cli.store.paths import number
-from learn_cli.store.record import LIVE_STATUSES, fix_steps, make_record, new_id, now_iso
+from learn_cli.store.record import LIVE_STATUSES, PROJECT_FACT_TAG, fix_steps, make_record, new_id, now_iso
 from learn_cli.text import jsonlite
 
 LIVE = LIVE_STATUSES
@@ -1291,7 +1291,7 @@ def learn_working_command(cap: Capture, goal: str, command: str, event_id: str) 
         return make_record(
             type="workflow", category="testing" if goal == "test" else "build", context=text,
             fix=command, project=cap.project.name, projects=[cap.project.id], status="pending",
-            source="auto", key=key, tags=["works-here", goal],
+            source="auto", key=key, tags=[PROJECT_FACT_TAG, goal],
             evidence=[], now=cap.now)
 
     same = lambda rec: rec.get("type") == "workflow" and _fix_matches(rec.get("fix") or "", command)  # noqa: E731

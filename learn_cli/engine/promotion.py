@@ -47,7 +47,7 @@ from learn_cli.engine import scoring
 from learn_cli.store import index as _index
 from learn_cli.store.jsonl import fast_loads
 from learn_cli.store.paths import ARCHIVE_FILE, number
-from learn_cli.store.record import LIVE_STATUSES, SHOWN_STATUSES, new_id
+from learn_cli.store.record import LIVE_STATUSES, SHOWN_STATUSES, is_project_fact, new_id
 from learn_cli.store.score import UTC, datetime  # the C module alone: see store.score
 from learn_cli.text import jsonlite
 
@@ -313,7 +313,8 @@ def _derive_missing(store, rows: _index.Selection, loads: Callable, batch: int =
 # few records it writes or shows (Entry.full, ensure_full).
 DECISION_FIELDS = ("id", "key", "type", "status", "frequency", "impact", "last_used", "low_since", "projects",
                    "promoted_to", "conflict_with", "pre_conflict_status")
-_DERIVED_VERSION = 4  # 3: `advice`, which fix of its key a record is; 4: features without topic-only tools
+_DERIVED_VERSION = 5  # 3: `advice`, which fix of its key a record is; 4: features without topic-only tools;
+# 5: `here`, a project's own fact
 
 
 def decision_fields(rec: dict) -> dict:
@@ -321,6 +322,8 @@ def decision_fields(rec: dict) -> dict:
     when no `projects` (the fallbacks of scoring)."""
     fields = {name: rec[name] for name in DECISION_FIELDS if name in rec}
     fields["advice"] = advice_of(rec)
+    if is_project_fact(rec):
+        fields["here"] = True  # (a project's own fact: never promoted, `_promote_groups`)
     if "created" in rec and scoring.parse_time(rec.get("last_used")) is None:
         fields["created"] = rec["created"]
     if "project" in rec and not rec.get("projects"):
@@ -596,7 +599,10 @@ class _Promotion:
         groups: dict[str, list[Entry]] = {}
         globals_: dict[str, list[Entry]] = {}
         for e in self.entries:
+            if _own_fact(e.rec):
+                continue  # a project's own fact is never global (below: one an older version promoted)
             (groups if e.scope == "project" else globals_).setdefault(learning_identity(e.rec), []).append(e)
+        self._archive_global_project_facts()
         focus_keys = None
         if self.focus is not None:
             focus_keys = {learning_identity(e.rec) for e in self.entries if self.in_focus(e)}
@@ -609,6 +615,18 @@ class _Promotion:
             if len(group) == 1 and not existing and not self._may_rise(group[0]):
                 continue  # most learnings: one copy, no global one, nothing lifecycle could do
             self._consider(group, existing)
+
+    def _archive_global_project_facts(self) -> None:
+        """A project's fact made global by an earlier version (which grouped every project's "This
+        project builds with …" by its goal alone and promoted one of them for all): to the
+        archive, where `recall --archived` still finds it; the projects keep their own."""
+        stray = [e for e in self.entries if e.scope == "global" and _own_fact(e.rec) and not e.archived
+                 and e.rec.get("status") == "global"]
+        ensure_full(self.store, stray, self.loads)
+        for e in stray:
+            archive(e, "a project's own fact, not global", self.now)
+            self.report.archived.append({"id": e.rec["id"], "text": summary(e.rec), "project": "", "score":
+                                         scored_at(e, self.now), "stale_days": 0})
 
     def _may_rise(self, e: Entry) -> bool:
         """Whether a lone copy could be promoted or listed as a candidate: only an active one
@@ -713,8 +731,8 @@ class _Promotion:
         fresh = _ids(self.new_globals)
         candidates = [e for e in self.entries if self.in_focus(e) and not e.patch.get("promoted_to")
                       and e.rec["id"] not in fresh]
-        self.report.archived = archive_stale(candidates, self.now, self.min_projects, self.archive_days,
-                                             self.store, self.loads)
+        self.report.archived += archive_stale(candidates, self.now, self.min_projects, self.archive_days,
+                                              self.store, self.loads)
 
 
 # ---------------------------------------------------------------- shared helpers
@@ -819,6 +837,11 @@ def group_view(copies: list[Entry]) -> dict:
     )
     view.pop("low_since", None)
     return view
+
+
+def _own_fact(rec: dict) -> bool:
+    """A project's own fact, read from a whole record or from its decision fields."""
+    return bool(rec.get("here")) or is_project_fact(rec)
 
 
 def learning_identity(rec: dict) -> tuple:

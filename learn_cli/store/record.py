@@ -17,12 +17,21 @@ TYPE_PLURAL_SHORT = {**TYPE_PLURAL, "preference": "prefs"}
 STATUSES = ("pending", "active", "global", "archived", "conflicted")
 LIVE_STATUSES = ("pending", "active", "global", "conflicted")  # not archived: the ones that count
 SHOWN_STATUSES = ("active", "global")  # earned: shown at session start, trusted to guard a command
+# A workflow fact about one project ("This project builds with `cd app && cargo check`"): true
+# there only, so never promoted to global, whatever other projects' facts of the same goal say.
+PROJECT_FACT_TAG = "works-here"
 # The categories of an error are `text.failure.CATEGORIES` (the classifier decides them).
 DEFAULT_CATEGORY = {"error": "runtime", "pattern": "workflow", "preference": "tooling", "workflow": "testing"}
 
 # Caps on untrusted text (imports, transcripts, payloads).
 MAX_CLEAN = 20_000  # text handed to `clean` before capping (caps are at most 2,000)
 FIELD_CAPS = {"context": 500, "error": 2000, "fix": 1000, "command": 1000, "fix_command": 1000, "project": 200}
+
+
+def is_project_fact(rec: dict) -> bool:
+    """A fact of the project that learned it (PROJECT_FACT_TAG among its tags)."""
+    tags = rec.get("tags")
+    return isinstance(tags, list) and PROJECT_FACT_TAG in tags
 
 
 def now_iso(ts: float | None = None) -> str:
