@@ -8,7 +8,7 @@ the agent settled on after another way failed) is a fact for the session-start d
 replay kit (`../shared/tools/replay.py`) scores only the answers to failures; this scores the
 facts. Each history is replayed in time order through the installed `learn`'s hooks, by the
 kit's own `Replayer` and `replay_history`; the digest each session started with is read for
-its "This project builds with `X`" lines (`WORKING_GOALS` in capture.learner), and each fact is
+its "This project builds with `X`" lines (`WORKING_GOALS` in engine.goals), and each fact is
 judged against what that session then did:
 
 - right: the session ran that goal successfully that way (the way read as learn reads it,
@@ -37,8 +37,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import replay_kit
-from learn_cli.capture.learner import WORKING_GOALS, working_way
-from learn_cli.engine.goals import goal
+from learn_cli.capture.learner import working_way
+from learn_cli.engine.goals import WORKING_GOALS, goal
 from learn_cli.text.shell import unwrap
 
 _GOAL_OF_WORDS = {words: name for name, words in WORKING_GOALS.items()}

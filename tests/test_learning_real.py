@@ -773,6 +773,44 @@ def test_a_projects_way_is_never_made_global(home, proj):
     assert "--features b" not in web
 
 
+def test_each_projects_facts_have_a_key_of_their_own(home, proj):
+    """All projects' facts of a goal shared one key, so `learn graph` showed "This project builds
+    with `cd src-tauri && cargo check`" as a hub of 7 projects (bench/one_store.py's home). A
+    project's facts are keyed as its own; those stored under the shared key are keyed again by
+    the next prune."""
+    from learn_cli.engine.goals import project_fact_key, shared_fact_key
+    from learn_cli.engine.graph import build_graph
+    from learn_cli.engine.prune import run_prune
+    from learn_cli.store.api import Store
+    from learn_cli.store.project import identify
+
+    undeclared = "error[E0433]: failed to resolve: use of undeclared crate"
+    for name in ("web", "api"):
+        for _ in range(2):
+            s = Agent(home, proj(name))
+            s.fail("cargo build", undeclared, 101)
+            s.edit_ok(str(proj(name) / "src" / "lib.rs"))
+            s.ok(f"cargo build --features {name} 2>&1 | tail -3", "Finished `dev` profile")
+    web, api = identify(proj("web")), identify(proj("api"))
+    [fact] = [r for r in learnings(home, proj("web")) if r["type"] == "workflow"]
+    assert fact["key"] == project_fact_key("build", web.id) != project_fact_key("build", api.id)
+    store = Store(home, warn_stderr=False)
+    assert not build_graph(store).hubs
+    # as an older version stored them: one key for every project's facts of a goal
+    for pid in (web.id, api.id):
+        path = store.layout.learnings(pid)
+        [old] = [r for r in learnings(home, proj("web" if pid == web.id else "api")) if r["type"] == "workflow"]
+        store.update(path, old["id"], lambda cur: dict(cur, key=shared_fact_key("build")))
+    store.close()
+    store = Store(home, warn_stderr=False)
+    assert build_graph(store).hubs  # the two facts look like one learning of two projects
+    run_prune(store)
+    store.close()
+    [fact] = [r for r in learnings(home, proj("web")) if r["type"] == "workflow"]
+    assert fact["key"] == project_fact_key("build", web.id)
+    assert not build_graph(Store(home, warn_stderr=False)).hubs
+
+
 def test_the_same_way_failing_and_then_working_is_no_fact(home, proj):
     a = proj("api")
     for _ in range(2):

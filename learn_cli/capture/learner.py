@@ -232,16 +232,12 @@ def _todo_keys(entry: dict, todo: dict) -> list[str] | None:
         keys += [text_key(str(item[0])[:300]) for item in todo.get("items") or [] if isinstance(item, list) and item]
     elif op is not None:
         return None
-    settled = todo.get("settled")
+    settled, project = todo.get("settled"), _project_of(todo)
     if isinstance(settled, list) and len(settled) == 2:
-        keys.append(_working_key(str(settled[0])))
+        from learn_cli.engine.goals import project_fact_key
+
+        keys.append(project_fact_key(str(settled[0]), project.id) if project else "")
     return keys if keys and all(keys) else None
-
-
-def _working_key(goal: str) -> str:
-    from learn_cli.text.keys import text_key
-
-    return text_key(f"working {goal} command")
 
 
 def _project_of(todo: dict):
@@ -1171,7 +1167,6 @@ def learn_pair(cap: Capture, failed: dict, steps: list[str], kind: str) -> str |
 # ---------------------------------------------------------------------------------------------
 # Learning from success: the command a project settled on (issue 10, cause 7)
 
-WORKING_GOALS = {"build": "builds", "test": "runs its tests", "run": "runs"}
 _WAY_SETUP = frozenset({"source", ".", "export"})  # an environment the job runs in (`source venv/bin/activate`)
 MAX_SETTLED_FAILURES = 100  # the session's latest failures a success is compared with (settled_way)
 # Failures of the code, not of the way it was run: tests that ran and failed. (A compile error
@@ -1194,7 +1189,7 @@ def settled_way(events: list[dict], ok: dict, root: str | None = None) -> list[s
               and not e.get("lesson") and e.get("cat") not in CODE_FAILURES]
     if not failed:
         return None
-    from learn_cli.engine.goals import goal
+    from learn_cli.engine.goals import WORKING_GOALS, goal
     from learn_cli.text.shell import unwrap
 
     ok_goal = goal(unwrap(ok["cmd"]))
@@ -1233,7 +1228,7 @@ def _without_targets(command: str) -> str:
     setup steps such as `source .venv/bin/activate` and where it runs (engine.goals.PLACE_OPTIONS)
     kept; test names, selections (SELECTING_OPTIONS) and diagnostic flags dropped)."""
     from learn_cli.capture.pairing import is_diagnostic_flag
-    from learn_cli.engine.goals import SELECTING_OPTIONS, goal, targets
+    from learn_cli.engine.goals import SELECTING_OPTIONS, WORKING_GOALS, goal, targets
     from learn_cli.text.shell import SETUP_PROGRAMS, path_name, split_segments_ops, tokenize, unwrap_tokens
 
     kept: list[str] = []
@@ -1280,11 +1275,13 @@ def _option_value(tokens: list[str], i: int) -> bool:
 def learn_working_command(cap: Capture, goal: str, command: str, event_id: str) -> None:
     """One more sighting of "this project <goal>s with `command`" (a workflow learning, active
     once seen in `min_evidence` sessions; then in the session-start digest)."""
+    from learn_cli.engine.goals import WORKING_GOALS, project_fact_key
+
     command = _normalize(command, cap.project.root)
     if not command or goal not in WORKING_GOALS:
         return
     text = f"This project {WORKING_GOALS[goal]} with `{command[:200]}`"
-    key = _working_key(goal)
+    key = project_fact_key(goal, cap.project.id)
     evidence = {"session": cap.session_id, "event": f"{event_id}:works", "at": cap.now}
 
     def new_record() -> dict:

@@ -26,6 +26,27 @@ from learn_cli.text.shell import (
     script_name,
 )
 
+# The goals whose working way is a fact of a project ("This project builds with `X`",
+# capture.learner.settled_way), and how the fact says each.
+WORKING_GOALS = {"build": "builds", "test": "runs its tests", "run": "runs"}
+
+
+def project_fact_key(goal: str, project_id: str) -> str:
+    """The key of a project's facts of one goal: theirs alone. (Every project's once shared one
+    per goal, `shared_fact_key`: promotion took them for one learning seen in many projects,
+    `learn graph` for a hub; engine.rekey keys those again.)"""
+    from learn_cli.text.keys import text_key
+
+    return text_key(f"working {goal} command {project_id}")
+
+
+def shared_fact_key(goal: str) -> str:
+    """The key every project's facts of a goal had before project_fact_key."""
+    from learn_cli.text.keys import text_key
+
+    return text_key(f"working {goal} command")
+
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -86,8 +86,25 @@ def changes(store, loads: Callable, progress: Callable | None = None) -> dict[in
         fields = keyed_again(rec) if isinstance(rec, dict) else None
         if fields is not None:
             out[rowid] = (rel, fields)
+    out.update(_project_facts_keyed_again(store, loads))
     if progress:
         progress("keying", total, total)
+    return out
+
+
+def _project_facts_keyed_again(store, loads: Callable) -> dict[int, tuple[str, dict]]:
+    """Each project's facts under the key every project's facts of a goal once shared
+    (engine.goals.shared_fact_key), keyed as their project's own (project_fact_key)."""
+    from learn_cli.engine.goals import WORKING_GOALS, project_fact_key, shared_fact_key
+    from learn_cli.store.record import is_project_fact
+
+    out: dict[int, tuple[str, dict]] = {}
+    for goal in WORKING_GOALS:
+        for rowid, rel, data in store.index.live_rows_of_key_kind(shared_fact_key(goal)):
+            rec = loads(data) if data else None
+            projects = rec.get("projects") if isinstance(rec, dict) and is_project_fact(rec) else None
+            if isinstance(projects, list) and projects and isinstance(projects[0], str):
+                out[rowid] = (rel, {"key": project_fact_key(goal, projects[0])})
     return out
 
 
