@@ -811,6 +811,21 @@ def test_each_projects_facts_have_a_key_of_their_own(home, proj):
     assert not build_graph(Store(home, warn_stderr=False)).hubs
 
 
+def test_a_way_grepped_to_nothing_is_no_sighting_of_it(home, proj):
+    """`cargo build --features a 2>&1 | grep error` printing nothing "worked" (grep found no
+    error, or cargo did not run): it shows nothing of the job, so it is no sighting of the way
+    the project builds, as it resolves no failure; the same run showing its output is one."""
+    undeclared = "error[E0433]: failed to resolve: use of undeclared crate"
+    a = proj("crate")
+    for shown in ("", "Finished `dev` profile"):
+        s = Agent(home, a)
+        s.fail("cargo build", undeclared, 101)
+        s.edit_ok(str(a / "src" / "lib.rs"))
+        s.ok("cargo build --features a 2>&1 | grep -E '^error'" if not shown else "cargo build --features a", shown)
+        facts = [r for r in learnings(home, a) if r["type"] == "workflow"]
+        assert [len(r["evidence"]) for r in facts] == ([] if not shown else [1])
+
+
 def test_the_same_way_failing_and_then_working_is_no_fact(home, proj):
     a = proj("api")
     for _ in range(2):

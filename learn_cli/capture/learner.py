@@ -426,7 +426,8 @@ def on_success(cap: Capture, event: ev.Event) -> None:
         events = settle(cap, events)
         window = _tool_window(events, cap.int_setting("lookback"))
         updates = []
-        resolved = _resolved_by(cap, window, entry) if not _filtered_to_nothing(event) else []
+        shows_nothing = _filtered_to_nothing(event)
+        resolved = _resolved_by(cap, window, entry) if not shows_nothing else []
         if not resolved:
             pair, fix = _found_by_search(cap, window, event)
             resolved = [(pair, fix)] if fix is not None else []
@@ -435,8 +436,8 @@ def on_success(cap: Capture, event: ev.Event) -> None:
             if fix[0] and fix[1]:
                 consumed = _owing(cap, consumed, {"op": "pair", "steps": fix[0], "kind": fix[1]})
             updates.append(consumed)
-        if not any(fix[1] for _pair, fix in resolved):  # a lesson drawn from this success says it
-            settled = settled_way(events, entry, cap.project.root)
+        if not shows_nothing and not any(fix[1] for _pair, fix in resolved):  # (a lesson drawn from
+            settled = settled_way(events, entry, cap.project.root)  # this success says it)
             if settled is not None:
                 entry = _owing(cap, dict(entry, works=settled), {"settled": settled})
         _append_counted(cap, updates + [entry], "events", "successes")
@@ -446,8 +447,8 @@ def on_success(cap: Capture, event: ev.Event) -> None:
 def _filtered_to_nothing(event: ev.Event) -> bool:
     """A shell call whose output went through `grep` and came out empty: nothing shows that its
     job worked (`bash test/run.sh 2>&1 | grep Results | head` "succeeds" when run.sh is not
-    there, `head` giving the status), so it resolves no failure. A later call that shows its
-    output may."""
+    there, `head` giving the status), so it resolves no failure, and is no sighting of the way
+    its job runs (settled_way). A later call that shows its output may be."""
     if not event.is_shell or "|" not in event.command or event.output.strip() not in ("", "(No output)"):
         return False
     from learn_cli.text.shell import strip_plumbing
