@@ -448,3 +448,26 @@ def test_one_store_sees_a_fix_from_two_projects_answer_a_third(tmp_path, monkeyp
     [answer] = judged(kit, replayed["events"]["web"])
     assert (answer["seen"], answer["verdict"]) == ("elsewhere", "right")
     assert "`python -m pytest tests` instead of `pytest tests`" in answer["offer"]
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "tools" / "replay.py").is_file(), reason="needs ../shared")
+def test_guard_replay_sorts_each_denial_by_what_the_command_then_did(tmp_path, monkeypatch):
+    """bench/guard_replay.py, through the installed hooks with the guard: `make` at the root was
+    fixed by `cmake --build build` in two sessions; in the third the guard stops `make` (spared,
+    right), in the fourth a piped `make` whose output says it ran nothing (spared, hidden)."""
+    from bench.corpus import replay_kit
+    from bench.guard_replay import denials_in
+    from conftest import learn_executable
+
+    stopped = "make: *** No targets specified and no makefile found.  Stop."
+    pair = [("make", "fail", "Exit code 2\n" + stopped), ("cmake --build build", "ok", "")]
+    path = _history(tmp_path / "c99", [pair, pair, pair, [("make 2>&1 | tail -5", "ok", "")]])
+    with open(os.path.join(path, "events.jsonl"), encoding="utf-8") as fh:  # the piped one printed make's stop
+        lines = [json.loads(line) for line in fh]
+    lines[-1]["output"] = stopped
+    Path(path, "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    rows, problems = denials_in(replay_kit(), learn_executable(), path)
+    assert problems == []
+    assert [row["verdict"] for row in rows] == ["spared, right", "spared, hidden"]  # (once a session each)
+    assert "`cmake --build build` instead of `make`" in rows[0]["reason"]

@@ -160,6 +160,8 @@ def test_a_path_changed_otherwise_is_no_folder_lesson(home, proj, failed, ok, er
      "make: *** No targets specified and no makefile found.  Stop."),
     ("make -C build -s 2>&1 | tail -3", "make[1]: *** No rule to make target 'x'.  Stop.\nmake: *** [all] Error 2",
      "make[1]: *** No rule to make target 'x'.  Stop."),
+    ("make 2>&1 | tail -5", "Error: make: *** No targets specified and no makefile found.  Stop.",  # as a
+     "Error: make: *** No targets specified and no makefile found.  Stop."),  # transcript shows stderr
     ("make 2>&1 | tail -5", "gcc -c a.c\nmake: *** [Makefile:3: a.o] Error 1", ""),  # a recipe failed: the code
     ("cat build.log | tail", "make: *** No targets specified and no makefile found.  Stop.", ""),  # not the job's
     # the program's own word that it ran nothing: cargo without a manifest (Sticky-Finger/VIDSUM),

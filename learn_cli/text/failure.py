@@ -420,11 +420,12 @@ def _gave_up_res() -> dict[str, rx.Pattern[str]]:
     makefile, no rule for the target), cargo's missing manifest, npm's missing script, Python's
     missing script. (A recipe, a test or a compile that failed is the job's own failure, which
     its output shows: not this.)"""
-    return {name: rx.compile(pattern, rx.MULTILINE) for names, pattern in (
-        (("make", "gmake", "mingw32-make"), r"^(?:g?make|mingw32-make)(?:\[\d+\])?: \*\*\* .*Stop\.[ \t]*$"),
-        (("cargo",), r"^error: could not find `Cargo\.toml` in .*$"),
-        (("npm",), r"^npm (?:ERR!|error) Missing script: .*$"),
-        (("python",), r"^\S*: can't open file .*\[Errno 2\] No such file or directory[ \t]*$"),
+    shown_as = r"^(?:Error: )?"  # (a transcript shows stderr so: "Error: make: *** … Stop.")
+    return {name: rx.compile(shown_as + pattern, rx.MULTILINE) for names, pattern in (
+        (("make", "gmake", "mingw32-make"), r"(?:g?make|mingw32-make)(?:\[\d+\])?: \*\*\* .*Stop\.[ \t]*$"),
+        (("cargo",), r"error: could not find `Cargo\.toml` in .*$"),
+        (("npm",), r"npm (?:ERR!|error) Missing script: .*$"),
+        (("python",), r"\S*: can't open file .*\[Errno 2\] No such file or directory[ \t]*$"),
     ) for name in names}
 
 
